@@ -1,0 +1,118 @@
+# Makefile for cgisnap. Knobs, not edits (see README):
+#   make                 build ./cgisnap (objects under build/)
+#   make SANITIZE=1      the same with AddressSanitizer + UndefinedBehaviorSanitizer
+#   make test            install missing packages, build, run every test
+#   make bench           the peer benchmarks (figures, never pass/fail)
+#   make install         PREFIX=/usr/local DESTDIR= honoured
+#   make V=1             show the commands
+# Local settings can live in an uncommitted config.mak.
+
+VERSION = 0.1.0
+PREFIX ?= /usr/local
+BINDIR = $(PREFIX)/bin
+LIBDIR = $(PREFIX)/lib/cgisnap
+MANDIR = $(PREFIX)/share/man/man1
+CC ?= cc
+CFLAGS ?= -O2 -g
+LDFLAGS ?=
+PKGS = libxml-2.0 libmicrohttpd libcurl zlib
+
+-include config.mak
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+ifeq ($(SANITIZE),1)
+SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wno-sign-compare \
+	-Ilib $(PKG_CFLAGS) -DCGISNAP_VERSION='"$(VERSION)"' -DCGISNAP_LIBDIR='"$(LIBDIR)"' \
+	$(SAN_FLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
+LIBS = $(PKG_LIBS) -lpthread
+
+BUILD = build
+SRCS = $(wildcard lib/*.c snapshot/*.c serve/*.c watch/*.c bench/*.c)
+OBJS = $(SRCS:%.c=$(BUILD)/%.o)
+MAIN_OBJ = $(BUILD)/cgisnap.o
+UNIT_SRCS = $(wildcard tests/unit/*.c)
+UNIT_OBJS = $(UNIT_SRCS:%.c=$(BUILD)/%.o)
+UNIT_RUNNER = $(BUILD)/tests/unit-runner
+# The dependency tracer is preloaded into CGI programs (watch): it is never
+# built with the sanitizers, whose runtime must come first in a process.
+TRACE_SRCS = $(wildcard watch/trace/*.c)
+TRACE_LIB = $(if $(TRACE_SRCS),$(BUILD)/cgisnap-trace.so)
+
+.PHONY: all test unit deps deps-bench bench demo install uninstall clean FORCE
+all: cgisnap $(TRACE_LIB)
+
+# A change of flags (SANITIZE=1, CFLAGS=...) rebuilds everything.
+$(BUILD)/FLAGS: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(LIBS)' | cmp -s - $@ || \
+		echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(LIBS)' > $@
+
+$(BUILD)/%.o: %.c $(BUILD)/FLAGS
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC      $<')
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+cgisnap: $(MAIN_OBJ) $(OBJS)
+	@$(if $(Q),echo '  LINK    $@')
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(MAIN_OBJ) $(OBJS) $(LIBS)
+
+$(UNIT_RUNNER): $(UNIT_OBJS) $(OBJS)
+	@$(if $(Q),echo '  LINK    $@')
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJS) $(OBJS) $(LIBS)
+
+$(BUILD)/cgisnap-trace.so: $(TRACE_SRCS) $(BUILD)/FLAGS
+	@$(if $(Q),echo '  LINK    $@')
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -fPIC -shared \
+		-o $@ $(TRACE_SRCS) -ldl
+
+deps:
+	$(Q)tools/deps.sh build sites test
+
+deps-bench:
+	$(Q)tools/deps.sh build sites test bench
+
+# make test T=t0110 runs only the tests whose names start with t0110.
+test:
+	$(Q)$(MAKE) --no-print-directory deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_RUNNER)
+	$(Q)SANITIZE=$(SANITIZE) tests/run $(T)
+
+unit: all $(UNIT_RUNNER)
+	$(Q)$(UNIT_RUNNER) $(T)
+
+bench:
+	$(Q)$(MAKE) --no-print-directory deps-bench
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)bench/run-bench
+
+demo:
+	$(Q)$(MAKE) --no-print-directory deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR)
+	install -m 755 cgisnap $(DESTDIR)$(BINDIR)/cgisnap
+	$(if $(TRACE_LIB),install -m 644 $(TRACE_LIB) $(DESTDIR)$(LIBDIR)/cgisnap-trace.so)
+	$(if $(wildcard docs/cgisnap.1),install -m 644 docs/cgisnap.1 $(DESTDIR)$(MANDIR)/cgisnap.1)
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/cgisnap $(DESTDIR)$(LIBDIR)/cgisnap-trace.so $(DESTDIR)$(MANDIR)/cgisnap.1
+	-rmdir $(DESTDIR)$(LIBDIR)
+
+clean:
+	rm -rf $(BUILD) cgisnap
+
+-include $(OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJS:.o=.d)

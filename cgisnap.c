@@ -1,0 +1,61 @@
+/* cgisnap.c - the cgisnap binary: dispatches to a subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "opts.h"
+
+#ifndef CGISNAP_VERSION
+#define CGISNAP_VERSION "unknown"
+#endif
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "snapshot", cmd_snapshot, "render every page of a dynamic site into a static tree" },
+	{ "watch", cmd_watch, "keep a snapshot fresh: re-render what a source change affects" },
+	{ "serve", cmd_serve, "serve a snapshot tree over HTTP (libmicrohttpd)" },
+	{ "bench", cmd_bench, "measure the dynamic site against its snapshot" },
+};
+
+static void print_help(void)
+{
+	printf("usage: cgisnap COMMAND [OPTIONS]\n"
+	       "       cgisnap COMMAND --help\n\n"
+	       "Turns a slow dynamic website into a fast static one.\n\n"
+	       "Commands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		printf("  %-10s %s\n", commands[i].name, commands[i].summary);
+	printf("\nOptions:\n"
+	       "  -h, --help     show this help\n"
+	       "  --version      print the version\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage_error(NULL, "no command given");
+	const char *name = argv[1];
+	if (!strcmp(name, "-h") || !strcmp(name, "--help") || !strcmp(name, "help")) {
+		print_help();
+		return 0;
+	}
+	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+		printf("cgisnap %s\n", CGISNAP_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(name, commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+
+	char msg[256];
+	if (name[0] == '-')
+		snprintf(msg, sizeof msg, "unknown option '%s'", name);
+	else
+		snprintf(msg, sizeof msg, "unknown command '%s'", name);
+	return usage_error(NULL, msg);
+}

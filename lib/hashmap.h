@@ -1,0 +1,37 @@
+/* hashmap.h - string-keyed hash table (open addressing, FNV-1a).
+ *
+ * Keys are copied and owned by the map; values are the caller's. Not
+ * thread-safe: callers lock. Iterate with hashmap_next:
+ *
+ *     size_t it = 0; const char *k; void *v;
+ *     while (hashmap_next(&m, &it, &k, &v)) ...
+ */
+#ifndef CGISNAP_HASHMAP_H
+#define CGISNAP_HASHMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct hashmap_slot;
+
+struct hashmap {
+	struct hashmap_slot *slots;
+	size_t cap;   /* power of two, or 0 */
+	size_t count; /* live keys */
+	size_t used;  /* live + deleted slots */
+};
+
+#define HASHMAP_INIT { NULL, 0, 0, 0 }
+
+void *hashmap_get(const struct hashmap *m, const char *key);
+/* Insert or replace; returns the previous value (NULL if none). */
+void *hashmap_put(struct hashmap *m, const char *key, void *value);
+/* Remove; returns the value that was there (NULL if none). */
+void *hashmap_remove(struct hashmap *m, const char *key);
+bool hashmap_next(const struct hashmap *m, size_t *iter, const char **key, void **value);
+/* Free the table and the keys (not the values). */
+void hashmap_release(struct hashmap *m);
+uint64_t hash_string(const char *s);
+
+#endif

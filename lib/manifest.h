@@ -1,0 +1,73 @@
+/* manifest.h - DIR/.cgisnap/manifest and DIR/.cgisnap/deps.
+ *
+ * The manifest is the tree's index: one line per URL the crawler met, tab
+ * separated, "-" for an empty field, a '#' line naming the columns:
+ *
+ *   target  key  status  type  bytes  sha256  render_ms  changed  location
+ *
+ * target is the canonical request target ("/doku.php?id=start"); key the
+ * file (urlkey.h) or "-" for redirects and errors, which store no file;
+ * status the HTTP status the origin gave; type its Content-Type; bytes and
+ * sha256 describe the stored file; render_ms how long the render took;
+ * changed the Unix time the stored bytes last changed; location the
+ * absolute redirect target for 3xx. grep and awk read it as it is:
+ *
+ *   awk -F'\t' '$3 >= 300 && $3 < 400 { print $1, $9 }' DIR/.cgisnap/manifest
+ *
+ * deps holds what each page's render read, for watch: "TARGET\tR\tPATH"
+ * (file read) and "TARGET\tL\tPATH" (directory listed) lines.
+ * Both files are replaced atomically (temp + rename), never edited in place.
+ */
+#ifndef CGISNAP_MANIFEST_H
+#define CGISNAP_MANIFEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "buf.h"
+#include "hashmap.h"
+#include "tree.h"
+
+struct manifest_entry {
+	char *target;
+	char *key;          /* NULL: no file */
+	int status;
+	char *content_type; /* NULL: none */
+	long long bytes;
+	char sha256[65];    /* "" when no file */
+	long render_ms;
+	time_t changed;
+	char *location;     /* NULL unless a redirect */
+	struct strlist deps_read;
+	struct strlist deps_listed;
+};
+
+struct manifest {
+	struct hashmap entries; /* target -> struct manifest_entry * */
+};
+
+#define MANIFEST_INIT { HASHMAP_INIT }
+
+/* Read the tree's manifest and deps; a tree without them gives an empty
+ * manifest. -1 with err naming the file and line of a malformed line. */
+int manifest_load(struct manifest *m, struct tree *t, char *err);
+/* Write both files atomically, sorted by target. */
+int manifest_save(const struct manifest *m, struct tree *t, char *err);
+
+struct manifest_entry *manifest_get(const struct manifest *m, const char *target);
+/* Take ownership of e (allocated with manifest_entry_new), replacing and
+ * freeing any entry for the same target. */
+void manifest_put(struct manifest *m, struct manifest_entry *e);
+/* Remove and free the entry for target, if any. */
+void manifest_remove(struct manifest *m, const char *target);
+size_t manifest_count(const struct manifest *m);
+
+struct manifest_entry *manifest_entry_new(const char *target);
+void manifest_entry_free(struct manifest_entry *e);
+/* Entries sorted by target (an array of borrowed pointers the caller frees). */
+struct manifest_entry **manifest_sorted(const struct manifest *m, size_t *n);
+
+void manifest_release(struct manifest *m);
+
+#endif

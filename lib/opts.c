@@ -1,0 +1,305 @@
+/* opts.c - command-line flags and "name = value" option files. */
+#include "opts.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+int parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static const struct opt *find_long(const struct opt *const *tables, const char *name, size_t len)
+{
+	for (size_t t = 0; tables[t]; t++)
+		for (const struct opt *o = tables[t]; o->name; o++)
+			if (strlen(o->name) == len && !strncmp(o->name, name, len))
+				return o;
+	return NULL;
+}
+
+static const struct opt *find_short(const struct opt *const *tables, char c)
+{
+	for (size_t t = 0; tables[t]; t++)
+		for (const struct opt *o = tables[t]; o->name; o++)
+			if (o->short_name == c)
+				return o;
+	return NULL;
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+	static const char *yes[] = { "yes", "true", "1", "on" };
+	static const char *no[] = { "no", "false", "0", "off" };
+	for (size_t i = 0; i < 4; i++) {
+		if (!strcasecmp(s, yes[i]))
+			return *out = true, 0;
+		if (!strcasecmp(s, no[i]))
+			return *out = false, 0;
+	}
+	return -1;
+}
+
+/* Store value into o. where names the source for messages ("option", or
+ * "FILE:LINE: option"); dash is "--" on the command line, "" in a file. */
+static int set_value(const struct opt *o, const char *value, const char *where,
+		     const char *dash, char *err)
+{
+	switch (o->type) {
+	case OPT_BOOL:
+		if (!value)
+			*(bool *)o->value = true;
+		else if (parse_bool(value, (bool *)o->value) < 0)
+			return err_set(err, "%s '%s%s' takes yes or no, not '%s'", where, dash, o->name,
+				       value);
+		return 0;
+	case OPT_STR:
+		free(*(char **)o->value);
+		*(char **)o->value = xstrdup(value);
+		return 0;
+	case OPT_INT: {
+		long min = o->min < o->max ? o->min : LONG_MIN;
+		long max = o->min < o->max ? o->max : LONG_MAX;
+		if (parse_long(value, min, max, (long *)o->value) < 0) {
+			if (o->min < o->max)
+				return err_set(err, "%s '%s%s' needs a number from %ld to %ld, not '%s'",
+					       where, dash, o->name, o->min, o->max, value);
+			return err_set(err, "%s '%s%s' needs a number, not '%s'", where, dash, o->name,
+				       value);
+		}
+		return 0;
+	}
+	case OPT_LIST:
+		strlist_add((struct strlist *)o->value, value);
+		return 0;
+	}
+	return err_set(err, "%s '%s%s' has an unknown type", where, dash, o->name);
+}
+
+static char *trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+int opts_load_file(const struct opt *const *tables, const char *path, char *err)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return err_sys(err, "cannot read option file '%s'", path);
+	char *line = NULL;
+	size_t cap = 0;
+	int lineno = 0, rc = 0;
+	char where[PATH_MAX + 32];
+	while (getline(&line, &cap, f) >= 0) {
+		lineno++;
+		char *s = trim(line);
+		if (!*s || *s == '#')
+			continue;
+		snprintf(where, sizeof where, "%s:%d: option", path, lineno);
+		char *eq = strchr(s, '=');
+		if (!eq) {
+			rc = err_set(err, "%s:%d: expected 'name = value', saw '%s'", path, lineno, s);
+			goto out;
+		}
+		*eq = '\0';
+		char *name = trim(s), *value = trim(eq + 1);
+		const struct opt *o = find_long(tables, name, strlen(name));
+		if (!o) {
+			rc = err_set(err, "%s:%d: unknown option '%s'", path, lineno, name);
+			goto out;
+		}
+		if (set_value(o, value, where, "", err) < 0) {
+			rc = -1;
+			goto out;
+		}
+	}
+	if (ferror(f))
+		rc = err_sys(err, "cannot read option file '%s'", path);
+out:
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+void opts_default(char **value, const char *s)
+{
+	if (!*value && s)
+		*value = xstrdup(s);
+}
+
+/* Options that came from the file and were then given on the command line:
+ * a list is emptied before its first command-line value. */
+struct seen {
+	const struct opt **items;
+	size_t n;
+};
+
+static bool seen_before(struct seen *s, const struct opt *o)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->items[i] == o)
+			return true;
+	s->items = xrealloc(s->items, (s->n + 1) * sizeof *s->items);
+	s->items[s->n++] = o;
+	return false;
+}
+
+static int apply(const struct opt *o, const char *value, struct seen *seen, char *err)
+{
+	if (o->type == OPT_LIST && !seen_before(seen, o))
+		strlist_clear((struct strlist *)o->value);
+	return set_value(o, value, "option", "--", err);
+}
+
+int opts_parse(const struct opt *const *tables, int argc, char **argv, int flags,
+	       struct strlist *positional, char *err)
+{
+	struct seen seen = { NULL, 0 };
+	int rc = OPTS_OK;
+
+	/* The option file first, so that the command line wins. */
+	if (flags & OPTS_CONFIG_FILE) {
+		for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+			const char *path = NULL;
+			if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) {
+				if (i + 1 >= argc) {
+					rc = err_set(err, "option '%s' needs a file", argv[i]);
+					goto out;
+				}
+				path = argv[++i];
+			} else if (!strncmp(argv[i], "--config=", 9)) {
+				path = argv[i] + 9;
+			}
+			if (path && opts_load_file(tables, path, err) < 0) {
+				rc = OPTS_ERROR;
+				goto out;
+			}
+		}
+	}
+
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			while (++i < argc)
+				strlist_add(positional, argv[i]);
+			break;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			rc = OPTS_HELP;
+			goto out;
+		}
+		if ((flags & OPTS_CONFIG_FILE) &&
+		    (!strcmp(a, "-c") || !strcmp(a, "--config") || !strncmp(a, "--config=", 9))) {
+			if (!strchr(a, '='))
+				i++;
+			continue;
+		}
+		if (a[0] != '-' || !a[1]) {
+			strlist_add(positional, a);
+			continue;
+		}
+		const struct opt *o;
+		const char *value = NULL;
+		if (a[1] == '-') {
+			const char *name = a + 2, *eq = strchr(name, '=');
+			o = find_long(tables, name, eq ? (size_t)(eq - name) : strlen(name));
+			if (!o) {
+				rc = err_set(err, "unknown option '--%.*s'",
+					     (int)(eq ? (size_t)(eq - name) : strlen(name)), name);
+				goto out;
+			}
+			if (eq) {
+				if (o->type == OPT_BOOL) {
+					rc = err_set(err, "option '--%s' takes no value", o->name);
+					goto out;
+				}
+				value = eq + 1;
+			}
+		} else {
+			o = find_short(tables, a[1]);
+			if (!o) {
+				rc = err_set(err, "unknown option '-%c'", a[1]);
+				goto out;
+			}
+			if (a[2]) {
+				if (o->type == OPT_BOOL) {
+					rc = err_set(err, "unknown option '%s'", a);
+					goto out;
+				}
+				value = a + 2;
+			}
+		}
+		if (o->type != OPT_BOOL && !value) {
+			if (i + 1 >= argc) {
+				rc = err_set(err, "option '--%s' needs a value (%s)", o->name,
+					     o->arg ? o->arg : "VALUE");
+				goto out;
+			}
+			value = argv[++i];
+		}
+		if (apply(o, value, &seen, err) < 0) {
+			rc = OPTS_ERROR;
+			goto out;
+		}
+	}
+out:
+	free(seen.items);
+	return rc;
+}
+
+void opts_release(const struct opt *const *tables)
+{
+	for (size_t t = 0; tables[t]; t++) {
+		for (const struct opt *o = tables[t]; o->name; o++) {
+			if (o->type == OPT_STR) {
+				free(*(char **)o->value);
+				*(char **)o->value = NULL;
+			} else if (o->type == OPT_LIST) {
+				strlist_clear((struct strlist *)o->value);
+			}
+		}
+	}
+}
+
+void opts_print_help(FILE *out, const struct opt *const *tables)
+{
+	for (size_t t = 0; tables[t]; t++) {
+		for (const struct opt *o = tables[t]; o->name; o++) {
+			char left[96];
+			char shortpart[8] = "    ";
+			if (o->short_name)
+				snprintf(shortpart, sizeof shortpart, "-%c, ", o->short_name);
+			int n = snprintf(left, sizeof left, "  %s--%s%s%s", shortpart, o->name,
+					 o->arg ? " " : "", o->arg ? o->arg : "");
+			if (n < 30)
+				fprintf(out, "%-30s %s\n", left, o->help);
+			else
+				fprintf(out, "%s\n%-30s %s\n", left, "", o->help);
+		}
+	}
+}
+
+int usage_error(const char *command, const char *msg)
+{
+	if (command)
+		fprintf(stderr, "cgisnap %s: %s (see 'cgisnap %s --help')\n", command, msg, command);
+	else
+		fprintf(stderr, "cgisnap: %s (see 'cgisnap --help')\n", msg);
+	return 2;
+}

@@ -1,0 +1,84 @@
+/* opts.h - one parser for command-line flags and option files.
+ *
+ * A subcommand describes its options once, in tables of struct opt; the
+ * same tables drive --help, the command line and "-c FILE" option files
+ * (one "name = value" per line, long option names, '#' comments), in the
+ * way redis turns "--port 7777" into the config line "port 7777".
+ * Flags on the command line win over the file: a scalar given on the
+ * command line replaces the file's value, and a repeatable option given on
+ * the command line replaces the file's whole list.
+ *
+ *     static const struct opt snapshot_opts[] = {
+ *             { "jobs", 'j', OPT_INT, &jobs, "N", "render N pages at once", 1, 1024 },
+ *             OPT_END
+ *     };
+ *     const struct opt *tables[] = { origin_opts, snapshot_opts, NULL };
+ *     switch (opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, &args, err)) { ... }
+ *
+ * Strings stored by OPT_STR are owned by the option (opts_release frees
+ * them); set a default with a string literal only through opts_default().
+ */
+#ifndef CGISNAP_OPTS_H
+#define CGISNAP_OPTS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "buf.h"
+#include "log.h"
+
+enum opt_type {
+	OPT_BOOL,  /* bool *; "--name" sets true; in a file: yes/no/true/false/1/0/on/off */
+	OPT_STR,   /* char **; owned copy */
+	OPT_INT,   /* long *; checked against [min, max] when min < max */
+	OPT_LIST,  /* struct strlist *; repeatable, values appended in order */
+};
+
+struct opt {
+	const char *name;   /* long name without "--"; NULL ends a table */
+	char short_name;    /* 'j' for -j, or 0 */
+	enum opt_type type;
+	void *value;
+	const char *arg;    /* placeholder in --help ("N", "DIR"); NULL for OPT_BOOL */
+	const char *help;
+	long min, max;      /* OPT_INT bounds, when min < max */
+};
+
+#define OPT_END { NULL, 0, OPT_BOOL, NULL, NULL, NULL, 0, 0 }
+
+enum {
+	OPTS_OK = 0,
+	OPTS_HELP = 1,        /* -h or --help was given */
+	OPTS_ERROR = -1,      /* err says what was wrong */
+};
+
+/* Flags for opts_parse. */
+#define OPTS_CONFIG_FILE 1  /* accept "-c FILE" / "--config FILE" */
+
+/* Parse argv[1..argc-1] (argv[0] is the subcommand). Arguments that are not
+ * options go to positional, in order ("--" ends the options). */
+int opts_parse(const struct opt *const *tables, int argc, char **argv, int flags,
+	       struct strlist *positional, char *err);
+
+/* Read "name = value" lines from path into the options of tables; only
+ * options for which keep(opt) is false are changed (NULL: all). */
+int opts_load_file(const struct opt *const *tables, const char *path, char *err);
+
+/* Give an OPT_STR option a default (copied) unless it already has a value. */
+void opts_default(char **value, const char *s);
+
+/* Free every string and list the tables own. */
+void opts_release(const struct opt *const *tables);
+
+/* Print "  -j, --jobs N   help" lines for the tables. */
+void opts_print_help(FILE *out, const struct opt *const *tables);
+
+/* Parse a whole decimal number in [min, max]; -1 when it is not one. */
+int parse_long(const char *s, long min, long max, long *out);
+
+/* The standard answer to a bad command line: one line naming the problem
+ * and pointing to --help ("cgisnap serve: unknown option '--x' (see
+ * 'cgisnap serve --help')"); returns the usage exit status, 2. */
+int usage_error(const char *command, const char *msg);
+
+#endif

@@ -1,0 +1,114 @@
+/* origin.h - where pages come from: a CGI program run directly, a FastCGI
+ * server, or an HTTP server. The crawler, watch, and serve's --fallback and
+ * --dynamic modes all render through this one interface.
+ *
+ * Steps for a caller:
+ *   1. Options: include origin_opts in the command's option tables; they
+ *      fill the global origin_config (--root, --cgi, --fastcgi, --origin,
+ *      --site-url, ...).
+ *   2. origin_open(&origin_config, site, err) checks the set-up (root is a
+ *      directory, each --cgi program is executable, the FastCGI or HTTP
+ *      server answers) and returns NULL with err when it is wrong: that is
+ *      the caller's exit status 2.
+ *   3. origin_render() from any number of threads at once; each call fills
+ *      a struct origin_response the caller releases.
+ *   4. origin_close().
+ *
+ * Renders never print except a CGI program's stderr, which is logged a line
+ * at a time as "cgisnap: TARGET: LINE" (log_raw), and never exit.
+ */
+#ifndef CGISNAP_ORIGIN_H
+#define CGISNAP_ORIGIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "opts.h"
+#include "url.h"
+
+struct origin_config {
+	/* CGI: run programs under a document root, no server needed. */
+	char *root;             /* --root DIR */
+	struct strlist cgi;     /* --cgi EXT=PROGRAM, e.g. "php=/usr/bin/php-cgi" */
+	char *index;            /* --index NAMES, default "index.html,index.php" */
+	char *front_controller; /* --front-controller /index.php */
+	struct strlist env;     /* --env NAME=VALUE */
+	bool no_php_defaults;   /* --no-php-defaults: no opcache/session overrides */
+	/* FastCGI: "unix:/path" or "HOST:PORT"; --root gives SCRIPT_FILENAME. */
+	char *fastcgi;
+	/* HTTP: "http://127.0.0.1:8080/" */
+	char *origin_url;
+	/* Every origin. */
+	char *site_url;         /* --site-url URL (default: the --origin URL, else http://localhost/) */
+	struct strlist aliases; /* --alias URL */
+	long timeout_s;         /* --timeout S, default 30 */
+	long max_output_mb;     /* --max-output MB, default 64: larger responses fail */
+	long jobs;              /* set by the caller: renders in flight at most (HTTP connections) */
+	/* Dependency tracing (watch), CGI only: the LD_PRELOAD library's path,
+	 * or NULL for no tracing. */
+	char *trace_lib;
+};
+
+extern struct origin_config origin_config;
+extern const struct opt origin_opts[];
+
+/* Defaults for the fields the user left unset. Call after option parsing. */
+void origin_config_defaults(struct origin_config *cfg);
+
+/* Which origin a configuration selects. */
+enum origin_kind { ORIGIN_CGI, ORIGIN_FASTCGI, ORIGIN_HTTP };
+
+struct origin_request {
+	const char *target;      /* canonical "/path?query" */
+	const char *method;      /* "GET" (default when NULL) or "HEAD" */
+	const char *remote_addr; /* REMOTE_ADDR, default "127.0.0.1" */
+};
+
+struct origin_header {
+	char *name;
+	char *value;
+};
+
+struct origin_response {
+	int status;                   /* 200, 301, 404, ... */
+	char *content_type;           /* NULL when the response had none */
+	char *location;               /* Location as sent, or NULL */
+	struct origin_header *headers; /* every header but Status, in order */
+	size_t nheaders;
+	struct buf body;
+	/* CGI origin, static file under --root: the body is not read; this is
+	 * the file to copy (its size in static_size). NULL otherwise. */
+	char *static_path;
+	long long static_size;
+	long render_ms;               /* wall time of the render */
+	/* Dependency trace (CGI with trace_lib): absolute paths the program
+	 * read (opened read-only, stat'ed, access'ed), listed (opendir,
+	 * scandir) and wrote (opened for writing, created, renamed, removed).
+	 * Sorted, no duplicates. */
+	struct strlist deps_read;
+	struct strlist deps_listed;
+	struct strlist deps_written;
+};
+
+struct origin;
+
+struct origin *origin_open(const struct origin_config *cfg, const struct site *site, char *err);
+enum origin_kind origin_kind(const struct origin *o);
+
+/* Render one request. 0: rs holds the response, whatever its status.
+ * -1: no usable response; err says why in a few words, e.g.
+ * "timed out after 30 s", "exited with status 3", "killed by signal 11",
+ * "bad header line 'Foo'", "no Content-Type", "output over 64 MiB",
+ * "local redirect loop", "connection refused". Thread-safe. */
+int origin_render(struct origin *o, const struct origin_request *rq,
+		  struct origin_response *rs, char *err);
+
+/* The value of a response header (case-insensitive name), or NULL. */
+const char *origin_header(const struct origin_response *rs, const char *name);
+
+void origin_response_init(struct origin_response *rs);
+void origin_response_release(struct origin_response *rs);
+void origin_close(struct origin *o);
+
+#endif

@@ -1,0 +1,212 @@
+# tests/lib.sh - shared harness for the integration tests (tNNNN-topic.sh).
+#
+# A test script sources this file, then runs cases:
+#
+#     . "$(dirname "$0")/lib.sh"
+#     try "snapshot stores the front page"
+#     "$CGISNAP" snapshot --root "$site" "$TESTDIR/out" 2>"$TESTDIR/err"
+#     check_eq 0 $? "exit status"
+#     check_contains "$(cat "$TESTDIR/out/index.html")" "<h1>" "front page"
+#     finish
+#
+# A case passes when none of its checks failed. Every failure names the case
+# and what was expected versus seen. finish prints the script's counts on
+# a line "# counts: PASSED FAILED" that tests/run adds up, and exits non-zero
+# when anything failed. $TESTDIR is a fresh directory removed at exit, $ROOT
+# the repository, $CGISNAP the binary under test. Background processes
+# started with bg_start are killed at exit.
+
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CGISNAP=${CGISNAP:-$ROOT/cgisnap}
+TEST_NAME=$(basename "$0" .sh)
+TESTDIR=$(mktemp -d "${TMPDIR:-/tmp}/cgisnap-$TEST_NAME.XXXXXX")
+# Numbered like git's tests: the number picks a port range of its own.
+TEST_NUMBER=$(printf '%s' "$TEST_NAME" | sed -n 's/^t0*\([0-9][0-9]*\).*/\1/p')
+TEST_NUMBER=${TEST_NUMBER:-0}
+
+_cases_passed=0
+_cases_failed=0
+_case=""
+_case_failures=0
+_bg_pids=""
+
+_cleanup() {
+	local p
+	for p in $_bg_pids; do
+		kill "$p" 2>/dev/null
+	done
+	for p in $_bg_pids; do
+		wait "$p" 2>/dev/null
+	done
+	if [ -n "${KEEP_TESTDIR:-}" ]; then
+		echo "# kept $TESTDIR"
+	else
+		rm -rf "$TESTDIR"
+	fi
+}
+trap _cleanup EXIT
+
+_end_case() {
+	[ -n "$_case" ] || return 0
+	if [ "$_case_failures" -eq 0 ]; then
+		_cases_passed=$((_cases_passed + 1))
+		echo "ok - $TEST_NAME: $_case"
+	else
+		_cases_failed=$((_cases_failed + 1))
+		echo "FAIL - $TEST_NAME: $_case"
+	fi
+	_case=""
+}
+
+# try TITLE: start a new case (ends the previous one).
+try() {
+	_end_case
+	_case=$1
+	_case_failures=0
+}
+
+# fail WHAT: record a failure of the current case with a message.
+fail() {
+	_case_failures=$((_case_failures + 1))
+	echo "    not ok: $*"
+}
+
+_show() {
+	# Long values are cut so a failure stays readable.
+	local s=$1
+	if [ ${#s} -gt 300 ]; then
+		s="${s:0:300}... (${#1} bytes)"
+	fi
+	printf '%s' "$s"
+}
+
+check_eq() {
+	[ "$1" = "$2" ] || fail "${3:-value}: expected '$(_show "$1")', saw '$(_show "$2")'"
+}
+
+check_ne() {
+	[ "$1" != "$2" ] || fail "${3:-value}: expected anything but '$(_show "$1")'"
+}
+
+check_contains() {
+	case "$1" in
+	*"$2"*) ;;
+	*) fail "${3:-text}: expected to contain '$(_show "$2")', saw '$(_show "$1")'" ;;
+	esac
+}
+
+check_not_contains() {
+	case "$1" in
+	*"$2"*) fail "${3:-text}: expected not to contain '$(_show "$2")', saw '$(_show "$1")'" ;;
+	esac
+}
+
+check_match() {
+	printf '%s' "$1" | grep -Eq -- "$2" ||
+		fail "${3:-text}: expected to match /$2/, saw '$(_show "$1")'"
+}
+
+check_no_match() {
+	if printf '%s' "$1" | grep -Eq -- "$2"; then
+		fail "${3:-text}: expected not to match /$2/, saw '$(_show "$1")'"
+	fi
+}
+
+# check_file PATH [what]: PATH exists as a regular file.
+check_file() {
+	[ -f "$1" ] || fail "${2:-file}: expected file '$1' to exist"
+}
+
+# check_no_file PATH [what]: nothing at PATH.
+check_no_file() {
+	[ ! -e "$1" ] || fail "${2:-file}: expected '$1' not to exist"
+}
+
+# check_cmp FILE1 FILE2 [what]: byte-identical files.
+check_cmp() {
+	cmp -s "$1" "$2" || fail "${3:-files}: '$1' and '$2' differ ($(cmp "$1" "$2" 2>&1 | head -1))"
+}
+
+# check_lt A B [what]: number A < number B.
+check_lt() {
+	[ "$1" -lt "$2" ] 2>/dev/null || fail "${3:-number}: expected $1 < $2"
+}
+
+# check_le A B [what]: number A <= number B.
+check_le() {
+	[ "$1" -le "$2" ] 2>/dev/null || fail "${3:-number}: expected $1 <= $2"
+}
+
+# port N: a TCP port on 127.0.0.1 for this test (N in 0..9), free right now.
+port() {
+	local p=$((20000 + (TEST_NUMBER % 4000) * 10 + ${1:-0})) tries=0
+	while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && [ "$tries" -lt 50 ]; do
+		p=$((30000 + RANDOM % 30000))
+		tries=$((tries + 1))
+	done
+	echo "$p"
+}
+
+# bg_start CMD...: run CMD in the background; killed at exit. Sets BG_PID.
+bg_start() {
+	"$@" &
+	BG_PID=$!
+	_bg_pids="$_bg_pids $BG_PID"
+}
+
+# bg_stop PID [SIG]: stop one background process and wait for it; returns its status.
+bg_stop() {
+	kill "-${2:-TERM}" "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
+# wait_until SECONDS CMD...: poll CMD every 20 ms until it succeeds; 1 on timeout.
+wait_until() {
+	local limit=$(($1 * 50)) i=0
+	shift
+	while ! "$@" 2>/dev/null; do
+		i=$((i + 1))
+		[ "$i" -lt "$limit" ] || return 1
+		sleep 0.02
+	done
+}
+
+# wait_port PORT [SECONDS]: wait until something accepts on 127.0.0.1:PORT.
+wait_port() {
+	wait_until "${2:-10}" bash -c "exec 3<>/dev/tcp/127.0.0.1/$1"
+}
+
+# cgi_env DOCROOT SCRIPT_NAME TARGET: print env(1) arguments for a CGI request.
+cgi_env() {
+	local root=$1 script=$2 target=$3 query=""
+	case "$target" in *\?*) query=${target#*\?} ;; esac
+	printf '%s\n' REDIRECT_STATUS=200 GATEWAY_INTERFACE=CGI/1.1 SERVER_PROTOCOL=HTTP/1.1 \
+		SERVER_SOFTWARE=cgisnap-test REQUEST_METHOD=GET "SCRIPT_NAME=$script" \
+		"SCRIPT_FILENAME=$root$script" "DOCUMENT_ROOT=$root" "REQUEST_URI=$target" \
+		"QUERY_STRING=$query" HTTP_HOST=localhost:8080 SERVER_NAME=localhost \
+		SERVER_PORT=8080 REMOTE_ADDR=127.0.0.1 PATH=/usr/bin:/bin
+}
+
+# seed_wiki DIR [PAGES]: a fresh copy of the sample wiki in DIR, seeded.
+seed_wiki() {
+	mkdir -p "$1"
+	cp -r "$ROOT/sample-sites/wiki/." "$1/"
+	rm -rf "$1/data"
+	php "$1/bin/seed.php" --pages "${2:-200}" --dir "$1" >/dev/null
+}
+
+# seed_blog DIR [POSTS] [SITE_URL]: a fresh copy of the sample blog in DIR, seeded.
+seed_blog() {
+	mkdir -p "$1"
+	cp -r "$ROOT/sample-sites/blog/." "$1/"
+	php "$1/bin/seed.php" --posts "${2:-500}" --site-url "${3:-http://localhost:8080}" --dir "$1" >/dev/null
+}
+
+# finish: end the last case, print the counts, exit non-zero on failure.
+finish() {
+	_end_case
+	echo "# counts: $_cases_passed $_cases_failed"
+	[ "$_cases_failed" -eq 0 ]
+	exit $?
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# t0010-cli: the binary's command line - help, version, usage errors.
+. "$(dirname "$0")/lib.sh"
+
+try "cgisnap --help lists every subcommand"
+out=$("$CGISNAP" --help)
+check_eq 0 $? "exit status"
+for c in snapshot watch serve bench; do
+	check_match "$out" "^  $c " "help lists $c"
+done
+
+try "cgisnap --version prints the version"
+out=$("$CGISNAP" --version)
+check_match "$out" '^cgisnap [0-9]+\.[0-9]+\.[0-9]+$' "version line"
+
+try "each subcommand has --help with a usage line"
+for c in snapshot watch serve bench; do
+	out=$("$CGISNAP" "$c" --help 2>&1)
+	check_eq 0 $? "$c --help exit status"
+	check_match "$out" "^usage: cgisnap $c" "$c usage line"
+done
+
+try "an unknown subcommand is one line, exit status 2"
+err=$("$CGISNAP" frobnicate 2>&1 >/dev/null)
+check_eq 2 $? "exit status"
+check_eq "cgisnap: unknown command 'frobnicate' (see 'cgisnap --help')" "$err" "message"
+
+try "an unknown option is one line naming it, exit status 2"
+err=$("$CGISNAP" --frob 2>&1 >/dev/null)
+check_eq 2 $? "exit status (top level)"
+check_eq 1 "$(printf '%s\n' "$err" | wc -l)" "one line"
+check_contains "$err" "'--frob'" "names the option"
+for c in snapshot watch serve bench; do
+	err=$("$CGISNAP" "$c" --frob 2>&1 >/dev/null)
+	check_eq 2 $? "$c exit status"
+	check_eq "cgisnap $c: unknown option '--frob' (see 'cgisnap $c --help')" "$err" "$c message"
+done
+
+try "no subcommand is a usage error"
+"$CGISNAP" >/dev/null 2>&1
+check_eq 2 $? "exit status"
+
+finish

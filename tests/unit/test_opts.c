@@ -1,0 +1,94 @@
+/* test_opts.c - command-line and option-file parsing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "opts.h"
+#include "unit.h"
+
+static bool flag;
+static char *name;
+static long jobs;
+static struct strlist seeds;
+
+static const struct opt table[] = {
+	{ "flag", 0, OPT_BOOL, &flag, NULL, "a flag", 0, 0 },
+	{ "name", 'n', OPT_STR, &name, "NAME", "a name", 0, 0 },
+	{ "jobs", 'j', OPT_INT, &jobs, "N", "jobs", 1, 64 },
+	{ "seed", 0, OPT_LIST, &seeds, "URL", "seeds", 0, 0 },
+	OPT_END
+};
+static const struct opt *const tables[] = { table, NULL };
+
+static void reset(void)
+{
+	opts_release(tables);
+	flag = false;
+	jobs = 0;
+}
+
+TEST(opts_parses_long_short_and_positional)
+{
+	char *argv[] = { "x", "--flag", "-j4", "--name=a b", "pos1", "--seed", "/a", "--seed", "/b", "--", "--pos2" };
+	struct strlist pos = STRLIST_INIT;
+	char err[ERR_LEN];
+	reset();
+	CHECK_INT(OPTS_OK, opts_parse(tables, 11, argv, 0, &pos, err));
+	CHECK(flag);
+	CHECK_INT(4, jobs);
+	CHECK_STR("a b", name);
+	CHECK_INT(2, seeds.n);
+	CHECK_INT(2, pos.n);
+	CHECK_STR("--pos2", pos.items[1]);
+	strlist_clear(&pos);
+	reset();
+}
+
+TEST(opts_rejects_unknown_and_bad_numbers)
+{
+	char err[ERR_LEN];
+	struct strlist pos = STRLIST_INIT;
+	char *a1[] = { "x", "--nope" };
+	CHECK_INT(OPTS_ERROR, opts_parse(tables, 2, a1, 0, &pos, err));
+	CHECK_STR("unknown option '--nope'", err);
+	char *a2[] = { "x", "--jobs", "100" };
+	CHECK_INT(OPTS_ERROR, opts_parse(tables, 3, a2, 0, &pos, err));
+	CHECK_STR("option '--jobs' needs a number from 1 to 64, not '100'", err);
+	char *a3[] = { "x", "--name" };
+	CHECK_INT(OPTS_ERROR, opts_parse(tables, 2, a3, 0, &pos, err));
+	char *a4[] = { "x", "-h" };
+	CHECK_INT(OPTS_HELP, opts_parse(tables, 2, a4, 0, &pos, err));
+	strlist_clear(&pos);
+	reset();
+}
+
+TEST(opts_file_loses_to_command_line)
+{
+	char path[] = "/tmp/cgisnap-opts-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fputs("# comment\n name = fromfile \nflag = yes\njobs = 8\nseed = /f1\nseed = /f2\n", f);
+	fclose(f);
+	char err[ERR_LEN];
+	struct strlist pos = STRLIST_INIT;
+	char *argv[] = { "x", "-c", path, "--seed", "/cli", "-n", "cli" };
+	reset();
+	CHECK_INT(OPTS_OK, opts_parse(tables, 7, argv, OPTS_CONFIG_FILE, &pos, err));
+	CHECK_STR("cli", name);
+	CHECK(flag);
+	CHECK_INT(8, jobs);
+	CHECK_INT(1, seeds.n);
+	CHECK_STR("/cli", seeds.n ? seeds.items[0] : NULL);
+	CHECK_INT(0, pos.n);
+	reset();
+
+	f = fopen(path, "w");
+	fputs("jobs = 8\nbogus = 1\n", f);
+	fclose(f);
+	CHECK_INT(OPTS_ERROR, opts_parse(tables, 3, argv, OPTS_CONFIG_FILE, &pos, err));
+	CHECK(strstr(err, ":2: unknown option 'bogus'") != NULL);
+	unlink(path);
+	strlist_clear(&pos);
+	reset();
+}

@@ -1,0 +1,57 @@
+/* unit.h - the C unit tests' tiny framework.
+ *
+ * Each tests/unit/test_*.c file defines cases with TEST(name) { ... }; they
+ * register themselves at start-up, so adding a file needs no list to edit.
+ * The runner (main.c) runs every case, or those whose name contains the
+ * first argument, and prints "ok - name" or "FAIL - name" with each failed
+ * check as "file:line: expected X, saw Y".
+ *
+ *     TEST(url_removes_dot_segments) {
+ *             char *s = url_normalize("http://a/b/../c");
+ *             CHECK_STR("http://a/c", s);
+ *             free(s);
+ *     }
+ */
+#ifndef CGISNAP_UNIT_H
+#define CGISNAP_UNIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef void (*unit_fn)(void);
+void unit_register(const char *name, unit_fn fn);
+void unit_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#define TEST(name)                                                        \
+	static void test_##name(void);                                    \
+	__attribute__((constructor)) static void register_##name(void)    \
+	{                                                                 \
+		unit_register(#name, test_##name);                        \
+	}                                                                 \
+	static void test_##name(void)
+
+#define CHECK(cond)                                                       \
+	do {                                                              \
+		if (!(cond))                                              \
+			unit_fail(__FILE__, __LINE__, "expected %s", #cond); \
+	} while (0)
+
+/* Strings; NULL is shown as (null) and equals only NULL. */
+#define CHECK_STR(expected, actual)                                         \
+	do {                                                                \
+		const char *e_ = (expected), *a_ = (actual);                \
+		if ((e_ == NULL) != (a_ == NULL) || (e_ && strcmp(e_, a_))) \
+			unit_fail(__FILE__, __LINE__, "expected \"%s\", saw \"%s\" (%s)", \
+				  e_ ? e_ : "(null)", a_ ? a_ : "(null)", #actual); \
+	} while (0)
+
+#define CHECK_INT(expected, actual)                                          \
+	do {                                                                 \
+		long long e_ = (long long)(expected), a_ = (long long)(actual); \
+		if (e_ != a_)                                                \
+			unit_fail(__FILE__, __LINE__, "expected %lld, saw %lld (%s)", e_, a_, #actual); \
+	} while (0)
+
+#include <string.h>
+
+#endif
