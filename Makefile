@@ -38,7 +38,13 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wno-sign-com
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 LIBS = $(PKG_LIBS) -lpthread
 
-BUILD = build
+# Each mode keeps its own objects, so switching between a normal and a
+# sanitizer build (or several people doing both) never mixes them.
+ifeq ($(SANITIZE),1)
+BUILD = build/san
+else
+BUILD = build/obj
+endif
 SRCS = $(wildcard lib/*.c snapshot/*.c serve/*.c watch/*.c bench/*.c)
 OBJS = $(SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ = $(BUILD)/cgisnap.o
@@ -48,23 +54,28 @@ UNIT_RUNNER = $(BUILD)/tests/unit-runner
 # The dependency tracer is preloaded into CGI programs (watch): it is never
 # built with the sanitizers, whose runtime must come first in a process.
 TRACE_SRCS = $(wildcard watch/trace/*.c)
-TRACE_LIB = $(if $(TRACE_SRCS),$(BUILD)/cgisnap-trace.so)
+TRACE_LIB = $(if $(TRACE_SRCS),build/cgisnap-trace.so)
 
 .PHONY: all test unit deps deps-bench bench demo install uninstall clean FORCE
 all: cgisnap $(TRACE_LIB)
 
-# A change of flags (SANITIZE=1, CFLAGS=...) rebuilds everything.
+# A change of flags (CFLAGS=...) rebuilds the mode's objects; build/LINKED
+# names the mode ./cgisnap was last linked in, so switching modes relinks.
 $(BUILD)/FLAGS: FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(LIBS)' | cmp -s - $@ || \
 		echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(LIBS)' > $@
+
+build/LINKED: FORCE
+	@mkdir -p build
+	@echo '$(BUILD)' | cmp -s - $@ || echo '$(BUILD)' > $@
 
 $(BUILD)/%.o: %.c $(BUILD)/FLAGS
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $<')
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-cgisnap: $(MAIN_OBJ) $(OBJS)
+cgisnap: $(MAIN_OBJ) $(OBJS) build/LINKED
 	@$(if $(Q),echo '  LINK    $@')
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(MAIN_OBJ) $(OBJS) $(LIBS)
 
@@ -72,7 +83,7 @@ $(UNIT_RUNNER): $(UNIT_OBJS) $(OBJS)
 	@$(if $(Q),echo '  LINK    $@')
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJS) $(OBJS) $(LIBS)
 
-$(BUILD)/cgisnap-trace.so: $(TRACE_SRCS) $(BUILD)/FLAGS
+build/cgisnap-trace.so: $(TRACE_SRCS)
 	@$(if $(Q),echo '  LINK    $@')
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -fPIC -shared \
 		-o $@ $(TRACE_SRCS) -ldl
@@ -87,7 +98,7 @@ deps-bench:
 test:
 	$(Q)$(MAKE) --no-print-directory deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_RUNNER)
-	$(Q)SANITIZE=$(SANITIZE) tests/run $(T)
+	$(Q)SANITIZE=$(SANITIZE) UNIT_RUNNER=$(UNIT_RUNNER) tests/run $(T)
 
 unit: all $(UNIT_RUNNER)
 	$(Q)$(UNIT_RUNNER) $(T)

@@ -1,10 +1,15 @@
 /* hashmap.h - string-keyed hash table (open addressing, FNV-1a).
  *
- * Keys are copied and owned by the map; values are the caller's. Not
- * thread-safe: callers lock. Iterate with hashmap_next:
+ * Keys are copied and owned by the map; values are the caller's. A NULL
+ * value cannot be told from a missing key by hashmap_get. Not thread-safe:
+ * callers lock. The table grows when live plus removed slots would pass
+ * 70%. Iterate with hashmap_next (order unspecified):
  *
  *     size_t it = 0; const char *k; void *v;
  *     while (hashmap_next(&m, &it, &k, &v)) ...
+ *
+ * Removing the key just returned while iterating is safe; inserting while
+ * iterating is not (a growth moves every key).
  */
 #ifndef CGISNAP_HASHMAP_H
 #define CGISNAP_HASHMAP_H
@@ -24,14 +29,19 @@ struct hashmap {
 
 #define HASHMAP_INIT { NULL, 0, 0, 0 }
 
+/* The value stored for key, NULL if none. */
 void *hashmap_get(const struct hashmap *m, const char *key);
 /* Insert or replace; returns the previous value (NULL if none). */
 void *hashmap_put(struct hashmap *m, const char *key, void *value);
 /* Remove; returns the value that was there (NULL if none). */
 void *hashmap_remove(struct hashmap *m, const char *key);
+/* The next live entry after *iter (start at 0); false at the end. key and
+ * value may be NULL when not wanted; the key stays the map's. */
 bool hashmap_next(const struct hashmap *m, size_t *iter, const char **key, void **value);
-/* Free the table and the keys (not the values). */
+/* Free the table and the keys (not the values); the map is empty and
+ * usable again. */
 void hashmap_release(struct hashmap *m);
+/* FNV-1a 64 of a NUL-terminated string. */
 uint64_t hash_string(const char *s);
 
 #endif

@@ -3,20 +3,43 @@
  * One entry point per format; links_extract() picks by content type. Every
  * URL handed to the callback is absolute and normalised (url_resolve()
  * against the document's URL, or its <base href>); fragments are gone and
- * anything that is not http(s) is skipped. Broken markup never stops
- * extraction: HTML and XML are parsed in recovery mode, without network
- * access or external entities.
+ * anything that is not http(s) is skipped, as are empty and fragment-only
+ * references. Each (URL, flags) pair is reported once per document. Broken
+ * markup never stops extraction: documents are decoded to UTF-8 first
+ * (invalid bytes and NULs become U+FFFD, as in a browser), then parsed in
+ * recovery mode, without network access, DTDs or external entities.
  *
- * HTML: a[href], area[href]; link[href] when its rel names a resource or a
- * page (stylesheet, icon, shortcut icon, apple-touch-icon, alternate,
- * prev, next, preload, prefetch, manifest, canonical, first, last, up,
- * index, author, license, help) - not API, EditURI, pingback, search,
- * wlwmanifest, dns-prefetch, preconnect; script[src]; img[src|srcset];
- * source[src|srcset]; iframe[src]; embed[src]; object[data];
- * video[src|poster]; audio[src]; track[src]; input[type=image][src];
- * meta http-equiv=refresh; url() and @import in <style> and style="...".
- * CSS: url(...) and @import. XML: RSS <link>, <enclosure url>, <guid
- * isPermaLink="true">, Atom <link href>, sitemap <loc>.
+ * HTML: a[href], area[href]; link[href] when its rel names a resource
+ * (stylesheet, icon, shortcut icon, apple-touch-icon(-precomposed),
+ * mask-icon, preload, prefetch, modulepreload, manifest; also its
+ * imagesrcset) or a page (alternate, canonical, prev, next, first, last,
+ * up, index, start, contents, author, license, help) - never when a token
+ * is an endpoint (EditURI, pingback, search, wlwmanifest, dns-prefetch,
+ * preconnect, or a URL such as WordPress's https://api.w.org/), nor an
+ * alternate whose type is JSON (application/json, ...+json) or oEmbed;
+ * script[src]; img[src|srcset|data-src|data-srcset];
+ * source[src|srcset|data-srcset]; iframe[src]; frame[src]; embed[src];
+ * object[data]; video[src|poster]; audio[src]; track[src];
+ * input[type=image][src]; body/table/td/th[background]; SVG image/use
+ * [href|xlink:href]; meta http-equiv=refresh; url() and @import in
+ * <style> (type text/css or none) and in every style="...".
+ * The document's base is its first <base href>, for links before it too.
+ * CSS: url(...), @import "...", strings inside image-set(); not comments.
+ * XML: RSS <link>, <comments>, <wfw:commentRss>, <enclosure url>, <guid>
+ * when isPermaLink is absent or "true" and it is an http(s) URL, channel
+ * <image><url>; Atom <link href> (not rel edit, edit-media, hub), <icon>,
+ * <logo>, <content src>, all against xml:base; sitemap <loc> (urlset and
+ * sitemapindex), image:loc, video thumbnail_loc/content_loc;
+ * <?xml-stylesheet href?>. An XML document whose root is <html> is read
+ * as HTML. Elements match by local name, so any namespace prefix works.
+ *
+ * Encodings: a BOM wins, then the charset of the Content-Type (through
+ * links_extract), then <meta charset> / the XML declaration. Undeclared
+ * XML is UTF-8; undeclared HTML is UTF-8 unless it has more invalid than
+ * valid multi-byte sequences, then windows-1252.
+ *
+ * Threads: call links_init() once before any thread uses this module;
+ * after that every function here may run in several threads at once.
  */
 #ifndef CGISNAP_LINKS_H
 #define CGISNAP_LINKS_H
@@ -26,9 +49,16 @@
 
 #include "buf.h"
 
-#define LINK_NOFOLLOW 1 /* the element carried rel="nofollow" (or the page's robots meta said nofollow) */
-#define LINK_RESOURCE 2 /* a sub-resource the page needs (img, css, js, ...), not a page link */
+/* A page link whose element carried rel="nofollow", or any page link of a
+ * page whose robots meta says nofollow. Resources never get it from the
+ * robots meta: the page needs them whatever it says. */
+#define LINK_NOFOLLOW 1
+/* A sub-resource the page needs (img, css, js, frames, fonts, feed
+ * enclosures, sitemap images, ...), not a page link. Everything found in
+ * CSS is a resource. */
+#define LINK_RESOURCE 2
 
+/* Called once per link; url is valid only during the call (copy it). */
 typedef void (*link_fn)(void *arg, const char *url, unsigned flags);
 
 /* What an HTML page says about itself. */
@@ -39,34 +69,45 @@ struct page_meta {
 
 /* Call fn for each link in an HTML document fetched from url. The links'
  * own rel="nofollow" is reported in flags; meta (may be NULL) receives the
- * robots meta. Returns 0, or -1 only when libxml2 could not parse at all. */
+ * robots meta (<meta name="robots"> or name="cgisnap"; links are flagged,
+ * never dropped, because of it). Returns 0, or -1 only when libxml2 could
+ * not parse at all (an empty or all-blank body is 0 with no links). */
 int links_from_html(const char *url, const char *body, size_t len, link_fn fn, void *arg,
 		    struct page_meta *meta);
+/* A stylesheet fetched from url (UTF-8 or ASCII-compatible); always 0. */
 int links_from_css(const char *url, const char *body, size_t len, link_fn fn, void *arg);
-/* RSS 2.0, Atom, sitemaps (urlset and sitemapindex). */
+/* RSS 2.0 (and 0.9x/1.0), Atom, sitemaps (urlset and sitemapindex).
+ * Returns 0, or -1 when libxml2 could not parse at all. */
 int links_from_xml(const char *url, const char *body, size_t len, link_fn fn, void *arg);
 
-/* By content type: text/html and application/xhtml+xml; text/css;
- * application/rss+xml, application/atom+xml, application/xml, text/xml.
- * Other types have no links (returns 0). */
+/* By content type (the media type before ';', any case; its charset
+ * parameter is honoured): text/html and application/xhtml+xml; text/css;
+ * application/rss+xml, application/atom+xml, application/rdf+xml,
+ * application/xml, text/xml. Other types and NULL have no links (returns
+ * 0). meta (may be NULL) is cleared first, so it is all false for non-HTML. */
 int links_extract(const char *content_type, const char *url, const char *body, size_t len,
 		  link_fn fn, void *arg, struct page_meta *meta);
 
-/* robots.txt: the rules for user-agent "*" (or "cgisnap", which wins) and
- * the Sitemap: lines. */
+/* robots.txt (RFC 9309, as Google reads it): the rules of the groups for
+ * user-agent "cgisnap" (merged; "CGISnap/1.0" counts too), or when there are
+ * none those for "*"; and every Sitemap: line, whatever its group. Rule
+ * patterns are stored percent-encoded the way canonical targets are. */
 struct robots {
 	struct strlist disallow; /* path prefixes; '*' and a final '$' as Google reads them */
 	struct strlist allow;
 	struct strlist sitemaps; /* absolute URLs as written */
 };
 
+/* Fill r (its old content is not freed) from the first 500 KiB of body;
+ * never fails: what cannot be read is ignored. robots_release() frees it. */
 void robots_parse(struct robots *r, const char *body, size_t len);
-/* Is target ("/path?query") allowed? The longest matching rule wins; Allow
- * wins a tie. */
+/* Is target (a canonical "/path?query") allowed? The longest matching rule
+ * wins; Allow wins a tie; "/robots.txt" is always allowed. */
 bool robots_allowed(const struct robots *r, const char *target);
 void robots_release(struct robots *r);
 
-/* Call once from main before threads start (libxml2's global set-up). */
+/* Call once from main before threads start (libxml2's global set-up);
+ * links_cleanup() once at exit, when no thread uses libxml2 any more. */
 void links_init(void);
 void links_cleanup(void);
 

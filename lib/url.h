@@ -17,11 +17,20 @@
  *    (ALPHA DIGIT - . _ ~) is decoded; any byte that may not appear raw
  *    in its component (space, '"', '<', '>', '\', '^', '`', '{', '|', '}',
  *    controls, bytes >= 0x80, a '%' not followed by two hex digits) is
- *    percent-encoded; '#' ends the URL;
- *  - dot segments are removed (RFC 3986 5.2.4), also in targets;
+ *    percent-encoded ('[' and ']' stay raw: browsers send PHP's "a[]=1"
+ *    that way); '#' ends the URL;
+ *  - dot segments are removed (RFC 3986 5.2.4), also in targets, after the
+ *    escapes of unreserved characters are decoded ("%2e%2E" is ".."); an
+ *    encoded slash "%2F" stays as it is; '+' is left alone;
  *  - an empty query ("/a?") is dropped.
+ * Hosts are names of letters, digits and "-._~" (escapes of those
+ * decoded) or IPv6 literals kept in brackets ("[::1]"); ports 1..65535.
+ * Absolute URLs and references are first read as browsers read an href:
+ * leading and trailing spaces and controls dropped, tabs and newlines
+ * removed.
  * Only http and https URLs exist for cgisnap: every function returns NULL
- * for anything else (mailto:, javascript:, data:, malformed hosts/ports).
+ * for anything else (mailto:, javascript:, data:, ftp:, an empty host,
+ * non-ASCII host names, bad or out-of-range ports).
  */
 #ifndef CGISNAP_URL_H
 #define CGISNAP_URL_H
@@ -30,17 +39,22 @@
 
 #include "buf.h"
 
-/* The normalised form of an absolute http(s) URL; NULL when it is not one. */
+/* The normalised form of an absolute http(s) URL (fresh string); NULL when
+ * it is not one. */
 char *url_normalize(const char *url);
 
 /* Resolve ref against base (an absolute URL) as RFC 3986 5.2 says and
- * normalise the result; NULL when the result is not an http(s) URL. */
+ * normalise the result (fresh string); NULL when the result is not an
+ * http(s) URL. A reference with the base's scheme and no authority
+ * ("http:g") is read as relative, the backward-compatible reading 5.2.2
+ * allows and browsers use. */
 char *url_resolve(const char *base, const char *ref);
 
-/* "scheme://host[:port]" of a normalised URL (fresh string). */
+/* "scheme://host[:port]" of a normalised URL (fresh string); NULL when url
+ * has no "://". */
 char *url_origin(const char *url);
 
-/* "/path?query" of a normalised URL (fresh string). */
+/* "/path?query" of a normalised URL (fresh string); NULL as url_origin. */
 char *url_target(const char *url);
 
 /* Decode %XX escapes of s[0..len) into out (which is reset first). Bytes
@@ -57,9 +71,13 @@ struct site {
 	bool sort_query;              /* --sort-query: parameters sorted by name (stable) */
 };
 
-/* Set the site's address; -1 with err when url is not an http(s) URL. */
+/* Set the site's address, every other field empty (s is overwritten, not
+ * released); -1 with err when url is not an http(s) URL, s then empty. */
 int site_init(struct site *s, const char *url, char *err);
+/* Add the origin of url as an alias (its path is ignored; the site's own
+ * origin and repeats are skipped); -1 with err when not an http(s) URL. */
 int site_add_alias(struct site *s, const char *url, char *err);
+/* Free everything; s is left zeroed (site_init may follow). */
 void site_release(struct site *s);
 
 /* The canonical target of an absolute URL when it belongs to the site (its
@@ -67,15 +85,23 @@ void site_release(struct site *s);
 char *site_target(const struct site *s, const char *absurl);
 
 /* Canonicalise a request target as a client sent it ("/a/./b?utm_source=x&b=1"):
- * normalised, then the query policy applied. NULL when it is not a valid
- * origin-form target (must start with '/'). */
+ * normalised (any bytes: what may not stay raw is escaped; a '#' and what
+ * follows is dropped), then the query policy applied, a query left empty
+ * removed with its '?'. NULL when it is not a valid origin-form target
+ * (must start with '/'). The caller frees the result. */
 char *site_canonical_target(const struct site *s, const char *raw_target);
 
-/* The site's absolute URL for a canonical target (origin + target). */
+/* The site's absolute URL for a canonical target (origin + target; fresh). */
 char *site_url_for(const struct site *s, const char *target);
 
-/* Apply the query policy to a query string (without '?'); returns a fresh
- * string, "" when every parameter was dropped. */
+/* Apply the query policy to a normalised query string (without '?');
+ * returns a fresh string, "" when every parameter was dropped. With a
+ * policy (ignore_params or sort_query set) the query is split at '&',
+ * empty parameters ("a=1&&b=2", a trailing '&') are dropped, names (the
+ * raw text before the first '=') matching an ignore_params glob are
+ * dropped, and with sort_query the rest are sorted by name, byte order,
+ * stable (repeated names keep their order); rejoined with '&'. Without a
+ * policy the query comes back unchanged. */
 char *site_canonical_query(const struct site *s, const char *query);
 
 #endif

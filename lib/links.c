@@ -1,0 +1,1257 @@
+/* links.c - the URLs an HTML, CSS or XML document refers to (links.h).
+ *
+ * HTML and XML are first decoded to clean UTF-8 here (BOM, HTTP charset,
+ * <meta> or XML declaration, or a guess), invalid bytes and NULs becoming
+ * U+FFFD as in a browser: libxml2 stops at a NUL and at a failed
+ * conversion, and this way no byte of a page can end the walk early. The
+ * HTML tree libxml2 builds in recovery mode is then walked twice: once for
+ * <base href> and the robots meta (which apply to the whole document),
+ * once for links.
+ */
+#include "links.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <iconv.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/HTMLparser.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "url.h"
+#include "xalloc.h"
+
+#define ATOM_NS "http://www.w3.org/2005/Atom"
+/* The HTML spec's prescan looks at the first 1024 bytes; pages with long
+ * comments or scripts before <meta charset> are common enough to look further. */
+#define PRESCAN_BYTES 4096
+
+/* ------------------------------------------------------------------ */
+/* Emitting: clean the reference, resolve it, report each link once.  */
+
+/* The URLs already reported for one document, with their flags. */
+struct seen {
+	char **slots; /* "F url" strings, F the flags digit; NULL = free */
+	size_t cap;   /* power of two, or 0 */
+	size_t count;
+};
+
+struct out {
+	link_fn fn;
+	void *arg;
+	unsigned page_flags; /* added to page links: LINK_NOFOLLOW from the robots meta */
+	struct seen seen;
+	struct buf ref; /* scratch: the reference being cleaned */
+	struct buf key; /* scratch: the dedup key */
+};
+
+static void out_init(struct out *o, link_fn fn, void *arg)
+{
+	memset(o, 0, sizeof *o);
+	o->fn = fn;
+	o->arg = arg;
+}
+
+static void out_release(struct out *o)
+{
+	for (size_t i = 0; i < o->seen.cap; i++)
+		free(o->seen.slots[i]);
+	free(o->seen.slots);
+	buf_release(&o->ref);
+	buf_release(&o->key);
+}
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Adds key to the set; returns false when it was there already. */
+static bool seen_add(struct seen *s, const char *key)
+{
+	if ((s->count + 1) * 2 > s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 64;
+		char **nslots = xcalloc(ncap, sizeof *nslots);
+		for (size_t i = 0; i < s->cap; i++) {
+			if (!s->slots[i])
+				continue;
+			size_t j = fnv1a(s->slots[i]) & (ncap - 1);
+			while (nslots[j])
+				j = (j + 1) & (ncap - 1);
+			nslots[j] = s->slots[i];
+		}
+		free(s->slots);
+		s->slots = nslots;
+		s->cap = ncap;
+	}
+	size_t j = fnv1a(key) & (s->cap - 1);
+	for (; s->slots[j]; j = (j + 1) & (s->cap - 1))
+		if (!strcmp(s->slots[j], key))
+			return false;
+	s->slots[j] = xstrdup(key);
+	s->count++;
+	return true;
+}
+
+/* A reference with a scheme other than http(s) can never resolve to a URL
+ * cgisnap wants; checking here spares url_resolve() a copy of data: URIs. */
+static bool foreign_scheme(const char *ref)
+{
+	if (!isalpha((unsigned char)ref[0]))
+		return false;
+	size_t n = 1;
+	while (isalnum((unsigned char)ref[n]) || ref[n] == '+' || ref[n] == '-' || ref[n] == '.')
+		n++;
+	if (ref[n] != ':')
+		return false;
+	return !((n == 4 && !strncasecmp(ref, "http", 4)) || (n == 5 && !strncasecmp(ref, "https", 5)));
+}
+
+/* ref[0..len) resolved against base as the HTML URL parser would: C0
+ * controls and spaces trimmed at both ends, tabs and newlines removed
+ * inside. NULL for an empty or fragment-only reference or a non-http(s)
+ * result; the caller frees the URL. scratch holds the cleaned reference. */
+static char *resolve_ref(struct buf *scratch, const char *base, const char *ref, size_t len)
+{
+	while (len && (unsigned char)ref[0] <= ' ')
+		ref++, len--;
+	while (len && (unsigned char)ref[len - 1] <= ' ')
+		len--;
+	buf_reset(scratch);
+	for (size_t i = 0; i < len; i++)
+		if (ref[i] != '\t' && ref[i] != '\n' && ref[i] != '\r')
+			buf_addc(scratch, ref[i]);
+	const char *clean = buf_str(scratch);
+	if (!*clean || *clean == '#' || foreign_scheme(clean))
+		return NULL;
+	return url_resolve(base, clean);
+}
+
+/* Reports ref[0..len) resolved against base, unless it was reported with
+ * the same flags before or is no http(s) link. */
+static void emit(struct out *o, const char *base, const char *ref, size_t len, unsigned flags)
+{
+	char *abs = resolve_ref(&o->ref, base, ref, len);
+	if (!abs)
+		return;
+	buf_reset(&o->key);
+	buf_addf(&o->key, "%u %s", flags, abs);
+	if (seen_add(&o->seen, o->key.data))
+		o->fn(o->arg, abs, flags);
+	free(abs);
+}
+
+static void emit_str(struct out *o, const char *base, const char *ref, unsigned flags)
+{
+	if (ref)
+		emit(o, base, ref, strlen(ref), flags);
+}
+
+/* ------------------------------------------------------------------ */
+/* CSS: url(...), @import "...", strings inside image-set().         */
+
+static bool css_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
+}
+
+static bool css_word_char(unsigned char c)
+{
+	return isalnum(c) || c == '-' || c == '_' || c >= 0x80;
+}
+
+static void add_utf8(struct buf *b, unsigned long cp)
+{
+	if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		cp = 0xFFFD;
+	if (cp < 0x80) {
+		buf_addc(b, (char)cp);
+	} else if (cp < 0x800) {
+		buf_addc(b, (char)(0xC0 | cp >> 6));
+		buf_addc(b, (char)(0x80 | (cp & 0x3F)));
+	} else if (cp < 0x10000) {
+		buf_addc(b, (char)(0xE0 | cp >> 12));
+		buf_addc(b, (char)(0x80 | (cp >> 6 & 0x3F)));
+		buf_addc(b, (char)(0x80 | (cp & 0x3F)));
+	} else {
+		buf_addc(b, (char)(0xF0 | cp >> 18));
+		buf_addc(b, (char)(0x80 | (cp >> 12 & 0x3F)));
+		buf_addc(b, (char)(0x80 | (cp >> 6 & 0x3F)));
+		buf_addc(b, (char)(0x80 | (cp & 0x3F)));
+	}
+}
+
+/* Appends one source byte to a CSS value; NUL becomes U+FFFD. */
+static void css_addc(struct buf *val, char c)
+{
+	if (c)
+		buf_addc(val, c);
+	else
+		add_utf8(val, 0xFFFD);
+}
+
+/* Decodes the escape whose backslash is at s[i] into val; returns the index
+ * after it. The caller has checked that s[i + 1] exists and is no newline. */
+static size_t css_escape(const char *s, size_t len, size_t i, struct buf *val)
+{
+	i++;
+	if (!isxdigit((unsigned char)s[i])) {
+		css_addc(val, s[i]); /* bytes of a UTF-8 sequence follow as they are */
+		return i + 1;
+	}
+	unsigned long cp = 0;
+	size_t n = 0;
+	for (; i < len && n < 6 && isxdigit((unsigned char)s[i]); i++, n++) {
+		int c = tolower((unsigned char)s[i]);
+		cp = cp * 16 + (unsigned long)(isdigit(c) ? c - '0' : c - 'a' + 10);
+	}
+	add_utf8(val, cp);
+	if (i + 1 < len && s[i] == '\r' && s[i + 1] == '\n')
+		return i + 2;
+	if (i < len && css_space(s[i]))
+		i++;
+	return i;
+}
+
+/* Reads the string whose quote is at s[i] into val; returns the index after
+ * it and sets *ok unless an unescaped newline made it a bad string. */
+static size_t css_string(const char *s, size_t len, size_t i, struct buf *val, bool *ok)
+{
+	char quote = s[i++];
+	buf_reset(val);
+	*ok = true;
+	while (i < len) {
+		char c = s[i];
+		if (c == quote)
+			return i + 1;
+		if (c == '\n' || c == '\r' || c == '\f') {
+			*ok = false;
+			return i;
+		}
+		if (c == '\\') {
+			if (i + 1 >= len)
+				return len;
+			if (s[i + 1] == '\n' || s[i + 1] == '\f') {
+				i += 2;
+				continue;
+			}
+			if (s[i + 1] == '\r') {
+				i += (i + 2 < len && s[i + 2] == '\n') ? 3 : 2;
+				continue;
+			}
+			i = css_escape(s, len, i, val);
+			continue;
+		}
+		css_addc(val, c);
+		i++;
+	}
+	return len;
+}
+
+/* Reads what follows "url(" at s[i] (CSS Syntax's "consume a url token",
+ * or a quoted argument); returns the index after the ')' and sets *ok when
+ * val holds a URL. */
+static size_t css_url(const char *s, size_t len, size_t i, struct buf *val, bool *ok)
+{
+	*ok = false;
+	buf_reset(val);
+	while (i < len && css_space(s[i]))
+		i++;
+	if (i < len && (s[i] == '"' || s[i] == '\'')) {
+		bool good;
+		i = css_string(s, len, i, val, &good);
+		while (i < len && css_space(s[i]))
+			i++;
+		if (i >= len || s[i] == ')') {
+			*ok = good;
+			return i < len ? i + 1 : len;
+		}
+		return i; /* url("a" junk): not a URL; the caller rescans from here */
+	}
+	while (i < len) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == ')') {
+			*ok = true;
+			return i + 1;
+		}
+		if (css_space((char)c)) {
+			while (i < len && css_space(s[i]))
+				i++;
+			if (i >= len || s[i] == ')') {
+				*ok = true;
+				return i < len ? i + 1 : len;
+			}
+			break; /* bad url */
+		}
+		if (c == '"' || c == '\'' || c == '(' || (c < 0x20 && c != 0) || c == 0x7F)
+			break;
+		if (c == '\\') {
+			if (i + 1 >= len || s[i + 1] == '\n' || s[i + 1] == '\r' || s[i + 1] == '\f')
+				break;
+			i = css_escape(s, len, i, val);
+			continue;
+		}
+		css_addc(val, (char)c);
+		i++;
+	}
+	if (i >= len) {
+		*ok = true; /* EOF ends a url token as if ')' were there */
+		return len;
+	}
+	/* The remnants of a bad url, up to and including the next ')' */
+	while (i < len && s[i] != ')')
+		i += (s[i] == '\\' && i + 1 < len) ? 2 : 1;
+	return i < len ? i + 1 : len;
+}
+
+static void css_scan(struct out *o, const char *base, const char *s, size_t len)
+{
+	struct buf val = BUF_INIT;
+	bool import_next = false; /* after "@import": a string there is a URL */
+	int depth = 0;            /* parentheses open */
+	int image_set = -1;       /* depth inside image-set(...), or -1 */
+	size_t i = 0;
+
+	while (i < len) {
+		char c = s[i];
+		if (c == '/' && i + 1 < len && s[i + 1] == '*') {
+			const char *end = memmem(s + i + 2, len - i - 2, "*/", 2);
+			i = end ? (size_t)(end - s) + 2 : len;
+			continue;
+		}
+		if (css_space(c)) {
+			i++;
+			continue;
+		}
+		if (c == '"' || c == '\'') {
+			bool ok;
+			i = css_string(s, len, i, &val, &ok);
+			if (ok && (import_next || (image_set >= 0 && depth == image_set)))
+				emit(o, base, val.data, val.len, LINK_RESOURCE);
+			import_next = false;
+			continue;
+		}
+		import_next = false;
+		if (c == '\\') {
+			i += 2;
+			continue;
+		}
+		if (c == '(') {
+			depth++;
+			i++;
+			continue;
+		}
+		if (c == ')') {
+			if (depth == image_set)
+				image_set = -1;
+			if (depth > 0)
+				depth--;
+			i++;
+			continue;
+		}
+		if (c == '@' || css_word_char((unsigned char)c)) {
+			size_t start = i++;
+			while (i < len && (css_word_char((unsigned char)s[i]) ||
+					   (s[i] == '\\' && i + 1 < len && s[i + 1] != '\n')))
+				i += s[i] == '\\' ? 2 : 1;
+			const char *w = s + start;
+			size_t n = i - start;
+			if (n == 7 && !strncasecmp(w, "@import", 7)) {
+				import_next = true;
+				continue;
+			}
+			if (i >= len || s[i] != '(')
+				continue;
+			if (n == 3 && !strncasecmp(w, "url", 3)) {
+				bool ok;
+				i = css_url(s, len, i + 1, &val, &ok);
+				if (ok)
+					emit(o, base, val.data, val.len, LINK_RESOURCE);
+				continue;
+			}
+			if ((n == 9 && !strncasecmp(w, "image-set", 9)) ||
+			    (n == 17 && !strncasecmp(w, "-webkit-image-set", 17)))
+				image_set = depth + 1;
+			continue;
+		}
+		i++;
+	}
+	buf_release(&val);
+}
+
+int links_from_css(const char *url, const char *body, size_t len, link_fn fn, void *arg)
+{
+	struct out o;
+	out_init(&o, fn, arg);
+	/* a UTF-8 byte order mark is no part of the first token */
+	if (len >= 3 && !memcmp(body, "\xEF\xBB\xBF", 3))
+		body += 3, len -= 3;
+	css_scan(&o, url, body, len);
+	out_release(&o);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Decoding HTML to clean UTF-8.                                       */
+
+/* Length of the valid UTF-8 sequence at s[0..len), or 0 when it is not one
+ * (overlong forms, surrogates and code points past U+10FFFF are invalid). */
+static size_t utf8_seq(const unsigned char *s, size_t len)
+{
+	if (s[0] < 0x80)
+		return 1;
+	size_t n;
+	unsigned long cp;
+	if (s[0] >= 0xC2 && s[0] <= 0xDF)
+		n = 2, cp = s[0] & 0x1F;
+	else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+		n = 3, cp = s[0] & 0x0F;
+	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3F);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+	    (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return n;
+}
+
+/* Copies s into out as UTF-8, each invalid byte and each NUL as U+FFFD. */
+static void utf8_clean(struct buf *out, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	buf_grow(out, len);
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_seq(p + i, len - i);
+		if (n == 0 || p[i] == 0) {
+			buf_add(out, "\xEF\xBF\xBD", 3);
+			i++;
+			continue;
+		}
+		buf_add(out, p + i, n);
+		i += n;
+	}
+}
+
+/* Does undeclared text look like UTF-8? Yes when it has more valid
+ * multi-byte sequences than invalid bytes: a PHP page that cut a character
+ * in half in a teaser is still UTF-8, a Latin-1 page has no valid ones. */
+static bool looks_utf8(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t good = 0, bad = 0;
+	for (size_t i = 0; i < len;) {
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		size_t n = utf8_seq(p + i, len - i);
+		if (n)
+			good++, i += n;
+		else
+			bad++, i++;
+	}
+	return good >= bad;
+}
+
+/* Converts s from charset to UTF-8 into out; undecodable bytes become
+ * U+FFFD. Returns false when iconv does not know the charset. */
+static bool convert_to_utf8(struct buf *out, const char *charset, const char *s, size_t len)
+{
+	iconv_t cd = iconv_open("UTF-8", charset);
+	if (cd == (iconv_t)-1)
+		return false;
+	char *in = (char *)s;
+	size_t inleft = len;
+	buf_grow(out, len + len / 2 + 16);
+	while (inleft) {
+		char *dst = out->data + out->len;
+		size_t room = out->cap - out->len - 1, before = room;
+		size_t r = iconv(cd, &in, &inleft, &dst, &room);
+		out->len += before - room;
+		out->data[out->len] = '\0';
+		if (r != (size_t)-1)
+			break;
+		if (errno == E2BIG) {
+			buf_grow(out, inleft * 2 + 16);
+		} else if (errno == EILSEQ) {
+			buf_add(out, "\xEF\xBF\xBD", 3);
+			in++, inleft--;
+		} else { /* EINVAL: a sequence cut off by the end of the text */
+			buf_add(out, "\xEF\xBF\xBD", 3);
+			break;
+		}
+	}
+	iconv(cd, NULL, NULL, NULL, NULL);
+	iconv_close(cd);
+	return true;
+}
+
+/* Copies the charset name at s (up to a quote, space, ';' or '>') into
+ * name (size 40); returns false when there is none or it is too long. */
+static bool take_label(const char *s, const char *end, char *name)
+{
+	size_t n = 0;
+	while (s < end && (*s == '"' || *s == '\'' || css_space(*s)))
+		s++;
+	while (s < end && *s != '"' && *s != '\'' && *s != ';' && *s != '>' && *s != '/' && !css_space(*s)) {
+		if (n + 1 >= 40)
+			return false;
+		name[n++] = (char)tolower((unsigned char)*s++);
+	}
+	name[n] = '\0';
+	return n > 0;
+}
+
+/* Looks for charset= inside the <meta> tags near the top of the page (a
+ * light version of the HTML spec's prescan); fills name (size 40). */
+static bool prescan_charset(const char *s, size_t len, char *name)
+{
+	size_t limit = len < PRESCAN_BYTES ? len : PRESCAN_BYTES;
+	for (size_t i = 0; i < limit; i++) {
+		if (s[i] != '<')
+			continue;
+		if (i + 4 <= len && !memcmp(s + i, "<!--", 4)) {
+			const char *end = memmem(s + i + 4, len - i - 4, "-->", 3);
+			if (!end)
+				return false;
+			i = (size_t)(end - s) + 2;
+			continue;
+		}
+		if (i + 6 > len || strncasecmp(s + i + 1, "meta", 4) ||
+		    !(css_space(s[i + 5]) || s[i + 5] == '/'))
+			continue;
+		const char *tag = s + i + 5;
+		const char *end = memchr(tag, '>', len - (size_t)(tag - s));
+		if (!end)
+			end = s + len;
+		for (const char *p = tag; p + 7 <= end; p++) {
+			if (strncasecmp(p, "charset", 7))
+				continue;
+			const char *q = p + 7;
+			while (q < end && css_space(*q))
+				q++;
+			if (q < end && *q == '=' && take_label(q + 1, end, name))
+				return true;
+		}
+		i = (size_t)(end - s);
+	}
+	return false;
+}
+
+/* The encoding named by an XML declaration into name (size 40). */
+static bool xml_decl_charset(const char *s, size_t len, char *name)
+{
+	if (len < 6 || memcmp(s, "<?xml", 5))
+		return false;
+	const char *end = memmem(s, len < 256 ? len : 256, "?>", 2);
+	if (!end)
+		return false;
+	for (const char *p = s + 5; p + 8 <= end; p++) {
+		if (memcmp(p, "encoding", 8))
+			continue;
+		const char *q = p + 8;
+		while (q < end && css_space(*q))
+			q++;
+		if (q < end && *q == '=' && take_label(q + 1, end, name))
+			return true;
+	}
+	return false;
+}
+
+enum doc_kind { DOC_HTML, DOC_XML };
+
+/* Decodes a document to clean UTF-8 into out. charset is the HTTP one, or
+ * NULL. A BOM comes first, then charset, then what the document says (a
+ * <meta> tag, an XML declaration); undeclared XML is UTF-8, undeclared
+ * HTML is UTF-8 when it looks like it, else windows-1252 as browsers read it. */
+static void decode_document(struct buf *out, const char *s, size_t len, const char *charset,
+			    enum doc_kind kind)
+{
+	char name[40];
+	const char *use = NULL;
+
+	if (len >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
+		s += 3, len -= 3;
+		use = "utf-8";
+	} else if (len >= 2 && !memcmp(s, "\xFF\xFE", 2)) {
+		use = "UTF-16LE";
+		s += 2, len -= 2;
+	} else if (len >= 2 && !memcmp(s, "\xFE\xFF", 2)) {
+		use = "UTF-16BE";
+		s += 2, len -= 2;
+	} else if (charset && take_label(charset, charset + strlen(charset), name)) {
+		use = name;
+	} else if (kind == DOC_XML && len >= 4 && !memcmp(s, "<\0?\0", 4)) {
+		use = "UTF-16LE";
+	} else if (kind == DOC_XML && len >= 4 && !memcmp(s, "\0<\0?", 4)) {
+		use = "UTF-16BE";
+	} else if (kind == DOC_HTML ? prescan_charset(s, len, name) : xml_decl_charset(s, len, name)) {
+		/* a document that could be read to find the declaration is not UTF-16 */
+		use = !strncmp(name, "utf-16", 6) ? "utf-8" : name;
+	}
+	if (!use)
+		use = kind == DOC_XML || looks_utf8(s, len) ? "utf-8" : "windows-1252";
+	/* WHATWG Encoding: these labels all mean windows-1252 */
+	if (!strcmp(use, "iso-8859-1") || !strcmp(use, "latin1") || !strcmp(use, "us-ascii") ||
+	    !strcmp(use, "ascii") || !strcmp(use, "l1") || !strcmp(use, "iso8859-1"))
+		use = "windows-1252";
+	if (!strcasecmp(use, "utf-8") || !strcasecmp(use, "utf8")) {
+		utf8_clean(out, s, len);
+		return;
+	}
+	struct buf converted = BUF_INIT;
+	if (convert_to_utf8(&converted, use, s, len))
+		utf8_clean(out, converted.data, converted.len); /* NULs */
+	else
+		utf8_clean(out, s, len); /* an unknown label: as if undeclared */
+	buf_release(&converted);
+}
+
+/* ------------------------------------------------------------------ */
+/* Tree helpers.                                                       */
+
+/* The next node after n in document order inside root (NULL at the end). */
+static xmlNode *next_node(xmlNode *n, xmlNode *root)
+{
+	if (n->type == XML_ELEMENT_NODE && n->children)
+		return n->children;
+	while (n && n != root) {
+		if (n->next)
+			return n->next;
+		n = n->parent;
+	}
+	return NULL;
+}
+
+/* Concatenates the text and CDATA children of node into out; entity
+ * references are left out, so nothing is expanded or loaded. */
+static void text_of(struct buf *out, xmlNode *node)
+{
+	buf_reset(out);
+	for (xmlNode *c = node->children; c; c = c->next)
+		if ((c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE) && c->content)
+			buf_adds(out, (const char *)c->content);
+}
+
+/* The value of node's attribute name (no namespace), or NULL. tmp holds
+ * the value when it had to be assembled; the pointer is valid until the
+ * next call with the same tmp. */
+static const char *attr(xmlNode *node, const char *name, struct buf *tmp)
+{
+	for (xmlAttr *a = node->properties; a; a = a->next) {
+		if (a->ns || strcmp((const char *)a->name, name))
+			continue;
+		xmlNode *c = a->children;
+		if (!c)
+			return "";
+		if (!c->next && c->type == XML_TEXT_NODE)
+			return c->content ? (const char *)c->content : "";
+		text_of(tmp, (xmlNode *)a);
+		return buf_str(tmp);
+	}
+	return NULL;
+}
+
+/* Does the space-separated token list s contain token (ASCII case-insensitive)? */
+static bool has_token(const char *s, const char *token)
+{
+	size_t n = strlen(token);
+	while (s && *s) {
+		while (*s && css_space(*s))
+			s++;
+		size_t len = 0;
+		while (s[len] && !css_space(s[len]))
+			len++;
+		if (len == n && !strncasecmp(s, token, n))
+			return true;
+		s += len;
+	}
+	return false;
+}
+
+static bool any_token(const char *s, const char *const *tokens)
+{
+	for (; *tokens; tokens++)
+		if (has_token(s, *tokens))
+			return true;
+	return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* HTML.                                                               */
+
+/* rel values of <link> that name a resource of the page, a page, or an
+ * endpoint that is no page at all (WordPress's XML-RPC, oEmbed, REST). */
+static const char *const resource_rels[] = {
+	"stylesheet", "icon", "apple-touch-icon", "apple-touch-icon-precomposed", "mask-icon",
+	"preload", "prefetch", "manifest", "modulepreload", NULL
+};
+static const char *const page_rels[] = {
+	"alternate", "canonical", "prev", "previous", "next", "first", "last", "up", "index",
+	"start", "contents", "author", "license", "help", NULL
+};
+static const char *const endpoint_rels[] = {
+	"edituri", "pingback", "wlwmanifest", "dns-prefetch", "preconnect", "search", NULL
+};
+
+struct html {
+	struct out o;
+	const char *base; /* the document's base URL */
+	struct buf tmp;   /* attribute values that needed assembling */
+	struct buf text;  /* element text (style) */
+};
+
+/* Reports each URL of a srcset attribute (HTML's "parse a srcset
+ * attribute": a URL is a run of non-space characters, trailing commas
+ * end it; descriptors run to the next comma outside parentheses). */
+static void srcset_scan(struct out *o, const char *base, const char *s, unsigned flags)
+{
+	if (!s)
+		return;
+	while (*s) {
+		while (*s && (css_space(*s) || *s == ','))
+			s++;
+		if (!*s)
+			break;
+		const char *u = s;
+		while (*s && !css_space(*s))
+			s++;
+		size_t n = (size_t)(s - u);
+		if (u[n - 1] == ',') {
+			while (n && u[n - 1] == ',')
+				n--;
+		} else {
+			int paren = 0;
+			for (; *s; s++) {
+				if (*s == '(')
+					paren++;
+				else if (*s == ')' && paren)
+					paren--;
+				else if (*s == ',' && !paren) {
+					s++;
+					break;
+				}
+			}
+		}
+		emit(o, base, u, n, flags);
+	}
+}
+
+/* The URL of a refresh declaration (HTML's "shared declarative refresh
+ * steps"): sets *url and *len and returns true, or false when it has none. */
+static bool refresh_url(const char *s, const char **url, size_t *len)
+{
+	while (css_space(*s))
+		s++;
+	const char *digits = s;
+	while (isdigit((unsigned char)*s))
+		s++;
+	if (s == digits && *s != '.')
+		return false;
+	while (isdigit((unsigned char)*s) || *s == '.')
+		s++;
+	if (!*s || !(*s == ';' || *s == ',' || css_space(*s)))
+		return false;
+	while (css_space(*s))
+		s++;
+	if (*s == ';' || *s == ',')
+		s++;
+	while (css_space(*s))
+		s++;
+	if (!*s)
+		return false;
+	const char *p = s;
+	if ((p[0] == 'u' || p[0] == 'U') && (p[1] == 'r' || p[1] == 'R') && (p[2] == 'l' || p[2] == 'L')) {
+		p += 3;
+		while (css_space(*p))
+			p++;
+		if (*p == '=') {
+			p++;
+			while (css_space(*p))
+				p++;
+			s = p;
+		}
+	}
+	char quote = 0;
+	if (*s == '"' || *s == '\'')
+		quote = *s++;
+	*url = s;
+	const char *end = quote ? strchr(s, quote) : NULL;
+	*len = end ? (size_t)(end - s) : strlen(s);
+	return true;
+}
+
+/* Reads a robots meta content ("noindex, nofollow", "none") into meta. */
+static void robots_meta(const char *content, struct page_meta *meta)
+{
+	const char *s = content;
+	while (s && *s) {
+		while (*s && (css_space(*s) || *s == ','))
+			s++;
+		size_t n = 0;
+		while (s[n] && !css_space(s[n]) && s[n] != ',')
+			n++;
+		if ((n == 7 && !strncasecmp(s, "noindex", 7)) || (n == 4 && !strncasecmp(s, "none", 4)))
+			meta->noindex = true;
+		if ((n == 8 && !strncasecmp(s, "nofollow", 8)) || (n == 4 && !strncasecmp(s, "none", 4)))
+			meta->nofollow = true;
+		s += n;
+	}
+}
+
+static bool name_is(xmlNode *n, const char *name)
+{
+	return !strcmp((const char *)n->name, name);
+}
+
+/* The first walk: the base URL (first <base href>, resolved against the
+ * document URL) into *base, and the robots meta into meta. */
+static void html_prepass(struct html *h, xmlDoc *doc, const char *url, char **base, struct page_meta *meta)
+{
+	for (xmlNode *n = doc->children; n; n = next_node(n, (xmlNode *)doc)) {
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		if (!*base && name_is(n, "base")) {
+			const char *href = attr(n, "href", &h->tmp);
+			if (href) {
+				/* an unusable base (javascript:, garbage) leaves the document URL */
+				char *b = resolve_ref(&h->text, url, href, strlen(href));
+				*base = b ? b : xstrdup(url);
+			}
+		} else if (name_is(n, "meta")) {
+			const char *name = attr(n, "name", &h->tmp);
+			if (name && (!strcasecmp(name, "robots") || !strcasecmp(name, "cgisnap")))
+				robots_meta(attr(n, "content", &h->tmp), meta);
+		}
+	}
+}
+
+static void html_element(struct html *h, xmlNode *n)
+{
+	struct out *o = &h->o;
+	const char *base = h->base;
+	const char *name = (const char *)n->name;
+	const char *v;
+
+	switch (name[0]) {
+	case 'a':
+		if (!strcmp(name, "a") || !strcmp(name, "area")) {
+			unsigned flags = o->page_flags;
+			if (has_token(attr(n, "rel", &h->tmp), "nofollow"))
+				flags |= LINK_NOFOLLOW;
+			emit_str(o, base, attr(n, "href", &h->tmp), flags);
+		} else if (!strcmp(name, "audio")) {
+			emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
+		}
+		break;
+	case 'b':
+		if (!strcmp(name, "body"))
+			emit_str(o, base, attr(n, "background", &h->tmp), LINK_RESOURCE);
+		break;
+	case 'e':
+		if (!strcmp(name, "embed"))
+			emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
+		break;
+	case 'f':
+		if (!strcmp(name, "frame"))
+			emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
+		break;
+	case 'i':
+		if (!strcmp(name, "img")) {
+			emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
+			srcset_scan(o, base, attr(n, "srcset", &h->tmp), LINK_RESOURCE);
+			/* lazy-loading scripts move the real image here */
+			emit_str(o, base, attr(n, "data-src", &h->tmp), LINK_RESOURCE);
+			srcset_scan(o, base, attr(n, "data-srcset", &h->tmp), LINK_RESOURCE);
+		} else if (!strcmp(name, "iframe")) {
+			emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
+		} else if (!strcmp(name, "input")) {
+			v = attr(n, "type", &h->tmp);
+			if (v && !strcasecmp(v, "image"))
+				emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
+		} else if (!strcmp(name, "image")) { /* SVG */
+			emit_str(o, base, attr(n, "href", &h->tmp), LINK_RESOURCE);
+			emit_str(o, base, attr(n, "xlink:href", &h->tmp), LINK_RESOURCE);
+		}
+		break;
+	case 'l':
+		if (!strcmp(name, "link")) {
+			const char *rel = attr(n, "rel", &h->tmp);
+			if (!rel || any_token(rel, endpoint_rels) || strstr(rel, "://"))
+				break;
+			bool resource = any_token(rel, resource_rels);
+			if (!resource && !any_token(rel, page_rels))
+				break;
+			if (!resource && has_token(rel, "alternate")) {
+				v = attr(n, "type", &h->tmp);
+				size_t tn = v ? strcspn(v, ";") : 0;
+				while (tn && css_space(v[tn - 1]))
+					tn--;
+				/* JSON (REST API, oEmbed, ActivityPub) and XML oEmbed endpoints */
+				if (v && ((tn >= 16 && !strncasecmp(v, "application/json", 16)) ||
+					  (tn >= 5 && !strncasecmp(v + tn - 5, "+json", 5)) ||
+					  (tn >= 7 && !strncasecmp(v + tn - 7, "+oembed", 7))))
+					break;
+			}
+			unsigned flags = resource ? LINK_RESOURCE : o->page_flags;
+			emit_str(o, base, attr(n, "href", &h->tmp), flags);
+			if (resource)
+				srcset_scan(o, base, attr(n, "imagesrcset", &h->tmp), flags);
+		}
+		break;
+	case 'm':
+		if (!strcmp(name, "meta")) {
+			v = attr(n, "http-equiv", &h->tmp);
+			if (!v || strcasecmp(v, "refresh"))
+				break;
+			const char *url;
+			size_t len;
+			v = attr(n, "content", &h->tmp);
+			if (v && refresh_url(v, &url, &len))
+				emit(o, base, url, len, o->page_flags);
+		}
+		break;
+	case 'o':
+		if (!strcmp(name, "object"))
+			emit_str(o, base, attr(n, "data", &h->tmp), LINK_RESOURCE);
+		break;
+	case 's':
+		if (!strcmp(name, "script")) {
+			emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
+		} else if (!strcmp(name, "source")) {
+			emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
+			srcset_scan(o, base, attr(n, "srcset", &h->tmp), LINK_RESOURCE);
+			srcset_scan(o, base, attr(n, "data-srcset", &h->tmp), LINK_RESOURCE);
+		} else if (!strcmp(name, "style")) {
+			v = attr(n, "type", &h->tmp);
+			if (v && *v && strncasecmp(v, "text/css", 8))
+				break;
+			text_of(&h->text, n);
+			css_scan(o, base, h->text.data ? h->text.data : "", h->text.len);
+		}
+		break;
+	case 't':
+		if (!strcmp(name, "track"))
+			emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
+		else if (!strcmp(name, "table") || !strcmp(name, "td") || !strcmp(name, "th"))
+			emit_str(o, base, attr(n, "background", &h->tmp), LINK_RESOURCE);
+		break;
+	case 'u':
+		if (!strcmp(name, "use")) { /* SVG */
+			emit_str(o, base, attr(n, "href", &h->tmp), LINK_RESOURCE);
+			emit_str(o, base, attr(n, "xlink:href", &h->tmp), LINK_RESOURCE);
+		}
+		break;
+	case 'v':
+		if (!strcmp(name, "video")) {
+			emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
+			emit_str(o, base, attr(n, "poster", &h->tmp), LINK_RESOURCE);
+		}
+		break;
+	}
+	v = attr(n, "style", &h->tmp);
+	if (v && *v)
+		css_scan(o, base, v, strlen(v));
+}
+
+/* links_from_html with the charset the HTTP header named (or NULL). */
+static int html_links(const char *url, const char *body, size_t len, const char *charset,
+		      link_fn fn, void *arg, struct page_meta *meta)
+{
+	struct page_meta dummy;
+	struct buf text = BUF_INIT;
+	struct html h;
+	char *base = NULL;
+
+	if (!meta)
+		meta = &dummy;
+	meta->noindex = meta->nofollow = false;
+	decode_document(&text, body, len, charset, DOC_HTML);
+	if (text.len > INT_MAX) {
+		buf_release(&text);
+		return -1;
+	}
+	xmlDoc *doc = htmlReadMemory(buf_str(&text), (int)text.len, url, "UTF-8",
+				     HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+					     HTML_PARSE_NONET | HTML_PARSE_COMPACT);
+	if (!doc) {
+		/* libxml2 builds no tree for an empty or all-blank page: no links */
+		size_t i = 0;
+		while (i < text.len && (unsigned char)text.data[i] <= ' ')
+			i++;
+		buf_release(&text);
+		return i < text.len ? -1 : 0;
+	}
+	buf_release(&text);
+
+	memset(&h, 0, sizeof h);
+	out_init(&h.o, fn, arg);
+	html_prepass(&h, doc, url, &base, meta);
+	h.base = base ? base : url;
+	if (meta->nofollow)
+		h.o.page_flags = LINK_NOFOLLOW;
+	for (xmlNode *n = doc->children; n; n = next_node(n, (xmlNode *)doc))
+		if (n->type == XML_ELEMENT_NODE)
+			html_element(&h, n);
+
+	free(base);
+	buf_release(&h.tmp);
+	buf_release(&h.text);
+	out_release(&h.o);
+	xmlFreeDoc(doc);
+	return 0;
+}
+
+int links_from_html(const char *url, const char *body, size_t len, link_fn fn, void *arg,
+		    struct page_meta *meta)
+{
+	return html_links(url, body, len, NULL, fn, arg, meta);
+}
+
+/* ------------------------------------------------------------------ */
+/* XML: RSS, Atom, sitemaps.                                           */
+
+/* The base URL for node: the xml:base attributes of it and its ancestors
+ * resolved in turn against the document URL. The caller frees it. */
+static char *xml_base(xmlNode *node, const char *url)
+{
+	if (!node || node->type != XML_ELEMENT_NODE)
+		return xstrdup(url);
+	char *outer = xml_base(node->parent, url);
+	xmlChar *b = xmlGetNsProp(node, (const xmlChar *)"base", XML_XML_NAMESPACE);
+	if (!b)
+		return outer;
+	char *resolved = url_resolve(outer, (const char *)b);
+	xmlFree(b);
+	if (!resolved)
+		return outer;
+	free(outer);
+	return resolved;
+}
+
+static bool parent_is(xmlNode *n, const char *name)
+{
+	return n->parent && n->parent->type == XML_ELEMENT_NODE && name_is(n->parent, name);
+}
+
+static bool in_ns(xmlNode *n, const char *href)
+{
+	return n->ns && n->ns->href && !strcmp((const char *)n->ns->href, href);
+}
+
+/* Emits text (the element's own) or value against node's base URL. */
+static void xml_emit(struct out *o, xmlNode *node, const char *url, const char *value, size_t len,
+		     unsigned flags)
+{
+	char *base = xml_base(node, url);
+	emit(o, base, value, len, flags);
+	free(base);
+}
+
+/* The href pseudo-attribute of an <?xml-stylesheet?> instruction. */
+static void xml_stylesheet(struct out *o, xmlNode *pi, const char *url)
+{
+	const char *s = (const char *)pi->content;
+	const char *p = s ? strstr(s, "href") : NULL;
+	if (!p)
+		return;
+	p += 4;
+	while (css_space(*p))
+		p++;
+	if (*p++ != '=')
+		return;
+	while (css_space(*p))
+		p++;
+	if (*p != '"' && *p != '\'')
+		return;
+	const char *end = strchr(p + 1, *p);
+	if (end)
+		emit(o, url, p + 1, (size_t)(end - p - 1), LINK_RESOURCE);
+}
+
+static void xml_element(struct out *o, xmlNode *n, const char *url, struct buf *text, struct buf *tmp)
+{
+	const char *name = (const char *)n->name;
+	const char *v;
+
+	if (!strcmp(name, "link")) {
+		v = attr(n, "href", tmp);
+		if (!v) { /* RSS: the URL is the text */
+			text_of(text, n);
+			xml_emit(o, n, url, buf_str(text), text->len, 0);
+			return;
+		}
+		const char *rel = attr(n, "rel", tmp);
+		/* Atom publishing and WebSub endpoints are not pages */
+		if (rel && (!strcasecmp(rel, "edit") || !strcasecmp(rel, "edit-media") || !strcasecmp(rel, "hub")))
+			return;
+		unsigned flags = rel && !strcasecmp(rel, "enclosure") ? LINK_RESOURCE : 0;
+		v = attr(n, "href", tmp);
+		xml_emit(o, n, url, v, strlen(v), flags);
+	} else if (!strcmp(name, "enclosure")) {
+		v = attr(n, "url", tmp);
+		if (v)
+			xml_emit(o, n, url, v, strlen(v), LINK_RESOURCE);
+	} else if (!strcmp(name, "guid")) {
+		v = attr(n, "isPermaLink", tmp);
+		size_t vn = v ? strlen(v) : 0;
+		while (v && css_space(*v))
+			v++, vn--;
+		while (vn && css_space(v[vn - 1]))
+			vn--;
+		if (v && !(vn == 4 && !strncasecmp(v, "true", 4)))
+			return;
+		text_of(text, n);
+		const char *t = buf_str(text);
+		while (css_space(*t))
+			t++;
+		if (!strncasecmp(t, "http://", 7) || !strncasecmp(t, "https://", 8))
+			xml_emit(o, n, url, t, strlen(t), 0);
+	} else if (!strcmp(name, "comments") || !strcmp(name, "commentRss")) {
+		text_of(text, n);
+		xml_emit(o, n, url, buf_str(text), text->len, 0);
+	} else if (!strcmp(name, "loc")) {
+		text_of(text, n);
+		xml_emit(o, n, url, buf_str(text), text->len, parent_is(n, "image") ? LINK_RESOURCE : 0);
+	} else if (!strcmp(name, "thumbnail_loc") || !strcmp(name, "content_loc") ||
+		   (!strcmp(name, "url") && parent_is(n, "image")) ||
+		   ((!strcmp(name, "icon") || !strcmp(name, "logo")) && in_ns(n, ATOM_NS))) {
+		text_of(text, n);
+		xml_emit(o, n, url, buf_str(text), text->len, LINK_RESOURCE);
+	} else if (!strcmp(name, "content") && in_ns(n, ATOM_NS)) {
+		v = attr(n, "src", tmp);
+		if (v)
+			xml_emit(o, n, url, v, strlen(v), 0);
+	}
+}
+
+/* links_from_xml with the charset the HTTP header named (or NULL). */
+static int xml_links(const char *url, const char *body, size_t len, const char *charset, link_fn fn,
+		     void *arg)
+{
+	struct buf text = BUF_INIT;
+	int ret = 0;
+
+	/* clean UTF-8 as for HTML: libxml2 gives up on a NUL byte */
+	decode_document(&text, body, len, charset, DOC_XML);
+	if (text.len == 0)
+		goto out;
+	if (text.len > INT_MAX) {
+		ret = -1;
+		goto out;
+	}
+	/* No XML_PARSE_NOENT, DTDLOAD or DTDVALID: external entities and DTDs
+	 * are never read, entity references stay references (text_of skips
+	 * them). IGNORE_ENC: the text is UTF-8 now, whatever its declaration says. */
+	xmlDoc *doc = xmlReadMemory(text.data, (int)text.len, url, "UTF-8",
+				    XML_PARSE_RECOVER | XML_PARSE_NONET | XML_PARSE_NOERROR |
+					    XML_PARSE_NOWARNING | XML_PARSE_NOCDATA | XML_PARSE_IGNORE_ENC);
+	if (!doc) {
+		ret = -1;
+		goto out;
+	}
+	xmlNode *root = xmlDocGetRootElement(doc);
+	if (root && !strcmp((const char *)root->name, "html")) {
+		/* XHTML served as XML */
+		xmlFreeDoc(doc);
+		ret = html_links(url, text.data, text.len, "utf-8", fn, arg, NULL);
+		goto out;
+	}
+	struct out o;
+	struct buf val = BUF_INIT, tmp = BUF_INIT;
+	out_init(&o, fn, arg);
+	for (xmlNode *n = doc->children; n; n = next_node(n, (xmlNode *)doc)) {
+		if (n->type == XML_ELEMENT_NODE)
+			xml_element(&o, n, url, &val, &tmp);
+		else if (n->type == XML_PI_NODE && !strcmp((const char *)n->name, "xml-stylesheet"))
+			xml_stylesheet(&o, n, url);
+	}
+	buf_release(&val);
+	buf_release(&tmp);
+	out_release(&o);
+	xmlFreeDoc(doc);
+out:
+	buf_release(&text);
+	return ret;
+}
+
+int links_from_xml(const char *url, const char *body, size_t len, link_fn fn, void *arg)
+{
+	return xml_links(url, body, len, NULL, fn, arg);
+}
+
+/* ------------------------------------------------------------------ */
+
+/* Does the media type mt[0..n) equal want (ASCII case-insensitive)? */
+static bool type_is(const char *mt, size_t n, const char *want)
+{
+	return strlen(want) == n && !strncasecmp(mt, want, n);
+}
+
+/* The charset parameter of a Content-Type into name (size 40), or NULL. */
+static const char *type_charset(const char *ct, char *name)
+{
+	for (const char *p = strchr(ct, ';'); p; p = strchr(p + 1, ';')) {
+		const char *q = p + 1;
+		while (css_space(*q))
+			q++;
+		if (strncasecmp(q, "charset", 7))
+			continue;
+		q += 7;
+		while (css_space(*q))
+			q++;
+		if (*q == '=' && take_label(q + 1, q + 1 + strlen(q + 1), name))
+			return name;
+	}
+	return NULL;
+}
+
+int links_extract(const char *content_type, const char *url, const char *body, size_t len,
+		  link_fn fn, void *arg, struct page_meta *meta)
+{
+	if (meta)
+		meta->noindex = meta->nofollow = false;
+	if (!content_type)
+		return 0;
+	const char *mt = content_type;
+	while (css_space(*mt))
+		mt++;
+	size_t n = strcspn(mt, ";");
+	while (n && css_space(mt[n - 1]))
+		n--;
+	char name[40];
+	if (type_is(mt, n, "text/html") || type_is(mt, n, "application/xhtml+xml"))
+		return html_links(url, body, len, type_charset(mt, name), fn, arg, meta);
+	if (type_is(mt, n, "text/css"))
+		return links_from_css(url, body, len, fn, arg);
+	if (type_is(mt, n, "application/rss+xml") || type_is(mt, n, "application/atom+xml") ||
+	    type_is(mt, n, "application/rdf+xml") || type_is(mt, n, "application/xml") ||
+	    type_is(mt, n, "text/xml"))
+		return xml_links(url, body, len, type_charset(mt, name), fn, arg);
+	return 0;
+}
+
+void links_init(void)
+{
+	xmlInitParser();
+}
+
+void links_cleanup(void)
+{
+	xmlCleanupParser();
+}

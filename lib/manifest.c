@@ -1,0 +1,247 @@
+/* manifest.c - reading and writing DIR/.cgisnap/manifest and deps. */
+#include "manifest.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "opts.h"
+#include "publish.h"
+#include "xalloc.h"
+
+#define MANIFEST_FILE "manifest"
+#define DEPS_FILE "deps"
+#define MANIFEST_HEADER "# target\tkey\tstatus\ttype\tbytes\tsha256\trender_ms\tchanged\tlocation\n"
+
+struct manifest_entry *manifest_entry_new(const char *target)
+{
+	struct manifest_entry *e = xcalloc(1, sizeof *e);
+	e->target = xstrdup(target);
+	return e;
+}
+
+void manifest_entry_free(struct manifest_entry *e)
+{
+	if (!e)
+		return;
+	free(e->target);
+	free(e->key);
+	free(e->content_type);
+	free(e->location);
+	strlist_clear(&e->deps_read);
+	strlist_clear(&e->deps_listed);
+	free(e);
+}
+
+struct manifest_entry *manifest_get(const struct manifest *m, const char *target)
+{
+	return hashmap_get(&m->entries, target);
+}
+
+void manifest_put(struct manifest *m, struct manifest_entry *e)
+{
+	manifest_entry_free(hashmap_put(&m->entries, e->target, e));
+}
+
+void manifest_remove(struct manifest *m, const char *target)
+{
+	manifest_entry_free(hashmap_remove(&m->entries, target));
+}
+
+size_t manifest_count(const struct manifest *m)
+{
+	return m->entries.count;
+}
+
+static int by_target(const void *a, const void *b)
+{
+	return strcmp((*(struct manifest_entry *const *)a)->target,
+		      (*(struct manifest_entry *const *)b)->target);
+}
+
+struct manifest_entry **manifest_sorted(const struct manifest *m, size_t *n)
+{
+	struct manifest_entry **v = xmalloc((m->entries.count + 1) * sizeof *v);
+	size_t i = 0, it = 0;
+	const char *k;
+	void *val;
+	while (hashmap_next(&m->entries, &it, &k, &val))
+		v[i++] = val;
+	qsort(v, i, sizeof *v, by_target);
+	*n = i;
+	return v;
+}
+
+void manifest_release(struct manifest *m)
+{
+	size_t it = 0;
+	const char *k;
+	void *val;
+	while (hashmap_next(&m->entries, &it, &k, &val))
+		manifest_entry_free(val);
+	hashmap_release(&m->entries);
+}
+
+/* Split line at tabs into at most max fields; returns the count. */
+static size_t split_tabs(char *line, char **fields, size_t max)
+{
+	size_t n = 0;
+	fields[n++] = line;
+	for (char *p = line; *p && n < max; p++) {
+		if (*p == '\t') {
+			*p = '\0';
+			fields[n++] = p + 1;
+		}
+	}
+	return n;
+}
+
+static char *field_or_null(const char *s)
+{
+	return strcmp(s, "-") ? xstrdup(s) : NULL;
+}
+
+static int parse_entry(char *line, struct manifest_entry **out)
+{
+	char *f[10];
+	if (split_tabs(line, f, 10) != 9)
+		return -1;
+	long status, render_ms, changed;
+	long long bytes;
+	char *end;
+	if (parse_long(f[2], 0, 999, &status) < 0 || parse_long(f[6], -1, 1L << 40, &render_ms) < 0 ||
+	    parse_long(f[7], 0, 1L << 62, &changed) < 0)
+		return -1;
+	errno = 0;
+	bytes = strtoll(f[4], &end, 10);
+	if (*end || errno || bytes < 0)
+		return -1;
+	if (strcmp(f[5], "-") && strlen(f[5]) != 64)
+		return -1;
+	struct manifest_entry *e = manifest_entry_new(f[0]);
+	e->key = field_or_null(f[1]);
+	e->status = (int)status;
+	e->content_type = field_or_null(f[3]);
+	e->bytes = bytes;
+	snprintf(e->sha256, sizeof e->sha256, "%s", strcmp(f[5], "-") ? f[5] : "");
+	e->render_ms = render_ms;
+	e->changed = (time_t)changed;
+	e->location = field_or_null(f[8]);
+	*out = e;
+	return 0;
+}
+
+/* Open name under .cgisnap/ for reading; NULL with errno ENOENT when absent. */
+static FILE *open_meta(struct tree *t, const char *name)
+{
+	if (t->meta_fd < 0) {
+		errno = ENOENT;
+		return NULL;
+	}
+	int fd = openat(t->meta_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	FILE *f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+static int load_deps(struct manifest *m, struct tree *t, char *err)
+{
+	FILE *f = open_meta(t, DEPS_FILE);
+	if (!f)
+		return errno == ENOENT ? 0 : err_sys(err, "cannot read '%s/%s/%s'", t->path, TREE_META_DIR, DEPS_FILE);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int lineno = 0, rc = 0;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (!*line || *line == '#')
+			continue;
+		char *fields[4];
+		if (split_tabs(line, fields, 4) != 3 || strlen(fields[1]) != 1 ||
+		    (fields[1][0] != 'R' && fields[1][0] != 'L')) {
+			rc = err_set(err, "%s/%s/%s:%d: malformed line", t->path, TREE_META_DIR, DEPS_FILE, lineno);
+			break;
+		}
+		struct manifest_entry *e = manifest_get(m, fields[0]);
+		if (!e)
+			continue; /* a page no longer in the manifest */
+		strlist_add(fields[1][0] == 'R' ? &e->deps_read : &e->deps_listed, fields[2]);
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+int manifest_load(struct manifest *m, struct tree *t, char *err)
+{
+	FILE *f = open_meta(t, MANIFEST_FILE);
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		return err_sys(err, "cannot read '%s/%s/%s'", t->path, TREE_META_DIR, MANIFEST_FILE);
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int lineno = 0, rc = 0;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (!*line || *line == '#')
+			continue;
+		struct manifest_entry *e;
+		if (parse_entry(line, &e) < 0) {
+			rc = err_set(err, "%s/%s/%s:%d: malformed line", t->path, TREE_META_DIR,
+				     MANIFEST_FILE, lineno);
+			break;
+		}
+		manifest_put(m, e);
+	}
+	if (rc == 0 && ferror(f))
+		rc = err_sys(err, "cannot read '%s/%s/%s'", t->path, TREE_META_DIR, MANIFEST_FILE);
+	free(line);
+	fclose(f);
+	return rc < 0 ? rc : load_deps(m, t, err);
+}
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+int manifest_save(const struct manifest *m, struct tree *t, char *err)
+{
+	size_t n;
+	struct manifest_entry **v = manifest_sorted(m, &n);
+	struct buf out = BUF_INIT, deps = BUF_INIT;
+	buf_adds(&out, MANIFEST_HEADER);
+	buf_adds(&deps, "# target\tR (read) or L (listed)\tpath\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct manifest_entry *e = v[i];
+		buf_addf(&out, "%s\t%s\t%d\t%s\t%lld\t%s\t%ld\t%lld\t%s\n", e->target, or_dash(e->key),
+			 e->status, or_dash(e->content_type), e->bytes, or_dash(e->sha256), e->render_ms,
+			 (long long)e->changed, or_dash(e->location));
+		for (size_t j = 0; j < e->deps_read.n; j++)
+			buf_addf(&deps, "%s\tR\t%s\n", e->target, e->deps_read.items[j]);
+		for (size_t j = 0; j < e->deps_listed.n; j++)
+			buf_addf(&deps, "%s\tL\t%s\n", e->target, e->deps_listed.items[j]);
+	}
+	free(v);
+	int rc = write_file_atomic(t->meta_fd, DEPS_FILE, deps.data, deps.len, err);
+	if (rc == 0)
+		rc = write_file_atomic(t->meta_fd, MANIFEST_FILE, out.data, out.len, err);
+	buf_release(&out);
+	buf_release(&deps);
+	return rc;
+}

@@ -1,0 +1,146 @@
+/* test_manifest.c - the manifest and deps files, the tree's lock and settings. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "manifest.h"
+#include "tree.h"
+#include "unit.h"
+#include "xalloc.h"
+
+static void rm_rf(const char *path)
+{
+	char *cmd = xasprintf("rm -rf '%s'", path);
+	if (system(cmd) != 0)
+		unit_fail(__FILE__, __LINE__, "cannot remove %s", path);
+	free(cmd);
+}
+
+TEST(manifest_round_trip)
+{
+	char path[] = "/tmp/cgisnap-man-XXXXXX";
+	CHECK(mkdtemp(path) != NULL);
+	char *treepath = xasprintf("%s/tree", path);
+	struct tree t;
+	char err[ERR_LEN];
+	CHECK_INT(0, tree_open(&t, treepath, true, err));
+
+	struct manifest m = MANIFEST_INIT;
+	CHECK_INT(0, manifest_load(&m, &t, err)); /* none yet: empty */
+	CHECK_INT(0, manifest_count(&m));
+	struct manifest_entry *e = manifest_entry_new("/doku.php?id=start");
+	e->key = xstrdup("doku.php@id=start.html");
+	e->status = 200;
+	e->content_type = xstrdup("text/html; charset=utf-8");
+	e->bytes = 1234;
+	memset(e->sha256, 'a', 64);
+	e->render_ms = 35;
+	e->changed = 1700000000;
+	strlist_add(&e->deps_read, "/site/data/pages/start.txt");
+	strlist_add(&e->deps_listed, "/site/data/pages");
+	manifest_put(&m, e);
+	e = manifest_entry_new("/?p=5");
+	e->status = 301;
+	e->location = xstrdup("http://localhost:8080/2025/03/x/");
+	e->render_ms = -1;
+	manifest_put(&m, e);
+	CHECK_INT(0, manifest_save(&m, &t, err));
+	manifest_release(&m);
+
+	struct manifest m2 = MANIFEST_INIT;
+	CHECK_INT(0, manifest_load(&m2, &t, err));
+	CHECK_INT(2, manifest_count(&m2));
+	e = manifest_get(&m2, "/doku.php?id=start");
+	CHECK(e != NULL);
+	if (e) {
+		CHECK_STR("doku.php@id=start.html", e->key);
+		CHECK_STR("text/html; charset=utf-8", e->content_type);
+		CHECK_INT(1234, e->bytes);
+		CHECK_INT(1700000000, e->changed);
+		CHECK_INT(1, e->deps_read.n);
+		CHECK_STR("/site/data/pages", e->deps_listed.n ? e->deps_listed.items[0] : NULL);
+	}
+	e = manifest_get(&m2, "/?p=5");
+	CHECK(e && !e->key && e->status == 301 && !strcmp(e->location, "http://localhost:8080/2025/03/x/"));
+	size_t n;
+	struct manifest_entry **v = manifest_sorted(&m2, &n);
+	CHECK_INT(2, n);
+	CHECK_STR("/?p=5", v[0]->target);
+	free(v);
+	manifest_remove(&m2, "/?p=5");
+	CHECK_INT(1, manifest_count(&m2));
+	manifest_release(&m2);
+
+	/* A malformed line is reported with its file and line number. */
+	char *mpath = xasprintf("%s/.cgisnap/manifest", treepath);
+	FILE *f = fopen(mpath, "w");
+	fputs("# header\n/a\ta.html\t200\n", f);
+	fclose(f);
+	free(mpath);
+	struct manifest m3 = MANIFEST_INIT;
+	CHECK_INT(-1, manifest_load(&m3, &t, err));
+	CHECK(strstr(err, "/.cgisnap/manifest:2: malformed line") != NULL);
+	manifest_release(&m3);
+	tree_close(&t);
+	rm_rf(path);
+	free(treepath);
+}
+
+TEST(tree_lock_excludes_a_second_writer)
+{
+	char path[] = "/tmp/cgisnap-lock-XXXXXX";
+	CHECK(mkdtemp(path) != NULL);
+	struct tree a, b;
+	char err[ERR_LEN];
+	CHECK_INT(0, tree_open(&a, path, true, err));
+	CHECK_INT(0, tree_lock(&a, err));
+	/* flock is per open file description: a second open in another process
+	 * must fail while the first holds it. */
+	pid_t pid = fork();
+	if (pid == 0) {
+		char cerr[ERR_LEN];
+		struct tree c;
+		if (tree_open(&c, path, false, cerr) < 0)
+			_exit(3);
+		int r = tree_lock(&c, cerr);
+		_exit(r < 0 && strstr(cerr, "is locked by another cgisnap (pid ") ? 0 : 1);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	tree_close(&a);
+	CHECK_INT(0, tree_open(&b, path, false, err));
+	CHECK_INT(0, tree_lock(&b, err));
+	tree_close(&b);
+	struct tree missing;
+	CHECK_INT(-1, tree_open(&missing, "/nonexistent/tree", false, err));
+	CHECK_STR("cannot open tree '/nonexistent/tree': No such file or directory", err);
+	rm_rf(path);
+}
+
+TEST(tree_settings_round_trip)
+{
+	char path[] = "/tmp/cgisnap-set-XXXXXX";
+	CHECK(mkdtemp(path) != NULL);
+	struct tree t;
+	char err[ERR_LEN];
+	CHECK_INT(0, tree_open(&t, path, true, err));
+	struct site s = { 0 }, r = { 0 };
+	CHECK_INT(0, site_init(&s, "http://Example.org:8080/", err));
+	CHECK_INT(0, site_add_alias(&s, "https://www.example.org/", err));
+	strlist_add(&s.ignore_params, "utm_*");
+	s.sort_query = true;
+	CHECK_INT(0, tree_save_settings(&t, &s, err));
+	CHECK_INT(0, tree_load_settings(&t, &r, err));
+	CHECK_STR(s.url, r.url);
+	CHECK_INT(1, r.aliases.n);
+	CHECK_INT(1, r.ignore_params.n);
+	CHECK(r.sort_query);
+	site_release(&s);
+	site_release(&r);
+	tree_close(&t);
+	rm_rf(path);
+}

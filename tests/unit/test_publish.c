@@ -1,0 +1,166 @@
+/* test_publish.c - atomic publishing, unchanged detection, .gz siblings. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "buf.h"
+#include "log.h"
+#include "publish.h"
+#include "unit.h"
+#include "xalloc.h"
+
+static int make_tree(char *path)
+{
+	if (!mkdtemp(path))
+		return -1;
+	return open(path, O_RDONLY | O_DIRECTORY);
+}
+
+static void remove_tree(const char *path)
+{
+	char *cmd = xasprintf("rm -rf '%s'", path);
+	if (system(cmd) != 0)
+		unit_fail(__FILE__, __LINE__, "cannot remove %s", path);
+	free(cmd);
+}
+
+static char *read_all(int dirfd, const char *name, size_t *len)
+{
+	int fd = openat(dirfd, name, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	struct buf b = BUF_INIT;
+	char chunk[4096];
+	ssize_t r;
+	while ((r = read(fd, chunk, sizeof chunk)) > 0)
+		buf_add(&b, chunk, (size_t)r);
+	close(fd);
+	return buf_detach(&b, len);
+}
+
+static struct timespec mtime_of(int dirfd, const char *name)
+{
+	struct stat st;
+	if (fstatat(dirfd, name, &st, 0) < 0)
+		return (struct timespec){ 0, 0 };
+	return st.st_mtim;
+}
+
+TEST(publish_new_unchanged_changed)
+{
+	char path[] = "/tmp/cgisnap-pub-XXXXXX";
+	int fd = make_tree(path);
+	char err[ERR_LEN];
+	CHECK_INT(PUBLISH_NEW, publish_data(fd, "a/b/index.html", "one", 3, false, err));
+	struct timespec t1 = mtime_of(fd, "a/b/index.html");
+	CHECK_INT(PUBLISH_UNCHANGED, publish_data(fd, "a/b/index.html", "one", 3, false, err));
+	struct timespec t2 = mtime_of(fd, "a/b/index.html");
+	CHECK(t1.tv_sec == t2.tv_sec && t1.tv_nsec == t2.tv_nsec);
+	CHECK_INT(PUBLISH_CHANGED, publish_data(fd, "a/b/index.html", "two!", 4, false, err));
+	size_t len;
+	char *s = read_all(fd, "a/b/index.html", &len);
+	CHECK_STR("two!", s);
+	free(s);
+	/* same size, different bytes */
+	CHECK_INT(PUBLISH_CHANGED, publish_data(fd, "a/b/index.html", "tw0!", 4, false, err));
+	CHECK_INT(PUBLISH_NEW, publish_data(fd, "empty", "", 0, false, err));
+	CHECK_INT(PUBLISH_UNCHANGED, publish_data(fd, "empty", "", 0, false, err));
+	close(fd);
+	remove_tree(path);
+}
+
+TEST(publish_leaves_no_temp_files_and_reports_conflicts)
+{
+	char path[] = "/tmp/cgisnap-pub-XXXXXX";
+	int fd = make_tree(path);
+	char err[ERR_LEN];
+	CHECK_INT(PUBLISH_NEW, publish_data(fd, "file", "x", 1, false, err));
+	CHECK_INT(-1, publish_data(fd, "file/sub.html", "y", 1, false, err));
+	CHECK_STR("cannot create directory 'file': a file is in the way", err);
+	CHECK_INT(PUBLISH_NEW, publish_data(fd, "dir/x.html", "y", 1, false, err));
+	CHECK_INT(-1, publish_data(fd, "dir", "z", 1, false, err));
+	CHECK_STR("cannot publish 'dir': a directory is in the way", err);
+	char *cmd = xasprintf("test -z \"$(find '%s' -name '.cgisnap-tmp-*')\"", path);
+	CHECK_INT(0, system(cmd));
+	free(cmd);
+	close(fd);
+	remove_tree(path);
+}
+
+TEST(publish_gzip_sibling_in_step)
+{
+	char path[] = "/tmp/cgisnap-pub-XXXXXX";
+	int fd = make_tree(path);
+	char err[ERR_LEN];
+	struct buf page = BUF_INIT;
+	for (int i = 0; i < 200; i++)
+		buf_addf(&page, "<p>paragraph %d of a page</p>\n", i);
+	CHECK_INT(PUBLISH_NEW, publish_data(fd, "p.html", page.data, page.len, true, err));
+	struct timespec tp = mtime_of(fd, "p.html"), tg = mtime_of(fd, "p.html.gz");
+	CHECK(tp.tv_sec == tg.tv_sec && tp.tv_nsec == tg.tv_nsec);
+
+	/* The .gz really is gzip of the page. */
+	size_t gzlen;
+	char *gz = read_all(fd, "p.html.gz", &gzlen);
+	CHECK(gz && gzlen > 18 && (unsigned char)gz[0] == 0x1f && (unsigned char)gz[1] == 0x8b);
+	char *plain = xmalloc(page.len + 1);
+	z_stream z = { 0 };
+	inflateInit2(&z, 15 + 16);
+	z.next_in = (Bytef *)gz;
+	z.avail_in = (uInt)gzlen;
+	z.next_out = (Bytef *)plain;
+	z.avail_out = (uInt)page.len + 1;
+	CHECK_INT(Z_STREAM_END, inflate(&z, Z_FINISH));
+	CHECK_INT(page.len, z.total_out);
+	CHECK(!memcmp(plain, page.data, page.len));
+	inflateEnd(&z);
+	free(plain);
+	free(gz);
+
+	/* A stale .gz (other mtime) is rewritten even when the page is unchanged. */
+	struct timespec old[2] = { { 1000, 0 }, { 1000, 0 } };
+	utimensat(fd, "p.html.gz", old, 0);
+	CHECK_INT(PUBLISH_UNCHANGED, publish_data(fd, "p.html", page.data, page.len, true, err));
+	tg = mtime_of(fd, "p.html.gz");
+	CHECK(tp.tv_sec == tg.tv_sec && tp.tv_nsec == tg.tv_nsec);
+
+	/* Small pages and gzip off: no .gz left behind. */
+	CHECK_INT(PUBLISH_CHANGED, publish_data(fd, "p.html", "small", 5, true, err));
+	CHECK(faccessat(fd, "p.html.gz", F_OK, 0) < 0);
+	CHECK_INT(PUBLISH_CHANGED, publish_data(fd, "p.html", page.data, page.len, true, err));
+	CHECK(faccessat(fd, "p.html.gz", F_OK, 0) == 0);
+	CHECK_INT(PUBLISH_UNCHANGED, publish_data(fd, "p.html", page.data, page.len, false, err));
+	CHECK(faccessat(fd, "p.html.gz", F_OK, 0) < 0);
+	buf_release(&page);
+	close(fd);
+	remove_tree(path);
+}
+
+TEST(publish_copy_and_remove)
+{
+	char path[] = "/tmp/cgisnap-pub-XXXXXX";
+	int fd = make_tree(path);
+	char err[ERR_LEN];
+	char *src = xasprintf("%s/.src", path);
+	FILE *f = fopen(src, "w");
+	fputs("body { color: red }\n", f);
+	fclose(f);
+	CHECK_INT(PUBLISH_NEW, publish_copy(fd, "x/y/style.css", src, true, err));
+	CHECK_INT(PUBLISH_UNCHANGED, publish_copy(fd, "x/y/style.css", src, true, err));
+	CHECK_INT(-1, publish_copy(fd, "x/z.css", "/nonexistent/file", false, err));
+	CHECK_STR("cannot read '/nonexistent/file': No such file or directory", err);
+	CHECK_INT(0, publish_remove(fd, "x/y/style.css", err));
+	CHECK(faccessat(fd, "x", F_OK, 0) < 0); /* empty parents removed */
+	CHECK_INT(0, publish_remove(fd, "x/y/style.css", err)); /* missing is fine */
+	CHECK_INT(0, write_file_atomic(fd, "meta", "abc", 3, err));
+	size_t len;
+	char *s = read_all(fd, "meta", &len);
+	CHECK_STR("abc", s);
+	free(s);
+	free(src);
+	close(fd);
+	remove_tree(path);
+}
