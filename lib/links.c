@@ -43,7 +43,6 @@ struct seen {
 struct out {
 	link_fn fn;
 	void *arg;
-	unsigned page_flags; /* added to page links: LINK_NOFOLLOW from the robots meta */
 	struct seen seen;
 	struct buf ref; /* scratch: the reference being cleaned */
 	struct buf key; /* scratch: the dedup key */
@@ -851,7 +850,7 @@ static void html_element(struct html *h, xmlNode *n)
 	switch (name[0]) {
 	case 'a':
 		if (!strcmp(name, "a") || !strcmp(name, "area")) {
-			unsigned flags = o->page_flags;
+			unsigned flags = 0;
 			if (has_token(attr(n, "rel", &h->tmp), "nofollow"))
 				flags |= LINK_NOFOLLOW;
 			emit_str(o, base, attr(n, "href", &h->tmp), flags);
@@ -908,7 +907,7 @@ static void html_element(struct html *h, xmlNode *n)
 					  (tn >= 7 && !strncasecmp(v + tn - 7, "+oembed", 7))))
 					break;
 			}
-			unsigned flags = resource ? LINK_RESOURCE : o->page_flags;
+			unsigned flags = resource ? LINK_RESOURCE : 0;
 			emit_str(o, base, attr(n, "href", &h->tmp), flags);
 			if (resource)
 				srcset_scan(o, base, attr(n, "imagesrcset", &h->tmp), flags);
@@ -923,7 +922,7 @@ static void html_element(struct html *h, xmlNode *n)
 			size_t len;
 			v = attr(n, "content", &h->tmp);
 			if (v && refresh_url(v, &url, &len))
-				emit(o, base, url, len, o->page_flags);
+				emit(o, base, url, len, 0);
 		}
 		break;
 	case 'o':
@@ -1003,8 +1002,6 @@ static int html_links(const char *url, const char *body, size_t len, const char 
 	out_init(&h.o, fn, arg);
 	html_prepass(&h, doc, url, &base, meta);
 	h.base = base ? base : url;
-	if (meta->nofollow)
-		h.o.page_flags = LINK_NOFOLLOW;
 	for (xmlNode *n = doc->children; n; n = next_node(n, (xmlNode *)doc))
 		if (n->type == XML_ELEMENT_NODE)
 			html_element(&h, n);

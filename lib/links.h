@@ -49,9 +49,9 @@
 
 #include "buf.h"
 
-/* A page link whose element carried rel="nofollow", or any page link of a
- * page whose robots meta says nofollow. Resources never get it from the
- * robots meta: the page needs them whatever it says. */
+/* A page link whose element carried rel="nofollow". A page's robots meta
+ * never flags its links: it is only reported (struct page_meta), and the
+ * crawler decides, since wikis mark every freshly edited page nofollow. */
 #define LINK_NOFOLLOW 1
 /* A sub-resource the page needs (img, css, js, frames, fonts, feed
  * enclosures, sitemap images, ...), not a page link. Everything found in
@@ -69,8 +69,8 @@ struct page_meta {
 
 /* Call fn for each link in an HTML document fetched from url. The links'
  * own rel="nofollow" is reported in flags; meta (may be NULL) receives the
- * robots meta (<meta name="robots"> or name="cgisnap"; links are flagged,
- * never dropped, because of it). Returns 0, or -1 only when libxml2 could
+ * robots meta (<meta name="robots"> or name="cgisnap"; links are neither
+ * flagged nor dropped because of it). Returns 0, or -1 only when libxml2 could
  * not parse at all (an empty or all-blank body is 0 with no links). */
 int links_from_html(const char *url, const char *body, size_t len, link_fn fn, void *arg,
 		    struct page_meta *meta);

@@ -46,7 +46,8 @@ struct origin_config {
 	long max_output_mb;     /* --max-output MB, default 64: larger responses fail */
 	long jobs;              /* set by the caller: renders in flight at most (HTTP connections) */
 	/* Dependency tracing (watch), CGI only: the LD_PRELOAD library's path,
-	 * or NULL for no tracing. */
+	 * or NULL for no tracing. Borrowed: nothing in origin frees it
+	 * (origin_open keeps its own copy). */
 	char *trace_lib;
 };
 
@@ -55,6 +56,11 @@ extern const struct opt origin_opts[];
 
 /* Defaults for the fields the user left unset. Call after option parsing. */
 void origin_config_defaults(struct origin_config *cfg);
+
+/* Free the strings and lists of a configuration filled by hand (tests,
+ * tools); the global origin_config is freed by opts_release() instead.
+ * Every field becomes empty except trace_lib, which is borrowed. */
+void origin_config_release(struct origin_config *cfg);
 
 /* Which origin a configuration selects. */
 enum origin_kind { ORIGIN_CGI, ORIGIN_FASTCGI, ORIGIN_HTTP };
@@ -77,8 +83,9 @@ struct origin_response {
 	struct origin_header *headers; /* every header but Status, in order */
 	size_t nheaders;
 	struct buf body;
-	/* CGI origin, static file under --root: the body is not read; this is
-	 * the file to copy (its size in static_size). NULL otherwise. */
+	/* CGI and FastCGI origins, static file under --root: the body is not
+	 * read; this is the file to copy (its size in static_size), status
+	 * 200 and content_type from mime_from_name(). NULL otherwise. */
 	char *static_path;
 	long long static_size;
 	long render_ms;               /* wall time of the render */
@@ -93,14 +100,43 @@ struct origin_response {
 
 struct origin;
 
+/* Check the set-up and open the origin; NULL with err when it is wrong
+ * ("document root 'x' is not a directory", "CGI handler '/usr/bin/php-cgi'
+ * is not executable", "choose one origin: ...", "cannot connect to
+ * FastCGI server '...': ...", "cannot reach HTTP origin '...': ..."). The
+ * site's origin ("scheme://host[:port]") gives the CGI environment its
+ * HTTP_HOST, SERVER_NAME, SERVER_PORT and HTTPS, and the HTTP origin its
+ * Host header; cfg and site are only read here. For php-cgi (a --cgi
+ * program whose name starts with "php" and contains "cgi") without
+ * --no-php-defaults, each run gets "-d opcache.enable=0 -d
+ * session.save_path=DIR" with DIR a private directory made here and
+ * removed with its contents by origin_close(). */
 struct origin *origin_open(const struct origin_config *cfg, const struct site *site, char *err);
 enum origin_kind origin_kind(const struct origin *o);
 
 /* Render one request. 0: rs holds the response, whatever its status.
  * -1: no usable response; err says why in a few words, e.g.
- * "timed out after 30 s", "exited with status 3", "killed by signal 11",
- * "bad header line 'Foo'", "no Content-Type", "output over 64 MiB",
- * "local redirect loop", "connection refused". Thread-safe. */
+ * "timed out after 30 s", "exited with status 3", "killed by signal 11
+ * (SIGSEGV)", "bad header line 'Foo'", "no Content-Type", "output over
+ * 64 MiB", "local redirect loop", "connection refused". Thread-safe.
+ * The call initialises rs itself (an earlier response in it must have
+ * been released); on -1 rs is left empty. Either way releasing it is
+ * right.
+ *
+ * CGI and FastCGI map the target's path onto --root segment by segment:
+ * the first regular file decides (a script, with the rest as PATH_INFO,
+ * or a static file when nothing is left: status 200, static_path set, no
+ * body); a directory without its slash gets a 301 to the slash form, one
+ * with it its first --index file; no file at all goes to the
+ * --front-controller, or gives the origin's own 404 ("text/html", body
+ * "Not Found"), as do "..", dotfile segments and symbolic links leaving
+ * the root. Scripts are files named *.EXT for each --cgi EXT=PROGRAM
+ * (PROGRAM gets the script's path as its one argument, except php-cgi,
+ * which reads SCRIPT_FILENAME) and, for CGI, *.cgi programs run directly;
+ * for FastCGI, *.php. A script answering with a local Location ("/path",
+ * no Status) is followed inside the origin (RFC 3875 6.2.2), 10 times at
+ * most; the dependency lists then hold every hop's paths. HTTP maps the
+ * target onto the --origin server's scheme, host and port. */
 int origin_render(struct origin *o, const struct origin_request *rq,
 		  struct origin_response *rs, char *err);
 

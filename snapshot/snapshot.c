@@ -1,29 +1,92 @@
-/* snapshot/snapshot.c - 'cgisnap snapshot' (to be filled in by its issue). */
+/* snapshot.c - 'cgisnap snapshot': render a whole dynamic site into a static
+ * tree keyed by URL. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
-#include "opts.h"
+#include "links.h"
+#include "log.h"
+#include "snapshot.h"
+#include "xalloc.h"
 
-static const struct opt snapshot_opts[] = {
-	OPT_END
-};
+static void print_help(const struct opt *const *tables)
+{
+	printf("usage: cgisnap snapshot [OPTIONS] DIR\n\n"
+	       "Crawl a dynamic site and store every page under DIR as a static file keyed\n"
+	       "by its URL (docs/url-keys.md), so DIR serves the same URLs as the site.\n"
+	       "Exactly one origin: --root (CGI programs run directly), --fastcgi, or --origin.\n\n"
+	       "Examples:\n"
+	       "  cgisnap snapshot --root /var/www/wiki --cgi php=php-cgi \\\n"
+	       "      --seed /doku.php --strip '<img src=\"[^\"]*taskrunner[^>]*>' out/\n"
+	       "  cgisnap snapshot --root /var/www/blog --cgi php=php-cgi \\\n"
+	       "      --front-controller /index.php --site-url https://blog.example.org/ out/\n"
+	       "  cgisnap snapshot --origin http://127.0.0.1:8080/ out/\n\n"
+	       "Options (also from a file with -c FILE, one 'name = value' per line):\n");
+	opts_print_help(stdout, tables);
+	printf("\nExit status: 0 all pages stored; 1 some URLs failed (the rest is published);\n"
+	       "2 usage or set-up error (nothing changed).\n");
+}
 
 int cmd_snapshot(int argc, char **argv)
 {
-	const struct opt *const tables[] = { snapshot_opts, NULL };
+	const struct opt *const tables[] = { origin_opts, snapshot_opts, NULL };
 	struct strlist args = STRLIST_INIT;
+	struct snapshot_setup s;
+	struct crawl_result res;
+	struct crawl *crawl = NULL;
 	char err[ERR_LEN];
-	int rc = opts_parse(tables, argc, argv, 0, &args, err);
+	bool links_ready = false;
+	int rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, &args, err);
+
+	memset(&s, 0, sizeof s);
+	memset(&res, 0, sizeof res);
 	if (rc == OPTS_HELP) {
-		printf("usage: cgisnap snapshot [OPTIONS]\n\n");
-		opts_print_help(stdout, tables);
+		print_help(tables);
 		rc = 0;
-	} else if (rc == OPTS_ERROR) {
-		rc = usage_error("snapshot", err);
-	} else {
-		log_error("'cgisnap snapshot' is not implemented yet");
-		rc = EXIT_USAGE;
+		goto out;
 	}
+	if (rc == OPTS_ERROR) {
+		rc = usage_error("snapshot", err);
+		goto out;
+	}
+	if (args.n != 1) {
+		rc = usage_error("snapshot", args.n ? "give one output directory" : "no output directory given");
+		goto out;
+	}
+	links_init();
+	links_ready = true;
+	if (snapshot_setup_open(&s, args.items[0], err) < 0) {
+		log_error("%s", err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (tree_save_settings(&s.tree, &s.site, err) < 0) {
+		log_error("%s", err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	crawl = crawl_new(&s.crawl, s.origin, &s.site, &s.tree, err);
+	if (!crawl) {
+		log_error("%s", err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (crawl_full(crawl, &res, err) < 0) {
+		log_error("%s", err);
+		rc = EXIT_PARTIAL;
+	} else {
+		rc = res.failed ? EXIT_PARTIAL : 0;
+	}
+	char *what = xasprintf("snapshot of %s into '%s'", s.site.url, args.items[0]);
+	snapshot_report(&res, what, snapshot_options.quiet);
+	free(what);
+out:
+	crawl_result_release(&res);
+	crawl_free(crawl);
+	snapshot_setup_close(&s);
+	if (links_ready)
+		links_cleanup();
 	strlist_clear(&args);
 	opts_release(tables);
 	return rc;

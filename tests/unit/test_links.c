@@ -289,13 +289,13 @@ TEST(links_html_robots_meta_variants)
 		CHECK_INT(0, html(&l, page, &meta));
 		CHECK_INT(cases[i].noindex, meta.noindex);
 		CHECK_INT(cases[i].nofollow, meta.nofollow);
-		/* the link is reported either way, flagged when the page says nofollow */
-		CHECK_LINKS(&l, cases[i].nofollow ? "http://site.test/x nofollow" : "http://site.test/x");
+		/* the link is reported unflagged either way: the crawler decides */
+		CHECK_LINKS(&l, "http://site.test/x");
 		free(page);
 	}
 }
 
-TEST(links_html_robots_nofollow_leaves_resources_unflagged)
+TEST(links_html_robots_nofollow_flags_no_link)
 {
 	struct strlist l = STRLIST_INIT;
 	struct page_meta meta;
@@ -303,8 +303,8 @@ TEST(links_html_robots_nofollow_leaves_resources_unflagged)
 		 "<link rel=next href=/n><link rel=stylesheet href=/s.css>",
 	     &meta);
 	CHECK(meta.nofollow);
-	CHECK_LINKS(&l, "http://site.test/i.png resource", "http://site.test/a nofollow",
-		    "http://site.test/n nofollow", "http://site.test/s.css resource");
+	CHECK_LINKS(&l, "http://site.test/i.png resource", "http://site.test/a", "http://site.test/n",
+		    "http://site.test/s.css resource");
 }
 
 /* ---- broken HTML ---- */

@@ -1,0 +1,340 @@
+/* httporigin.c - the HTTP origin: pages fetched from a running web server
+ * through libcurl's multi interface.
+ *
+ * One background thread drives a single multi handle, so up to "jobs"
+ * transfers run at once and its connection cache keeps connections alive
+ * between them. origin_render, from any thread, prepares an easy handle,
+ * queues it, wakes the thread (curl_multi_wakeup is the one multi call
+ * that is safe from other threads) and waits on its own condition
+ * variable. Redirects are not followed (a 3xx is a response like any
+ * other) and no Accept-Encoding is sent: the tree stores what the server
+ * sends, identity-encoded.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <curl/curl.h>
+
+#include "log.h"
+#include "origin_impl.h"
+#include "xalloc.h"
+
+#ifndef CGISNAP_VERSION
+#define CGISNAP_VERSION "unknown"
+#endif
+
+struct http_request {
+	CURL *easy;
+	struct origin_response *rs;
+	size_t max_output;
+	bool over;                      /* the body passed max_output */
+	CURLcode result;
+	bool done;
+	pthread_cond_t done_cond;
+	struct http_request *next;      /* in the queue */
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+struct http_origin {
+	pthread_mutex_t lock;
+	pthread_t thread;
+	bool thread_started;
+	bool stop;
+	CURLM *multi;
+	struct http_request *head, *tail; /* waiting to be added to multi */
+	long in_flight;
+	long jobs;
+	char *base;                     /* "http://127.0.0.1:8080" */
+	struct curl_slist *headers;     /* Host when the site is elsewhere */
+	long timeout_s;
+	size_t max_output;
+};
+
+/* Collects the last response's headers (a 100 Continue, say, comes
+ * first); folded lines join the header before them. */
+static size_t on_header(char *data, size_t size, size_t count, void *arg)
+{
+	struct http_request *rq = arg;
+	struct origin_response *rs = rq->rs;
+	size_t len = size * count, n = len;
+
+	while (n && (data[n - 1] == '\n' || data[n - 1] == '\r'))
+		n--;
+	if (n >= 5 && !strncmp(data, "HTTP/", 5)) {
+		for (size_t i = 0; i < rs->nheaders; i++) {
+			free(rs->headers[i].name);
+			free(rs->headers[i].value);
+		}
+		rs->nheaders = 0;
+		return len;
+	}
+	if (!n)
+		return len;
+	if ((data[0] == ' ' || data[0] == '\t') && rs->nheaders) {
+		struct origin_header *h = &rs->headers[rs->nheaders - 1];
+		size_t skip = 0;
+		while (skip < n && (data[skip] == ' ' || data[skip] == '\t'))
+			skip++;
+		char *joined = xasprintf("%s %.*s", h->value, (int)(n - skip), data + skip);
+		free(h->value);
+		h->value = joined;
+		return len;
+	}
+	const char *colon = memchr(data, ':', n);
+	if (!colon)
+		return len;
+	const char *v = colon + 1, *end = data + n;
+	while (v < end && (*v == ' ' || *v == '\t'))
+		v++;
+	while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	rs->headers = xrealloc(rs->headers, (rs->nheaders + 1) * sizeof *rs->headers);
+	rs->headers[rs->nheaders].name = xstrndup(data, (size_t)(colon - data));
+	rs->headers[rs->nheaders].value = xstrndup(v, (size_t)(end - v));
+	rs->nheaders++;
+	return len;
+}
+
+static size_t on_body(char *data, size_t size, size_t count, void *arg)
+{
+	struct http_request *rq = arg;
+	size_t len = size * count;
+	if (rq->rs->body.len + len > rq->max_output) {
+		rq->over = true;
+		return 0; /* ends the transfer with CURLE_WRITE_ERROR */
+	}
+	buf_add(&rq->rs->body, data, len);
+	return len;
+}
+
+static void finish(struct http_origin *h, struct http_request *rq, CURLcode result)
+{
+	pthread_mutex_lock(&h->lock);
+	rq->result = result;
+	rq->done = true;
+	pthread_cond_signal(&rq->done_cond);
+	pthread_mutex_unlock(&h->lock);
+}
+
+static void *run_multi(void *arg)
+{
+	struct http_origin *h = arg;
+	for (;;) {
+		pthread_mutex_lock(&h->lock);
+		while (h->head && h->in_flight < h->jobs) {
+			struct http_request *rq = h->head;
+			h->head = rq->next;
+			if (!h->head)
+				h->tail = NULL;
+			h->in_flight++;
+			CURLMcode mc = curl_multi_add_handle(h->multi, rq->easy);
+			if (mc != CURLM_OK) {
+				h->in_flight--;
+				snprintf(rq->errbuf, sizeof rq->errbuf, "%s", curl_multi_strerror(mc));
+				rq->result = CURLE_FAILED_INIT;
+				rq->done = true;
+				pthread_cond_signal(&rq->done_cond);
+			}
+		}
+		bool stop = h->stop && !h->head && !h->in_flight;
+		pthread_mutex_unlock(&h->lock);
+		if (stop)
+			break;
+
+		int running;
+		curl_multi_perform(h->multi, &running);
+		CURLMsg *msg;
+		int left;
+		while ((msg = curl_multi_info_read(h->multi, &left))) {
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			struct http_request *rq = NULL;
+			CURL *easy = msg->easy_handle;
+			CURLcode result = msg->data.result;
+			curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&rq);
+			curl_multi_remove_handle(h->multi, easy);
+			pthread_mutex_lock(&h->lock);
+			h->in_flight--;
+			pthread_mutex_unlock(&h->lock);
+			finish(h, rq, result);
+		}
+		curl_multi_poll(h->multi, NULL, 0, 1000, NULL);
+	}
+	return NULL;
+}
+
+/* err from a finished transfer's result. */
+static void transfer_error(const struct http_origin *h, struct http_request *rq, char *err)
+{
+	long os_errno = 0;
+	if (rq->over) {
+		err_set(err, "output over %zu MiB", h->max_output >> 20);
+		return;
+	}
+	switch (rq->result) {
+	case CURLE_OPERATION_TIMEDOUT:
+		err_set(err, "timed out after %ld s", h->timeout_s);
+		return;
+	case CURLE_COULDNT_CONNECT:
+		curl_easy_getinfo(rq->easy, CURLINFO_OS_ERRNO, &os_errno);
+		if (os_errno == ECONNREFUSED) {
+			err_set(err, "connection refused");
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	const char *msg = rq->errbuf[0] ? rq->errbuf : curl_easy_strerror(rq->result);
+	err_set(err, "%c%s", tolower((unsigned char)msg[0]), msg[0] ? msg + 1 : "");
+}
+
+int http_origin_render(struct http_origin *h, const char *method, const char *target,
+		       struct origin_response *rs, char *err)
+{
+	struct http_request rq;
+	char *url = xasprintf("%s%s", h->base, target);
+	int rc = 0;
+
+	memset(&rq, 0, sizeof rq);
+	rq.rs = rs;
+	rq.max_output = h->max_output;
+	pthread_cond_init(&rq.done_cond, NULL);
+	rq.easy = curl_easy_init();
+	if (!rq.easy) {
+		rc = err_set(err, "cannot start a transfer (libcurl)");
+		goto out;
+	}
+	CURL *e = rq.easy;
+	curl_easy_setopt(e, CURLOPT_URL, url);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)&rq);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e, CURLOPT_PATH_AS_IS, 1L);
+	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT, h->timeout_s);
+	curl_easy_setopt(e, CURLOPT_USERAGENT, "cgisnap/" CGISNAP_VERSION);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, rq.errbuf);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, &rq);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, &rq);
+	if (h->headers)
+		curl_easy_setopt(e, CURLOPT_HTTPHEADER, h->headers);
+	if (!strcmp(method, "HEAD"))
+		curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+	else if (strcmp(method, "GET"))
+		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
+
+	pthread_mutex_lock(&h->lock);
+	if (h->tail)
+		h->tail->next = &rq;
+	else
+		h->head = &rq;
+	h->tail = &rq;
+	pthread_mutex_unlock(&h->lock);
+	curl_multi_wakeup(h->multi);
+
+	pthread_mutex_lock(&h->lock);
+	while (!rq.done)
+		pthread_cond_wait(&rq.done_cond, &h->lock);
+	pthread_mutex_unlock(&h->lock);
+
+	if (rq.result != CURLE_OK) {
+		transfer_error(h, &rq, err);
+		rc = -1;
+		goto out;
+	}
+	long status = 0;
+	curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+	rs->status = (int)status;
+	const char *type = origin_header(rs, "Content-Type");
+	const char *location = origin_header(rs, "Location");
+	rs->content_type = type ? xstrdup(type) : NULL;
+	rs->location = location ? xstrdup(location) : NULL;
+out:
+	if (rq.easy)
+		curl_easy_cleanup(rq.easy);
+	pthread_cond_destroy(&rq.done_cond);
+	free(url);
+	return rc;
+}
+
+struct http_origin *http_origin_open(const char *origin_url, const char *site_origin,
+				     long jobs, long timeout_s, size_t max_output, char *err)
+{
+	struct http_origin *h;
+
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		err_set(err, "cannot initialise libcurl");
+		return NULL;
+	}
+	h = xcalloc(1, sizeof *h);
+	pthread_mutex_init(&h->lock, NULL);
+	h->jobs = jobs > 0 ? jobs : 4;
+	h->base = xstrdup(origin_url);
+	h->timeout_s = timeout_s;
+	h->max_output = max_output;
+	h->multi = curl_multi_init();
+	if (!h->multi) {
+		err_set(err, "cannot initialise libcurl");
+		goto fail;
+	}
+	curl_multi_setopt(h->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, h->jobs);
+	curl_multi_setopt(h->multi, CURLMOPT_MAXCONNECTS, h->jobs);
+
+	/* Like a reverse proxy: the application sees the site's name. */
+	if (strcasecmp(origin_url, site_origin)) {
+		const char *host = strstr(site_origin, "://");
+		char *line = xasprintf("Host: %s", host ? host + 3 : site_origin);
+		h->headers = curl_slist_append(h->headers, line);
+		free(line);
+		if (!strncasecmp(site_origin, "https:", 6) && strncasecmp(origin_url, "https:", 6))
+			h->headers = curl_slist_append(h->headers, "X-Forwarded-Proto: https");
+	}
+
+	if (pthread_create(&h->thread, NULL, run_multi, h)) {
+		err_set(err, "cannot start the HTTP thread");
+		goto fail;
+	}
+	h->thread_started = true;
+
+	/* The server must answer now, not at the first page: any status will do. */
+	struct origin_response rs;
+	char why[ERR_LEN];
+	origin_response_init(&rs);
+	int rc = http_origin_render(h, "GET", "/", &rs, why);
+	origin_response_release(&rs);
+	if (rc < 0) {
+		err_set(err, "cannot reach HTTP origin '%s': %s", origin_url, why);
+		goto fail;
+	}
+	return h;
+fail:
+	http_origin_close(h);
+	return NULL;
+}
+
+void http_origin_close(struct http_origin *h)
+{
+	if (!h)
+		return;
+	if (h->thread_started) {
+		pthread_mutex_lock(&h->lock);
+		h->stop = true;
+		pthread_mutex_unlock(&h->lock);
+		curl_multi_wakeup(h->multi);
+		pthread_join(h->thread, NULL);
+	}
+	if (h->multi)
+		curl_multi_cleanup(h->multi);
+	curl_slist_free_all(h->headers);
+	free(h->base);
+	pthread_mutex_destroy(&h->lock);
+	free(h);
+	curl_global_cleanup();
+}

@@ -1,0 +1,847 @@
+/* origin.c - the origin interface (origin.h): options, set-up checks, the
+ * dispatch of a render to the CGI, FastCGI or HTTP back end, the mapping of
+ * a request target to a script or file under the document root, and the
+ * CGI environment shared by CGI and FastCGI. */
+#include "origin.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgiresp.h"
+#include "log.h"
+#include "origin_impl.h"
+#include "urlkey.h"
+#include "xalloc.h"
+
+#ifndef CGISNAP_VERSION
+#define CGISNAP_VERSION "unknown"
+#endif
+
+/* RFC 3875 6.2.2 lets a script hand a request on; this many times at most. */
+#define MAX_LOCAL_REDIRECTS 10
+
+struct origin_config origin_config;
+
+const struct opt origin_opts[] = {
+	{ "root", 0, OPT_STR, &origin_config.root, "DIR",
+	  "document root: its scripts run without a web server (or via --fastcgi)", 0, 0 },
+	{ "cgi", 0, OPT_LIST, &origin_config.cgi, "EXT=PROGRAM",
+	  "run *.EXT files through PROGRAM, e.g. php=php-cgi (repeatable)", 0, 0 },
+	{ "index", 0, OPT_STR, &origin_config.index, "NAMES",
+	  "directory index files (default index.html,index.php)", 0, 0 },
+	{ "front-controller", 0, OPT_STR, &origin_config.front_controller, "PATH",
+	  "script answering URLs that match no file, e.g. /index.php", 0, 0 },
+	{ "env", 0, OPT_LIST, &origin_config.env, "NAME=VALUE",
+	  "add to the CGI environment (repeatable)", 0, 0 },
+	{ "no-php-defaults", 0, OPT_BOOL, &origin_config.no_php_defaults, NULL,
+	  "run php-cgi without cgisnap's opcache and session settings", 0, 0 },
+	{ "fastcgi", 0, OPT_STR, &origin_config.fastcgi, "ADDR",
+	  "FastCGI server, unix:/path/sock or HOST:PORT (with --root)", 0, 0 },
+	{ "origin", 0, OPT_STR, &origin_config.origin_url, "URL",
+	  "HTTP server to render through, e.g. http://127.0.0.1:8080/", 0, 0 },
+	{ "site-url", 0, OPT_STR, &origin_config.site_url, "URL",
+	  "the site's public address (default: --origin, else http://localhost/)", 0, 0 },
+	{ "alias", 0, OPT_LIST, &origin_config.aliases, "URL",
+	  "another address of the same site (repeatable)", 0, 0 },
+	{ "timeout", 0, OPT_INT, &origin_config.timeout_s, "S",
+	  "seconds one render may take (default 30)", 1, 86400 },
+	{ "max-output", 0, OPT_INT, &origin_config.max_output_mb, "MB",
+	  "largest response accepted, in MiB (default 64)", 1, 16384 },
+	OPT_END
+};
+
+void origin_config_defaults(struct origin_config *cfg)
+{
+	opts_default(&cfg->index, "index.html,index.php");
+	opts_default(&cfg->site_url, cfg->origin_url ? cfg->origin_url : "http://localhost/");
+	if (cfg->timeout_s <= 0)
+		cfg->timeout_s = 30;
+	if (cfg->max_output_mb <= 0)
+		cfg->max_output_mb = 64;
+}
+
+void origin_config_release(struct origin_config *cfg)
+{
+	free(cfg->root);
+	strlist_clear(&cfg->cgi);
+	free(cfg->index);
+	free(cfg->front_controller);
+	strlist_clear(&cfg->env);
+	free(cfg->fastcgi);
+	free(cfg->origin_url);
+	free(cfg->site_url);
+	strlist_clear(&cfg->aliases);
+	char *trace_lib = cfg->trace_lib; /* borrowed, see origin.h */
+	memset(cfg, 0, sizeof *cfg);
+	cfg->trace_lib = trace_lib;
+}
+
+long long origin_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- responses ---- */
+
+void origin_response_init(struct origin_response *rs)
+{
+	memset(rs, 0, sizeof *rs);
+}
+
+void origin_response_release(struct origin_response *rs)
+{
+	free(rs->content_type);
+	free(rs->location);
+	for (size_t i = 0; i < rs->nheaders; i++) {
+		free(rs->headers[i].name);
+		free(rs->headers[i].value);
+	}
+	free(rs->headers);
+	buf_release(&rs->body);
+	free(rs->static_path);
+	strlist_clear(&rs->deps_read);
+	strlist_clear(&rs->deps_listed);
+	strlist_clear(&rs->deps_written);
+	origin_response_init(rs);
+}
+
+const char *origin_header(const struct origin_response *rs, const char *name)
+{
+	for (size_t i = 0; i < rs->nheaders; i++)
+		if (!strcasecmp(rs->headers[i].name, name))
+			return rs->headers[i].value;
+	return NULL;
+}
+
+static void response_add_header(struct origin_response *rs, const char *name, const char *value)
+{
+	rs->headers = xrealloc(rs->headers, (rs->nheaders + 1) * sizeof *rs->headers);
+	rs->headers[rs->nheaders].name = xstrdup(name);
+	rs->headers[rs->nheaders].value = xstrdup(value);
+	rs->nheaders++;
+}
+
+/* ---- stderr lines ---- */
+
+void origin_log_init(struct origin_log *l, const char *target)
+{
+	l->target = target;
+	buf_init(&l->line);
+	l->cut = false;
+}
+
+static void log_line_end(struct origin_log *l)
+{
+	buf_truncate(&l->line, l->line.len - (l->line.len && l->line.data[l->line.len - 1] == '\r'));
+	if (l->line.len || l->cut)
+		log_raw("cgisnap: %s: %s%s", l->target, buf_str(&l->line), l->cut ? "..." : "");
+	buf_reset(&l->line);
+	l->cut = false;
+}
+
+void origin_log_feed(struct origin_log *l, const char *data, size_t n)
+{
+	while (n) {
+		const char *nl = memchr(data, '\n', n);
+		size_t chunk = nl ? (size_t)(nl - data) : n;
+		size_t room = ORIGIN_LOG_LINE_MAX - l->line.len;
+		if (chunk > room)
+			l->cut = true;
+		buf_add(&l->line, data, chunk < room ? chunk : room);
+		if (!nl)
+			return;
+		log_line_end(l);
+		data += chunk + 1;
+		n -= chunk + 1;
+	}
+}
+
+void origin_log_flush(struct origin_log *l)
+{
+	if (l->line.len || l->cut)
+		log_line_end(l);
+	buf_release(&l->line);
+}
+
+/* ---- the CGI environment ---- */
+
+void origin_env_set(struct strlist *env, const char *name, const char *value)
+{
+	size_t n = strlen(name);
+	char *entry = xasprintf("%s=%s", name, value);
+	for (size_t i = 0; i < env->n; i++) {
+		if (!strncmp(env->items[i], name, n) && env->items[i][n] == '=') {
+			free(env->items[i]);
+			env->items[i] = entry;
+			return;
+		}
+	}
+	strlist_add_owned(env, entry);
+}
+
+void origin_cgi_env(const struct origin *o, const char *method, const char *target,
+		    const char *remote_addr, const struct origin_script *s, struct strlist *env)
+{
+	const char *query = strchr(target, '?');
+
+	origin_env_set(env, "GATEWAY_INTERFACE", "CGI/1.1");
+	origin_env_set(env, "SERVER_PROTOCOL", "HTTP/1.1");
+	origin_env_set(env, "SERVER_SOFTWARE", "cgisnap/" CGISNAP_VERSION);
+	origin_env_set(env, "SERVER_NAME", o->server_name);
+	origin_env_set(env, "SERVER_PORT", o->server_port);
+	origin_env_set(env, "HTTP_HOST", o->http_host);
+	origin_env_set(env, "REQUEST_METHOD", method);
+	origin_env_set(env, "REQUEST_URI", target);
+	origin_env_set(env, "SCRIPT_NAME", s->script_name);
+	origin_env_set(env, "SCRIPT_FILENAME", s->filename);
+	if (*s->path_info) {
+		char *translated = xasprintf("%s%s", o->root, s->path_info);
+		origin_env_set(env, "PATH_INFO", s->path_info);
+		origin_env_set(env, "PATH_TRANSLATED", translated);
+		free(translated);
+	}
+	origin_env_set(env, "QUERY_STRING", query ? query + 1 : "");
+	origin_env_set(env, "DOCUMENT_ROOT", o->root);
+	origin_env_set(env, "REMOTE_ADDR", remote_addr ? remote_addr : "127.0.0.1");
+	origin_env_set(env, "REQUEST_SCHEME", o->https ? "https" : "http");
+	origin_env_set(env, "REDIRECT_STATUS", "200");
+	if (o->https)
+		origin_env_set(env, "HTTPS", "on");
+	origin_env_set(env, "HTTP_USER_AGENT", "cgisnap/" CGISNAP_VERSION);
+	origin_env_set(env, "PATH", o->path_env);
+	for (size_t i = 0; i < o->user_env.n; i++) {
+		char *name = xstrdup(o->user_env.items[i]);
+		char *eq = strchr(name, '=');
+		*eq = '\0';
+		origin_env_set(env, name, eq + 1);
+		free(name);
+	}
+}
+
+/* ---- from a target to a file under the root ---- */
+
+enum resolve_kind {
+	RESOLVE_SCRIPT,    /* run it: r->script */
+	RESOLVE_STATIC,    /* a file to copy: r->path, r->size */
+	RESOLVE_SLASH,     /* a directory asked for without its slash: r->path is the Location */
+	RESOLVE_MISSING,   /* no such file: the front controller's turn */
+	RESOLVE_REFUSED,   /* never served ("..", dotfiles, leaving the root): 404 */
+};
+
+struct resolved {
+	enum resolve_kind kind;
+	struct origin_script script;
+	char *path;
+	long long size;
+};
+
+static void resolved_release(struct resolved *r)
+{
+	free(r->script.filename);
+	free(r->script.dir);
+	free(r->script.script_name);
+	free(r->script.path_info);
+	free(r->path);
+	memset(r, 0, sizeof *r);
+}
+
+static bool has_ext(const char *name, const char *ext)
+{
+	size_t n = strlen(name), e = strlen(ext);
+	return n > e + 1 && name[n - e - 1] == '.' && !strcmp(name + n - e, ext);
+}
+
+/* The handler of a file name, *direct when it is an executable CGI
+ * program run as it is; false when the file is static. */
+static bool is_script(const struct origin *o, const char *name,
+		      const struct origin_handler **handler, bool *direct)
+{
+	*handler = NULL;
+	*direct = false;
+	for (size_t i = 0; i < o->nhandlers; i++) {
+		if (has_ext(name, o->handlers[i].ext)) {
+			*handler = &o->handlers[i];
+			return true;
+		}
+	}
+	/* *.cgi runs directly; a copy of its source must never be served, so
+	 * one that is not executable fails to run rather than being static. */
+	if (o->kind == ORIGIN_CGI && has_ext(name, "cgi"))
+		return *direct = true;
+	return false;
+}
+
+/* Whether path, which lstat says is a symbolic link, ends inside the root. */
+static bool link_inside_root(const struct origin *o, const char *path)
+{
+	char *real = realpath(path, NULL);
+	if (!real)
+		return false;
+	size_t n = strlen(o->root);
+	bool inside = !strncmp(real, o->root, n) && (real[n] == '/' || real[n] == '\0' ||
+						     !strcmp(o->root, "/"));
+	free(real);
+	return inside;
+}
+
+/* stat() of a path under the root that may be a link: -1 when it is
+ * missing, -2 when it must not be served. */
+static int stat_under_root(const struct origin *o, const char *path, struct stat *st)
+{
+	if (lstat(path, st) < 0)
+		return -1;
+	if (S_ISLNK(st->st_mode)) {
+		if (!link_inside_root(o, path))
+			return -2;
+		if (stat(path, st) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The regular file fs (URL path url_path) answers the request: a script
+ * with rest as PATH_INFO, or a static file when nothing is left. */
+static void resolve_file(const struct origin *o, const char *fs, const char *url_path,
+			 const char *rest, const struct stat *st, struct resolved *r)
+{
+	const char *name = strrchr(fs, '/') + 1;
+	const struct origin_handler *handler;
+	bool direct;
+
+	if (is_script(o, name, &handler, &direct)) {
+		struct buf info = BUF_INIT;
+		url_decode(&info, rest, strlen(rest));
+		if (memchr(buf_str(&info), '\0', info.len)) {
+			buf_release(&info);
+			r->kind = RESOLVE_REFUSED;
+			return;
+		}
+		r->kind = RESOLVE_SCRIPT;
+		r->script.filename = xstrdup(fs);
+		r->script.dir = xstrndup(fs, (size_t)(name - 1 - fs));
+		if (!*r->script.dir) {
+			free(r->script.dir);
+			r->script.dir = xstrdup("/");
+		}
+		r->script.script_name = xstrdup(url_path);
+		r->script.path_info = buf_detach(&info, NULL);
+		r->script.handler = handler;
+		return;
+	}
+	if (*rest) {
+		r->kind = RESOLVE_REFUSED;
+		return;
+	}
+	r->kind = RESOLVE_STATIC;
+	r->path = xstrdup(fs);
+	r->size = (long long)st->st_size;
+}
+
+/* Look for the index files of directory fs (URL path url_dir, ending
+ * in '/'). */
+static void resolve_index(const struct origin *o, const char *fs, const char *url_dir,
+			  struct resolved *r)
+{
+	for (size_t i = 0; i < o->index_names.n; i++) {
+		const char *name = o->index_names.items[i];
+		char *path = xasprintf("%s/%s", fs, name);
+		struct stat st;
+		if (stat_under_root(o, path, &st) == 0 && S_ISREG(st.st_mode)) {
+			char *url_path = xasprintf("%s%s", url_dir, name);
+			resolve_file(o, path, url_path, "", &st, r);
+			free(url_path);
+			free(path);
+			return;
+		}
+		free(path);
+	}
+	r->kind = RESOLVE_MISSING;
+}
+
+/* Walk the path of a target (raw, up to '?' or its end) segment by segment
+ * under the root: the first regular file decides. */
+static void resolve(const struct origin *o, const char *path, size_t len, const char *query,
+		    struct resolved *r)
+{
+	struct buf fs = BUF_INIT, url_path = BUF_INIT, seg = BUF_INIT;
+	size_t i = 0;
+
+	memset(r, 0, sizeof *r);
+	buf_adds(&fs, strcmp(o->root, "/") ? o->root : "");
+	for (;;) {
+		while (i < len && path[i] == '/')
+			i++;
+		if (i == len) {
+			/* A directory asked for with its slash. */
+			buf_addc(&url_path, '/');
+			resolve_index(o, fs.len ? fs.data : "/", url_path.data, r);
+			break;
+		}
+		size_t end = i;
+		while (end < len && path[end] != '/')
+			end++;
+		url_decode(&seg, path + i, end - i);
+		if (seg.data[0] == '.' || memchr(seg.data, '/', seg.len) ||
+		    memchr(seg.data, '\0', seg.len)) {
+			r->kind = RESOLVE_REFUSED;
+			break;
+		}
+		buf_addc(&fs, '/');
+		buf_add(&fs, seg.data, seg.len);
+		buf_addc(&url_path, '/');
+		buf_add(&url_path, seg.data, seg.len);
+
+		struct stat st;
+		int found = stat_under_root(o, fs.data, &st);
+		if (found == -2) {
+			r->kind = RESOLVE_REFUSED;
+		} else if (found < 0) {
+			r->kind = RESOLVE_MISSING;
+		} else if (S_ISREG(st.st_mode)) {
+			char *rest = xstrndup(path + end, len - end);
+			resolve_file(o, fs.data, url_path.data, rest, &st, r);
+			free(rest);
+		} else if (S_ISDIR(st.st_mode)) {
+			if (end < len) {
+				i = end;
+				continue;
+			}
+			r->kind = RESOLVE_SLASH;
+			r->path = xasprintf("%s%.*s/%s%s", o->site_origin, (int)len, path,
+					    query ? "?" : "", query ? query : "");
+		} else {
+			r->kind = RESOLVE_REFUSED;
+		}
+		break;
+	}
+	buf_release(&fs);
+	buf_release(&url_path);
+	buf_release(&seg);
+}
+
+/* The front controller answers a target that matched no file: its own
+ * SCRIPT_NAME, no PATH_INFO. */
+static void resolve_front_controller(const struct origin *o, struct resolved *r)
+{
+	resolved_release(r);
+	resolve(o, o->front_controller, strlen(o->front_controller), NULL, r);
+	if (r->kind == RESOLVE_SCRIPT && *r->script.path_info) {
+		free(r->script.path_info);
+		r->script.path_info = xstrdup("");
+	}
+	if (r->kind != RESOLVE_SCRIPT && r->kind != RESOLVE_STATIC) {
+		resolved_release(r);
+		r->kind = RESOLVE_REFUSED;
+	}
+}
+
+/* ---- rendering ---- */
+
+static void respond_not_found(struct origin_response *rs)
+{
+	rs->status = 404;
+	rs->content_type = xstrdup("text/html");
+	response_add_header(rs, "Content-Type", rs->content_type);
+	buf_adds(&rs->body, "Not Found");
+}
+
+/* One render without following local redirects: 0, CGIRESP_LOCAL_REDIRECT
+ * or -1. */
+static int render_once(const struct origin *o, const char *method, const char *target,
+		       const char *remote_addr, struct origin_response *rs, char *err)
+{
+	if (target[0] != '/')
+		return err_set(err, "bad target '%s'", target);
+	if (o->kind == ORIGIN_HTTP)
+		return http_origin_render(o->http, method, target, rs, err);
+
+	const char *query = strchr(target, '?');
+	size_t path_len = query ? (size_t)(query - target) : strlen(target);
+	struct resolved r;
+	struct strlist env = STRLIST_INIT;
+	struct buf raw = BUF_INIT;
+	int rc = 0;
+
+	resolve(o, target, path_len, query ? query + 1 : NULL, &r);
+	if (r.kind == RESOLVE_MISSING && o->front_controller)
+		resolve_front_controller(o, &r);
+
+	switch (r.kind) {
+	case RESOLVE_MISSING:
+	case RESOLVE_REFUSED:
+		respond_not_found(rs);
+		break;
+	case RESOLVE_SLASH:
+		rs->status = 301;
+		rs->location = xstrdup(r.path);
+		response_add_header(rs, "Location", r.path);
+		break;
+	case RESOLVE_STATIC:
+		rs->status = 200;
+		rs->content_type = xstrdup(mime_from_name(strrchr(r.path, '/') + 1));
+		response_add_header(rs, "Content-Type", rs->content_type);
+		rs->static_path = xstrdup(r.path);
+		rs->static_size = r.size;
+		break;
+	case RESOLVE_SCRIPT:
+		origin_cgi_env(o, method, target, remote_addr, &r.script, &env);
+		if (o->kind == ORIGIN_CGI)
+			rc = cgi_run(o, target, &r.script, &env, &raw, rs, err);
+		else
+			rc = fcgi_run(o->fcgi, target, &env, o->timeout_s, o->max_output, &raw, err);
+		if (rc == 0)
+			rc = cgiresp_parse(&raw, rs, err);
+		break;
+	}
+	/* A server sends no body for HEAD, whatever the program wrote. */
+	if (rc == CGIRESP_DOCUMENT && !strcmp(method, "HEAD"))
+		buf_release(&rs->body);
+	strlist_clear(&env);
+	buf_release(&raw);
+	resolved_release(&r);
+	return rc;
+}
+
+/* Move the strings of from to the end of to. */
+static void strlist_move(struct strlist *to, struct strlist *from)
+{
+	for (size_t i = 0; i < from->n; i++)
+		strlist_add_owned(to, from->items[i]);
+	free(from->items);
+	memset(from, 0, sizeof *from);
+}
+
+static void strlist_set(struct strlist *l)
+{
+	strlist_sort(l);
+	strlist_uniq(l);
+}
+
+int origin_render(struct origin *o, const struct origin_request *rq, struct origin_response *rs,
+		  char *err)
+{
+	const char *method = rq->method ? rq->method : "GET";
+	long long start = origin_now_ms();
+	char *target = xstrdup(rq->target);
+	/* The dependencies of scripts that redirected locally count too. */
+	struct strlist read = STRLIST_INIT, listed = STRLIST_INIT, written = STRLIST_INIT;
+	int rc;
+
+	origin_response_init(rs);
+	for (int hops = 0;; hops++) {
+		rc = render_once(o, method, target, rq->remote_addr, rs, err);
+		if (rc != CGIRESP_LOCAL_REDIRECT)
+			break;
+		if (hops == MAX_LOCAL_REDIRECTS) {
+			rc = err_set(err, "local redirect loop");
+			break;
+		}
+		free(target);
+		target = rs->location;
+		rs->location = NULL;
+		strlist_move(&read, &rs->deps_read);
+		strlist_move(&listed, &rs->deps_listed);
+		strlist_move(&written, &rs->deps_written);
+		origin_response_release(rs);
+	}
+	free(target);
+	if (rc < 0) {
+		origin_response_release(rs);
+		strlist_clear(&read);
+		strlist_clear(&listed);
+		strlist_clear(&written);
+		return -1;
+	}
+	if (read.n || listed.n || written.n) {
+		strlist_move(&rs->deps_read, &read);
+		strlist_move(&rs->deps_listed, &listed);
+		strlist_move(&rs->deps_written, &written);
+		strlist_set(&rs->deps_read);
+		strlist_set(&rs->deps_listed);
+		strlist_set(&rs->deps_written);
+	}
+	rs->render_ms = (long)(origin_now_ms() - start);
+	return 0;
+}
+
+/* ---- set-up ---- */
+
+enum origin_kind origin_kind(const struct origin *o)
+{
+	return o->kind;
+}
+
+/* The site's host, port and scheme from its origin, "scheme://host[:port]". */
+static void set_site(struct origin *o, const struct site *site)
+{
+	const char *origin = site && site->origin ? site->origin : "http://localhost";
+	const char *sep = strstr(origin, "://");
+	const char *authority = sep ? sep + 3 : origin;
+	size_t alen = strcspn(authority, "/?#");
+	/* The port is after the last ':' unless that is inside an IPv6 "[...]". */
+	const char *close = memchr(authority, ']', alen);
+	const char *colon = NULL;
+	for (const char *p = close ? close : authority; p < authority + alen; p++)
+		if (*p == ':')
+			colon = p;
+
+	o->https = sep && (size_t)(sep - origin) == 5 && !strncasecmp(origin, "https", 5);
+	o->site_origin = xstrndup(origin, (size_t)(authority + alen - origin));
+	o->http_host = xstrndup(authority, alen);
+	if (colon) {
+		o->server_name = xstrndup(authority, (size_t)(colon - authority));
+		o->server_port = xstrndup(colon + 1, (size_t)(authority + alen - colon - 1));
+	} else {
+		o->server_name = xstrdup(o->http_host);
+		o->server_port = xstrdup(o->https ? "443" : "80");
+	}
+}
+
+/* Find prog on PATH when it has no '/'; the fresh path, or NULL. */
+static char *find_program(const char *prog)
+{
+	if (strchr(prog, '/'))
+		return xstrdup(prog);
+	const char *path = getenv("PATH");
+	struct strlist dirs = STRLIST_INIT;
+	char *found = NULL;
+	strlist_split(&dirs, path ? path : "/usr/local/bin:/usr/bin:/bin", ':');
+	for (size_t i = 0; i < dirs.n && !found; i++) {
+		char *candidate = xasprintf("%s/%s", dirs.items[i], prog);
+		if (access(candidate, X_OK) == 0)
+			found = candidate;
+		else
+			free(candidate);
+	}
+	strlist_clear(&dirs);
+	return found;
+}
+
+/* php-cgi and its versioned names ("php-cgi8.2", "php8.2-cgi"). */
+static bool is_php_cgi(const char *prog)
+{
+	const char *base = strrchr(prog, '/');
+	base = base ? base + 1 : prog;
+	return !strncmp(base, "php", 3) && strstr(base, "cgi");
+}
+
+static int add_handler(struct origin *o, const char *spec, char *err)
+{
+	const char *eq = strchr(spec, '=');
+	const char *ext = spec;
+	if (*ext == '.')
+		ext++;
+	if (!eq || eq == ext || !eq[1] || memchr(ext, '/', (size_t)(eq - ext)) ||
+	    memchr(ext, '.', (size_t)(eq - ext)))
+		return err_set(err, "bad --cgi value '%s' (expected EXT=PROGRAM)", spec);
+
+	char *prog = find_program(eq + 1);
+	struct stat st;
+	if (!prog)
+		return err_set(err, "CGI handler '%s' is not on PATH", eq + 1);
+	if (stat(prog, &st) < 0 || !S_ISREG(st.st_mode) || access(prog, X_OK) < 0) {
+		err_set(err, "CGI handler '%s' is not executable", prog);
+		free(prog);
+		return -1;
+	}
+	o->handlers = xrealloc(o->handlers, (o->nhandlers + 1) * sizeof *o->handlers);
+	struct origin_handler *h = &o->handlers[o->nhandlers++];
+	h->ext = xstrndup(ext, (size_t)(eq - ext));
+	h->prog = prog;
+	h->php = is_php_cgi(eq + 1);
+	return 0;
+}
+
+static int add_env(struct origin *o, const char *spec, char *err)
+{
+	const char *eq = strchr(spec, '=');
+	bool ok = eq && eq != spec;
+	for (const char *p = spec; ok && p < eq; p++)
+		ok = *p == '_' || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		     (p > spec && *p >= '0' && *p <= '9');
+	if (!ok)
+		return err_set(err, "bad --env value '%s' (expected NAME=VALUE)", spec);
+	strlist_add(&o->user_env, spec);
+	return 0;
+}
+
+/* "index.html, index.php": the names without the spaces around them. */
+static void add_index_names(struct origin *o, const char *names)
+{
+	struct strlist raw = STRLIST_INIT;
+	strlist_split(&raw, names, ',');
+	for (size_t i = 0; i < raw.n; i++) {
+		const char *s = raw.items[i];
+		size_t n = strlen(s);
+		while (*s == ' ' || *s == '\t')
+			s++, n--;
+		while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+			n--;
+		if (n)
+			strlist_add_owned(&o->index_names, xstrndup(s, n));
+	}
+	strlist_clear(&raw);
+}
+
+/* Document root, handlers, index names, front controller, environment. */
+static int open_root(struct origin *o, const struct origin_config *cfg, char *err)
+{
+	struct stat st;
+	if (stat(cfg->root, &st) < 0 || !S_ISDIR(st.st_mode) || !(o->root = realpath(cfg->root, NULL)))
+		return err_set(err, "document root '%s' is not a directory", cfg->root);
+	if (o->kind == ORIGIN_FASTCGI) {
+		o->handlers = xcalloc(1, sizeof *o->handlers);
+		o->handlers[0].ext = xstrdup("php");
+		o->nhandlers = 1;
+	}
+	for (size_t i = 0; i < cfg->cgi.n; i++)
+		if (add_handler(o, cfg->cgi.items[i], err) < 0)
+			return -1;
+	for (size_t i = 0; i < cfg->env.n; i++)
+		if (add_env(o, cfg->env.items[i], err) < 0)
+			return -1;
+	add_index_names(o, cfg->index ? cfg->index : "index.html,index.php");
+	const char *path = getenv("PATH");
+	o->path_env = xstrdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
+
+	if (cfg->front_controller) {
+		struct resolved r;
+		o->front_controller = xstrdup(cfg->front_controller);
+		if (cfg->front_controller[0] == '/')
+			resolve(o, o->front_controller, strlen(o->front_controller), NULL, &r);
+		else
+			memset(&r, 0, sizeof r), r.kind = RESOLVE_REFUSED;
+		bool ok = r.kind == RESOLVE_SCRIPT || r.kind == RESOLVE_STATIC;
+		resolved_release(&r);
+		if (!ok)
+			return err_set(err, "front controller '%s' is not a file under '%s'",
+				       cfg->front_controller, o->root);
+	}
+	return 0;
+}
+
+/* php-cgi started once per page: sessions go to a directory of our own. */
+static int open_php(struct origin *o, const struct origin_config *cfg, char *err)
+{
+	bool php = false;
+	for (size_t i = 0; i < o->nhandlers; i++)
+		php |= o->handlers[i].php;
+	o->php_defaults = !cfg->no_php_defaults;
+	if (!php || !o->php_defaults)
+		return 0;
+	const char *tmp = getenv("TMPDIR");
+	char *dir = xasprintf("%s/cgisnap-php-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		err_sys(err, "cannot create a session directory '%s'", dir);
+		free(dir);
+		return -1;
+	}
+	o->php_session_dir = dir;
+	return 0;
+}
+
+struct origin *origin_open(const struct origin_config *cfg, const struct site *site, char *err)
+{
+	bool cgi = cfg->cgi.n, fastcgi = cfg->fastcgi, http = cfg->origin_url;
+	struct origin *o;
+
+	/* --root alone is the CGI origin; FastCGI needs it too; HTTP has none. */
+	if (cgi + fastcgi + http > 1 || (http && cfg->root)) {
+		err_set(err, "choose one origin: --root/--cgi (CGI), --fastcgi (FastCGI) or --origin (HTTP)");
+		return NULL;
+	}
+	if (!cgi && !fastcgi && !http && !cfg->root) {
+		err_set(err, "no origin given: use --root DIR (CGI), --fastcgi ADDR or --origin URL");
+		return NULL;
+	}
+	if ((cgi || fastcgi) && !cfg->root) {
+		err_set(err, "%s needs --root DIR (where the scripts are)", fastcgi ? "--fastcgi" : "--cgi");
+		return NULL;
+	}
+
+	o = xcalloc(1, sizeof *o);
+	o->kind = cfg->origin_url ? ORIGIN_HTTP : cfg->fastcgi ? ORIGIN_FASTCGI : ORIGIN_CGI;
+	o->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 30;
+	o->max_output_mb = cfg->max_output_mb > 0 ? cfg->max_output_mb : 64;
+	o->max_output = (size_t)o->max_output_mb << 20;
+	set_site(o, site);
+
+	if (o->kind == ORIGIN_HTTP) {
+		char *url = url_normalize(cfg->origin_url);
+		char *base = url ? url_origin(url) : NULL;
+		free(url);
+		if (!base) {
+			err_set(err, "bad --origin URL '%s'", cfg->origin_url);
+			goto fail;
+		}
+		o->http = http_origin_open(base, o->site_origin, cfg->jobs, o->timeout_s, o->max_output, err);
+		free(base);
+		if (!o->http)
+			goto fail;
+		return o;
+	}
+
+	if (open_root(o, cfg, err) < 0)
+		goto fail;
+	if (o->kind == ORIGIN_FASTCGI) {
+		if (!(o->fcgi = fcgi_open(cfg->fastcgi, err)))
+			goto fail;
+		return o;
+	}
+	if (cfg->trace_lib)
+		o->trace_lib = xstrdup(cfg->trace_lib);
+	if (open_php(o, cfg, err) < 0)
+		goto fail;
+	return o;
+fail:
+	origin_close(o);
+	return NULL;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+void origin_close(struct origin *o)
+{
+	if (!o)
+		return;
+	if (o->http)
+		http_origin_close(o->http);
+	if (o->fcgi)
+		fcgi_close(o->fcgi);
+	if (o->php_session_dir)
+		nftw(o->php_session_dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	for (size_t i = 0; i < o->nhandlers; i++) {
+		free(o->handlers[i].ext);
+		free(o->handlers[i].prog);
+	}
+	free(o->handlers);
+	free(o->root);
+	strlist_clear(&o->index_names);
+	free(o->front_controller);
+	strlist_clear(&o->user_env);
+	free(o->path_env);
+	free(o->php_session_dir);
+	free(o->trace_lib);
+	free(o->site_origin);
+	free(o->http_host);
+	free(o->server_name);
+	free(o->server_port);
+	free(o);
+}

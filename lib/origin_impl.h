@@ -1,0 +1,110 @@
+/* origin_impl.h - what origin.c shares with the origins' back ends: cgi.c
+ * (programs run directly), fcgi.c (FastCGI client) and httporigin.c
+ * (libcurl). Not for use outside those files.
+ */
+#ifndef CGISNAP_ORIGIN_IMPL_H
+#define CGISNAP_ORIGIN_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "origin.h"
+
+/* One --cgi EXT=PROGRAM, or the FastCGI origin's implied "php". */
+struct origin_handler {
+	char *ext;      /* without the dot */
+	char *prog;     /* absolute path; NULL for FastCGI */
+	bool php;       /* php-cgi: gets the -d settings unless --no-php-defaults */
+};
+
+struct fcgi_pool;
+struct http_origin;
+
+struct origin {
+	enum origin_kind kind;
+	/* CGI and FastCGI */
+	char *root;                       /* realpath of --root */
+	struct origin_handler *handlers;
+	size_t nhandlers;
+	struct strlist index_names;
+	char *front_controller;           /* URL path, or NULL */
+	struct strlist user_env;          /* validated NAME=VALUE, applied last */
+	char *path_env;                   /* PATH as cgisnap had it */
+	char *php_session_dir;            /* private session.save_path, or NULL */
+	bool php_defaults;
+	char *trace_lib;                  /* CGI only; NULL: no tracing */
+	/* The site, as the CGI environment describes it. */
+	char *site_origin;                /* "http://host[:port]" */
+	char *http_host;                  /* "host[:port]" */
+	char *server_name;
+	char *server_port;
+	bool https;
+	/* Every origin. */
+	long timeout_s;
+	long max_output_mb;
+	size_t max_output;                /* bytes */
+	struct fcgi_pool *fcgi;
+	struct http_origin *http;
+};
+
+/* A request resolved to a script under the root. */
+struct origin_script {
+	char *filename;                   /* absolute path of the script */
+	char *dir;                        /* its directory: the program's cwd */
+	char *script_name;                /* URL path of the script, decoded */
+	char *path_info;                  /* decoded, "" when none */
+	const struct origin_handler *handler; /* NULL: an executable run directly */
+};
+
+/* The CGI environment (RFC 3875) for one request, "NAME=VALUE" strings in
+ * env (appended to; the caller clears it). */
+void origin_cgi_env(const struct origin *o, const char *method, const char *target,
+		    const char *remote_addr, const struct origin_script *s, struct strlist *env);
+
+/* Set NAME to VALUE in an environment list, replacing an earlier entry. */
+void origin_env_set(struct strlist *env, const char *name, const char *value);
+
+/* A program's stderr, logged a line at a time as "cgisnap: TARGET: LINE".
+ * Feed it bytes as they come; flush it at the end for a last line without
+ * a newline. Lines are cut at ORIGIN_LOG_LINE_MAX bytes. */
+#define ORIGIN_LOG_LINE_MAX 2000
+struct origin_log {
+	const char *target;
+	struct buf line;
+	bool cut;                         /* the current line was already cut */
+};
+void origin_log_init(struct origin_log *l, const char *target);
+void origin_log_feed(struct origin_log *l, const char *data, size_t n);
+void origin_log_flush(struct origin_log *l);
+
+/* Milliseconds on the monotonic clock. */
+long long origin_now_ms(void);
+
+/* cgi.c: run the script's program with env, its stdout into out (at most
+ * o->max_output bytes), its stderr to the log, its dependency trace into
+ * rs->deps_*. 0, or -1 with err ("timed out after 30 s", "exited with
+ * status 3", ...). */
+int cgi_run(const struct origin *o, const char *target, const struct origin_script *s,
+	    const struct strlist *env, struct buf *out, struct origin_response *rs, char *err);
+
+/* fcgi.c: a pool of connections to a FastCGI server at addr ("unix:/path",
+ * "/path" or "HOST:PORT"); fcgi_open makes one test connection. */
+struct fcgi_pool *fcgi_open(const char *addr, char *err);
+/* Send one request with params env; the FCGI_STDOUT stream goes into out
+ * (at most max_output bytes), FCGI_STDERR to the log. 0, or -1 with err. */
+int fcgi_run(struct fcgi_pool *p, const char *target, const struct strlist *env,
+	     long timeout_s, size_t max_output, struct buf *out, char *err);
+void fcgi_close(struct fcgi_pool *p);
+
+/* httporigin.c: HTTP through one libcurl multi handle driven by a thread.
+ * origin_url: "scheme://host[:port]" to send requests to; site_origin:
+ * the site's, sent as Host when it differs. http_origin_open asks for "/"
+ * once to see that the server answers. */
+struct http_origin *http_origin_open(const char *origin_url, const char *site_origin,
+				     long jobs, long timeout_s, size_t max_output, char *err);
+int http_origin_render(struct http_origin *h, const char *method, const char *target,
+		       struct origin_response *rs, char *err);
+void http_origin_close(struct http_origin *h);
+
+#endif

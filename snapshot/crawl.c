@@ -1,0 +1,798 @@
+/* crawl.c - the crawler: render, publish, follow links, keep the manifest. */
+#include "crawl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hashmap.h"
+#include "links.h"
+#include "log.h"
+#include "publish.h"
+#include "sha256.h"
+#include "urlkey.h"
+#include "xalloc.h"
+
+/* Targets fetched by convention: their absence is not an error. */
+#define ROBOTS_TARGET "/robots.txt"
+#define SITEMAP_TARGET "/sitemap.xml"
+
+struct job {
+	char *target;
+	long depth;
+	bool optional; /* robots.txt, sitemaps: a 404 is neither recorded nor a failure */
+	struct job *next;
+};
+
+/* A file claimed in this run: which target wrote it, with what bytes. */
+struct claim {
+	char *target;
+	char sha256[65];
+};
+
+struct crawl {
+	const struct crawl_config *cfg;
+	struct origin *origin;
+	const struct site *site;
+	struct tree *tree;
+	struct manifest manifest; /* the tree as published */
+	struct hashmap written;   /* paths a render opened for writing */
+
+	/* One run's state, under lock. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct job *head, *tail;
+	long queued;
+	int busy;
+	bool update_mode;
+	struct hashmap seen;   /* target -> depth + 1 */
+	struct hashmap claims; /* key -> struct claim * */
+	struct manifest next;  /* what this run found */
+	struct crawl_result *res;
+	long dropped_depth, dropped_pages;
+	struct robots robots;
+	bool have_robots;
+	struct timespec start;
+};
+
+static double elapsed_since(const struct timespec *t0)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+void crawl_config_init(struct crawl_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->max_depth = -1;
+	cfg->jobs = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+	cfg->gzip = true;
+	cfg->prune = true;
+}
+
+static int compile_list(const struct strlist *src, const char *option, regex_t **out, size_t *n, char *err)
+{
+	*out = xcalloc(src->n ? src->n : 1, sizeof **out);
+	*n = 0;
+	for (size_t i = 0; i < src->n; i++) {
+		int rc = regcomp(&(*out)[i], src->items[i], REG_EXTENDED);
+		if (rc) {
+			char msg[128];
+			regerror(rc, &(*out)[i], msg, sizeof msg);
+			return err_set(err, "bad %s regex '%s': %s", option, src->items[i], msg);
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
+int crawl_config_compile(struct crawl_config *cfg, char *err)
+{
+	if (compile_list(&cfg->include, "--include", &cfg->include_re, &cfg->ninclude, err) < 0 ||
+	    compile_list(&cfg->exclude, "--exclude", &cfg->exclude_re, &cfg->nexclude, err) < 0 ||
+	    compile_list(&cfg->strip, "--strip", &cfg->strip_re, &cfg->nstrip, err) < 0)
+		return -1;
+	return 0;
+}
+
+static void free_regexes(regex_t *re, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		regfree(&re[i]);
+	free(re);
+}
+
+void crawl_config_release(struct crawl_config *cfg)
+{
+	free_regexes(cfg->include_re, cfg->ninclude);
+	free_regexes(cfg->exclude_re, cfg->nexclude);
+	free_regexes(cfg->strip_re, cfg->nstrip);
+	cfg->include_re = cfg->exclude_re = cfg->strip_re = NULL;
+	cfg->ninclude = cfg->nexclude = cfg->nstrip = 0;
+}
+
+struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, const struct site *site,
+			struct tree *tree, char *err)
+{
+	struct crawl *c = xcalloc(1, sizeof *c);
+	c->cfg = cfg;
+	c->origin = origin;
+	c->site = site;
+	c->tree = tree;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->cond, NULL);
+	if (manifest_load(&c->manifest, tree, err) < 0) {
+		crawl_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+const struct manifest *crawl_manifest(const struct crawl *c)
+{
+	return &c->manifest;
+}
+
+bool crawl_path_written(const struct crawl *c, const char *path)
+{
+	return hashmap_get(&c->written, path) != NULL;
+}
+
+static bool matches_any(const regex_t *re, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (regexec(&re[i], s, 0, NULL, 0) == 0)
+			return true;
+	return false;
+}
+
+/* Queue target unless seen, excluded or past a bound. Called locked. */
+static void enqueue_locked(struct crawl *c, const char *target, long depth, bool optional, bool forced)
+{
+	const struct crawl_config *cfg = c->cfg;
+	if (hashmap_get(&c->seen, target))
+		return;
+	if (!forced) {
+		if (c->have_robots && !robots_allowed(&c->robots, target))
+			return;
+		if (cfg->ninclude && !matches_any(cfg->include_re, cfg->ninclude, target))
+			return;
+		if (matches_any(cfg->exclude_re, cfg->nexclude, target))
+			return;
+		if (c->update_mode && manifest_get(&c->manifest, target))
+			return; /* known page: only its dependencies re-render it */
+		if (cfg->max_depth >= 0 && depth > cfg->max_depth) {
+			c->dropped_depth++;
+			return;
+		}
+		if (cfg->max_pages > 0 && (long)c->seen.count >= cfg->max_pages) {
+			c->dropped_pages++;
+			return;
+		}
+	}
+	hashmap_put(&c->seen, target, (void *)(intptr_t)(depth + 1));
+	struct job *j = xcalloc(1, sizeof *j);
+	j->target = xstrdup(target);
+	j->depth = depth;
+	j->optional = optional;
+	if (c->tail)
+		c->tail->next = j;
+	else
+		c->head = j;
+	c->tail = j;
+	c->queued++;
+}
+
+static void add_failure_locked(struct crawl *c, const char *target, const char *reason)
+{
+	struct crawl_result *r = c->res;
+	r->failures = xrealloc(r->failures, (r->nfailures + 1) * sizeof *r->failures);
+	r->failures[r->nfailures].target = xstrdup(target);
+	r->failures[r->nfailures].reason = xstrdup(reason);
+	r->nfailures++;
+	r->failed++;
+}
+
+static struct manifest_entry *copy_entry(const struct manifest_entry *e)
+{
+	struct manifest_entry *n = manifest_entry_new(e->target);
+	n->key = e->key ? xstrdup(e->key) : NULL;
+	n->status = e->status;
+	n->content_type = e->content_type ? xstrdup(e->content_type) : NULL;
+	n->bytes = e->bytes;
+	memcpy(n->sha256, e->sha256, sizeof n->sha256);
+	n->render_ms = e->render_ms;
+	n->changed = e->changed;
+	n->location = e->location ? xstrdup(e->location) : NULL;
+	for (size_t i = 0; i < e->deps_read.n; i++)
+		strlist_add(&n->deps_read, e->deps_read.items[i]);
+	for (size_t i = 0; i < e->deps_listed.n; i++)
+		strlist_add(&n->deps_listed, e->deps_listed.items[i]);
+	return n;
+}
+
+/* A failed render leaves what was published before in place. Locked. */
+static void fail_locked(struct crawl *c, const char *target, const char *reason)
+{
+	add_failure_locked(c, target, reason);
+	const struct manifest_entry *old = manifest_get(&c->manifest, target);
+	if (old)
+		manifest_put(&c->next, copy_entry(old));
+}
+
+static bool is_text_type(const char *type)
+{
+	if (!type)
+		return false;
+	return !strncasecmp(type, "text/", 5) || strcasestr(type, "xml") || strcasestr(type, "javascript") ||
+	       strcasestr(type, "json");
+}
+
+static bool has_links(const char *type)
+{
+	if (!type)
+		return false;
+	return !strncasecmp(type, "text/html", 9) || !strncasecmp(type, "application/xhtml+xml", 21) ||
+	       !strncasecmp(type, "text/css", 8) || strcasestr(type, "xml");
+}
+
+/* Remove every match of the --strip regexes. NUL bytes split the text:
+ * regexec cannot see past them. */
+static void strip_volatile(const struct crawl_config *cfg, struct buf *body)
+{
+	for (size_t r = 0; r < cfg->nstrip; r++) {
+		struct buf out = BUF_INIT;
+		size_t pos = 0;
+		bool changed = false;
+		while (pos < body->len) {
+			const char *seg = body->data + pos;
+			size_t seglen = strlen(seg);
+			const char *p = seg;
+			regmatch_t m;
+			int eflags = 0;
+			while (p < seg + seglen && regexec(&cfg->strip_re[r], p, 1, &m, eflags) == 0) {
+				if (m.rm_eo == 0) { /* an empty match: step over one byte */
+					buf_add(&out, p, 1);
+					p++;
+				} else {
+					buf_add(&out, p, (size_t)m.rm_so);
+					p += m.rm_eo;
+					changed = true;
+				}
+				eflags = REG_NOTBOL;
+			}
+			buf_add(&out, p, (size_t)(seg + seglen - p));
+			pos += seglen;
+			if (pos < body->len) { /* keep the NUL */
+				buf_addc(&out, '\0');
+				pos++;
+			}
+		}
+		if (changed) {
+			buf_release(body);
+			*body = out;
+		} else {
+			buf_release(&out);
+		}
+	}
+}
+
+static bool no_store(const struct origin_response *rs)
+{
+	for (size_t i = 0; i < rs->nheaders; i++) {
+		if (strcasecmp(rs->headers[i].name, "Cache-Control"))
+			continue;
+		const char *v = rs->headers[i].value;
+		if (strcasestr(v, "no-store") || strcasestr(v, "private") || strcasestr(v, "no-cache"))
+			return true;
+	}
+	return false;
+}
+
+/* Keep only the traced paths under the configured roots. */
+static void filter_deps(const struct crawl_config *cfg, const struct strlist *in, struct strlist *out)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		const char *p = in->items[i];
+		for (size_t r = 0; r < cfg->dep_roots.n; r++) {
+			const char *root = cfg->dep_roots.items[r];
+			size_t n = strlen(root);
+			if (!strncmp(p, root, n) && (p[n] == '/' || p[n] == '\0' || root[n - 1] == '/')) {
+				strlist_add(out, p);
+				break;
+			}
+		}
+	}
+}
+
+struct found_links {
+	const struct crawl *c;
+	struct strlist targets;
+};
+
+static void collect_link(void *arg, const char *url, unsigned flags)
+{
+	struct found_links *f = arg;
+	if ((flags & LINK_NOFOLLOW) && !f->c->cfg->follow_nofollow)
+		return;
+	char *t = site_target(f->c->site, url);
+	if (t)
+		strlist_add_owned(&f->targets, t);
+}
+
+/* Read a static file into body when it is small enough; 0 or -1. */
+static int read_static(const char *path, long long max, struct buf *body, char *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_sys(err, "cannot read '%s'", path);
+	char chunk[65536];
+	ssize_t r;
+	while ((r = read(fd, chunk, sizeof chunk)) > 0) {
+		buf_add(body, chunk, (size_t)r);
+		if ((long long)body->len > max)
+			break;
+	}
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return r < 0 ? err_sys(err, "cannot read '%s'", path) : 0;
+}
+
+/* Store a 2xx response; fills e and the links found. Unlocked; takes the
+ * lock only to claim the file. Returns 0, or -1 with err. */
+static int store_page(struct crawl *c, const char *url, struct origin_response *rs, struct manifest_entry *e,
+		      struct found_links *links, char *err)
+{
+	const struct crawl_config *cfg = c->cfg;
+	const char *type = rs->content_type;
+	long long max = (origin_config.max_output_mb > 0 ? origin_config.max_output_mb : 64) * 1048576LL;
+	bool copy = false;
+
+	if (rs->static_path) {
+		if (rs->static_size > max)
+			copy = true; /* too big to hold: copied as it is, not hashed */
+		else if (read_static(rs->static_path, max, &rs->body, err) < 0)
+			return -1;
+	}
+	if (!copy && is_text_type(type))
+		strip_volatile(cfg, &rs->body);
+
+	struct page_meta meta = { false, false };
+	if (!copy && has_links(type))
+		links_extract(type, url, buf_str(&rs->body), rs->body.len, collect_link, links, &meta);
+	if (cfg->respect_robots_meta && meta.nofollow)
+		strlist_clear(&links->targets);
+	if (cfg->respect_robots_meta && meta.noindex)
+		return 1; /* not stored, by request */
+	if (cfg->respect_no_store && no_store(rs))
+		return 1;
+
+	char *key = urlkey_for(e->target, type, err);
+	if (!key)
+		return -1;
+	if (!copy)
+		sha256_hex(buf_str(&rs->body), rs->body.len, e->sha256);
+
+	/* Two URLs may map to one file (/a/ and /a/index.html): fine when the
+	 * bytes agree, a failure when they differ. */
+	pthread_mutex_lock(&c->lock);
+	struct claim *cl = hashmap_get(&c->claims, key);
+	bool alias = false;
+	if (cl && strcmp(cl->target, e->target)) {
+		if (copy || strcmp(cl->sha256, e->sha256)) {
+			err_set(err, "'%s' and '%s' both map to file '%s' with different content", cl->target,
+				e->target, key);
+			pthread_mutex_unlock(&c->lock);
+			free(key);
+			return -1;
+		}
+		alias = true;
+	} else if (!cl) {
+		cl = xcalloc(1, sizeof *cl);
+		cl->target = xstrdup(e->target);
+		memcpy(cl->sha256, e->sha256, sizeof cl->sha256);
+		hashmap_put(&c->claims, key, cl);
+	}
+	pthread_mutex_unlock(&c->lock);
+
+	bool gz = cfg->gzip && mime_compressible(type);
+	int pr = PUBLISH_UNCHANGED;
+	if (!alias) {
+		pr = copy ? publish_copy(c->tree->fd, key, rs->static_path, gz, err)
+			  : publish_data(c->tree->fd, key, buf_str(&rs->body), rs->body.len, gz, err);
+		if (pr < 0) {
+			free(key);
+			return -1;
+		}
+	}
+	e->key = key;
+	e->bytes = copy ? rs->static_size : (long long)rs->body.len;
+	e->content_type = type ? xstrdup(type) : NULL;
+
+	const struct manifest_entry *old = manifest_get(&c->manifest, e->target);
+	pthread_mutex_lock(&c->lock);
+	if (pr == PUBLISH_UNCHANGED) {
+		c->res->stored_unchanged++;
+		e->changed = old && old->key && !strcmp(old->key, key) ? old->changed : time(NULL);
+	} else {
+		if (pr == PUBLISH_NEW)
+			c->res->stored_new++;
+		else
+			c->res->stored_changed++;
+		e->changed = time(NULL);
+		strlist_add(&c->res->changed_keys, key);
+	}
+	c->res->bytes += e->bytes;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+/* Render one target and record what it gave. Unlocked. */
+static void process(struct crawl *c, struct job *j)
+{
+	char err[ERR_LEN];
+	char *url = site_url_for(c->site, j->target);
+	struct origin_request rq = { j->target, "GET", NULL };
+	struct origin_response rs;
+	struct found_links links = { c, STRLIST_INIT };
+	struct manifest_entry *e = NULL;
+
+	origin_response_init(&rs);
+	if (origin_render(c->origin, &rq, &rs, err) < 0) {
+		pthread_mutex_lock(&c->lock);
+		fail_locked(c, j->target, err);
+		pthread_mutex_unlock(&c->lock);
+		goto out;
+	}
+	e = manifest_entry_new(j->target);
+	e->status = rs.status;
+	e->render_ms = rs.render_ms;
+	e->changed = time(NULL);
+	filter_deps(c->cfg, &rs.deps_read, &e->deps_read);
+	filter_deps(c->cfg, &rs.deps_listed, &e->deps_listed);
+
+	int stored = 0;
+	if (rs.status >= 300 && rs.status < 400 && rs.location) {
+		char *abs = url_resolve(url, rs.location);
+		if (!abs) {
+			snprintf(err, sizeof err, "bad Location '%.200s'", rs.location);
+			stored = -1;
+		} else {
+			e->location = abs;
+			char *t = site_target(c->site, abs);
+			if (t)
+				strlist_add_owned(&links.targets, t);
+		}
+	} else if (rs.status == 404 || rs.status == 410) {
+		if (j->optional) {
+			manifest_entry_free(e);
+			e = NULL;
+		}
+	} else if (rs.status >= 200 && rs.status < 300) {
+		stored = store_page(c, url, &rs, e, &links, err);
+	} else {
+		snprintf(err, sizeof err, "HTTP status %d", rs.status);
+		stored = -1;
+	}
+
+	if (j->optional && e && !strcmp(j->target, ROBOTS_TARGET) && rs.status == 200 && !c->have_robots) {
+		robots_parse(&c->robots, buf_str(&rs.body), rs.body.len);
+		c->have_robots = true; /* the first job runs alone: no lock needed */
+	}
+
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < rs.deps_written.n; i++)
+		hashmap_put(&c->written, rs.deps_written.items[i], (void *)1);
+	if (stored < 0) {
+		fail_locked(c, j->target, err);
+		manifest_entry_free(e);
+	} else if (e && stored == 0) {
+		if (e->location)
+			c->res->redirects++;
+		else if (e->status == 404 || e->status == 410)
+			c->res->not_found++;
+		strlist_add(&c->res->rendered, j->target);
+		manifest_put(&c->next, e);
+	} else {
+		manifest_entry_free(e); /* skipped by request (robots meta, no-store) */
+	}
+	for (size_t i = 0; i < links.targets.n; i++)
+		enqueue_locked(c, links.targets.items[i], j->depth + 1, false, false);
+	c->res->pages++;
+	pthread_mutex_unlock(&c->lock);
+out:
+	strlist_clear(&links.targets);
+	origin_response_release(&rs);
+	free(url);
+}
+
+static void show_progress(struct crawl *c, bool force)
+{
+	if (!c->cfg->progress)
+		return;
+	double t = elapsed_since(&c->start);
+	progress_update(force, "cgisnap: %ld done, %ld queued, %ld failed, %.1f pages/s, %.1f s",
+			c->res->pages, c->queued, c->res->failed, t > 0 ? c->res->pages / t : 0.0, t);
+}
+
+static void *worker(void *arg)
+{
+	struct crawl *c = arg;
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		while (!c->head && c->busy > 0)
+			pthread_cond_wait(&c->cond, &c->lock);
+		if (!c->head)
+			break;
+		struct job *j = c->head;
+		c->head = j->next;
+		if (!c->head)
+			c->tail = NULL;
+		c->queued--;
+		c->busy++;
+		pthread_mutex_unlock(&c->lock);
+
+		process(c, j);
+		free(j->target);
+		free(j);
+
+		pthread_mutex_lock(&c->lock);
+		c->busy--;
+		show_progress(c, false);
+		pthread_cond_broadcast(&c->cond);
+	}
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+/* Run the queue to its end on cfg->jobs threads. */
+static void run_queue(struct crawl *c)
+{
+	long n = c->cfg->jobs > 0 ? c->cfg->jobs : 1;
+	pthread_t *threads = xcalloc((size_t)n, sizeof *threads);
+	long started = 0;
+	for (; started < n; started++)
+		if (pthread_create(&threads[started], NULL, worker, c) != 0)
+			break;
+	if (started == 0) /* no thread could start: work on this one */
+		worker(c);
+	for (long i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	free(threads);
+}
+
+static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
+{
+	memset(res, 0, sizeof *res);
+	c->res = res;
+	c->update_mode = update;
+	c->dropped_depth = c->dropped_pages = 0;
+	clock_gettime(CLOCK_MONOTONIC, &c->start);
+}
+
+static void free_claims(struct crawl *c)
+{
+	size_t it = 0;
+	const char *k;
+	void *v;
+	while (hashmap_next(&c->claims, &it, &k, &v)) {
+		struct claim *cl = v;
+		free(cl->target);
+		free(cl);
+	}
+	hashmap_release(&c->claims);
+}
+
+/* Remove an old entry's file unless this run gave that file to a URL. */
+static int drop_file(struct crawl *c, const struct manifest_entry *old, char *err)
+{
+	if (!old->key || hashmap_get(&c->claims, old->key))
+		return 0;
+	if (!urlkey_is_safe(old->key))
+		return err_set(err, "refusing to remove unsafe manifest key '%s'", old->key);
+	if (publish_remove(c->tree->fd, old->key, err) < 0)
+		return -1;
+	strlist_add(&c->res->changed_keys, old->key);
+	c->res->removed++;
+	return 0;
+}
+
+/* Make this run's findings the tree's manifest, removing the files that
+ * went away (prune: allowed to remove files of URLs that vanished or now
+ * fail with 404/redirect), and save it. */
+static int commit(struct crawl *c, bool prune, char *err)
+{
+	int rc = 0;
+	size_t n;
+	struct manifest_entry **old = manifest_sorted(&c->manifest, &n);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct manifest_entry *o = old[i];
+		struct manifest_entry *now = manifest_get(&c->next, o->target);
+		if (!now) {
+			if (prune)
+				rc = drop_file(c, o, err);
+			else
+				manifest_put(&c->next, copy_entry(o));
+			continue;
+		}
+		if (!o->key || (now->key && !strcmp(now->key, o->key)))
+			continue;
+		if (now->key || prune)
+			rc = drop_file(c, o, err); /* moved to another file, or gone */
+		else
+			manifest_put(&c->next, copy_entry(o)); /* keep serving the old page */
+	}
+	free(old);
+	manifest_release(&c->manifest);
+	c->manifest = c->next;
+	memset(&c->next, 0, sizeof c->next);
+
+	/* Files a render wrote are the site's own state, never dependencies. */
+	size_t it = 0;
+	const char *k;
+	void *v;
+	while (hashmap_next(&c->manifest.entries, &it, &k, &v)) {
+		struct manifest_entry *e = v;
+		struct strlist keep = STRLIST_INIT;
+		for (size_t i = 0; i < e->deps_read.n; i++)
+			if (!hashmap_get(&c->written, e->deps_read.items[i]))
+				strlist_add(&keep, e->deps_read.items[i]);
+		strlist_clear(&e->deps_read);
+		e->deps_read = keep;
+	}
+	if (rc == 0)
+		rc = manifest_save(&c->manifest, c->tree, err);
+	free_claims(c);
+	return rc;
+}
+
+static void finish_result(struct crawl *c, struct crawl_result *res)
+{
+	res->seconds = elapsed_since(&c->start);
+	res->bounded = c->dropped_depth || c->dropped_pages;
+	if (c->dropped_pages)
+		res->bound_note = xasprintf("--max-pages %ld reached: %ld links not crawled",
+					    c->cfg->max_pages, c->dropped_pages);
+	else if (c->dropped_depth)
+		res->bound_note = xasprintf("--max-depth %ld reached: %ld links not crawled",
+					    c->cfg->max_depth, c->dropped_depth);
+	res->complete = !res->failed && !res->bounded;
+	hashmap_release(&c->seen);
+	if (c->cfg->progress)
+		progress_end();
+}
+
+/* Keep the site's "not found" page as .cgisnap/404.html. */
+static void save_not_found_page(struct crawl *c)
+{
+	if (!c->cfg->not_found || !*c->cfg->not_found || c->tree->meta_fd < 0)
+		return;
+	char err[ERR_LEN];
+	struct origin_request rq = { c->cfg->not_found, "GET", NULL };
+	struct origin_response rs;
+	origin_response_init(&rs);
+	if (origin_render(c->origin, &rq, &rs, err) == 0 && (rs.status == 404 || rs.status == 410) &&
+	    rs.content_type && !strncasecmp(rs.content_type, "text/html", 9) && rs.body.len) {
+		strip_volatile(c->cfg, &rs.body);
+		if (publish_data(c->tree->meta_fd, "404.html", rs.body.data, rs.body.len, false, err) < 0)
+			log_warn("%s", err);
+	}
+	origin_response_release(&rs);
+}
+
+int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
+{
+	begin_run(c, res, false);
+	show_progress(c, true);
+
+	/* robots.txt first, alone: its rules decide what else is crawled. */
+	robots_release(&c->robots);
+	memset(&c->robots, 0, sizeof c->robots);
+	c->have_robots = false;
+	pthread_mutex_lock(&c->lock);
+	enqueue_locked(c, ROBOTS_TARGET, 0, true, true);
+	pthread_mutex_unlock(&c->lock);
+	struct job *first = c->head;
+	c->head = c->tail = NULL;
+	c->queued = 0;
+	process(c, first);
+	free(first->target);
+	free(first);
+
+	pthread_mutex_lock(&c->lock);
+	if (c->cfg->seeds.n == 0) {
+		char *t = site_target(c->site, c->site->url);
+		enqueue_locked(c, t ? t : "/", 0, false, true);
+		free(t);
+	}
+	for (size_t i = 0; i < c->cfg->seeds.n; i++) {
+		char *abs = url_resolve(c->site->url, c->cfg->seeds.items[i]);
+		char *t = abs ? site_target(c->site, abs) : NULL;
+		if (t)
+			enqueue_locked(c, t, 0, false, true);
+		else
+			add_failure_locked(c, c->cfg->seeds.items[i], "seed is not a URL of the site");
+		free(t);
+		free(abs);
+	}
+	enqueue_locked(c, SITEMAP_TARGET, 0, true, false);
+	for (size_t i = 0; c->have_robots && i < c->robots.sitemaps.n; i++) {
+		char *abs = url_resolve(c->site->url, c->robots.sitemaps.items[i]);
+		char *t = abs ? site_target(c->site, abs) : NULL;
+		if (t)
+			enqueue_locked(c, t, 0, true, false);
+		free(t);
+		free(abs);
+	}
+	pthread_mutex_unlock(&c->lock);
+
+	run_queue(c);
+	save_not_found_page(c);
+	finish_result(c, res);
+	return commit(c, c->cfg->prune && res->complete, err);
+}
+
+int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_result *res, char *err)
+{
+	begin_run(c, res, true);
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < targets->n; i++)
+		enqueue_locked(c, targets->items[i], 0, false, true);
+	pthread_mutex_unlock(&c->lock);
+	run_queue(c);
+	finish_result(c, res);
+
+	/* Pages not rendered now stay as they are. */
+	size_t it = 0;
+	const char *k;
+	void *v;
+	while (hashmap_next(&c->manifest.entries, &it, &k, &v))
+		if (!manifest_get(&c->next, k))
+			manifest_put(&c->next, copy_entry(v));
+	/* Pages that now answer 404 go at once: watch has no later prune. */
+	return commit(c, true, err);
+}
+
+void crawl_result_release(struct crawl_result *res)
+{
+	for (size_t i = 0; i < res->nfailures; i++) {
+		free(res->failures[i].target);
+		free(res->failures[i].reason);
+	}
+	free(res->failures);
+	free(res->bound_note);
+	strlist_clear(&res->changed_keys);
+	strlist_clear(&res->rendered);
+	memset(res, 0, sizeof *res);
+}
+
+void crawl_free(struct crawl *c)
+{
+	if (!c)
+		return;
+	manifest_release(&c->manifest);
+	manifest_release(&c->next);
+	hashmap_release(&c->written);
+	hashmap_release(&c->seen);
+	free_claims(c);
+	robots_release(&c->robots);
+	while (c->head) {
+		struct job *j = c->head;
+		c->head = j->next;
+		free(j->target);
+		free(j);
+	}
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->cond);
+	free(c);
+}

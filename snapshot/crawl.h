@@ -1,0 +1,100 @@
+/* crawl.h - the crawler: renders pages through an origin, publishes them
+ * into a tree, follows their links, and keeps the manifest. Used by
+ * 'snapshot' (one full crawl) and 'watch' (a full crawl, then updates).
+ *
+ * Steps:
+ *   1. Fill a struct crawl_config (crawl_config_init gives defaults);
+ *      crawl_config_compile() checks and compiles its regexes.
+ *   2. crawl_new() with an open origin, the site and a locked tree: it
+ *      loads the tree's manifest.
+ *   3. crawl_full(): every page reachable from the seeds (plus robots.txt
+ *      and sitemaps); at the end of a complete crawl, files of URLs no
+ *      longer reached, or now 404, are removed (unless prune is off).
+ *      crawl_update(targets): re-render those targets, crawl links that are
+ *      new to the manifest, remove pages that now answer 404/410.
+ *      Both save the manifest and return the run's result.
+ *   4. crawl_free().
+ * Renders run on cfg.jobs threads; the crawler never prints except the
+ * progress bar (when cfg.progress) - the caller reports the result.
+ */
+#ifndef CGISNAP_CRAWL_H
+#define CGISNAP_CRAWL_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include "buf.h"
+#include "manifest.h"
+#include "origin.h"
+#include "tree.h"
+#include "url.h"
+
+struct crawl_config {
+	struct strlist seeds;        /* targets or absolute URLs; default the site URL's path */
+	struct strlist include;      /* --include REGEX on targets (any must match) */
+	struct strlist exclude;      /* --exclude REGEX on targets (none may match) */
+	struct strlist strip;        /* --strip REGEX removed from stored text */
+	long max_pages;              /* 0: no bound */
+	long max_depth;              /* -1: no bound */
+	long jobs;
+	bool follow_nofollow;
+	bool respect_robots_meta;
+	bool respect_no_store;
+	bool gzip;                   /* .gz siblings for compressible files */
+	bool prune;
+	bool progress;               /* draw the progress bar (stderr a terminal) */
+	char *not_found;             /* target whose 404 page becomes .cgisnap/404.html ("" none) */
+	/* Dependencies worth recording (watch): traced paths under these
+	 * absolute directories or files; empty: none recorded. */
+	struct strlist dep_roots;
+
+	/* compiled by crawl_config_compile */
+	regex_t *include_re, *exclude_re, *strip_re;
+	size_t ninclude, nexclude, nstrip;
+};
+
+void crawl_config_init(struct crawl_config *cfg);
+/* -1 with err naming the bad regex ("bad --strip regex '(': ..."). */
+int crawl_config_compile(struct crawl_config *cfg, char *err);
+void crawl_config_release(struct crawl_config *cfg);
+
+/* A failed URL and why, e.g. { "/x.cgi", "timed out after 30 s" }. */
+struct crawl_failure {
+	char *target;
+	char *reason;
+};
+
+struct crawl_result {
+	long pages;        /* URLs visited */
+	long stored_new, stored_changed, stored_unchanged, removed;
+	long redirects;    /* 3xx recorded */
+	long not_found;    /* 404/410 recorded */
+	long failed;
+	long long bytes;   /* bytes of the files stored (new, changed, unchanged) */
+	double seconds;
+	bool complete;     /* nothing failed and no bound was hit */
+	bool bounded;      /* --max-pages or --max-depth stopped the crawl */
+	char *bound_note;  /* e.g. "--max-pages 100 reached: 42 URLs not crawled" */
+	struct crawl_failure *failures;
+	size_t nfailures;
+	struct strlist changed_keys; /* files written or removed (for --exec) */
+	struct strlist rendered;     /* targets rendered in this run */
+};
+
+struct crawl;
+
+struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, const struct site *site,
+			struct tree *tree, char *err);
+/* 0, or -1 with err when the tree could not be written (the manifest or a
+ * removal failed): page failures are reported in res, not here. */
+int crawl_full(struct crawl *c, struct crawl_result *res, char *err);
+int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_result *res, char *err);
+/* The crawl's manifest (owned by the crawl; valid until the next run). */
+const struct manifest *crawl_manifest(const struct crawl *c);
+/* Paths any render opened for writing so far (owned by the crawl). */
+bool crawl_path_written(const struct crawl *c, const char *path);
+void crawl_result_release(struct crawl_result *res);
+void crawl_free(struct crawl *c);
+
+#endif

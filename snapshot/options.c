@@ -1,0 +1,145 @@
+/* options.c - snapshot's options and the set-up they describe (shared with
+ * watch). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "snapshot.h"
+#include "xalloc.h"
+
+struct snapshot_options snapshot_options = { .max_depth = -1 };
+
+const struct opt snapshot_opts[] = {
+	{ "seed", 0, OPT_LIST, &snapshot_options.seeds, "URL",
+	  "start crawling here (repeatable; default the site URL's path)", 0, 0 },
+	{ "jobs", 'j', OPT_INT, &snapshot_options.jobs, "N", "render N pages at once (default: cores)", 1, 1024 },
+	{ "ignore-param", 0, OPT_LIST, &snapshot_options.ignore_params, "GLOB",
+	  "drop query parameters named like GLOB (utm_*, fbclid; repeatable)", 0, 0 },
+	{ "sort-query", 0, OPT_BOOL, &snapshot_options.sort_query, NULL,
+	  "put query parameters in a canonical (sorted) order", 0, 0 },
+	{ "include", 0, OPT_LIST, &snapshot_options.include, "REGEX",
+	  "crawl only targets matching REGEX (repeatable)", 0, 0 },
+	{ "exclude", 0, OPT_LIST, &snapshot_options.exclude, "REGEX",
+	  "never crawl targets matching REGEX (repeatable)", 0, 0 },
+	{ "max-pages", 0, OPT_INT, &snapshot_options.max_pages, "N", "stop after N URLs (with a warning)", 1, 1L << 40 },
+	{ "max-depth", 0, OPT_INT, &snapshot_options.max_depth, "N",
+	  "follow links at most N steps from a seed", 0, 1L << 20 },
+	{ "strip", 0, OPT_LIST, &snapshot_options.strip, "REGEX",
+	  "remove matching text (per-request tokens, web bugs) before storing", 0, 0 },
+	{ "follow-nofollow", 0, OPT_BOOL, &snapshot_options.follow_nofollow, NULL,
+	  "also follow rel=\"nofollow\" links (edit, login, reply links)", 0, 0 },
+	{ "respect-robots-meta", 0, OPT_BOOL, &snapshot_options.respect_robots_meta, NULL,
+	  "honour <meta name=robots> noindex/nofollow (off: wikis mark fresh pages so)", 0, 0 },
+	{ "respect-no-store", 0, OPT_BOOL, &snapshot_options.respect_no_store, NULL,
+	  "skip pages sent with Cache-Control no-store/no-cache/private", 0, 0 },
+	{ "not-found", 0, OPT_STR, &snapshot_options.not_found, "TARGET",
+	  "keep this URL's 404 page as the tree's 404 page (default /cgisnap-404-probe)", 0, 0 },
+	{ "no-prune", 0, OPT_BOOL, &snapshot_options.no_prune, NULL,
+	  "keep files of URLs no longer reachable or now 404", 0, 0 },
+	{ "no-gzip", 0, OPT_BOOL, &snapshot_options.no_gzip, NULL, "write no .gz siblings", 0, 0 },
+	{ "quiet", 'q', OPT_BOOL, &snapshot_options.quiet, NULL, "print only failures", 0, 0 },
+	{ "verbose", 'v', OPT_BOOL, &snapshot_options.verbose, NULL, "say more", 0, 0 },
+	OPT_END
+};
+
+static void copy_list(struct strlist *dst, const struct strlist *src)
+{
+	for (size_t i = 0; i < src->n; i++)
+		strlist_add(dst, src->items[i]);
+}
+
+int snapshot_setup_open(struct snapshot_setup *s, const char *dir, char *err)
+{
+	const struct snapshot_options *o = &snapshot_options;
+	memset(s, 0, sizeof *s);
+	log_set_verbose(o->verbose);
+
+	crawl_config_init(&s->crawl);
+	copy_list(&s->crawl.seeds, &o->seeds);
+	copy_list(&s->crawl.include, &o->include);
+	copy_list(&s->crawl.exclude, &o->exclude);
+	copy_list(&s->crawl.strip, &o->strip);
+	if (o->jobs > 0)
+		s->crawl.jobs = o->jobs;
+	s->crawl.max_pages = o->max_pages;
+	s->crawl.max_depth = o->max_depth;
+	s->crawl.follow_nofollow = o->follow_nofollow;
+	s->crawl.respect_robots_meta = o->respect_robots_meta;
+	s->crawl.respect_no_store = o->respect_no_store;
+	s->crawl.gzip = !o->no_gzip;
+	s->crawl.prune = !o->no_prune;
+	s->crawl.progress = !o->quiet && progress_enabled();
+	s->crawl.not_found = xstrdup(o->not_found ? o->not_found : "/cgisnap-404-probe");
+	if (crawl_config_compile(&s->crawl, err) < 0)
+		return -1;
+
+	origin_config.jobs = s->crawl.jobs;
+	origin_config_defaults(&origin_config);
+	if (site_init(&s->site, origin_config.site_url, err) < 0)
+		return -1;
+	for (size_t i = 0; i < origin_config.aliases.n; i++)
+		if (site_add_alias(&s->site, origin_config.aliases.items[i], err) < 0)
+			return -1;
+	copy_list(&s->site.ignore_params, &o->ignore_params);
+	s->site.sort_query = o->sort_query;
+
+	s->origin = origin_open(&origin_config, &s->site, err);
+	if (!s->origin)
+		return -1;
+	if (tree_open(&s->tree, dir, true, err) < 0)
+		return -1;
+	s->tree_open = true;
+	if (tree_lock(&s->tree, err) < 0)
+		return -1;
+	return 0;
+}
+
+void snapshot_setup_close(struct snapshot_setup *s)
+{
+	if (s->origin)
+		origin_close(s->origin);
+	if (s->tree_open)
+		tree_close(&s->tree);
+	free(s->crawl.not_found);
+	strlist_clear(&s->crawl.seeds);
+	strlist_clear(&s->crawl.include);
+	strlist_clear(&s->crawl.exclude);
+	strlist_clear(&s->crawl.strip);
+	strlist_clear(&s->crawl.dep_roots);
+	crawl_config_release(&s->crawl);
+	site_release(&s->site);
+	memset(s, 0, sizeof *s);
+}
+
+static void human_bytes(long long n, char *out, size_t len)
+{
+	if (n >= 1048576)
+		snprintf(out, len, "%.1f MiB", n / 1048576.0);
+	else if (n >= 1024)
+		snprintf(out, len, "%.1f KiB", n / 1024.0);
+	else
+		snprintf(out, len, "%lld bytes", n);
+}
+
+void snapshot_report(const struct crawl_result *r, const char *what, bool quiet)
+{
+	char bytes[32];
+	human_bytes(r->bytes, bytes, sizeof bytes);
+	if (!quiet) {
+		log_info("%s: %ld URLs in %.1f s (%.1f pages/s)", what, r->pages, r->seconds,
+			 r->seconds > 0 ? r->pages / r->seconds : 0.0);
+		log_info("stored %ld files (%ld new, %ld changed, %ld unchanged), %ld removed, "
+			 "%ld redirects, %ld not found, %ld failed, %s",
+			 r->stored_new + r->stored_changed + r->stored_unchanged, r->stored_new,
+			 r->stored_changed, r->stored_unchanged, r->removed, r->redirects, r->not_found,
+			 r->failed, bytes);
+	}
+	if (r->bound_note)
+		log_warn("%s; nothing was pruned", r->bound_note);
+	else if (r->failed && !quiet)
+		log_warn("some URLs failed; nothing was pruned");
+	for (size_t i = 0; i < r->nfailures; i++)
+		log_error("failed: %s: %s", r->failures[i].target, r->failures[i].reason);
+}

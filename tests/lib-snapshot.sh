@@ -1,0 +1,75 @@
+# tests/lib-snapshot.sh - helpers for the tests that snapshot the sample
+# sites (source after lib.sh).
+
+# The wiki's per-render web bug (DokuWiki's taskrunner.php?id=X&TIME).
+WIKI_STRIP='<img src="[^"]*taskrunner\.php[^>]*>'
+
+# snap_wiki SITE OUT [OPTIONS...]: snapshot the sample wiki through php-cgi.
+snap_wiki() {
+	local site=$1 out=$2
+	shift 2
+	"$CGISNAP" snapshot --root "$site" --cgi php=php-cgi --site-url http://localhost:8080/ \
+		--strip "$WIKI_STRIP" --not-found '/doku.php?id=cgisnap:no-such-page' "$@" "$out"
+}
+
+# snap_blog SITE OUT [OPTIONS...]: snapshot the sample blog through php-cgi.
+snap_blog() {
+	local site=$1 out=$2
+	shift 2
+	"$CGISNAP" snapshot --root "$site" --cgi php=php-cgi --front-controller /index.php \
+		--site-url http://localhost:8080/ "$@" "$out"
+}
+
+# manifest_targets OUT: every target of the manifest, sorted.
+manifest_targets() {
+	grep -v '^#' "$1/.cgisnap/manifest" | cut -f1 | LC_ALL=C sort
+}
+
+# manifest_field OUT TARGET COLUMN: one field of a manifest line (1-based).
+manifest_field() {
+	awk -F'\t' -v t="$2" -v c="$3" '$1 == t { print $c }' "$1/.cgisnap/manifest"
+}
+
+# tree_mtimes OUT: "file mtime" for every file of the tree outside .cgisnap.
+tree_mtimes() {
+	(cd "$1" && find . -path ./.cgisnap -prune -o -type f -printf '%P %T@\n' | LC_ALL=C sort)
+}
+
+# linkcheck OUT SITE_URL: print "PAGE -> TARGET" for every followable link
+# (a/link/img/script without rel=nofollow) in the tree's HTML pages whose
+# target the manifest does not know; prints nothing when all resolve.
+linkcheck() {
+	local out=$1 site=${2%/}
+	awk -F'\t' '!/^#/ && $4 ~ /^text\/html/ && $2 != "-" { print $1 "\t" $2 }' "$out/.cgisnap/manifest" |
+		while IFS=$'\t' read -r target key; do
+			grep -oE '<(a|link|img|script)[[:space:]][^>]*>' "$out/$key" | sed "s|^|$target\t|"
+		done |
+		awk -F'\t' -v site="$site" -v manifest="$out/.cgisnap/manifest" '
+		BEGIN {
+			while ((getline line < manifest) > 0) {
+				if (line ~ /^#/) continue
+				split(line, f, "\t"); known[f[1]] = 1
+			}
+		}
+		{
+			page = $1; tag = $2
+			if (tag ~ /rel="[^"]*nofollow/) next
+			if (!match(tag, /(href|src)="[^"]*"/)) next
+			url = substr(tag, RSTART, RLENGTH); sub(/^[a-z]+="/, "", url); sub(/"$/, "", url)
+			gsub(/&amp;/, "\\&", url); sub(/#.*/, "", url)
+			if (url == "") next
+			if (index(url, site "/") == 1) url = substr(url, length(site) + 1)
+			else if (url ~ /^[a-z]+:/) next
+			if (url !~ /^\//) next
+			if (!(url in known)) print page " -> " url
+		}' | LC_ALL=C sort -u
+}
+
+# direct_render ROOT SCRIPT TARGET: the body php-cgi gives for TARGET.
+direct_render() {
+	local env_args
+	mapfile -t env_args < <(cgi_env "$1" "$2" "$3")
+	mkdir -p "$TESTDIR/direct-sessions"
+	env -i "${env_args[@]}" php-cgi -d opcache.enable=0 -d session.save_path="$TESTDIR/direct-sessions" |
+		sed '1,/^\r\{0,1\}$/d'
+}

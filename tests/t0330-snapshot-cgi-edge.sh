@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# t0330-snapshot-cgi-edge: CGI programs that misbehave each give their own
+# clear error for their URL, while every other page is stored.
+. "$(dirname "$0")/lib.sh"
+
+SITE=$TESTDIR/site
+OUT=$TESTDIR/out
+mkdir -p "$SITE/sub"
+
+cgi() { # cgi NAME BODY-OF-SCRIPT
+	printf '#!/bin/sh\n%s\n' "$2" >"$SITE/$1"
+	chmod +x "$SITE/$1"
+}
+
+cat >"$SITE/index.html" <<'HTML'
+<html><head><title>edge cases</title><link rel="stylesheet" href="/style.css"></head><body>
+<a href="/good.cgi">good</a> <a href="/crash.cgi">crash</a> <a href="/hang.cgi">hang</a>
+<a href="/garbage.cgi">garbage</a> <a href="/notype.cgi">no type</a> <a href="/huge.cgi">huge</a>
+<a href="/local.cgi">local redirect</a> <a href="/loop.cgi">loop</a> <a href="/latin1.cgi">bytes</a>
+<a href="/broken.cgi">broken html</a> <a href="/fail.cgi">exit 3</a> <a href="/sub">dir without slash</a>
+<a href="/error.cgi">500</a> <a href="/missing.html">missing</a>
+</body></html>
+HTML
+printf 'body { background: url(/bg.png) }\n' >"$SITE/style.css"
+printf '\x89PNG\r\n\x1a\n' >"$SITE/bg.png"
+printf '<p>sub index</p>\n' >"$SITE/sub/index.html"
+cgi good.cgi 'printf "Content-Type: text/html\n\n<p>good page</p>\n"'
+cgi crash.cgi 'printf "Content-Type: text/html\n\n<p>half a pa"; kill -SEGV $$'
+cgi hang.cgi 'printf "Content-Type: text/html\n\n"; exec sleep 30'
+cgi garbage.cgi 'printf "this is not a header\n\n<p>body</p>\n"'
+cgi notype.cgi 'printf "X-Powered-By: sh\n\n<p>a body without a type</p>\n"'
+cgi huge.cgi 'printf "Content-Type: text/plain\n\n"; exec yes xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'
+cgi local.cgi 'printf "Location: /good.cgi\n\n"'
+cgi loop.cgi 'printf "Location: /loop.cgi\n\n"'
+cgi latin1.cgi 'printf "Content-Type: text/html; charset=ISO-8859-1\n\n<p>caf\351 \377\376 na\357ve</p>\n"'
+cgi broken.cgi 'printf "Content-Type: text/html\n\n<html><body><div><p><table><tr><td><a href=/from-broken.html>x<b><i></div></table><a href=\"/also-broken.html\"\n"'
+cgi fail.cgi 'printf "Content-Type: text/html\n\n<p>looks fine</p>\n"; exit 3'
+cgi error.cgi 'printf "Status: 500 Internal Server Error\nContent-Type: text/html\n\n<p>oops</p>\n"'
+printf '<p>found from broken html</p>\n' >"$SITE/from-broken.html"
+printf '<p>also found</p>\n' >"$SITE/also-broken.html"
+
+try "each misbehaving program fails its own URL; the run exits 1"
+"$CGISNAP" snapshot --root "$SITE" --timeout 2 --max-output 1 -j 2 "$OUT" 2>"$TESTDIR/err"
+check_eq 1 $? "exit status"
+err=$(cat "$TESTDIR/err")
+check_contains "$err" "failed: /crash.cgi: killed by signal 11 (SIGSEGV)" "crash"
+check_contains "$err" "failed: /hang.cgi: timed out after 2 s" "hang"
+check_contains "$err" "failed: /garbage.cgi: bad header line 'this is not a header'" "garbage headers"
+check_contains "$err" "failed: /notype.cgi: no Content-Type" "no Content-Type"
+check_contains "$err" "failed: /huge.cgi: output over 1 MiB" "output cap"
+check_contains "$err" "failed: /loop.cgi: local redirect loop" "redirect loop"
+check_contains "$err" "failed: /fail.cgi: exited with status 3" "non-zero exit"
+check_contains "$err" "failed: /error.cgi: HTTP status 500" "status 500"
+check_eq 8 "$(grep -c 'failed: ' "$TESTDIR/err")" "number of failed URLs"
+
+try "the other pages are stored as the programs wrote them"
+check_eq "<p>good page</p>" "$(cat "$OUT/good.cgi" 2>/dev/null)" "good.cgi"
+check_eq "<p>good page</p>" "$(cat "$OUT/local.cgi" 2>/dev/null)" "local redirect served the target's body"
+printf '<p>caf\351 \377\376 na\357ve</p>\n' >"$TESTDIR/latin1"
+check_cmp "$TESTDIR/latin1" "$OUT/latin1.cgi" "non-UTF-8 bytes kept exactly"
+check_file "$OUT/from-broken.html" "link inside malformed HTML"
+check_file "$OUT/also-broken.html" "link after the damage"
+check_file "$OUT/bg.png" "image named by the stylesheet"
+check_file "$OUT/sub/index.html" "directory index"
+
+try "failed URLs leave no file, and what was published before stays"
+for f in crash.cgi hang.cgi garbage.cgi notype.cgi huge.cgi loop.cgi fail.cgi error.cgi; do
+	check_no_file "$OUT/$f" "$f"
+done
+check_eq "" "$(find "$OUT" -name '.cgisnap-tmp-*')" "temporary files"
+
+try "a redirect and a 404 are recorded in the manifest"
+check_eq "301" "$(awk -F'\t' '$1 == "/sub" { print $3 }' "$OUT/.cgisnap/manifest")" "directory redirect status"
+check_eq "http://localhost/sub/" "$(awk -F'\t' '$1 == "/sub" { print $9 }' "$OUT/.cgisnap/manifest")" "redirect target"
+check_eq "404" "$(awk -F'\t' '$1 == "/missing.html" { print $3 }' "$OUT/.cgisnap/manifest")" "404 recorded"
+check_eq "text/html; charset=ISO-8859-1" "$(awk -F'\t' '$1 == "/latin1.cgi" { print $4 }' "$OUT/.cgisnap/manifest")" "content type kept"
+
+try "a page that works again is stored on the next run; one that breaks keeps its old file"
+cgi crash.cgi 'printf "Content-Type: text/html\n\n<p>fixed</p>\n"'
+cgi good.cgi 'printf "Content-Type: text/html\n\n<p>ha"; kill -SEGV $$'
+"$CGISNAP" snapshot --root "$SITE" --timeout 2 --max-output 1 -j 2 "$OUT" 2>"$TESTDIR/err2"
+check_eq 1 $? "exit status"
+check_eq "<p>fixed</p>" "$(cat "$OUT/crash.cgi" 2>/dev/null)" "repaired page stored"
+check_eq "<p>good page</p>" "$(cat "$OUT/good.cgi" 2>/dev/null)" "broken page keeps its last good version"
+check_contains "$(cat "$TESTDIR/err2")" "nothing was pruned" "no pruning after failures"
+
+try "stderr of a program goes to the log, prefixed with its URL"
+cgi noisy.cgi 'echo "deprecated: something" >&2; printf "Content-Type: text/plain\n\nok\n"'
+"$CGISNAP" snapshot --root "$SITE" --seed /noisy.cgi --max-depth 0 "$TESTDIR/out3" 2>"$TESTDIR/err3"
+check_contains "$(cat "$TESTDIR/err3")" "/noisy.cgi: deprecated: something" "stderr line"
+
+finish
