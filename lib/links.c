@@ -702,7 +702,9 @@ static const char *const resource_rels[] = {
 };
 static const char *const page_rels[] = {
 	"alternate", "canonical", "prev", "previous", "next", "first", "last", "up", "index",
-	"start", "contents", "author", "license", "help", NULL
+	"start", "contents", "author", "license", "help",
+	/* WordPress: the /?p=ID form of a post; a redirect worth recording */
+	"shortlink", NULL
 };
 static const char *const endpoint_rels[] = {
 	"edituri", "pingback", "wlwmanifest", "dns-prefetch", "preconnect", "search", NULL

@@ -1,29 +1,516 @@
-/* serve/serve.c - 'cgisnap serve' (to be filled in by its issue). */
+/* serve/serve.c - 'cgisnap serve': the command line, start-up, the main
+ * loop (signals, inotify, log flushing) and the graceful stop. The
+ * request path itself is in handler.c; serve.h maps the other parts. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "accesslog.h"
+#include "cache.h"
 #include "commands.h"
+#include "fallback.h"
+#include "listen.h"
+#include "log.h"
 #include "opts.h"
+#include "origin.h"
+#include "serve.h"
+#include "treewatch.h"
+#include "xalloc.h"
+
+#define DEFAULT_LISTEN "127.0.0.1:8080"
+#define DEFAULT_CACHE_MB 64
+#define DEFAULT_CACHE_CONTROL "public, max-age=60"
+#define DEFAULT_IDLE_TIMEOUT 30
+#define DEFAULT_MAX_CONNECTIONS 1024
+/* Per-connection memory: request line and headers must fit in part of it
+ * (libmicrohttpd answers 431/414 beyond). */
+#define CONNECTION_MEMORY (32 * 1024)
+#define LISTEN_BACKLOG 1024
+/* How long a stop waits for requests in flight (renders: their timeout). */
+#define DRAIN_SECONDS 10
+
+static char *listen_spec, *access_log, *cache_control;
+static long threads, cache_mb = -1, idle_timeout, max_connections, max_per_ip;
+static bool fallback, fill, dynamic, verbose;
 
 static const struct opt serve_opts[] = {
+	{ "listen", 'l', OPT_STR, &listen_spec, "ADDR:PORT",
+	  "address to listen on (default " DEFAULT_LISTEN "; [::1]:8080, *:8080)", 0, 0 },
+	{ "threads", 't', OPT_INT, &threads, "N", "worker threads (default: one per CPU core)", 1,
+	  1024 },
+	{ "access-log", 0, OPT_STR, &access_log, "FILE",
+	  "combined-format access log, '-' for standard output, 'off' (default off)", 0, 0 },
+	{ "cache-mb", 0, OPT_INT, &cache_mb, "N",
+	  "MiB of memory for cached files; 0 reads every file per request (default 64)", 0,
+	  1 << 20 },
+	{ "cache-control", 0, OPT_STR, &cache_control, "VALUE",
+	  "Cache-Control of files and permanent redirects, 'off' for none (default \"" DEFAULT_CACHE_CONTROL
+	  "\")", 0, 0 },
+	{ "idle-timeout", 0, OPT_INT, &idle_timeout, "S",
+	  "close a connection idle (or this slow) for S seconds (default 30)", 1, 86400 },
+	{ "max-connections", 0, OPT_INT, &max_connections, "N",
+	  "connections open at once; more are closed on arrival (default 1024)", 1, 1000000 },
+	{ "max-per-ip", 0, OPT_INT, &max_per_ip, "N",
+	  "connections open at once from one address, 0 for no limit (default 0)", 0, 1000000 },
+	{ "fallback", 0, OPT_BOOL, &fallback, NULL,
+	  "render URLs the tree lacks through the origin (origin options below)", 0, 0 },
+	{ "fill", 0, OPT_BOOL, &fill, NULL,
+	  "with --fallback: store rendered pages in the tree (takes the tree's lock)", 0, 0 },
+	{ "dynamic", 0, OPT_BOOL, &dynamic, NULL,
+	  "serve every request from the origin, nothing from the tree (DIR optional)", 0, 0 },
+	{ "verbose", 'v', OPT_BOOL, &verbose, NULL, "say more (reloads, stores, libmicrohttpd)", 0,
+	  0 },
 	OPT_END
 };
 
+static void print_help(const struct opt *const *tables)
+{
+	const struct opt *const serve_table[] = { tables[0], NULL };
+	const struct opt *const origin_table[] = { tables[1], NULL };
+	printf("usage: cgisnap serve [OPTIONS] DIR\n"
+	       "       cgisnap serve --dynamic [OPTIONS] (--root DIR | --fastcgi ADDR | --origin URL)\n\n"
+	       "Serve the snapshot tree DIR over HTTP with the dynamic site's URLs, as fast\n"
+	       "as a static server: a request is mapped to its file the way snapshot stored\n"
+	       "it (the tree's settings and manifest); recorded redirects are replayed;\n"
+	       "ETag/Last-Modified answer 304s; Range gives 206; a fresh FILE.gz goes to\n"
+	       "clients that accept gzip. Hot files are kept in memory as ready responses\n"
+	       "and dropped as soon as inotify sees them replaced.\n\n"
+	       "Options:\n");
+	opts_print_help(stdout, serve_table);
+	printf("%-30s %s\n", "  -c, --config FILE", "read options from FILE (\"name = value\" lines)");
+	printf("\nOrigin options (for --fallback and --dynamic, as for snapshot):\n");
+	opts_print_help(stdout, origin_table);
+	printf("\nBehaviour:\n"
+	       "  Cache-Control: \"public, max-age=60\" by default: browsers and proxies reuse\n"
+	       "    a page for a minute, then revalidate it with its ETag, which costs a 304;\n"
+	       "    a page that watch regenerates is thus at most a minute stale anywhere.\n"
+	       "  Not served, ever: anything under .cgisnap/, dotfiles, paths with '..',\n"
+	       "    encoded '/' or NUL, backslashes, overlong UTF-8 (400 or 404); directory\n"
+	       "    listings (a directory without index.html is 404). Symbolic links are\n"
+	       "    followed only while they stay inside DIR (openat2 RESOLVE_BENEATH); on\n"
+	       "    kernels without openat2 every symbolic link is refused.\n"
+	       "  Freshness: files are replaced by rename (snapshot, watch); the next request\n"
+	       "    after the inotify event gets the new bytes. The only window is between\n"
+	       "    the rename and the server reading that event. A change of\n"
+	       "    .cgisnap/manifest or settings reloads them.\n"
+	       "  The 404 page is DIR/.cgisnap/404.html when the tree has one.\n"
+	       "  Other methods than GET and HEAD: 405 with 'Allow: GET, HEAD'.\n"
+	       "  Access log: off unless --access-log is given; lines are buffered and\n"
+	       "    written every second and at exit; SIGHUP reopens the file (logrotate).\n"
+	       "  SIGTERM, SIGINT: stop accepting, finish requests in flight, flush the log,\n"
+	       "    exit 0. Renders block a worker thread: --threads bounds renders at once.\n"
+	       "  --fill holds the tree's lock while serving: snapshot and watch wait.\n");
+}
+
+/* Self-pipe: signal handlers only write the signal number. */
+static int signal_pipe[2] = { -1, -1 };
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	unsigned char c = (unsigned char)sig;
+	if (write(signal_pipe[1], &c, 1) < 0) {
+		/* The pipe is full: the main loop has plenty to read already. */
+	}
+	errno = saved;
+}
+
+static int setup_signals(char *err)
+{
+	if (pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return err_sys(err, "cannot create a pipe");
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* Clients that go away must not kill the server mid-sendfile. */
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static void restore_signals(void)
+{
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	for (int i = 0; i < 2; i++)
+		if (signal_pipe[i] >= 0)
+			close(signal_pipe[i]);
+	signal_pipe[0] = signal_pipe[1] = -1;
+}
+
+static void mhd_logger(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	(void)cls;
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	msg[strcspn(msg, "\n")] = '\0';
+	log_debug("libmicrohttpd: %s", msg);
+}
+
+/* inotify, turned into cache and meta updates. Files are invalidated as
+ * their events are read; manifest, settings and 404 page are reread once
+ * per batch of events (a snapshot rewrites them often). */
+struct watch_ctx {
+	struct server *s;
+	bool reload_meta, reload_404;
+};
+
+static void on_file_changed(void *ctx, const char *key)
+{
+	struct server *s = ((struct watch_ctx *)ctx)->s;
+	size_t n = strlen(key);
+	cache_invalidate(s->cache, key);
+	if (n > 3 && !strcmp(key + n - 3, ".gz")) {
+		char *plain = xstrndup(key, n - 3);
+		cache_invalidate(s->cache, plain);
+		free(plain);
+	}
+}
+
+static void on_dir_changed(void *ctx, const char *dir)
+{
+	struct server *s = ((struct watch_ctx *)ctx)->s;
+	cache_invalidate_prefix(s->cache, dir);
+}
+
+static void on_meta_changed(void *ctx, const char *name)
+{
+	struct watch_ctx *w = ctx;
+	if (!strcmp(name, "404.html"))
+		w->reload_404 = true;
+	else if (!strcmp(name, "manifest") || !strcmp(name, "settings"))
+		w->reload_meta = true;
+}
+
+static void on_overflow(void *ctx)
+{
+	struct watch_ctx *w = ctx;
+	log_debug("inotify queue overflowed: dropping the whole cache");
+	cache_clear(w->s->cache);
+	w->reload_meta = w->reload_404 = true;
+}
+
+static const struct treewatch_ops watch_ops = {
+	on_file_changed, on_dir_changed, on_meta_changed, on_overflow,
+};
+
+/* Read the pending inotify events and act on them. */
+static void process_events(struct server *s, struct treewatch *w)
+{
+	char err[ERR_LEN];
+	struct watch_ctx ctx = { s, false, false };
+	treewatch_process(w, &watch_ops, &ctx);
+	/* With --fill this server is the tree's only writer: its memory
+	 * holds the newest manifest. */
+	if (ctx.reload_meta && !s->cfg.fill) {
+		if (meta_reload(&s->meta, &s->tree, origin_config.site_url, err) < 0)
+			log_warn("keeping the old manifest: %s", err);
+		else
+			log_debug("reloaded the manifest (%zu entries)",
+				  manifest_count(&s->meta.manifest));
+	}
+	if (ctx.reload_404)
+		meta_reload_404(&s->meta, &s->tree);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The once-a-second chores: write the log, save the manifest (--fill). */
+static void flush_all(struct server *s)
+{
+	char err[ERR_LEN];
+	if (s->log && accesslog_flush(s->log, err) < 0)
+		log_warn("%s", err);
+	if (s->cfg.fill && meta_save_if_dirty(&s->meta, &s->tree, err) < 0)
+		log_warn("%s", err);
+}
+
+/* Run until SIGTERM or SIGINT. */
+static void main_loop(struct server *s, struct treewatch *w)
+{
+	char err[ERR_LEN];
+	bool warned_incomplete = false;
+	long long next_flush = now_ms() + 1000;
+	for (;;) {
+		struct pollfd pfd[2] = { { signal_pipe[0], POLLIN, 0 }, { w ? treewatch_fd(w) : -1, POLLIN, 0 } };
+		long long wait = next_flush - now_ms();
+		if (poll(pfd, 2, wait < 0 ? 0 : (int)wait) < 0 && errno != EINTR)
+			log_warn("poll failed: %s", strerror(errno));
+		if (pfd[1].revents & POLLIN) {
+			process_events(s, w);
+			if (!treewatch_complete(w) && !warned_incomplete) {
+				log_warn("cannot watch every directory of '%s' (raise "
+					 "fs.inotify.max_user_watches): caching turned off",
+					 s->cfg.dir);
+				cache_disable(s->cache);
+				warned_incomplete = true;
+			}
+		}
+		bool stop = false;
+		unsigned char sig;
+		while (read(signal_pipe[0], &sig, 1) == 1) {
+			if (sig == SIGHUP) {
+				if (s->log && accesslog_reopen(s->log, err) < 0)
+					log_warn("%s", err);
+			} else {
+				stop = true;
+			}
+		}
+		if (stop)
+			return;
+		if (now_ms() >= next_flush) {
+			flush_all(s);
+			next_flush = now_ms() + 1000;
+		}
+	}
+}
+
+/* Stop accepting, let requests in flight finish, then stop the daemon. */
+static void stop_daemon(struct server *s, struct MHD_Daemon *d)
+{
+	MHD_socket lfd = MHD_quiesce_daemon(d);
+	if (lfd != MHD_INVALID_SOCKET)
+		close(lfd);
+	long long deadline = now_ms() + 1000LL * (DRAIN_SECONDS + (s->fallback ? origin_config.timeout_s : 0));
+	while (atomic_load(&s->inflight) > 0 && now_ms() < deadline) {
+		struct timespec ts = { 0, 5 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	MHD_stop_daemon(d);
+}
+
+/* As many descriptors as the hard limit allows: connections and cached
+ * files each hold one. Returns the soft limit now in force. */
+static long raise_file_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 1024;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return rl.rlim_cur > 1L << 20 ? 1L << 20 : (long)rl.rlim_cur;
+}
+
+static struct MHD_Daemon *start_daemon(struct server *s, int lfd)
+{
+	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_TURBO | MHD_USE_ITC |
+			 MHD_USE_ERROR_LOG;
+	struct MHD_OptionItem opts[12];
+	size_t n = 0;
+#define OPT(o, v, p) (opts[n++] = (struct MHD_OptionItem){ (o), (intptr_t)(v), (p) })
+	OPT(MHD_OPTION_LISTEN_SOCKET, lfd, NULL);
+	/* One thread is the daemon's own polling thread, without a pool. */
+	if (s->cfg.threads > 1)
+		OPT(MHD_OPTION_THREAD_POOL_SIZE, s->cfg.threads, NULL);
+	OPT(MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.idle_timeout_s, NULL);
+	OPT(MHD_OPTION_CONNECTION_LIMIT, s->cfg.max_connections, NULL);
+	OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->cfg.max_per_ip, NULL);
+	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY, NULL);
+	OPT(MHD_OPTION_URI_LOG_CALLBACK, handler_begin, s);
+	OPT(MHD_OPTION_NOTIFY_COMPLETED, handler_completed, s);
+	OPT(MHD_OPTION_END, 0, NULL);
+#undef OPT
+	return MHD_start_daemon(flags, 0, NULL, NULL, handler_request, s,
+				/* First, so that it also hears about the options. */
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL,
+				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+}
+
+/* The checks opts_parse cannot make; NULL when the command line is fine. */
+static const char *check_usage(const struct strlist *args)
+{
+	if (fill && !fallback && !dynamic)
+		return "--fill needs --fallback";
+	if (fill && dynamic)
+		return "--fill stores into the tree, which --dynamic does not use";
+	if (args->n > 1)
+		return "expected one tree directory";
+	if (!args->n && !dynamic)
+		return "no tree directory given";
+	return NULL;
+}
+
+static int run(struct server *s)
+{
+	char err[ERR_LEN];
+	struct listen_addr addr;
+	struct treewatch *w = NULL;
+	struct MHD_Daemon *d = NULL;
+	int lfd = -1, rc = EXIT_USAGE;
+
+	if (listen_parse(listen_spec, &addr, err) < 0)
+		return log_error("%s", err), EXIT_USAGE;
+	long nofile = raise_file_limit();
+
+	if (s->cfg.dir) {
+		if (tree_open(&s->tree, s->cfg.dir, false, err) < 0)
+			return log_error("%s", err), EXIT_USAGE;
+		s->have_tree = true;
+		if (s->cfg.fill && tree_lock(&s->tree, err) < 0) {
+			log_error("--fill: %s", err);
+			goto out;
+		}
+	}
+	if (meta_init(&s->meta, s->have_tree ? &s->tree : NULL, origin_config.site_url, err) < 0) {
+		log_error("%s", err);
+		goto out;
+	}
+	if (s->cfg.fallback || s->cfg.dynamic) {
+		s->fallback = fallback_open(s, err);
+		if (!s->fallback) {
+			log_error("%s", err);
+			goto out;
+		}
+	}
+	if (access_log) {
+		s->log = accesslog_open(access_log, err);
+		if (!s->log) {
+			log_error("%s", err);
+			goto out;
+		}
+	}
+	size_t budget = s->have_tree && !s->cfg.dynamic ? (size_t)s->cfg.cache_mb << 20 : 0;
+	if (budget) {
+		w = treewatch_open(s->cfg.dir, err);
+		if (!w || !treewatch_complete(w)) {
+			log_warn("%s: caching turned off", w ? "cannot watch every directory of the tree" : err);
+			budget = 0;
+		}
+	}
+	/* Descriptors: connections first, a margin, then cached large files. */
+	long spare = nofile - s->cfg.max_connections - 64;
+	size_t open_files = spare > 0 ? (size_t)(spare / 2 > 1024 ? 1024 : spare / 2) : 0;
+	s->cache = cache_new(s->have_tree ? s->tree.fd : -1, budget, open_files, s->cfg.cache_control);
+
+	lfd = listen_open(&addr, LISTEN_BACKLOG, err);
+	if (lfd < 0) {
+		log_error("%s", err);
+		goto out;
+	}
+	if (setup_signals(err) < 0) {
+		log_error("%s", err);
+		goto out;
+	}
+	d = start_daemon(s, lfd);
+	if (!d) {
+		log_error("cannot start the HTTP server on '%s'", addr.text);
+		goto out;
+	}
+	lfd = -1; /* the daemon's now; MHD_quiesce_daemon hands it back */
+	log_info("serving %s on http://%s/ (%ld threads%s)",
+		 s->cfg.dynamic ? "the origin" : s->cfg.dir, addr.text, s->cfg.threads,
+		 s->cfg.dynamic ? ", dynamic" : s->cfg.fallback ? ", with fallback" : "");
+
+	main_loop(s, w);
+	stop_daemon(s, d);
+	d = NULL;
+	rc = 0;
+	log_info("stopped");
+out:
+	if (d)
+		MHD_stop_daemon(d);
+	if (lfd >= 0)
+		close(lfd);
+	restore_signals();
+	handler_release_pools();
+	accesslog_close(s->log);
+	if (s->cfg.fill && s->have_tree && meta_save_if_dirty(&s->meta, &s->tree, err) < 0) {
+		log_error("%s", err);
+		rc = EXIT_PARTIAL;
+	}
+	treewatch_close(w);
+	cache_free(s->cache);
+	fallback_close(s->fallback);
+	meta_release(&s->meta);
+	if (s->have_tree)
+		tree_close(&s->tree);
+	return rc;
+}
+
 int cmd_serve(int argc, char **argv)
 {
-	const struct opt *const tables[] = { serve_opts, NULL };
+	const struct opt *const tables[] = { serve_opts, origin_opts, NULL };
 	struct strlist args = STRLIST_INIT;
 	char err[ERR_LEN];
-	int rc = opts_parse(tables, argc, argv, 0, &args, err);
+	struct server s;
+	int rc;
+
+	memset(&s, 0, sizeof s);
+	rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, &args, err);
 	if (rc == OPTS_HELP) {
-		printf("usage: cgisnap serve [OPTIONS]\n\n");
-		opts_print_help(stdout, tables);
+		print_help(tables);
 		rc = 0;
-	} else if (rc == OPTS_ERROR) {
-		rc = usage_error("serve", err);
-	} else {
-		log_error("'cgisnap serve' is not implemented yet");
-		rc = EXIT_USAGE;
+		goto out;
 	}
+	if (rc == OPTS_ERROR) {
+		rc = usage_error("serve", err);
+		goto out;
+	}
+	const char *bad = check_usage(&args);
+	if (bad) {
+		rc = usage_error("serve", bad);
+		goto out;
+	}
+	log_set_verbose(verbose);
+	origin_config_defaults(&origin_config);
+	opts_default(&listen_spec, DEFAULT_LISTEN);
+	if (access_log && !strcmp(access_log, "off")) {
+		free(access_log);
+		access_log = NULL;
+	}
+	opts_default(&cache_control, DEFAULT_CACHE_CONTROL);
+
+	s.cfg.dir = args.n ? args.items[0] : NULL;
+	s.cfg.threads = threads > 0 ? threads : sysconf(_SC_NPROCESSORS_ONLN);
+	if (s.cfg.threads < 1)
+		s.cfg.threads = 1;
+	s.cfg.cache_mb = cache_mb >= 0 ? cache_mb : DEFAULT_CACHE_MB;
+	s.cfg.idle_timeout_s = idle_timeout > 0 ? idle_timeout : DEFAULT_IDLE_TIMEOUT;
+	s.cfg.max_connections = max_connections > 0 ? max_connections : DEFAULT_MAX_CONNECTIONS;
+	s.cfg.max_per_ip = max_per_ip;
+	s.cfg.cache_control = *cache_control && strcmp(cache_control, "off") ? cache_control : NULL;
+	s.cfg.fallback = fallback;
+	s.cfg.fill = fill;
+	s.cfg.dynamic = dynamic;
+
+	s.bad_request = fixed_html("<!DOCTYPE html>\n<title>400 Bad Request</title><h1>Bad Request</h1>\n");
+	s.not_allowed = fixed_html("<!DOCTYPE html>\n<title>405 Method Not Allowed</title>"
+				   "<h1>Method Not Allowed</h1>\n");
+	MHD_add_response_header(s.not_allowed.r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	s.precondition_failed = fixed_html("<!DOCTYPE html>\n<title>412 Precondition Failed</title>"
+					   "<h1>Precondition Failed</h1>\n");
+	s.unavailable = fixed_html("<!DOCTYPE html>\n<title>503 Service Unavailable</title>"
+				   "<h1>Service Unavailable</h1>\n");
+	MHD_add_response_header(s.unavailable.r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+
+	rc = run(&s);
+out:
+	struct fixed_response *fixed[] = { &s.bad_request, &s.not_allowed, &s.precondition_failed,
+					   &s.unavailable };
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+		if (fixed[i]->r)
+			MHD_destroy_response(fixed[i]->r);
 	strlist_clear(&args);
 	opts_release(tables);
 	return rc;

@@ -181,7 +181,7 @@ TEST(links_html_link_rels_skip_endpoints)
 		 "<link rel=\"shortlink\" href=\"/?p=2\"><link rel=\"pingback stylesheet\" href=\"/odd.css\">"
 		 "<link rel=\"alternate\" type=\"application/rss+xml\" href=\"/feed/\"></head>",
 	     NULL);
-	CHECK_LINKS(&l, "http://site.test/feed/");
+	CHECK_LINKS(&l, "http://site.test/?p=2", "http://site.test/feed/");
 }
 
 TEST(links_html_base_href_applies_to_the_whole_document)

@@ -1,0 +1,212 @@
+/* serve/meta.c - the tree's settings, manifest and 404 page as the server
+ * holds them, and the mapping of a request target to what the tree stores
+ * for it (the same steps snapshot took to store it). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "log.h"
+#include "serve.h"
+#include "urlkey.h"
+#include "xalloc.h"
+
+#define NOT_FOUND_HTML "<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>" \
+	"<body><h1>Not Found</h1><p>The requested URL was not found on this server.</p></body></html>\n"
+/* A 404 page larger than this is not the site's 404 page. */
+#define NOT_FOUND_MAX (1024 * 1024)
+
+/* The site for the tree: default_site_url, overridden by the settings the
+ * snapshot recorded. */
+static int load_site(struct site *s, struct tree *t, const char *default_site_url, char *err)
+{
+	if (site_init(s, default_site_url, err) < 0)
+		return -1;
+	if (t && tree_load_settings(t, s, err) < 0) {
+		site_release(s);
+		return -1;
+	}
+	return 0;
+}
+
+/* The 404 page as a response: DIR/.cgisnap/404.html, or a plain one. */
+static struct fixed_response load_404(struct tree *t)
+{
+	struct buf b = BUF_INIT;
+	int fd = t && t->meta_fd >= 0 ?
+			 openat(t->meta_fd, "404.html", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) :
+			 -1;
+	if (fd >= 0) {
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= NOT_FOUND_MAX) {
+			char chunk[16384];
+			ssize_t n;
+			while ((n = read(fd, chunk, sizeof chunk)) > 0)
+				buf_add(&b, chunk, (size_t)n);
+			if (n < 0)
+				buf_reset(&b);
+		}
+		close(fd);
+	}
+	struct fixed_response f;
+	if (!b.len) {
+		buf_release(&b);
+		f = fixed_html(NOT_FOUND_HTML);
+	} else {
+		size_t len;
+		char *data = buf_detach(&b, &len);
+		f.r = MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
+		f.len = (long long)len;
+		if (!f.r) {
+			log_error("cannot create a response: out of memory");
+			exit(3);
+		}
+		MHD_add_response_header(f.r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
+	}
+	MHD_add_response_header(f.r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	return f;
+}
+
+int meta_init(struct meta *m, struct tree *t, const char *default_site_url, char *err)
+{
+	memset(m, 0, sizeof *m);
+	pthread_rwlock_init(&m->lock, NULL);
+	struct manifest empty = MANIFEST_INIT;
+	m->manifest = empty;
+	if (load_site(&m->site, t, default_site_url, err) < 0)
+		goto fail;
+	m->have_site = true;
+	if (t && manifest_load(&m->manifest, t, err) < 0)
+		goto fail;
+	m->not_found = load_404(t);
+	return 0;
+fail:
+	meta_release(m);
+	return -1;
+}
+
+int meta_reload(struct meta *m, struct tree *t, const char *default_site_url, char *err)
+{
+	struct site site;
+	struct manifest manifest = MANIFEST_INIT;
+	if (load_site(&site, t, default_site_url, err) < 0)
+		return -1;
+	if (manifest_load(&manifest, t, err) < 0) {
+		manifest_release(&manifest);
+		site_release(&site);
+		return -1;
+	}
+	pthread_rwlock_wrlock(&m->lock);
+	struct site old_site = m->site;
+	struct manifest old_manifest = m->manifest;
+	m->site = site;
+	m->manifest = manifest;
+	atomic_fetch_add(&m->gen, 1);
+	pthread_rwlock_unlock(&m->lock);
+	site_release(&old_site);
+	manifest_release(&old_manifest);
+	return 0;
+}
+
+void meta_reload_404(struct meta *m, struct tree *t)
+{
+	struct fixed_response f = load_404(t);
+	pthread_rwlock_wrlock(&m->lock);
+	struct MHD_Response *old = m->not_found.r;
+	m->not_found = f;
+	pthread_rwlock_unlock(&m->lock);
+	/* Requests that queued the old page keep it alive until sent. */
+	if (old)
+		MHD_destroy_response(old);
+}
+
+int meta_save_if_dirty(struct meta *m, struct tree *t, char *err)
+{
+	int rc = 0;
+	/* Saving only reads the manifest: a read lock lets requests go on;
+	 * fills (which write) wait for the save. */
+	pthread_rwlock_rdlock(&m->lock);
+	bool dirty = m->dirty;
+	pthread_rwlock_unlock(&m->lock);
+	if (!dirty)
+		return 0;
+	pthread_rwlock_wrlock(&m->lock);
+	m->dirty = false;
+	rc = manifest_save(&m->manifest, t, err);
+	if (rc < 0)
+		m->dirty = true;
+	pthread_rwlock_unlock(&m->lock);
+	return rc;
+}
+
+void meta_release(struct meta *m)
+{
+	if (m->have_site)
+		site_release(&m->site);
+	manifest_release(&m->manifest);
+	if (m->not_found.r)
+		MHD_destroy_response(m->not_found.r);
+	pthread_rwlock_destroy(&m->lock);
+	memset(m, 0, sizeof *m);
+}
+
+void meta_resolve(struct meta *m, const char *target, struct resolution *r)
+{
+	char err[ERR_LEN];
+	memset(r, 0, sizeof *r);
+
+	pthread_rwlock_rdlock(&m->lock);
+	r->gen = atomic_load(&m->gen);
+	r->target = site_canonical_target(&m->site, target);
+	if (!r->target) {
+		r->kind = RESOLVE_BAD;
+		goto out;
+	}
+	const struct manifest_entry *e = manifest_get(&m->manifest, r->target);
+	if (e && e->status >= 300 && e->status < 400 && e->location) {
+		r->kind = RESOLVE_REDIRECT;
+		r->status = e->status;
+		r->location = xstrdup(e->location);
+		goto out;
+	}
+	if (e && (e->status == 404 || e->status == 410)) {
+		r->kind = RESOLVE_GONE;
+		r->status = e->status;
+		goto out;
+	}
+	if (e && e->key) {
+		r->key = xstrdup(e->key);
+		if (e->content_type)
+			r->content_type = xstrdup(e->content_type);
+	} else if (!e) {
+		/* Files the manifest does not list (copied in by hand, or a
+		 * plain directory) are found by the same key rule. */
+		r->key = urlkey_for(r->target, NULL, err);
+	}
+	/* Entries without a file (failed renders) count as missing. */
+	if (!r->key || !urlkey_is_safe(r->key)) {
+		free(r->key);
+		r->key = NULL;
+		free(r->content_type);
+		r->content_type = NULL;
+		r->kind = RESOLVE_MISSING;
+		goto out;
+	}
+	if (!r->content_type)
+		r->content_type = xstrdup(mime_from_name(r->key));
+	r->kind = RESOLVE_FILE;
+out:
+	pthread_rwlock_unlock(&m->lock);
+}
+
+void resolution_release(struct resolution *r)
+{
+	free(r->target);
+	free(r->key);
+	free(r->content_type);
+	free(r->location);
+	memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,32 @@
+/* serve/reqpath.h - the first guard on a request target, before any
+ * normalisation: hostile paths are refused as they arrive, so that no
+ * later step (site_canonical_target, urlkey_for, the file system) ever
+ * sees them. The later steps have guards of their own (urlkey_is_safe,
+ * openat2 RESOLVE_BENEATH); this one makes the answer a clean 400 or 404.
+ *
+ * Refused with 400 (malformed or hostile), looking at the path only:
+ *  - raw bytes that may not appear in a target: controls, space, DEL, '\',
+ *    '#'; a '%' not followed by two hex digits;
+ *  - escapes that decode to a control byte (%00, %0a, ...), to '/' (%2F)
+ *    or to '\' (%5C);
+ *  - "." and ".." segments, raw or encoded (%2e, %2E%2e, ...);
+ *  - overlong or impossible UTF-8 in the decoded path: lead bytes C0, C1
+ *    and F5..FF, E0 followed by 80..9F, F0 followed by 80..8F, and UTF-16
+ *    surrogates (ED A0..BF). Other non-UTF-8 bytes are let through: old
+ *    sites use Latin-1 URLs, and the file system gives them no meaning.
+ * Refused with 404 (hidden, never served): a decoded segment starting with
+ * '.', which covers .cgisnap/, .htpasswd, .git and the temporary files of
+ * an atomic publish.
+ * The query is only checked for raw controls and spaces: urlkey.h keeps
+ * it percent-encoded in the file name, where it cannot name a directory.
+ */
+#ifndef CGISNAP_SERVE_REQPATH_H
+#define CGISNAP_SERVE_REQPATH_H
+
+/* 0 when raw may be looked up, else the status to answer (400 or 404).
+ * *origin_form is set to the "/path?query" part of raw: raw itself, or
+ * for an absolute-form target ("http://host/x") the part after the
+ * authority (a static "/" when there is no path). */
+int reqpath_check(const char *raw, const char **origin_form);
+
+#endif

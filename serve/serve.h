@@ -1,0 +1,129 @@
+/* serve/serve.h - what the parts of 'cgisnap serve' share.
+ *
+ * serve.c      command line, start, main loop (signals, inotify, log
+ *              flushing), graceful stop
+ * handler.c    one request: method, target, cache, conditionals, ranges
+ * meta.c       the tree's settings, manifest and 404 page, reloadable
+ * cache.c      files as ready-made libmicrohttpd responses (cache.h)
+ * treewatch.c  inotify on the tree, turned into cache invalidations
+ * fallback.c   --fallback/--fill/--dynamic: pages from the origin
+ * accesslog.c, http.c, reqpath.c, safeopen.c, listen.c: one job each
+ *
+ * Threads: libmicrohttpd's worker pool runs handler.c; the main thread
+ * runs everything else (inotify, signals, log flushing, manifest saves).
+ * Shared state is read under read locks on the hot path: the cache's
+ * sharded rwlocks and, on the slow path only, meta's rwlock.
+ */
+#ifndef CGISNAP_SERVE_SERVE_H
+#define CGISNAP_SERVE_SERVE_H
+
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "manifest.h"
+#include "tree.h"
+#include "url.h"
+
+struct cache;
+struct accesslog;
+struct fallback;
+
+struct serve_config {
+	const char *dir;          /* the tree, NULL with --dynamic alone */
+	long threads;
+	long cache_mb;
+	long idle_timeout_s;
+	long max_connections;
+	long max_per_ip;
+	const char *cache_control; /* NULL: send none */
+	bool fallback, fill, dynamic;
+};
+
+/* A response made once and queued many times, and its body's size (for
+ * the access log). */
+struct fixed_response {
+	struct MHD_Response *r;
+	long long len;
+};
+
+/* The tree's own files, reloaded when inotify sees them change. */
+struct meta {
+	pthread_rwlock_t lock;
+	struct site site;             /* query policy for canonical targets */
+	struct manifest manifest;
+	struct fixed_response not_found; /* the 404 page (or a plain one) */
+	bool have_site;
+	bool dirty;                   /* --fill added entries not yet saved */
+	atomic_uint gen;              /* bumped whenever site or manifest change */
+};
+
+struct server {
+	struct serve_config cfg;
+	struct tree tree;
+	bool have_tree;
+	struct meta meta;
+	struct cache *cache;
+	struct accesslog *log;
+	struct fallback *fallback;    /* --fallback or --dynamic */
+	/* Fixed answers, made once. */
+	struct fixed_response bad_request, not_allowed, precondition_failed, unavailable;
+	atomic_long inflight;         /* requests begun and not yet completed */
+};
+
+/* meta.c */
+
+/* Load the site (default_site_url, then the tree's settings), manifest and
+ * 404 page; t may be NULL (--dynamic without a tree). -1 with err. */
+int meta_init(struct meta *m, struct tree *t, const char *default_site_url, char *err);
+/* Read settings and manifest again and swap them in; the old ones stay
+ * when the new ones cannot be read (-1 with err). */
+int meta_reload(struct meta *m, struct tree *t, const char *default_site_url, char *err);
+/* Read .cgisnap/404.html again. */
+void meta_reload_404(struct meta *m, struct tree *t);
+/* Write the manifest if --fill added entries; -1 with err. */
+int meta_save_if_dirty(struct meta *m, struct tree *t, char *err);
+void meta_release(struct meta *m);
+
+enum resolve_kind {
+	RESOLVE_BAD,      /* not a valid target: 400 */
+	RESOLVE_FILE,     /* key and content_type are set */
+	RESOLVE_REDIRECT, /* status and location: replay the recorded redirect */
+	RESOLVE_GONE,     /* the manifest says 404 or 410 (status) */
+	RESOLVE_MISSING,  /* nothing stored: 404, or the origin with --fallback */
+};
+
+struct resolution {
+	enum resolve_kind kind;
+	int status;
+	char *target;        /* canonical target (all but RESOLVE_BAD) */
+	char *key;
+	char *content_type;  /* what to send: the manifest's type, else by extension */
+	char *location;
+	unsigned gen;        /* meta's generation the answer was read from */
+};
+
+/* Map a request target (origin form, already checked by reqpath_check)
+ * to what the tree holds for it, the way snapshot stored it. The strings
+ * in r are fresh; resolution_release frees them. */
+void meta_resolve(struct meta *m, const char *target, struct resolution *r);
+void resolution_release(struct resolution *r);
+
+/* handler.c: libmicrohttpd callbacks; cls is the struct server. */
+void *handler_begin(void *cls, const char *uri, struct MHD_Connection *c);
+enum MHD_Result handler_request(void *cls, struct MHD_Connection *c, const char *url,
+				const char *method, const char *version, const char *upload_data,
+				size_t *upload_data_size, void **req_cls);
+void handler_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+		       enum MHD_RequestTerminationCode toe);
+/* Free the per-thread pools of request records (after the daemon stopped). */
+void handler_release_pools(void);
+
+/* A response with a small fixed HTML body (for 400, 404, 405, ...). */
+struct MHD_Response *response_text(const char *html);
+/* The same as a fixed_response with Content-Type text/html; exits when
+ * out of memory (only used at start-up and reloads). */
+struct fixed_response fixed_html(const char *html);
+
+#endif

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# t0440-serve-fallback: --fallback renders what the tree lacks through the
+# origin (one render for many concurrent requests), --fill stores it,
+# --dynamic renders everything. The origin is a shell CGI fixture that
+# counts its renders.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-serve.sh"
+
+T=$TESTDIR/tree
+make_tree "$T"
+DOC=$TESTDIR/docroot
+COUNT=$TESTDIR/renders
+mkdir -p "$DOC"
+# The front controller renders every URL without a file under the root:
+# it records the render, sleeps so that concurrent requests overlap, and
+# answers according to the path.
+cat >"$DOC/front.cgi" <<EOF
+#!/bin/sh
+echo "\$REQUEST_URI" >>"$COUNT"
+case "\$REQUEST_URI" in
+/slow/*) sleep 0.5 ;;
+esac
+case "\$REQUEST_URI" in
+/missing/*)
+	printf 'Status: 404 Not Found\r\nContent-Type: text/html\r\n\r\n<h1>origin 404</h1>\n' ;;
+/redirect)
+	printf 'Status: 301 Moved Permanently\r\nLocation: http://localhost/a/\r\n\r\n' ;;
+/broken)
+	exit 3 ;;
+/big/*)
+	printf 'Content-Type: text/html; charset=utf-8\r\n\r\n'
+	seq 1 2000 ;;
+*)
+	printf 'Content-Type: text/html; charset=utf-8\r\nSet-Cookie: session=secret\r\nX-Custom: kept\r\nCache-Control: private\r\n\r\n'
+	printf '<h1>rendered %s</h1>\n' "\$REQUEST_URI" ;;
+esac
+EOF
+chmod +x "$DOC/front.cgi"
+ORIGIN=(--root "$DOC" --front-controller /front.cgi)
+P=$(port 0)
+U=http://127.0.0.1:$P
+H=$TESTDIR/h
+
+renders() {
+	if [ -f "$COUNT" ]; then grep -c -- "^$1\$" "$COUNT"; else echo 0; fi
+}
+
+try "--fallback: a URL the tree lacks comes from the origin, Set-Cookie stripped"
+serve_start "$T" "$P" --fallback "${ORIGIN[@]}"
+curl -s -D "$H" -o "$TESTDIR/b" "$U/blog/post-1"
+check_match "$(head -1 "$H")" '^HTTP/1.1 200' "status"
+check_eq "<h1>rendered /blog/post-1</h1>" "$(cat "$TESTDIR/b")" "body"
+check_eq "text/html; charset=utf-8" "$(header Content-Type "$H")" "Content-Type passed"
+check_eq "kept" "$(header X-Custom "$H")" "other headers passed"
+check_eq "private" "$(header Cache-Control "$H")" "the origin's Cache-Control"
+check_eq "" "$(header Set-Cookie "$H")" "Set-Cookie stripped"
+check_eq 1 "$(renders /blog/post-1)" "one render"
+
+try "--fallback passes the origin's status and Location, and 502 on failure"
+curl -s -D "$H" -o "$TESTDIR/b" "$U/missing/x"
+check_match "$(head -1 "$H")" '^HTTP/1.1 404' "404 from the origin"
+check_eq "<h1>origin 404</h1>" "$(cat "$TESTDIR/b")" "its body"
+curl -s -D "$H" -o /dev/null "$U/redirect"
+check_match "$(head -1 "$H")" '^HTTP/1.1 301' "301 from the origin"
+check_eq "http://localhost/a/" "$(header Location "$H")" "Location passed"
+check_eq 502 "$(code "$U/broken")" "a failing render"
+check_eq 200 "$(code "$U/")" "still serving"
+
+try "--fallback never renders what the tree has (files, redirects, 410)"
+: >"$COUNT"
+check_eq "page a" "$(curl -s "$U/a/")" "tree file"
+check_eq 301 "$(code "$U/?p=5")" "tree redirect"
+check_eq 410 "$(code "$U/gone")" "tree 410"
+check_eq 404 "$(code "$U/.htpasswd")" "dotfiles are not passed on either"
+check_eq 400 "$(code "$U/%2e%2e/x" --path-as-is)" "nor hostile paths"
+check_eq 0 "$(wc -l <"$COUNT")" "no render"
+bg_stop "$SERVE_PID"
+
+try "--fill: 20 concurrent requests for one missing URL, exactly one render"
+: >"$COUNT"
+serve_start "$T" "$P" --fallback --fill --threads 8 "${ORIGIN[@]}"
+pids=""
+for i in $(seq 1 20); do
+	curl -s -o "$TESTDIR/c$i" -w '%{http_code}' "$U/slow/page" >"$TESTDIR/code$i" &
+	pids="$pids $!"
+done
+for p in $pids; do
+	wait "$p"
+done
+check_eq 1 "$(renders /slow/page)" "renders of /slow/page"
+same=0
+for i in $(seq 1 20); do
+	[ "$(cat "$TESTDIR/code$i")" = 200 ] && [ "$(cat "$TESTDIR/c$i")" = "<h1>rendered /slow/page</h1>" ] &&
+		same=$((same + 1))
+done
+check_eq 20 "$same" "clients with the rendered page"
+
+try "--fill stored the page in the tree and the manifest"
+check_eq "<h1>rendered /slow/page</h1>" "$(cat "$T/slow/page/index.html" 2>/dev/null)" "the stored file"
+in_manifest() {
+	grep -q "^/slow/page	slow/page/index.html	200	text/html; charset=utf-8	" "$T/.cgisnap/manifest"
+}
+wait_until 5 in_manifest || fail "manifest line not written"
+check_eq 1 "$(renders /slow/page)" "still one render"
+check_eq "<h1>rendered /slow/page</h1>" "$(curl -s "$U/slow/page")" "served from the tree now"
+check_eq 1 "$(renders /slow/page)" "and no new render"
+curl -s -o /dev/null "$U/big/one"
+check_file "$T/big/one/index.html" "a bigger page"
+check_file "$T/big/one/index.html.gz" "its .gz (compressible, over 1 KiB)"
+check_eq gzip "$(curl -s -D - -o /dev/null -H 'Accept-Encoding: gzip' "$U/big/one" | header Content-Encoding /dev/stdin)" \
+	"and served gzipped from the tree"
+curl -s -o /dev/null "$U/blog/q?x=1&y=2"
+check_file "$T/blog/q@x=1&y=2.html" "a query-string page under its key"
+curl -s -o /dev/null "$U/missing/y"
+check_no_file "$T/missing/y/index.html" "a 404 is not stored"
+curl -s -o /dev/null "$U/redirect"
+check_no_file "$T/redirect/index.html" "a redirect is not stored"
+
+try "--fill takes the tree's lock: a second writer is refused, the manifest stays whole"
+err=$(timeout 10 "$CGISNAP" serve "$T" --listen "127.0.0.1:$(port 1)" --fallback --fill "${ORIGIN[@]}" 2>&1 >/dev/null)
+check_eq 2 "$?" "exit status"
+check_match "$err" "is locked by another cgisnap \(pid $SERVE_PID\)" "message"
+bg_stop "$SERVE_PID"
+check_eq 0 "$?" "the filling server stops cleanly"
+check_eq "" "$(awk -F'\t' 'NF != 9 && !/^#/' "$T/.cgisnap/manifest")" "every manifest line has 9 fields"
+for t in /slow/page /big/one '/blog/q?x=1&y=2' / '/?p=5'; do
+	check_eq 1 "$(awk -F'\t' -v t="$t" '$1 == t' "$T/.cgisnap/manifest" | wc -l)" "manifest has $t once"
+done
+
+try "the stored pages survive a restart without --fallback"
+serve_start "$T" "$P"
+check_eq "<h1>rendered /slow/page</h1>" "$(curl -s "$U/slow/page")" "stored page"
+check_eq "<h1>rendered /blog/q?x=1&y=2</h1>" "$(curl -s "$U/blog/q?x=1&y=2")" "stored query page"
+bg_stop "$SERVE_PID"
+
+try "--dynamic: every request goes to the origin, DIR may be omitted"
+: >"$COUNT"
+bg_start "$CGISNAP" serve --dynamic --listen "127.0.0.1:$P" "${ORIGIN[@]}" 2>>"$TESTDIR/server.err"
+SERVE_PID=$BG_PID
+wait_port "$P" 10 || fail "dynamic server did not start"
+for i in 1 2 3; do
+	check_eq "<h1>rendered /a/</h1>" "$(curl -s "$U/a/")" "rendered ($i)"
+done
+check_eq 3 "$(renders /a/)" "three requests, three renders"
+curl -s -D "$H" -o /dev/null "$U/a/"
+check_eq "" "$(header Set-Cookie "$H")" "Set-Cookie stripped"
+check_eq 405 "$(code "$U/a/" -X POST)" "only GET and HEAD"
+check_eq 404 "$(code "$U/.htpasswd")" "dotfiles refused before the origin"
+bg_stop "$SERVE_PID"
+check_eq 0 "$?" "exit status"
+
+finish

@@ -1,0 +1,149 @@
+/* test_serve_safeopen.c - opening files beneath a root (serve/safeopen.c)
+ * on a real directory with links pointing in and out. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../serve/safeopen.h"
+#include "unit.h"
+
+static char base[64];
+
+/* base/root/{a/file,link_in,link_out,link_up,link_abs_in,dirlink,fifo}
+ * and base/outside/secret. Returns the root's descriptor. */
+static int make_tree(void)
+{
+	char path[256];
+	snprintf(base, sizeof base, "/tmp/cgisnap-safeopen.XXXXXX");
+	if (!mkdtemp(base))
+		return -1;
+	snprintf(path, sizeof path, "%s/root", base);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/root/a", base);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/outside", base);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/outside/secret", base);
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs("secret", f);
+		fclose(f);
+	}
+	snprintf(path, sizeof path, "%s/root/a/file", base);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("inside", f);
+		fclose(f);
+	}
+	char target[256];
+	snprintf(path, sizeof path, "%s/root/link_in", base);
+	if (symlink("a/file", path) < 0)
+		return -1;
+	snprintf(path, sizeof path, "%s/root/link_out", base);
+	snprintf(target, sizeof target, "%s/outside/secret", base);
+	if (symlink(target, path) < 0)
+		return -1;
+	snprintf(path, sizeof path, "%s/root/link_up", base);
+	if (symlink("../outside/secret", path) < 0)
+		return -1;
+	snprintf(path, sizeof path, "%s/root/link_abs_in", base);
+	snprintf(target, sizeof target, "%s/root/a/file", base);
+	if (symlink(target, path) < 0)
+		return -1;
+	snprintf(path, sizeof path, "%s/root/dirlink", base);
+	if (symlink("a", path) < 0)
+		return -1;
+	snprintf(path, sizeof path, "%s/root/a/uplink", base);
+	if (symlink("../../outside", path) < 0)
+		return -1;
+	snprintf(path, sizeof path, "%s/root/fifo", base);
+	mkfifo(path, 0644);
+	snprintf(path, sizeof path, "%s/root", base);
+	return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static void remove_tree(int rootfd)
+{
+	char cmd[128];
+	close(rootfd);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+	if (system(cmd) != 0)
+		unit_fail(__FILE__, __LINE__, "cannot remove %s", base);
+}
+
+/* The content of fd (closed), or "" */
+static const char *slurp(int fd)
+{
+	static char buf[64];
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+	return buf;
+}
+
+static const char *const escapes[] = {
+	"link_out", "link_up", "../outside/secret", "/etc/passwd", "a/../../outside/secret",
+	"a/uplink/secret", "dirlink/../../outside/secret",
+};
+
+TEST(serve_safeopen_beneath)
+{
+	int root = make_tree();
+	CHECK(root >= 0);
+	if (root < 0)
+		return;
+	CHECK_STR("inside", slurp(safeopen(root, "a/file")));
+	/* Links that stay inside are followed (openat2 RESOLVE_BENEATH)... */
+	CHECK_STR("inside", slurp(safeopen(root, "link_in")));
+	CHECK_STR("inside", slurp(safeopen(root, "dirlink/file")));
+	/* ...none that leave, whichever way they try. */
+	for (size_t i = 0; i < sizeof escapes / sizeof escapes[0]; i++) {
+		int fd = safeopen(root, escapes[i]);
+		if (fd >= 0) {
+			unit_fail(__FILE__, __LINE__, "'%s' opened: '%s'", escapes[i], slurp(fd));
+		}
+	}
+	errno = 0;
+	CHECK_INT(-1, safeopen(root, "missing"));
+	CHECK_INT(ENOENT, errno);
+	/* A FIFO opens at once (O_NONBLOCK) rather than hanging a worker. */
+	int fd = safeopen(root, "fifo");
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	remove_tree(root);
+}
+
+TEST(serve_safeopen_walk_refuses_every_link)
+{
+	int root = make_tree();
+	CHECK(root >= 0);
+	if (root < 0)
+		return;
+	CHECK_STR("inside", slurp(safeopen_walk(root, "a/file")));
+	CHECK_INT(-1, safeopen_walk(root, "link_in"));
+	CHECK_INT(-1, safeopen_walk(root, "link_abs_in"));
+	CHECK_INT(-1, safeopen_walk(root, "dirlink/file"));
+	for (size_t i = 0; i < sizeof escapes / sizeof escapes[0]; i++) {
+		int fd = safeopen_walk(root, escapes[i]);
+		if (fd >= 0)
+			unit_fail(__FILE__, __LINE__, "'%s' opened: '%s'", escapes[i], slurp(fd));
+	}
+	errno = 0;
+	CHECK_INT(-1, safeopen_walk(root, "a//file"));
+	CHECK_INT(EINVAL, errno);
+	CHECK_INT(-1, safeopen_walk(root, "./a/file"));
+	CHECK_INT(-1, safeopen_walk(root, ""));
+	errno = 0;
+	CHECK_INT(-1, safeopen_walk(root, "a/missing"));
+	CHECK_INT(ENOENT, errno);
+	int fd = safeopen_walk(root, "fifo");
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	remove_tree(root);
+}
