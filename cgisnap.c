@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "watch", cmd_watch, "keep a snapshot fresh: re-render what a source change affects" },
 	{ "serve", cmd_serve, "serve a snapshot tree over HTTP (libmicrohttpd)" },
 	{ "bench", cmd_bench, "measure the dynamic site against its snapshot" },
+	{ "config", cmd_config, "print an nginx or Apache configuration serving a tree" },
 };
 
 static void print_help(void)
