@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# t0340-snapshot-options: the crawl's bounds and policies, option files,
+# set-up errors, the lock, and what the user sees.
+. "$(dirname "$0")/lib.sh"
+
+SITE=$TESTDIR/site
+mkdir -p "$SITE/cal" "$SITE/private"
+
+# A small site: a page linking a calendar that never ends, tracked links,
+# pages marked noindex/nofollow or no-store, and a robots.txt.
+cat >"$SITE/index.html" <<'HTML'
+<html><head><title>home</title></head><body>
+<a href="/cal/month.cgi?m=1">calendar</a>
+<a href="/list.cgi?b=2&a=1&utm_source=mail">list</a>
+<a href="/list.cgi?a=1&b=2&fbclid=xyz">same list</a>
+<a href="/meta.html">robots meta page</a>
+<a href="/nostore.cgi">no-store page</a>
+<a href="/private/secret.html">disallowed by robots.txt</a>
+<a href="/big.html">big page</a>
+</body></html>
+HTML
+printf 'User-agent: *\nDisallow: /private/\nSitemap: http://localhost/sitemap.xml\n' >"$SITE/robots.txt"
+cat >"$SITE/sitemap.xml" <<'XML'
+<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<url><loc>http://localhost/only-in-sitemap.html</loc></url>
+</urlset>
+XML
+printf '<p>found through the sitemap</p>\n' >"$SITE/only-in-sitemap.html"
+printf '<p>secret</p>\n' >"$SITE/private/secret.html"
+cat >"$SITE/cal/month.cgi" <<'SH'
+#!/bin/sh
+m=${QUERY_STRING#m=}
+printf 'Content-Type: text/html\n\n<p>month %s</p><a href="/cal/month.cgi?m=%s">next</a>\n' "$m" $((m + 1))
+SH
+cat >"$SITE/list.cgi" <<'SH'
+#!/bin/sh
+printf 'Content-Type: text/html\n\n<p>list for %s</p>\n' "$QUERY_STRING"
+SH
+cat >"$SITE/meta.html" <<'HTML'
+<html><head><meta name="robots" content="noindex,nofollow"></head>
+<body><a href="/behind-meta.html">linked only from a nofollow page</a></body></html>
+HTML
+printf '<p>behind the meta page</p>\n' >"$SITE/behind-meta.html"
+cat >"$SITE/nostore.cgi" <<'SH'
+#!/bin/sh
+printf 'Cache-Control: no-store, no-cache\nSet-Cookie: s=1\nContent-Type: text/html\n\n<p>anonymous page</p>\n'
+SH
+chmod +x "$SITE/cal/month.cgi" "$SITE/list.cgi" "$SITE/nostore.cgi"
+for i in $(seq 1 200); do echo "<p>line $i of a page big enough to compress</p>"; done >"$SITE/big.html"
+
+snap() { "$CGISNAP" snapshot --root "$SITE" -j 2 "$@"; }
+targets() { grep -v '^#' "$1/.cgisnap/manifest" | cut -f1 | LC_ALL=C sort; }
+
+try "an endless calendar stops at --max-pages with a warning, exit 0, and no pruning"
+snap --max-pages 12 "$TESTDIR/a" 2>"$TESTDIR/err"
+check_eq 0 $? "exit status"
+check_match "$(cat "$TESTDIR/err")" "warning: --max-pages 12 reached: [0-9]+ links not crawled; nothing was pruned" "warning"
+check_eq 12 "$(targets "$TESTDIR/a" | wc -l)" "URLs recorded"
+printf '<p>stale</p>\n' >"$TESTDIR/a/stale.html"
+grep -v '^#' "$TESTDIR/a/.cgisnap/manifest" | head -1 | sed 's#^[^\t]*\t[^\t]*#/stale.html\tstale.html#' >>"$TESTDIR/a/.cgisnap/manifest"
+snap --max-pages 12 "$TESTDIR/a" 2>/dev/null
+check_file "$TESTDIR/a/stale.html" "a bounded crawl removes nothing"
+
+try "--max-depth bounds the calendar too"
+snap --max-depth 3 "$TESTDIR/b" 2>"$TESTDIR/err"
+check_eq 0 $? "exit status"
+check_contains "$(cat "$TESTDIR/err")" "--max-depth 3 reached" "warning"
+check_contains "$(targets "$TESTDIR/b")" "/cal/month.cgi?m=3" "depth 3 reached"
+check_not_contains "$(targets "$TESTDIR/b")" "/cal/month.cgi?m=4" "depth 4 not crawled"
+
+try "--exclude and --include filter targets"
+snap --exclude '^/cal/' "$TESTDIR/c" 2>/dev/null
+check_eq 0 $? "exit status"
+check_not_contains "$(targets "$TESTDIR/c")" "/cal/" "excluded"
+check_contains "$(targets "$TESTDIR/c")" "/big.html" "others kept"
+snap --include '^/(|big\.html)$' "$TESTDIR/c2" 2>/dev/null
+# robots.txt is always read (and kept): its rules decide the rest
+check_eq "$(printf '/\n/big.html\n/robots.txt')" "$(targets "$TESTDIR/c2")" "only the included targets"
+
+try "robots.txt is honoured and stored; its sitemap and /sitemap.xml are crawled"
+check_no_file "$TESTDIR/c/private/secret.html" "disallowed page"
+check_file "$TESTDIR/c/robots.txt" "robots.txt stored"
+check_file "$TESTDIR/c/only-in-sitemap.html" "page only in the sitemap"
+
+try "tracking parameters are dropped and queries sorted; the tree records the policy"
+snap --exclude '^/cal/' --ignore-param 'utm_*' --ignore-param fbclid --sort-query "$TESTDIR/d" 2>/dev/null
+check_eq "/list.cgi?a=1&b=2" "$(targets "$TESTDIR/d" | grep list.cgi)" "one canonical list URL"
+check_file "$TESTDIR/d/list.cgi@a=1&b=2.html"
+check_contains "$(cat "$TESTDIR/d/.cgisnap/settings")" "ignore-param = utm_*" "settings: ignore-param"
+check_contains "$(cat "$TESTDIR/d/.cgisnap/settings")" "sort-query = yes" "settings: sort-query"
+check_eq 2 "$(targets "$TESTDIR/c" | grep -c list.cgi)" "without the policy: two list URLs"
+
+try "robots meta is ignored by default and honoured with --respect-robots-meta"
+check_file "$TESTDIR/c/meta.html" "noindex page stored by default"
+check_file "$TESTDIR/c/behind-meta.html" "its links followed by default"
+snap --exclude '^/cal/' --respect-robots-meta "$TESTDIR/e" 2>/dev/null
+check_no_file "$TESTDIR/e/meta.html" "noindex page"
+check_no_file "$TESTDIR/e/behind-meta.html" "nofollow page's links"
+
+try "no-store pages are stored without their cookie, unless --respect-no-store"
+check_eq "<p>anonymous page</p>" "$(cat "$TESTDIR/c/nostore.cgi")" "stored body"
+check_eq "" "$(grep -rl 's=1' "$TESTDIR/c" --exclude-dir=.cgisnap)" "no cookie anywhere"
+snap --exclude '^/cal/' --respect-no-store "$TESTDIR/f" 2>/dev/null
+check_no_file "$TESTDIR/f/nostore.cgi" "skipped with --respect-no-store"
+
+try "--no-gzip writes no .gz; the default writes one for a compressible page over 1 KiB"
+check_file "$TESTDIR/c/big.html.gz" "default"
+check_no_file "$TESTDIR/c/meta.html.gz" "small page"
+snap --exclude '^/cal/' --no-gzip "$TESTDIR/g" 2>/dev/null
+check_eq "" "$(find "$TESTDIR/g" -name '*.gz')" ".gz files with --no-gzip"
+
+try "--no-prune keeps files of URLs that went away"
+cp -r "$TESTDIR/c" "$TESTDIR/h"
+rm "$SITE/big.html"
+sed -i 's#<a href="/big.html">big page</a>##' "$SITE/index.html"
+snap --exclude '^/cal/' --no-prune "$TESTDIR/h" 2>/dev/null
+check_file "$TESTDIR/h/big.html" "kept with --no-prune"
+snap --exclude '^/cal/' "$TESTDIR/h" 2>"$TESTDIR/err"
+check_no_file "$TESTDIR/h/big.html" "pruned by default"
+check_no_file "$TESTDIR/h/big.html.gz" "its .gz too"
+check_contains "$(cat "$TESTDIR/err")" "1 removed" "summary"
+
+try "options come from a file with -c; the command line wins"
+printf '# crawl settings\nexclude = ^/cal/\nmax-pages = 3\nno-gzip = yes\n' >"$TESTDIR/opts.conf"
+snap -c "$TESTDIR/opts.conf" --max-pages 100 "$TESTDIR/i" 2>/dev/null
+check_eq 0 $? "exit status"
+check_not_contains "$(targets "$TESTDIR/i")" "/cal/" "exclude from the file"
+check_ne 3 "$(targets "$TESTDIR/i" | wc -l)" "--max-pages from the command line"
+check_eq "" "$(find "$TESTDIR/i" -name '*.gz')" "no-gzip from the file"
+printf 'bogus = 1\n' >"$TESTDIR/bad.conf"
+err=$(snap -c "$TESTDIR/bad.conf" "$TESTDIR/j" 2>&1)
+check_eq 2 $? "exit status for a bad file"
+check_contains "$err" "bad.conf:1: unknown option 'bogus'" "message names file and line"
+
+try "set-up errors exit 2 with one line and change nothing"
+err=$("$CGISNAP" snapshot --root "$TESTDIR/nonexistent" "$TESTDIR/k" 2>&1)
+check_eq 2 $? "missing root"
+check_eq "cgisnap: error: document root '$TESTDIR/nonexistent' is not a directory" "$err" "message"
+check_no_file "$TESTDIR/k" "no tree created"
+printf 'not a program\n' >"$TESTDIR/notexec"
+err=$("$CGISNAP" snapshot --root "$SITE" --cgi "php=$TESTDIR/notexec" "$TESTDIR/k" 2>&1)
+check_eq 2 $? "handler not executable"
+check_contains "$err" "CGI handler '$TESTDIR/notexec' is not executable" "message"
+err=$("$CGISNAP" snapshot --root "$SITE" --strip '(' "$TESTDIR/k" 2>&1)
+check_eq 2 $? "bad regex"
+check_contains "$err" "bad --strip regex '('" "message"
+err=$("$CGISNAP" snapshot --root "$SITE" 2>&1)
+check_eq 2 $? "no output directory"
+check_contains "$err" "(see 'cgisnap snapshot --help')" "points to --help"
+check_no_file "$TESTDIR/k"
+
+try "a second snapshot of a locked tree is refused with exit 2"
+mkdir -p "$SITE/slow"
+printf '#!/bin/sh\nsleep 3\nprintf "Content-Type: text/html\\n\\nslow\\n"\n' >"$SITE/slow/s.cgi"
+chmod +x "$SITE/slow/s.cgi"
+"$CGISNAP" snapshot --root "$SITE" --seed /slow/s.cgi --max-depth 0 "$TESTDIR/l" 2>/dev/null &
+first=$!
+wait_until 5 test -s "$TESTDIR/l/.cgisnap/lock" || fail "the first snapshot never took the lock"
+err=$("$CGISNAP" snapshot --root "$SITE" --seed /slow/s.cgi --max-depth 0 "$TESTDIR/l" 2>&1)
+check_eq 2 $? "exit status"
+check_match "$err" "tree '$TESTDIR/l' is locked by another cgisnap \(pid $first\)" "message"
+wait "$first"
+check_eq 0 $? "the first snapshot finished normally"
+
+try "on a terminal a one-line progress bar is drawn; otherwise only the summary"
+if command -v script >/dev/null; then
+	script -qec "$CGISNAP snapshot --root $SITE --exclude ^/cal/ $TESTDIR/m" /dev/null >"$TESTDIR/tty" 2>&1
+	check_match "$(tr '\r' '\n' <"$TESTDIR/tty")" "[0-9]+ done, [0-9]+ queued, 0 failed, [0-9.]+ pages/s" "progress line"
+else
+	fail "script(1) is missing"
+fi
+out=$("$CGISNAP" snapshot --root "$SITE" --exclude '^/cal/' "$TESTDIR/n" 2>&1)
+check_not_contains "$out" "queued" "no progress bar when not a terminal"
+check_eq 2 "$(printf '%s\n' "$out" | wc -l)" "two summary lines"
+out=$("$CGISNAP" snapshot -q --root "$SITE" --exclude '^/cal/' "$TESTDIR/n" 2>&1)
+check_eq "" "$out" "-q prints nothing when all is well"
+
+finish
