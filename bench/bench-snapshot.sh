@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# bench/bench-snapshot.sh - crawl speed: cgisnap snapshot of the sample wiki
+# through each origin (CGI, FastCGI, HTTP), next to wget --mirror of the same
+# site over HTTP, in the same run. Prints figures; never fails on them.
+#
+# PAGES=1000 (wiki size), WGET_SECONDS=120 (wget is serial: it is stopped
+# after this long and its rate taken over what it fetched).
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CGISNAP=$ROOT/cgisnap
+PAGES=${PAGES:-1000}
+WGET_SECONDS=${WGET_SECONDS:-120}
+CORES=$(nproc)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cgisnap-bench-snapshot.XXXXXX")
+pids=""
+cleanup() {
+	local p
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	for p in $pids; do wait "$p" 2>/dev/null; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+STRIP='<img src="[^"]*taskrunner\.php[^>]*>'
+SITE=$WORK/wiki
+mkdir -p "$SITE" "$WORK/sessions"
+cp -r "$ROOT/sample-sites/wiki/." "$SITE/"
+rm -rf "$SITE/data"
+php "$SITE/bin/seed.php" --pages "$PAGES" --dir "$SITE" >/dev/null
+
+free_port() {
+	local p
+	while :; do
+		p=$((30000 + RANDOM % 30000))
+		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+	done
+}
+wait_port() {
+	local i
+	for i in $(seq 1 250); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+		sleep 0.02
+	done
+	return 1
+}
+now() { date +%s.%N; }
+# calc EXPR: floating-point arithmetic (awk: no bc needed).
+calc() { awk "BEGIN { printf \"%.3f\", $* }"; }
+# goal EXPR: "met" when the comparison holds.
+goal() { awk "BEGIN { print (($*) ? \"met\" : \"NOT met\") }"; }
+
+# crawl NAME ARGS...: a fresh snapshot; prints "URLS SECONDS" and keeps the tree.
+crawl() {
+	local name=$1 t0 t1 n
+	shift
+	rm -rf "$WORK/$name"
+	t0=$(now)
+	"$CGISNAP" snapshot -q -j "$CORES" --site-url http://localhost:8080/ --strip "$STRIP" "$@" "$WORK/$name" \
+		2>"$WORK/$name.err"
+	t1=$(now)
+	n=$(grep -vc '^#' "$WORK/$name/.cgisnap/manifest")
+	echo "$n $(calc "$t1 - $t0")"
+}
+
+rate() { calc "$1 / $2"; }
+
+echo "sample wiki: $PAGES pages seeded; $CORES cores; cgisnap renders $CORES pages at once"
+printf '%-34s %8s %9s %9s\n' "crawler / origin" "URLs" "seconds" "pages/s"
+
+# 1. CGI: php-cgi run directly, one process per page.
+read -r n_cgi s_cgi < <(crawl cgi --root "$SITE" --cgi php=php-cgi)
+printf '%-34s %8d %9.1f %9.1f\n' "cgisnap, CGI (php-cgi)" "$n_cgi" "$s_cgi" "$(rate "$n_cgi" "$s_cgi")"
+render_ms=$(awk -F'\t' '!/^#/ && $7 > 0 { s += $7 } END { print s + 0 }' "$WORK/cgi/.cgisnap/manifest")
+ideal=$(calc "$render_ms / 1000 / $CORES")
+
+# 2. FastCGI: php-cgi -b with a child per core (opcache on: a long-lived process).
+p=$(free_port)
+(cd "$SITE" && PHP_FCGI_CHILDREN=$CORES PHP_FCGI_MAX_REQUESTS=0 exec php-cgi -b "127.0.0.1:$p" \
+	-d session.save_path="$WORK/sessions" >/dev/null 2>&1) &
+pids="$pids $!"
+wait_port "$p"
+read -r n_fcgi s_fcgi < <(crawl fcgi --fastcgi "127.0.0.1:$p" --root "$SITE")
+printf '%-34s %8d %9.1f %9.1f\n' "cgisnap, FastCGI (php-cgi -b)" "$n_fcgi" "$s_fcgi" "$(rate "$n_fcgi" "$s_fcgi")"
+
+# 3. HTTP: the wiki behind cgisnap's own dynamic server (php-cgi per request),
+#    which wget crawls too.
+hp=$(free_port)
+"$CGISNAP" serve --dynamic --listen "127.0.0.1:$hp" --root "$SITE" --cgi php=php-cgi \
+	--site-url http://localhost:8080/ --access-log off 2>"$WORK/serve.err" &
+pids="$pids $!"
+wait_port "$hp"
+read -r n_http s_http < <(crawl http --origin "http://127.0.0.1:$hp/")
+printf '%-34s %8d %9.1f %9.1f\n' "cgisnap, HTTP (serve --dynamic)" "$n_http" "$s_http" "$(rate "$n_http" "$s_http")"
+
+# 4. wget --mirror against the same HTTP server, as users run it.
+mkdir -p "$WORK/wget"
+t0=$(now)
+(cd "$WORK/wget" && timeout "$WGET_SECONDS" wget -q --mirror --no-parent -e robots=on \
+	"http://127.0.0.1:$hp/doku.php" >/dev/null 2>&1)
+wstatus=$?
+t1=$(now)
+s_wget=$(calc "$t1 - $t0")
+n_wget=$(find "$WORK/wget" -type f | wc -l)
+note=""
+[ "$wstatus" -ne 124 ] || note=" (stopped after ${WGET_SECONDS} s, not finished)"
+printf '%-34s %8d %9.1f %9.1f%s\n' "wget --mirror, HTTP (serve --dynamic)" "$n_wget" "$s_wget" "$(rate "$n_wget" "$s_wget")" "$note"
+n_actions=$(find "$WORK/wget" -type f \( -name '*do=edit*' -o -name '*do=revisions*' -o -name '*export_raw*' -o -name '*rev=*' -o -name '*taskrunner*' \) | wc -l)
+
+n_useful=$((n_wget - n_actions))
+printf '%-34s %8d %9.1f %9.1f\n' "  of which site pages" "$n_useful" "$s_wget" "$(rate "$n_useful" "$s_wget")"
+echo "  (wget also fetched $n_actions edit/revision/export/web-bug URLs: it ignores rel=nofollow"
+echo "   and every page's timestamped web bug is a new URL; cgisnap stores none of them)"
+
+echo
+ratio=$(calc "($n_http / $s_http) / ($n_wget / $s_wget)")
+useful_ratio=$(calc "($n_http / $s_http) / ($n_useful / $s_wget)")
+printf 'cgisnap (HTTP) / wget, URLs per second:       %.2fx  (goal >= 2x: %s)\n' "$ratio" "$(goal "$ratio >= 2")"
+printf 'cgisnap (HTTP) / wget, site pages per second: %.2fx  (goal >= 2x: %s)\n' "$useful_ratio" \
+	"$(goal "$useful_ratio >= 2")"
+echo "  both crawl the same server, whose $CORES cores render one php-cgi per request: wget asks for"
+echo "  one page at a time, cgisnap for $CORES; the server's CPU bounds both"
+over=$(calc "100 * ($s_cgi - $ideal) / $ideal")
+printf 'CGI crawl: %.1f s wall vs %.1f s of summed render time / %d cores: %+.1f%%  (goal within 10%%: %s)\n' \
+	"$s_cgi" "$ideal" "$CORES" "$over" "$(goal "$over <= 10")"
