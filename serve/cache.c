@@ -171,13 +171,14 @@ static int fill_variant(struct variant *v, int fd, const struct stat *st, bool i
 	return 0;
 }
 
-/* A strong validator from the file's identity: inode, size, mtime in ns.
- * Files are replaced by rename, so any new content has a new inode. */
+/* A strong validator from size and mtime in ns. snapshot and watch give
+ * every changed file a fresh mtime and leave unchanged files alone, and
+ * rsync -t keeps mtimes: the same tree copied to several servers gives the
+ * same ETags (the inode would not). */
 static void make_etag(char *out, size_t n, const struct stat *st, const char *suffix)
 {
 	uint64_t ns = (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
-	snprintf(out, n, "\"%" PRIx64 "-%" PRIx64 "-%" PRIx64 "%s\"", (uint64_t)st->st_ino,
-		 (uint64_t)st->st_size, ns, suffix);
+	snprintf(out, n, "\"%" PRIx64 "-%" PRIx64 "%s\"", (uint64_t)st->st_size, ns, suffix);
 }
 
 static void add_validators(struct cache *c, struct MHD_Response *r, const struct fentry *e,
