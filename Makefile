@@ -56,8 +56,15 @@ UNIT_RUNNER = $(BUILD)/tests/unit-runner
 TRACE_SRCS = $(wildcard watch/trace/*.c)
 TRACE_LIB = $(if $(TRACE_SRCS),build/cgisnap-trace.so)
 
+# The man page is made from the binary's own --help texts: never out of step.
+MAN = build/cgisnap.1
+
 .PHONY: all test unit deps deps-bench bench demo install uninstall clean FORCE
-all: cgisnap $(TRACE_LIB)
+all: cgisnap $(TRACE_LIB) $(MAN)
+
+$(MAN): cgisnap tools/mkman.sh
+	@$(if $(Q),echo '  MAN     $@')
+	$(Q)tools/mkman.sh ./cgisnap > $@.tmp && mv $@.tmp $@
 
 # A change of flags (CFLAGS=...) rebuilds the mode's objects; build/LINKED
 # names the mode ./cgisnap was last linked in, so switching modes relinks.
@@ -117,7 +124,7 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR)
 	install -m 755 cgisnap $(DESTDIR)$(BINDIR)/cgisnap
 	$(if $(TRACE_LIB),install -m 644 $(TRACE_LIB) $(DESTDIR)$(LIBDIR)/cgisnap-trace.so)
-	$(if $(wildcard docs/cgisnap.1),install -m 644 docs/cgisnap.1 $(DESTDIR)$(MANDIR)/cgisnap.1)
+	install -m 644 $(MAN) $(DESTDIR)$(MANDIR)/cgisnap.1
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cgisnap $(DESTDIR)$(LIBDIR)/cgisnap-trace.so $(DESTDIR)$(MANDIR)/cgisnap.1

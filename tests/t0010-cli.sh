@@ -36,6 +36,18 @@ for c in snapshot watch serve bench config; do
 	check_eq "cgisnap $c: unknown option '--frob' (see 'cgisnap $c --help')" "$err" "$c message"
 done
 
+try "the man page documents every option of every subcommand's --help"
+man=$ROOT/build/cgisnap.1
+check_file "$man" "build/cgisnap.1"
+for c in snapshot watch serve bench config; do
+	for o in $("$CGISNAP" "$c" --help | grep -oE '^  (-[a-zA-Z], |    )?--[a-z][a-z0-9-]*' | sed 's/.*--//'); do
+		# an entry of its own (roff writes every '-' as '\-')
+		grep '^\\fB' "$man" | grep -qF -- "$(printf '%s' "--$o" | sed 's/-/\\-/g')" ||
+			fail "$c --$o has no entry in the man page"
+	done
+	grep -qF ".SH \"CGISNAP $(echo "$c" | tr a-z A-Z)\"" "$man" || fail "no section for $c"
+done
+
 try "no subcommand is a usage error"
 "$CGISNAP" >/dev/null 2>&1
 check_eq 2 $? "exit status"
