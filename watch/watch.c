@@ -1,29 +1,626 @@
-/* watch/watch.c - 'cgisnap watch' (to be filled in by its issue). */
+/* watch.c - 'cgisnap watch': keep a snapshot fresh. The command line, the
+ * start-up (a full snapshot when the tree is older than its sources), and
+ * the main loop: inotify events are gathered into batches (debounced),
+ * each batch re-renders the pages that depend on what changed, publishes
+ * them, logs one line and runs the --exec hook.
+ *
+ * Signals are blocked and read from a signalfd between batches, so a
+ * batch in progress always finishes: SIGINT/SIGTERM stop after it (exit
+ * 0), SIGUSR1 asks for a full re-crawl, as after an inotify overflow.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
+#include "deps.h"
+#include "exec.h"
+#include "inotify.h"
+#include "links.h"
+#include "log.h"
 #include "opts.h"
+#include "scan.h"
+#include "../snapshot/snapshot.h"
+#include "tracer.h"
+#include "xalloc.h"
+
+#define DEFAULT_DEBOUNCE_MS 100
+/* A steady stream of changes still gets a batch this many windows after
+ * its first change. */
+#define DEBOUNCE_CAP 10
+/* Changed paths named in a batch's log line. */
+#define SUMMARY_PATHS 3
+
+static struct {
+	struct strlist sources, depends, always, ignore;
+	long debounce_ms;
+	char *exec;
+	bool no_trace;
+} watch_options;
 
 static const struct opt watch_opts[] = {
+	{ "source", 0, OPT_LIST, &watch_options.sources, "PATH",
+	  "a directory or file holding the site's data (repeatable; more PATHs may follow before DIR)", 0, 0 },
+	{ "depends", 0, OPT_LIST, &watch_options.depends, "'REGEX => URL'",
+	  "re-render URL when a changed path matches REGEX ($1..$9: its groups; repeatable)", 0, 0 },
+	{ "always", 0, OPT_LIST, &watch_options.always, "URL", "re-render URL on every change (repeatable)", 0, 0 },
+	{ "ignore", 0, OPT_LIST, &watch_options.ignore, "REGEX",
+	  "changes to paths matching REGEX start nothing (repeatable)", 0, 0 },
+	{ "debounce", 0, OPT_INT, &watch_options.debounce_ms, "MS",
+	  "start a batch when no change came for MS ms (default 100; at most 10 x MS after the first)", 1, 60000 },
+	{ "exec", 0, OPT_STR, &watch_options.exec, "CMD",
+	  "after each batch that changed files, run CMD (sh -c, in DIR) with the changed files on its stdin", 0, 0 },
+	{ "no-trace", 0, OPT_BOOL, &watch_options.no_trace, NULL,
+	  "do not record what CGI renders read (use --depends/--always, or re-crawl)", 0, 0 },
 	OPT_END
 };
 
+struct watcher {
+	struct snapshot_setup s;
+	struct crawl *crawl;
+	struct fswatch *fsw;
+	struct watch_rules rules;
+	struct dep_index index;
+	regex_t *ignore;
+	size_t nignore;
+	struct strlist sources; /* absolute, symbolic links resolved */
+	char *tracer;           /* NULL: no tracing */
+	int sigfd;
+	bool masked;            /* signals blocked: restore old_mask at the end */
+	sigset_t old_mask;
+	long debounce_ms;
+	bool stop;
+
+	/* the batch being gathered */
+	struct changes pending;
+	long long first_ms, last_ms; /* 0: nothing pending */
+	const char *full_reason;     /* a full re-crawl is due, and why */
+	long batches;
+};
+
+/* A monotonic clock in ms. */
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void print_help(const struct opt *const *tables)
+{
+	printf("usage: cgisnap watch [OPTIONS] --source PATH [PATH...] DIR\n\n"
+	       "Keep the snapshot in DIR fresh: when a file under a --source changes,\n"
+	       "re-render the pages that depend on it and publish them. A tree that is\n"
+	       "empty or older than its sources first gets a full snapshot. Runs until\n"
+	       "SIGINT or SIGTERM (the batch in progress is finished); SIGUSR1 asks for a\n"
+	       "full re-crawl (only changed files are rewritten).\n\n"
+	       "Which pages depend on a file: for CGI origins (--root) every render is\n"
+	       "traced (an LD_PRELOAD library records what it reads and lists); for any\n"
+	       "origin, --depends and --always rules; with neither, any change re-crawls\n"
+	       "the whole site.\n\n"
+	       "Examples:\n"
+	       "  cgisnap watch --root /var/www/wiki --cgi php=php-cgi --seed /doku.php \\\n"
+	       "      --source /var/www/wiki/data out/\n"
+	       "  cgisnap watch --origin http://127.0.0.1:8080/ --source /srv/wiki/data/pages \\\n"
+	       "      --depends 'pages/(.*)\\.txt$ => /doku.php?id=$1' \\\n"
+	       "      --always '/doku.php?id=start&do=recent' --exec 'rsync -a . edge:/www/' out/\n\n"
+	       "Options (also from a file with -c FILE, one 'name = value' per line):\n");
+	opts_print_help(stdout, tables);
+	printf("\nThe tracer is $%s, else build/%s beside the program, else\n"
+	       "%s/%s.\n"
+	       "Exit status: 0 stopped by a signal; 1 watching failed; 2 usage or set-up error.\n",
+	       TRACER_ENV, TRACER_NAME, CGISNAP_LIBDIR, TRACER_NAME);
+}
+
+/* ---- set-up ---- */
+
+/* Compile the --ignore regexes; -1 with err. */
+static int compile_ignore(struct watcher *w, char *err)
+{
+	const struct strlist *l = &watch_options.ignore;
+	w->ignore = xcalloc(l->n ? l->n : 1, sizeof *w->ignore);
+	for (size_t i = 0; i < l->n; i++) {
+		int rc = regcomp(&w->ignore[i], l->items[i], REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char msg[128];
+			regerror(rc, &w->ignore[i], msg, sizeof msg);
+			return err_set(err, "bad --ignore regex '%s': %s", l->items[i], msg);
+		}
+		w->nignore++;
+	}
+	return 0;
+}
+
+/* The sources as absolute paths with symbolic links resolved (inotify and
+ * the tracer both report real paths); -1 with err. */
+static int resolve_sources(struct watcher *w, const struct strlist *given, char *err)
+{
+	for (size_t i = 0; i < given->n; i++) {
+		char *real = realpath(given->items[i], NULL);
+		if (!real)
+			return err_sys(err, "cannot watch source '%s'", given->items[i]);
+		if (!strlist_contains(&w->sources, real))
+			strlist_add(&w->sources, real);
+		free(real);
+	}
+	return 0;
+}
+
+/* path is dir or below it. */
+static bool path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0' || (n == 1 && dir[0] == '/'));
+}
+
+/* Where dir is or would be, symbolic links resolved (fresh string); NULL
+ * when not even its parent exists (tree_open will say so). */
+static char *real_tree_path(const char *dir)
+{
+	char *real = realpath(dir, NULL);
+	if (real)
+		return real;
+	char *parent = xstrdup(dir);
+	size_t n = strlen(parent);
+	while (n > 1 && parent[n - 1] == '/')
+		parent[--n] = '\0';
+	char *slash = strrchr(parent, '/');
+	char *base = xstrdup(slash ? slash + 1 : parent);
+	if (!slash)
+		strcpy(parent, ".");
+	else if (slash == parent)
+		parent[1] = '\0'; /* "/x": the parent is "/" */
+	else
+		*slash = '\0';
+	char *real_parent = realpath(parent, NULL);
+	char *path = NULL;
+	if (real_parent)
+		path = xasprintf("%s/%s", strcmp(real_parent, "/") ? real_parent : "", base);
+	free(real_parent);
+	free(parent);
+	free(base);
+	return path;
+}
+
+/* A tree inside a source would see its own files change: a loop. Checked
+ * before the tree is created. */
+static int check_tree_outside(const struct watcher *w, const char *dir, char *err)
+{
+	char *real = real_tree_path(dir);
+	int rc = 0;
+	if (!real)
+		return 0;
+	for (size_t i = 0; i < w->sources.n && rc == 0; i++)
+		if (path_under(real, w->sources.items[i]) || path_under(w->sources.items[i], real))
+			rc = err_set(err, "the tree '%s' and the source '%s' overlap: watch would see its own writes",
+				     dir, w->sources.items[i]);
+	free(real);
+	return rc;
+}
+
+/* Which traced paths become dependencies: the sources and the document
+ * root (its scripts). */
+static void set_dep_roots(struct watcher *w)
+{
+	struct strlist *roots = &w->s.crawl.dep_roots;
+	for (size_t i = 0; i < w->sources.n; i++)
+		strlist_add(roots, w->sources.items[i]);
+	if (origin_config.root) {
+		char *real = realpath(origin_config.root, NULL);
+		if (real && !strlist_contains(roots, real))
+			strlist_add(roots, real);
+		free(real);
+	}
+}
+
+/* Block the signals watch handles and return a descriptor that reads
+ * them; -1 with err. Blocked before any thread starts, so no renderer
+ * thread ever takes one. */
+static int signals_open(struct watcher *w, char *err)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGUSR1);
+	if (pthread_sigmask(SIG_BLOCK, &set, &w->old_mask) != 0)
+		return err_set(err, "cannot block signals");
+	w->masked = true;
+	int fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (fd < 0)
+		return err_sys(err, "cannot make a signalfd");
+	return fd;
+}
+
+/* Why the tree needs a full snapshot before watching, or NULL when it is
+ * as new as its sources (the manifest exists, holds recorded
+ * dependencies when tracing is on, and is newer than every source file). */
+static const char *initial_crawl_reason(struct watcher *w)
+{
+	const struct manifest *m = crawl_manifest(w->crawl);
+	if (manifest_count(m) == 0)
+		return "the tree is empty";
+	if (w->tracer) {
+		bool any = false;
+		size_t it = 0;
+		void *v;
+		while (!any && hashmap_next(&m->entries, &it, NULL, &v)) {
+			const struct manifest_entry *e = v;
+			any = e->deps_read.n || e->deps_listed.n;
+		}
+		if (!any)
+			return "the tree has no recorded dependencies";
+	}
+	struct stat sb;
+	if (fstatat(w->s.tree.meta_fd, "manifest", &sb, 0) < 0)
+		return "the tree has no manifest";
+	struct scan_stats st;
+	memset(&st, 0, sizeof st);
+	for (size_t i = 0; i < w->sources.n; i++)
+		scan_path(w->sources.items[i], &st);
+	if (timespec_after(&st.newest, &sb.st_mtim))
+		return "the sources changed since the last snapshot";
+	return NULL;
+}
+
+/* ---- batches ---- */
+
+/* Whether a changed path starts nothing: the renders wrote it, or
+ * --ignore says so. */
+static bool ignored(const struct watcher *w, const char *path)
+{
+	if (crawl_path_written(w->crawl, path))
+		return true; /* the site's own output (caches, indexes, logs) */
+	for (size_t i = 0; i < w->nignore; i++)
+		if (regexec(&w->ignore[i], path, 0, NULL, 0) == 0)
+			return true;
+	return false;
+}
+
+/* A change came now: it starts (or extends) the pending batch. */
+static void note_activity(struct watcher *w)
+{
+	long long t = now_ms();
+	if (!w->first_ms)
+		w->first_ms = t;
+	w->last_ms = t;
+}
+
+/* Add what the kernel reported to the pending batch. */
+static int take_events(struct watcher *w, char *err)
+{
+	struct fsw_events ev = FSW_EVENTS_INIT;
+	int rc = fswatch_read(w->fsw, &ev, err);
+	for (size_t i = 0; i < ev.n; i++) {
+		const struct fsw_event *e = &ev.items[i];
+		if (e->flags & FSW_OVERFLOW) {
+			if (!w->full_reason)
+				log_warn("inotify dropped events (its queue overflowed): re-crawling everything");
+			w->full_reason = "the inotify event queue overflowed, changes were lost";
+			note_activity(w);
+			continue;
+		}
+		if (ignored(w, e->path))
+			continue;
+		log_debug("change: %s%s%s%s %s", e->flags & FSW_CHANGED ? "W" : "",
+			  e->flags & FSW_CREATED ? "C" : "", e->flags & FSW_REMOVED ? "D" : "",
+			  e->flags & FSW_DIR ? "/" : "", e->path);
+		changes_add(&w->pending, e->path, e->flags);
+		note_activity(w);
+	}
+	fsw_events_clear(&ev);
+	return rc;
+}
+
+/* SIGINT/SIGTERM: stop; SIGUSR1: a full re-crawl is due. */
+static void take_signals(struct watcher *w)
+{
+	struct signalfd_siginfo si;
+	while (read(w->sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
+		if (si.ssi_signo == SIGUSR1) {
+			w->full_reason = "SIGUSR1 received";
+			note_activity(w);
+		} else {
+			w->stop = true;
+		}
+	}
+}
+
+/* The --exec hook after a batch that wrote or removed files; its failure
+ * is logged, never fatal. */
+static void run_exec(const struct watcher *w, const struct crawl_result *res)
+{
+	char err[ERR_LEN];
+	if (!watch_options.exec || !res->changed_keys.n)
+		return;
+	int status = watch_exec(watch_options.exec, w->s.tree.path, &res->changed_keys, err);
+	if (status < 0)
+		log_error("%s", err);
+	else if (status > 0)
+		log_error("--exec '%s' exited with status %d", watch_options.exec, status);
+}
+
+/* The batch's line: what changed, what was rendered, how long it took
+ * from the first change seen to the last file published. */
+static void log_batch(const struct watcher *w, const char *full_reason, const struct crawl_result *res,
+		      long long ms)
+{
+	struct buf b = BUF_INIT;
+	size_t n = changes_count(&w->pending);
+	buf_adds(&b, "batch: ");
+	if (n) {
+		char *summary = changes_summary(&w->pending, SUMMARY_PATHS);
+		buf_addf(&b, "%zu changed (%s)", n, summary);
+		free(summary);
+	}
+	if (full_reason)
+		buf_addf(&b, "%sfull re-crawl, %s", n ? "; " : "", full_reason);
+	buf_addf(&b, ": %ld URL%s re-rendered, %ld file%s changed, %ld removed", res->pages,
+		 res->pages == 1 ? "" : "s", res->stored_new + res->stored_changed,
+		 res->stored_new + res->stored_changed == 1 ? "" : "s", res->removed);
+	if (res->failed)
+		buf_addf(&b, ", %ld failed", res->failed);
+	buf_addf(&b, ", %lld ms", ms);
+	log_info("%s", b.data);
+	buf_release(&b);
+	for (size_t i = 0; i < res->nfailures; i++)
+		log_warn("failed: %s: %s", res->failures[i].target, res->failures[i].reason);
+	if (res->bound_note)
+		log_warn("%s", res->bound_note);
+}
+
+/* Forget the batch that was gathered. */
+static void batch_done(struct watcher *w)
+{
+	changes_clear(&w->pending);
+	w->first_ms = w->last_ms = 0;
+}
+
+/* Re-render what the pending changes affect (everything for a full
+ * re-crawl), publish it, log it, run the hook, and refresh the index of
+ * recorded dependencies. */
+static void run_batch(struct watcher *w)
+{
+	struct crawl_result res;
+	struct strlist targets = STRLIST_INIT;
+	char err[ERR_LEN];
+	const char *full = w->full_reason;
+	int rc;
+
+	if (!full && !w->tracer && watch_rules_empty(&w->rules))
+		full = "no dependencies are known (no tracing, no --depends or --always)";
+	if (!full) {
+		deps_targets(&w->index, &w->rules, &w->s.site, &w->pending, &targets);
+		if (!targets.n) {
+			char *summary = changes_summary(&w->pending, SUMMARY_PATHS);
+			log_debug("no page depends on %s", summary);
+			free(summary);
+			batch_done(w);
+			return;
+		}
+	}
+	rc = full ? crawl_full(w->crawl, &res, err) : crawl_update(w->crawl, &targets, &res, err);
+	w->batches++;
+	log_batch(w, full, &res, now_ms() - w->first_ms);
+	w->full_reason = NULL;
+	if (rc < 0) {
+		/* The manifest may not match the tree now: the next change
+		 * brings everything back in step. */
+		log_error("%s", err);
+		w->full_reason = "the last batch could not write the tree";
+	}
+	for (size_t i = 0; i < res.rendered.n && log_verbose(); i++)
+		log_debug("rendered %s", res.rendered.items[i]);
+	run_exec(w, &res);
+	if (w->tracer)
+		dep_index_build(&w->index, crawl_manifest(w->crawl));
+	batch_done(w);
+	crawl_result_release(&res);
+	strlist_clear(&targets);
+}
+
+/* ms until the pending batch is due; -1 when nothing is pending. */
+static int batch_wait(const struct watcher *w)
+{
+	if (!w->first_ms)
+		return -1;
+	long long due = w->last_ms + w->debounce_ms;
+	long long cap = w->first_ms + (long long)w->debounce_ms * DEBOUNCE_CAP;
+	if (cap < due)
+		due = cap;
+	long long left = due - now_ms();
+	return left < 0 ? 0 : (int)left;
+}
+
+/* Wait for changes and signals, run batches when they are due; 0 when a
+ * signal stopped it, -1 when watching failed (logged). */
+static int main_loop(struct watcher *w)
+{
+	char err[ERR_LEN];
+	while (!w->stop) {
+		struct pollfd pfd[2] = { { fswatch_fd(w->fsw), POLLIN, 0 }, { w->sigfd, POLLIN, 0 } };
+		int timeout = batch_wait(w);
+		int ready = poll(pfd, 2, timeout);
+		if (ready < 0 && errno != EINTR)
+			return err_sys(err, "cannot wait for changes"), log_error("%s", err), -1;
+		if (pfd[1].revents)
+			take_signals(w);
+		if (w->stop)
+			break;
+		if (pfd[0].revents && take_events(w, err) < 0)
+			return log_error("%s", err), -1;
+		if (w->first_ms && batch_wait(w) == 0)
+			run_batch(w);
+	}
+	return 0;
+}
+
+/* ---- the command ---- */
+
+/* Free all of w, restoring the signal mask. */
+static void watcher_release(struct watcher *w)
+{
+	crawl_free(w->crawl);
+	fswatch_free(w->fsw);
+	watch_rules_release(&w->rules);
+	dep_index_release(&w->index);
+	for (size_t i = 0; i < w->nignore; i++)
+		regfree(&w->ignore[i]);
+	free(w->ignore);
+	strlist_clear(&w->sources);
+	changes_clear(&w->pending);
+	if (w->sigfd >= 0)
+		close(w->sigfd);
+	snapshot_setup_close(&w->s);
+	origin_config.trace_lib = NULL;
+	free(w->tracer);
+	if (w->masked)
+		pthread_sigmask(SIG_SETMASK, &w->old_mask, NULL);
+}
+
+/* Everything up to the first wait. EXIT_USAGE with the error logged. */
+static int watcher_open(struct watcher *w, const struct strlist *args)
+{
+	char err[ERR_LEN];
+	struct strlist given = STRLIST_INIT;
+	const char *dir = args->items[args->n - 1];
+	int rc = EXIT_USAGE;
+
+	for (size_t i = 0; i < watch_options.sources.n; i++)
+		strlist_add(&given, watch_options.sources.items[i]);
+	for (size_t i = 0; i + 1 < args->n; i++)
+		strlist_add(&given, args->items[i]);
+	w->debounce_ms = watch_options.debounce_ms > 0 ? watch_options.debounce_ms : DEFAULT_DEBOUNCE_MS;
+	if (resolve_sources(w, &given, err) < 0 || compile_ignore(w, err) < 0)
+		goto fail;
+	for (size_t i = 0; i < watch_options.depends.n; i++)
+		if (watch_rules_add(&w->rules, watch_options.depends.items[i], err) < 0)
+			goto fail;
+
+	/* Tracing: CGI origins only, and only with the library at hand. */
+	bool cgi = !origin_config.fastcgi && !origin_config.origin_url;
+	bool have_rules = watch_options.depends.n || watch_options.always.n;
+	if (cgi && !watch_options.no_trace) {
+		w->tracer = tracer_locate(err);
+		if (!w->tracer && !have_rules) {
+			char *msg = xasprintf("%s; or give --depends/--always rules, or --no-trace", err);
+			err_set(err, "%s", msg);
+			free(msg);
+			goto fail;
+		}
+		if (!w->tracer)
+			log_warn("%s: dependencies come from --depends/--always only", err);
+	}
+	origin_config.trace_lib = w->tracer;
+
+	if (check_tree_outside(w, dir, err) < 0 || (w->sigfd = signals_open(w, err)) < 0)
+		goto fail;
+	if (snapshot_setup_open(&w->s, dir, err) < 0)
+		goto fail;
+	for (size_t i = 0; i < watch_options.always.n; i++)
+		if (watch_rules_always(&w->rules, &w->s.site, watch_options.always.items[i], err) < 0)
+			goto fail;
+	if (tree_save_settings(&w->s.tree, &w->s.site, err) < 0)
+		goto fail;
+	set_dep_roots(w);
+	if (!(w->crawl = crawl_new(&w->s.crawl, w->s.origin, &w->s.site, &w->s.tree, err)))
+		goto fail;
+
+	/* Watch before the first crawl: nothing changed meanwhile is lost. */
+	if (!(w->fsw = fswatch_new(err)))
+		goto fail;
+	for (size_t i = 0; i < w->sources.n; i++)
+		if (fswatch_add(w->fsw, w->sources.items[i], err) < 0)
+			goto fail;
+	rc = 0;
+fail:
+	if (rc)
+		log_error("%s", err);
+	strlist_clear(&given);
+	return rc;
+}
+
+/* The full snapshot a stale or empty tree needs first. */
+static int initial_crawl(struct watcher *w)
+{
+	char err[ERR_LEN];
+	const char *why = initial_crawl_reason(w);
+	int rc = 0;
+	if (!why) {
+		log_info("the tree is newer than its sources: no initial snapshot");
+	} else {
+		struct crawl_result res;
+		log_info("initial snapshot: %s", why);
+		if (crawl_full(w->crawl, &res, err) < 0)
+			rc = log_error("%s", err);
+		char *what = xasprintf("snapshot of %s into '%s'", w->s.site.url, w->s.tree.path);
+		snapshot_report(&res, what, snapshot_options.quiet);
+		free(what);
+		crawl_result_release(&res);
+	}
+	if (w->tracer)
+		dep_index_build(&w->index, crawl_manifest(w->crawl));
+	log_info("watching %zu director%s of %zu source%s (%s)", fswatch_count(w->fsw),
+		 fswatch_count(w->fsw) == 1 ? "y" : "ies", w->sources.n, w->sources.n == 1 ? "" : "s",
+		 w->tracer ? "dependencies traced" : watch_rules_empty(&w->rules) ? "every change re-crawls"
+										: "--depends/--always rules");
+	return rc;
+}
+
 int cmd_watch(int argc, char **argv)
 {
-	const struct opt *const tables[] = { watch_opts, NULL };
+	const struct opt *const tables[] = { origin_opts, snapshot_opts, watch_opts, NULL };
 	struct strlist args = STRLIST_INIT;
+	struct watcher w;
+	bool links_ready = false;
 	char err[ERR_LEN];
-	int rc = opts_parse(tables, argc, argv, 0, &args, err);
+	int rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, &args, err);
+
+	memset(&w, 0, sizeof w);
+	w.sigfd = -1;
 	if (rc == OPTS_HELP) {
-		printf("usage: cgisnap watch [OPTIONS]\n\n");
-		opts_print_help(stdout, tables);
+		print_help(tables);
 		rc = 0;
-	} else if (rc == OPTS_ERROR) {
-		rc = usage_error("watch", err);
-	} else {
-		log_error("'cgisnap watch' is not implemented yet");
-		rc = EXIT_USAGE;
+		goto out;
 	}
+	if (rc == OPTS_ERROR) {
+		rc = usage_error("watch", err);
+		goto out;
+	}
+	if (args.n == 0) {
+		rc = usage_error("watch", "no output directory given");
+		goto out;
+	}
+	if (!watch_options.sources.n) {
+		rc = usage_error("watch", args.n > 1 ? "give the sources with --source PATH"
+						     : "no --source given: which files hold the site's data?");
+		goto out;
+	}
+	links_init();
+	links_ready = true;
+	rc = watcher_open(&w, &args);
+	if (rc)
+		goto out;
+	if (initial_crawl(&w) < 0 || main_loop(&w) < 0)
+		rc = EXIT_PARTIAL;
+	else
+		log_info("stopped after %ld batch%s", w.batches, w.batches == 1 ? "" : "es");
+out:
+	watcher_release(&w);
+	if (links_ready)
+		links_cleanup();
 	strlist_clear(&args);
 	opts_release(tables);
 	return rc;

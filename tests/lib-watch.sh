@@ -1,0 +1,113 @@
+# tests/lib-watch.sh - helpers for the watch tests (source after lib.sh and
+# lib-snapshot.sh). Nothing here sleeps to wait for a result: every wait
+# polls (wait_until) for what the test expects, with a bound.
+
+# How long a batch may take before a test gives up (seconds).
+WATCH_WAIT=${WATCH_WAIT:-90}
+
+_watch_run() {
+	local log=$1
+	shift
+	exec "$CGISNAP" watch "$@" 2>>"$log"
+}
+
+# watch_start LOG ARGS...: run 'cgisnap watch ARGS' in the background, its
+# stderr appended to LOG, and wait until it watches (after the initial
+# snapshot). Sets WATCH_PID; 1 when it did not come up (LOG says why).
+watch_start() {
+	local log=$1
+	shift
+	: >"$log"
+	bg_start _watch_run "$log" "$@"
+	WATCH_PID=$BG_PID
+	wait_until "$WATCH_WAIT" grep -q '^cgisnap: watching ' "$log"
+}
+
+# watch_stop [SIG]: signal the watcher (TERM) and wait for it; its exit
+# status goes to WATCH_STATUS (not a subshell: only this shell can wait).
+watch_stop() {
+	kill "-${1:-TERM}" "$WATCH_PID" 2>/dev/null
+	wait "$WATCH_PID" 2>/dev/null
+	WATCH_STATUS=$?
+}
+
+# batches LOG: how many batch lines LOG holds.
+batches() {
+	grep -c '^cgisnap: batch: ' "$1"
+}
+
+_batches_at_least() {
+	[ "$(batches "$1")" -ge "$2" ]
+}
+
+# wait_batches LOG N: wait until LOG holds at least N batch lines.
+wait_batches() {
+	wait_until "$WATCH_WAIT" _batches_at_least "$1" "$2"
+}
+
+_file_has() {
+	grep -qF -- "$2" "$1"
+}
+
+# wait_file_has FILE TEXT: wait until FILE exists and contains TEXT.
+wait_file_has() {
+	wait_until "$WATCH_WAIT" _file_has "$1" "$2"
+}
+
+_file_lacks() {
+	! grep -qF -- "$2" "$1"
+}
+
+# wait_file_lacks FILE TEXT: wait until FILE no longer contains TEXT.
+wait_file_lacks() {
+	wait_until "$WATCH_WAIT" _file_lacks "$1" "$2"
+}
+
+# wait_gone PATH: wait until nothing is at PATH.
+wait_gone() {
+	wait_until "$WATCH_WAIT" test ! -e "$1"
+}
+
+# watch_wiki_args SITE: the options snap_wiki uses, for watch, with the
+# wiki's data/ as the source (one per line: mapfile -t reads them).
+watch_wiki_args() {
+	printf '%s\n' --root "$1" --cgi php=php-cgi --site-url http://localhost:8080/ \
+		--strip "$WIKI_STRIP" --not-found '/doku.php?id=cgisnap:no-such-page' -j 2 \
+		--source "$1/data"
+}
+
+# wiki_key ID: the tree file of a wiki page view.
+wiki_key() {
+	printf 'doku.php@id=%s.html' "$1"
+}
+
+# wiki_file SITE ID: the source file of a wiki page.
+wiki_file() {
+	printf '%s/data/pages/%s.txt' "$1" "$(printf '%s' "$2" | tr ':' '/')"
+}
+
+_key_after() {
+	tail -n "+$(($2 + 1))" "$1" | grep -qxF -- "$3"
+}
+
+# watch_settle SITE EXECLOG ID: every change made so far has been handled.
+# Page ID (one no other change touches) gets a unique line; its batch
+# comes after every earlier change's, and the --exec hook ('cat >>
+# EXECLOG') receiving its file means that batch is done.
+_settle_n=0
+watch_settle() {
+	local site=$1 execlog=$2 id=$3 seen
+	_settle_n=$((_settle_n + 1))
+	seen=$(wc -l <"$execlog" 2>/dev/null || echo 0)
+	printf '\nSettle marker %s-%s.\n' "$$" "$_settle_n" >>"$(wiki_file "$site" "$id")"
+	wait_until "$WATCH_WAIT" _key_after "$execlog" "$seen" "$(wiki_key "$id")"
+}
+
+# tree_diff_from FRESH TREE: every file of FRESH (outside .cgisnap) exists
+# in TREE with the same bytes; prints the ones that do not.
+tree_diff_from() {
+	(cd "$1" && find . -path ./.cgisnap -prune -o -type f -printf '%P\n') | LC_ALL=C sort |
+		while IFS= read -r f; do
+			cmp -s "$1/$f" "$2/$f" || echo "$f"
+		done
+}

@@ -1,0 +1,249 @@
+#!/usr/bin/env bash
+# t0520-watch-edge: the watcher's edges on a tiny PHP site whose slow page
+# sleeps 1 s while rendering: --exec (its input, a failing command), a
+# change made during a batch, SIGUSR1 and a real inotify overflow (full
+# re-crawls that rewrite nothing unchanged), SIGTERM during a batch,
+# restarts on an up-to-date or stale tree, set-up errors (no tracer, the
+# watch limit, usage), and an HTTP origin with --depends/--always rules or
+# none.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-snapshot.sh"
+. "$(dirname "$0")/lib-watch.sh"
+
+SITE=$TESTDIR/site
+OUT=$TESTDIR/out
+LOG=$TESTDIR/watch.log
+EXECLOG=$TESTDIR/exec.log
+MARK=$TESTDIR/mark
+mkdir -p "$SITE/data/items" "$SITE/data/bulk" "$MARK"
+cat >"$SITE/index.php" <<'EOF'
+<?php
+header('Content-Type: text/html; charset=utf-8');
+echo "<!DOCTYPE html><html><body><h1>Items</h1><ul>\n";
+foreach (scandir(__DIR__ . '/data/items') as $e) {
+    if (substr($e, -4) === '.txt') {
+        $n = substr($e, 0, -4);
+        echo "<li><a href=\"/item.php?n=$n\">$n</a></li>\n";
+    }
+}
+echo "</ul><a href=\"/slow.php\">slow</a></body></html>\n";
+EOF
+cat >"$SITE/item.php" <<'EOF'
+<?php
+$n = preg_replace('/[^a-z0-9_]/', '', $_GET['n'] ?? '');
+$f = __DIR__ . "/data/items/$n.txt";
+header('Content-Type: text/html; charset=utf-8');
+if ($n === '' || !is_file($f)) {
+    http_response_code(404);
+    echo "no such item\n";
+    exit;
+}
+echo "<!DOCTYPE html><html><body><p>", htmlspecialchars(file_get_contents($f)), "</p><a href=\"/\">home</a></body></html>\n";
+EOF
+# Content starting with "slow" makes the render announce itself in
+# $MARK_DIR/rendering, then take a second.
+cat >"$SITE/slow.php" <<'EOF'
+<?php
+$t = file_get_contents(__DIR__ . '/data/slow.txt');
+if (strncmp($t, 'slow', 4) === 0) {
+    file_put_contents(getenv('MARK_DIR') . '/rendering', $t);
+    usleep(1000000);
+}
+header('Content-Type: text/html; charset=utf-8');
+echo "<!DOCTYPE html><html><body><p>", htmlspecialchars($t), "</p></body></html>\n";
+EOF
+for n in a b c; do echo "item $n" >"$SITE/data/items/$n.txt"; done
+echo fast >"$SITE/data/slow.txt"
+echo x >"$SITE/data/bulk/a"
+FIXTURE=(--root "$SITE" --cgi php=php-cgi --env "MARK_DIR=$MARK" -j 2 --source "$SITE/data")
+
+# slow_write TEXT: make the slow page render TEXT, and wait until that
+# render is under way (it sleeps for a second).
+slow_write() {
+	rm -f "$MARK/rendering"
+	printf '%s\n' "$1" >"$SITE/data/slow.txt"
+	wait_until "$WATCH_WAIT" test -e "$MARK/rendering"
+}
+
+try "the fixture is snapshotted and watched with traced dependencies"
+watch_start "$LOG" "${FIXTURE[@]}" --exec "cat >> '$EXECLOG'; exit 3" "$OUT"
+check_eq 0 $? "watch came up"
+check_contains "$(cat "$LOG")" "watching 3 directories of 1 source (dependencies traced)" "watching line"
+ITEM_A=$(manifest_field "$OUT" "/item.php?n=a" 2)
+SLOW=$(manifest_field "$OUT" /slow.php 2)
+check_file "$OUT/$ITEM_A" "item a"
+check_file "$OUT/$SLOW" "slow page"
+check_contains "$(cat "$OUT/.cgisnap/deps")" "/	L	$SITE/data/items" "the index listed the items"
+
+try "--exec gets the changed files on its stdin; its failure is logged, not fatal"
+echo "item a, edited" >"$SITE/data/items/a.txt"
+wait_file_has "$EXECLOG" "$ITEM_A"
+check_eq 0 $? "exec input"
+check_eq "$ITEM_A" "$(cat "$EXECLOG")" "only the changed file"
+check_contains "$(cat "$OUT/$ITEM_A")" "item a, edited" "published"
+wait_until "$WATCH_WAIT" grep -q "exited with status 3" "$LOG"
+check_eq 0 $? "the failing command is logged"
+kill -0 "$WATCH_PID" 2>/dev/null || fail "the watcher died"
+
+has_target() {
+	[ -n "$(manifest_field "$1" "$2" 2)" ]
+}
+
+try "a new file is crawled from the index that lists its directory"
+echo "item d" >"$SITE/data/items/d.txt"
+wait_until "$WATCH_WAIT" has_target "$OUT" "/item.php?n=d"
+check_eq 0 $? "item d recorded"
+check_contains "$(cat "$OUT/$(manifest_field "$OUT" "/item.php?n=d" 2)")" "item d" "item d published"
+
+try "a change made while a batch renders starts the next batch"
+n=$(batches "$LOG")
+slow_write "slow one"
+check_eq 0 $? "the first render is under way"
+printf 'slow two, final\n' >"$SITE/data/slow.txt"
+wait_file_has "$OUT/$SLOW" "slow two, final"
+check_eq 0 $? "the change made during the render is published"
+wait_batches "$LOG" $((n + 2))
+check_eq $((n + 2)) "$(batches "$LOG")" "two batches"
+
+try "SIGUSR1: a full re-crawl that rewrites nothing unchanged"
+tree_mtimes "$OUT" >"$TESTDIR/m1"
+n=$(batches "$LOG")
+kill -USR1 "$WATCH_PID"
+wait_batches "$LOG" $((n + 1))
+check_match "$(grep '^cgisnap: batch: ' "$LOG" | tail -1)" \
+	"^cgisnap: batch: full re-crawl, SIGUSR1 received: [0-9]+ URLs re-rendered, 0 files changed, 0 removed, [0-9]+ ms$" \
+	"batch line"
+tree_mtimes "$OUT" >"$TESTDIR/m2"
+check_eq "" "$(diff "$TESTDIR/m1" "$TESTDIR/m2")" "files rewritten"
+
+try "a real inotify queue overflow: logged with its reason, then a full re-crawl"
+max=$(cat /proc/sys/fs/inotify/max_queued_events 2>/dev/null || echo 0)
+if [ "$max" -gt 0 ] && [ "$max" -le 200000 ]; then
+	n=$(batches "$LOG")
+	slow_write "slow three"
+	tree_mtimes "$OUT" >"$TESTDIR/m1"
+	# While the watcher renders, more events than the kernel queues.
+	php -r 'chdir($argv[1]); for ($i = 0; $i < $argv[2]; $i++) rename($i % 2 ? "b" : "a", $i % 2 ? "a" : "b");' \
+		"$SITE/data/bulk" $((max / 2 + 100))
+	wait_until "$WATCH_WAIT" grep -q 'full re-crawl, the inotify event queue overflowed' "$LOG"
+	check_eq 0 $? "overflow batch line"
+	check_match "$(grep 'overflowed' "$LOG")" "full re-crawl, the inotify event queue overflowed, changes were lost: [0-9]+ URLs re-rendered, 0 files changed" "nothing rewritten by the re-crawl"
+	tree_mtimes "$OUT" >"$TESTDIR/m2"
+	check_eq "> $SLOW" "$(diff "$TESTDIR/m1" "$TESTDIR/m2" | grep '^>' | cut -d' ' -f1-2)" "only the slow page changed"
+else
+	echo "# skipped: fs.inotify.max_queued_events is '$max'"
+fi
+
+try "SIGTERM during a batch finishes it, then exits 0"
+slow_write "slow four"
+check_eq 0 $? "a render is under way"
+watch_stop TERM
+check_eq 0 "$WATCH_STATUS" "exit status"
+check_contains "$(cat "$OUT/$SLOW")" "slow four" "the batch in progress was published"
+check_match "$(tail -1 "$LOG")" "^cgisnap: stopped after [0-9]+ batches$" "last line"
+
+try "a restart on an up-to-date tree skips the initial snapshot"
+watch_start "$TESTDIR/log2" "${FIXTURE[@]}" "$OUT"
+check_eq 0 $? "watch came up"
+check_contains "$(cat "$TESTDIR/log2")" "the tree is newer than its sources: no initial snapshot" "no snapshot"
+watch_stop
+check_eq 0 "$WATCH_STATUS" "exit status"
+
+try "a restart after the sources changed snapshots first"
+echo "item b, edited while no one watched" >"$SITE/data/items/b.txt"
+watch_start "$TESTDIR/log3" "${FIXTURE[@]}" "$OUT"
+check_eq 0 $? "watch came up"
+check_contains "$(cat "$TESTDIR/log3")" "initial snapshot: the sources changed since the last snapshot" "reason"
+check_contains "$(cat "$OUT/$(manifest_field "$OUT" "/item.php?n=b" 2)")" "edited while no one watched" "item b"
+check_match "$(cat "$TESTDIR/log3")" "\([0-9]+ new, 1 changed, [0-9]+ unchanged\)" "only item b rewritten"
+watch_stop
+check_eq 0 "$WATCH_STATUS" "exit status"
+
+try "set-up errors exit 2 with a clear message"
+CGISNAP_TRACE_LIB=/nonexistent/trace.so "$CGISNAP" watch "${FIXTURE[@]}" "$TESTDIR/t1" 2>"$TESTDIR/err"
+check_eq 2 $? "exit status without a tracer"
+check_contains "$(cat "$TESTDIR/err")" "dependency tracer '/nonexistent/trace.so' (from CGISNAP_TRACE_LIB) is not a readable file; or give --depends/--always rules, or --no-trace" "message"
+"$CGISNAP" watch --root "$SITE" --cgi php=php-cgi "$TESTDIR/t2" 2>"$TESTDIR/err"
+check_eq 2 $? "exit status without --source"
+check_contains "$(cat "$TESTDIR/err")" "no --source given" "message"
+"$CGISNAP" watch "${FIXTURE[@]}" "$SITE/data/tree" 2>"$TESTDIR/err"
+check_eq 2 $? "exit status for a tree inside a source"
+check_contains "$(cat "$TESTDIR/err")" "overlap: watch would see its own writes" "message"
+"$CGISNAP" watch "${FIXTURE[@]}" --depends 'no arrow' "$TESTDIR/t3" 2>"$TESTDIR/err"
+check_eq 2 $? "exit status for a bad rule"
+check_contains "$(cat "$TESTDIR/err")" "bad --depends rule 'no arrow'" "message"
+
+try "without the tracer, --depends rules are enough to start; --ignore drops paths"
+CGISNAP_TRACE_LIB=/nonexistent/trace.so watch_start "$TESTDIR/log4" "${FIXTURE[@]}" \
+	--depends 'items/([a-z]+)\.txt$ => /item.php?n=$1' --ignore 'items/b\.txt$' "$TESTDIR/t4"
+check_eq 0 $? "watch came up"
+check_contains "$(cat "$TESTDIR/log4")" "dependencies come from --depends/--always only" "warning"
+check_contains "$(cat "$TESTDIR/log4")" "(--depends/--always rules)" "mode"
+echo "item b, ignored" >"$SITE/data/items/b.txt"
+echo "item c, by rule" >"$SITE/data/items/c.txt"
+wait_file_has "$TESTDIR/t4/$(manifest_field "$TESTDIR/t4" "/item.php?n=c" 2)" "item c, by rule"
+check_eq 0 $? "the rule's page is published"
+wait_batches "$TESTDIR/log4" 1
+check_match "$(grep '^cgisnap: batch: ' "$TESTDIR/log4")" \
+	"^cgisnap: batch: 1 changed \($SITE/data/items/c.txt\): 1 URL re-rendered, 1 file changed," "only c's page"
+check_not_contains "$(cat "$TESTDIR/t4/$(manifest_field "$TESTDIR/t4" "/item.php?n=b" 2)")" "ignored" "b untouched"
+watch_stop
+
+try "the watch limit: an error naming the setting and the watches needed"
+mkdir -p "$SITE/data/deep/a/b/c"
+need=$(find "$SITE/data" -type d | wc -l)
+if unshare -U -r true 2>/dev/null; then
+	# A user namespace has its own limit (user.max_inotify_watches), so
+	# lowering it there leaves the machine's setting alone.
+	unshare -U -r sh -c 'echo 3 >/proc/sys/user/max_inotify_watches && exec "$@"' sh \
+		"$CGISNAP" watch "${FIXTURE[@]}" "$TESTDIR/t5" 2>"$TESTDIR/err"
+	check_eq 2 $? "exit status"
+	check_match "$(cat "$TESTDIR/err")" \
+		"cannot watch '$SITE/data': the inotify watch limit is reached \(fs.inotify.max_user_watches = 3\); the sources need $need watches \(one per directory\)" \
+		"message"
+	check_contains "$(cat "$TESTDIR/err")" "sysctl fs.inotify.max_user_watches=$((3 + need))" "suggestion"
+else
+	echo "# skipped: no user namespaces here (the message is unit-tested)"
+fi
+rm -r "$SITE/data/deep"
+
+# ---- an HTTP origin: no tracing ----
+WIKI=$TESTDIR/wiki
+seed_wiki "$WIKI" 12
+PORT=$(port 0)
+bg_start php -S "127.0.0.1:$PORT" -t "$WIKI" >/dev/null 2>&1
+wait_port "$PORT"
+HTTP=(--origin "http://127.0.0.1:$PORT/" --site-url http://localhost:8080/ --strip "$WIKI_STRIP"
+	--exclude 'do=backlink' -j 2 --source "$WIKI/data/pages")
+PAGE=wiki:syntax
+
+try "an HTTP origin with --depends and --always: the rules' pages are re-rendered"
+watch_start "$TESTDIR/log6" "${HTTP[@]}" --depends 'data/pages/wiki/([a-z0-9_]+)\.txt$ => /doku.php?id=wiki:$1' \
+	--always '/doku.php?id=start&do=recent' "$TESTDIR/h1"
+check_eq 0 $? "watch came up"
+check_contains "$(cat "$TESTDIR/log6")" "(--depends/--always rules)" "mode"
+printf '\nHTTP edit H1.\n' >>"$(wiki_file "$WIKI" "$PAGE")"
+wait_file_has "$TESTDIR/h1/$(wiki_key "$PAGE")" "HTTP edit H1."
+check_eq 0 $? "the page is published"
+wait_batches "$TESTDIR/log6" 1
+check_match "$(grep '^cgisnap: batch: ' "$TESTDIR/log6")" ": 2 URLs re-rendered, 2 files changed, 0 removed" "the page and recent changes"
+check_contains "$(sed -n '/<ul class="recent">/,$p' "$TESTDIR/h1/doku.php@id=start&do=recent.html" | head -3)" \
+	"title=\"$PAGE\"" "recent changes shows the page first"
+watch_stop
+check_eq 0 "$WATCH_STATUS" "exit status"
+
+try "an HTTP origin without rules re-crawls everything on a change"
+watch_start "$TESTDIR/log7" "${HTTP[@]}" "$TESTDIR/h2"
+check_eq 0 $? "watch came up"
+check_contains "$(cat "$TESTDIR/log7")" "(every change re-crawls)" "mode"
+printf '\nHTTP edit H2.\n' >>"$(wiki_file "$WIKI" "$PAGE")"
+wait_file_has "$TESTDIR/h2/$(wiki_key "$PAGE")" "HTTP edit H2."
+check_eq 0 $? "the page is published"
+wait_batches "$TESTDIR/log7" 1
+check_match "$(grep '^cgisnap: batch: ' "$TESTDIR/log7")" \
+	"full re-crawl, no dependencies are known \(no tracing, no --depends or --always\): [0-9]+ URLs re-rendered, [1-3] files? changed" \
+	"batch line"
+watch_stop
+check_eq 0 "$WATCH_STATUS" "exit status"
+
+finish

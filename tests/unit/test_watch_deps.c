@@ -1,0 +1,220 @@
+/* test_watch_deps.c - from changed paths to pages: the change set, the
+ * --depends rules, the index of recorded dependencies and the order of
+ * the result. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "log.h"
+#include "../../watch/deps.h"
+#include "../../watch/inotify.h"
+#include "unit.h"
+
+TEST(watch_changes_merge_flags_and_keep_order)
+{
+	struct changes c = CHANGES_INIT;
+	changes_add(&c, "/s/b", FSW_CREATED);
+	changes_add(&c, "/s/a", FSW_CHANGED);
+	changes_add(&c, "/s/b", FSW_CHANGED);
+	CHECK_INT(2, changes_count(&c));
+	CHECK_INT(FSW_CREATED | FSW_CHANGED, changes_flags(&c, "/s/b"));
+	CHECK_INT(FSW_CHANGED, changes_flags(&c, "/s/a"));
+	CHECK_INT(0, changes_flags(&c, "/s/none"));
+	char *s = changes_summary(&c, 3);
+	CHECK_STR("/s/b, /s/a", s);
+	free(s);
+	changes_add(&c, "/s/c", FSW_REMOVED);
+	changes_add(&c, "/s/d", FSW_REMOVED);
+	s = changes_summary(&c, 2);
+	CHECK_STR("/s/b, /s/a and 2 more", s);
+	free(s);
+	changes_clear(&c);
+	CHECK_INT(0, changes_count(&c));
+	changes_clear(&c);
+}
+
+TEST(watch_rule_expand_table)
+{
+	static const struct {
+		const char *re, *tmpl, *subject, *want;
+	} cases[] = {
+		{ "pages/(.*)\\.txt$", "/doku.php?id=$1", "/w/data/pages/wiki/syntax.txt", "/doku.php?id=wiki/syntax" },
+		{ "pages/(.*)\\.txt$", "/x?all=$0", "/w/pages/a.txt", "/x?all=pages/a.txt" },
+		{ "([a-z]+)/([a-z]+)", "/$2/$1/", "/ns/page", "/page/ns/" },
+		{ "(a)|(b)", "/[$1][$2]", "b", "/[][b]" },      /* unmatched group: "" */
+		{ "x", "/cost$$5", "x", "/cost$5" },            /* $$ is a dollar */
+		{ "x", "/a$b$", "x", "/a$b$" },                 /* other dollars stay */
+		{ "(x)", "/$9", "x", "/" },                      /* no such group */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		regex_t re;
+		regmatch_t m[10];
+		CHECK_INT(0, regcomp(&re, cases[i].re, REG_EXTENDED));
+		CHECK_INT(0, regexec(&re, cases[i].subject, 10, m, 0));
+		char *got = dep_rule_expand(cases[i].tmpl, cases[i].subject, m, 10);
+		CHECK_STR(cases[i].want, got);
+		free(got);
+		regfree(&re);
+	}
+}
+
+TEST(watch_rules_parse_and_reject)
+{
+	struct watch_rules r = WATCH_RULES_INIT;
+	char err[ERR_LEN];
+	CHECK_INT(0, watch_rules_add(&r, "data/pages/(.*)\\.txt => /doku.php?id=$1", err));
+	CHECK_INT(0, watch_rules_add(&r, "a=>/b", err));
+	CHECK_INT(0, watch_rules_add(&r, "x => y => /z", err)); /* the last arrow splits */
+	CHECK_INT(3, r.n);
+	CHECK_STR("/doku.php?id=$1", r.rules[0].url);
+	CHECK_STR("/b", r.rules[1].url);
+	CHECK_STR("/z", r.rules[2].url);
+	CHECK(regexec(&r.rules[2].re, "x => y", 0, NULL, 0) == 0);
+
+	CHECK_INT(-1, watch_rules_add(&r, "no arrow here", err));
+	CHECK_STR("bad --depends rule 'no arrow here': expected 'REGEX => URL'", err);
+	CHECK_INT(-1, watch_rules_add(&r, " => /x", err));
+	CHECK_INT(-1, watch_rules_add(&r, "a =>   ", err));
+	CHECK_INT(-1, watch_rules_add(&r, "(unclosed => /x", err));
+	CHECK(strstr(err, "bad --depends regex in '(unclosed => /x'") == err);
+	CHECK_INT(3, r.n);
+
+	struct site site;
+	CHECK_INT(0, site_init(&site, "http://localhost:8080/", err));
+	CHECK_INT(0, watch_rules_always(&r, &site, "/doku.php?id=start&do=recent", err));
+	CHECK_INT(0, watch_rules_always(&r, &site, "http://localhost:8080/feed/", err));
+	CHECK_INT(-1, watch_rules_always(&r, &site, "http://elsewhere.example/", err));
+	CHECK_INT(2, r.always.n);
+	CHECK_STR("/feed/", r.always.items[1]);
+	CHECK(!watch_rules_empty(&r));
+	watch_rules_release(&r);
+	CHECK(watch_rules_empty(&r));
+	site_release(&site);
+}
+
+/* A page reading the given files and listing the given directories. */
+static void page(struct manifest *m, const char *target, const char *reads, const char *lists)
+{
+	struct manifest_entry *e = manifest_entry_new(target);
+	strlist_split(&e->deps_read, reads, ' ');
+	strlist_split(&e->deps_listed, lists, ' ');
+	manifest_put(m, e);
+}
+
+/* The targets for one change, joined by spaces. */
+static char *targets_for(const struct dep_index *ix, const struct watch_rules *r, const struct site *site,
+			 const char *path, unsigned flags)
+{
+	struct changes c = CHANGES_INIT;
+	struct strlist t = STRLIST_INIT;
+	struct buf b = BUF_INIT;
+	changes_add(&c, path, flags);
+	deps_targets(ix, r, site, &c, &t);
+	for (size_t i = 0; i < t.n; i++)
+		buf_addf(&b, "%s%s", i ? " " : "", t.items[i]);
+	strlist_clear(&t);
+	changes_clear(&c);
+	return buf_detach(&b, NULL);
+}
+
+#define CHECK_TARGETS(want, path, flags)                                     \
+	do {                                                                 \
+		char *got_ = targets_for(&ix, &rules, &site, path, flags);   \
+		CHECK_STR(want, got_);                                       \
+		free(got_);                                                  \
+	} while (0)
+
+TEST(watch_deps_recorded_reads_and_listings)
+{
+	struct manifest m = MANIFEST_INIT;
+	struct dep_index ix = DEP_INDEX_INIT;
+	struct watch_rules rules = WATCH_RULES_INIT;
+	struct site site;
+	char err[ERR_LEN];
+	CHECK_INT(0, site_init(&site, "http://localhost/", err));
+
+	/* a and b are page views; "index" lists the directory and stats
+	 * every file (an aggregate: many dependencies); b checks whether
+	 * the missing page c exists. */
+	page(&m, "/a", "/s/p/a.txt /s/p/side.txt", "");
+	page(&m, "/b", "/s/p/b.txt /s/p/side.txt /s/p/c.txt", "");
+	page(&m, "/index", "/s/p/a.txt /s/p/b.txt /s/p/side.txt /s/p/sub/d.txt", "/s/p /s/p/sub");
+	page(&m, "/other", "/s/q/x.txt", "");
+	dep_index_build(&ix, &m);
+	CHECK_INT(4, ix.ntargets);
+	CHECK_INT(12, ix.pairs);
+
+	/* content changes: the readers, specific pages first */
+	CHECK_TARGETS("/a /index", "/s/p/a.txt", FSW_CHANGED);
+	CHECK_TARGETS("/a /b /index", "/s/p/side.txt", FSW_CHANGED);
+	CHECK_TARGETS("", "/s/p/unknown.txt", FSW_CHANGED);
+	/* a new file: the readers of the name, and the listers of its directory */
+	CHECK_TARGETS("/b /index", "/s/p/c.txt", FSW_CREATED | FSW_CHANGED);
+	CHECK_TARGETS("/index", "/s/p/new.txt", FSW_CREATED);
+	CHECK_TARGETS("/index", "/s/p/sub/e.txt", FSW_REMOVED);
+	/* a modified file in a listed directory does not change the listing */
+	CHECK_TARGETS("", "/s/p/new.txt", FSW_CHANGED);
+	/* a directory gone: everything read or listed below it */
+	CHECK_TARGETS("/a /b /index", "/s/p", FSW_REMOVED | FSW_DIR);
+	CHECK_TARGETS("/index", "/s/p/sub", FSW_REMOVED | FSW_DIR);
+	/* a prefix is not a parent: /s/q/x.txt is not below /s/q/x */
+	CHECK_TARGETS("", "/s/q/x", FSW_REMOVED | FSW_DIR);
+
+	/* rebuilding replaces the old content */
+	manifest_remove(&m, "/index");
+	dep_index_build(&ix, &m);
+	CHECK_INT(3, ix.ntargets);
+	CHECK_TARGETS("/a", "/s/p/a.txt", FSW_CHANGED);
+
+	dep_index_release(&ix);
+	manifest_release(&m);
+	site_release(&site);
+}
+
+TEST(watch_deps_rules_and_always)
+{
+	struct manifest m = MANIFEST_INIT;
+	struct dep_index ix = DEP_INDEX_INIT;
+	struct watch_rules rules = WATCH_RULES_INIT;
+	struct site site;
+	char err[ERR_LEN];
+	CHECK_INT(0, site_init(&site, "http://localhost:8080/", err));
+	CHECK_INT(0, watch_rules_add(&rules, "pages/([a-z_]+)\\.txt$ => /doku.php?id=$1", err));
+	CHECK_INT(0, watch_rules_add(&rules, "pages/.*\\.txt$ => /doku.php?id=start&do=index", err));
+	CHECK_INT(0, watch_rules_always(&rules, &site, "/doku.php?id=start&do=recent", err));
+
+	/* without recorded dependencies: rules, then the --always pages last */
+	CHECK_TARGETS("/doku.php?id=foo /doku.php?id=start&do=index /doku.php?id=start&do=recent",
+		      "/w/data/pages/foo.txt", FSW_CHANGED);
+	/* no rule matches: only --always */
+	CHECK_TARGETS("/doku.php?id=start&do=recent", "/w/data/media/x.png", FSW_CHANGED);
+
+	/* with recorded ones too: no repeats; a rule's page known to the
+	 * index sorts by its weight */
+	page(&m, "/doku.php?id=foo", "/w/data/pages/foo.txt", "");
+	page(&m, "/doku.php?id=start&do=index", "/w/data/pages/foo.txt /w/data/pages/bar.txt /w/x", "/w/data/pages");
+	page(&m, "/doku.php?id=start&do=recent", "/w/data/pages/foo.txt", "");
+	dep_index_build(&ix, &m);
+	CHECK_TARGETS("/doku.php?id=foo /doku.php?id=start&do=recent /doku.php?id=start&do=index",
+		      "/w/data/pages/foo.txt", FSW_CHANGED);
+
+	dep_index_release(&ix);
+	manifest_release(&m);
+	watch_rules_release(&rules);
+	site_release(&site);
+}
+
+TEST(watch_deps_empty_batch_has_no_targets)
+{
+	struct dep_index ix = DEP_INDEX_INIT;
+	struct watch_rules rules = WATCH_RULES_INIT;
+	struct site site;
+	struct changes c = CHANGES_INIT;
+	struct strlist t = STRLIST_INIT;
+	char err[ERR_LEN];
+	CHECK_INT(0, site_init(&site, "http://localhost/", err));
+	CHECK_INT(0, watch_rules_always(&rules, &site, "/", err));
+	deps_targets(&ix, &rules, &site, &c, &t);
+	CHECK_INT(0, t.n); /* --always needs a change */
+	watch_rules_release(&rules);
+	site_release(&site);
+}

@@ -1,0 +1,336 @@
+/* test_watch_inotify.c - the recursive inotify watcher on real
+ * directories: writes, new and removed directories, moves, a single file
+ * replaced by rename, a real queue overflow, and the watch-limit message.
+ * The kernel queues events when the system call returns, so each check
+ * reads right after the change, without waiting. */
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "xalloc.h"
+#include "../../watch/inotify.h"
+#include "unit.h"
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void remove_tree(const char *path)
+{
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *temp_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *t = xasprintf("%s/cgisnap-unit-watch.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(t)) {
+		free(t);
+		return NULL;
+	}
+	/* inotify reports real paths: resolve /tmp symlinks up front */
+	char *real = realpath(t, NULL);
+	free(t);
+	return real;
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	free(p);
+}
+
+static void make_dir(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	mkdir(p, 0755);
+	free(p);
+}
+
+/* Every flag reported for dir/name, or-ed. */
+static unsigned flags_of(const struct fsw_events *ev, const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	unsigned f = 0;
+	for (size_t i = 0; i < ev->n; i++)
+		if (ev->items[i].path && !strcmp(ev->items[i].path, p))
+			f |= ev->items[i].flags;
+	free(p);
+	return f;
+}
+
+static bool overflowed(const struct fsw_events *ev)
+{
+	for (size_t i = 0; i < ev->n; i++)
+		if (ev->items[i].flags & FSW_OVERFLOW)
+			return true;
+	return false;
+}
+
+/* Read what is ready into a fresh list. */
+static void drain(struct fswatch *w, struct fsw_events *ev)
+{
+	char err[ERR_LEN];
+	fsw_events_clear(ev);
+	CHECK_INT(0, fswatch_read(w, ev, err));
+}
+
+TEST(watch_inotify_tree_writes_creates_removes)
+{
+	char err[ERR_LEN];
+	char *d = temp_dir();
+	CHECK(d != NULL);
+	make_dir(d, "sub");
+	put(d, "sub/old.txt", "x");
+	struct fswatch *w = fswatch_new(err);
+	CHECK_INT(0, fswatch_add(w, d, err));
+	CHECK_INT(2, fswatch_count(w));
+
+	struct fsw_events ev = FSW_EVENTS_INIT;
+	drain(w, &ev);
+	CHECK_INT(0, ev.n); /* nothing happened yet */
+
+	put(d, "sub/new.txt", "1");
+	put(d, "sub/old.txt", "2");
+	char *old = xasprintf("%s/sub/old.txt", d);
+	unlink(old);
+	drain(w, &ev);
+	CHECK_INT(FSW_CREATED | FSW_CHANGED, flags_of(&ev, d, "sub/new.txt"));
+	CHECK_INT(FSW_CHANGED | FSW_REMOVED, flags_of(&ev, d, "sub/old.txt"));
+
+	/* an editor's save: write a temp file, rename it over the page */
+	put(d, "sub/.new.txt.swp", "3");
+	char *from = xasprintf("%s/sub/.new.txt.swp", d), *to = xasprintf("%s/sub/new.txt", d);
+	CHECK_INT(0, rename(from, to));
+	drain(w, &ev);
+	CHECK_INT(FSW_CREATED, flags_of(&ev, d, "sub/new.txt"));
+	CHECK_INT(FSW_CREATED | FSW_CHANGED | FSW_REMOVED, flags_of(&ev, d, "sub/.new.txt.swp"));
+
+	fsw_events_clear(&ev);
+	fswatch_free(w);
+	remove_tree(d);
+	free(old);
+	free(from);
+	free(to);
+	free(d);
+}
+
+TEST(watch_inotify_new_directories_are_scanned_and_watched)
+{
+	char err[ERR_LEN];
+	char *d = temp_dir();
+	struct fswatch *w = fswatch_new(err);
+	struct fsw_events ev = FSW_EVENTS_INIT;
+	CHECK_INT(0, fswatch_add(w, d, err));
+
+	/* files made before watch has seen the new directories */
+	make_dir(d, "ns");
+	make_dir(d, "ns/deep");
+	put(d, "ns/a.txt", "a");
+	put(d, "ns/deep/b.txt", "b");
+	drain(w, &ev);
+	CHECK_INT(FSW_CREATED | FSW_DIR, flags_of(&ev, d, "ns"));
+	CHECK(flags_of(&ev, d, "ns/deep") & FSW_CREATED);
+	CHECK(flags_of(&ev, d, "ns/a.txt") & FSW_CREATED);
+	CHECK(flags_of(&ev, d, "ns/deep/b.txt") & FSW_CREATED);
+	CHECK_INT(3, fswatch_count(w));
+
+	/* and from now on watched directly */
+	put(d, "ns/deep/c.txt", "c");
+	drain(w, &ev);
+	CHECK_INT(FSW_CREATED | FSW_CHANGED, flags_of(&ev, d, "ns/deep/c.txt"));
+
+	/* removed: reported, and the watches are gone */
+	char *ns = xasprintf("%s/ns", d);
+	remove_tree(ns);
+	drain(w, &ev);
+	CHECK(flags_of(&ev, d, "ns") & FSW_REMOVED);
+	CHECK(flags_of(&ev, d, "ns/deep/c.txt") & FSW_REMOVED);
+	CHECK_INT(1, fswatch_count(w));
+
+	fsw_events_clear(&ev);
+	fswatch_free(w);
+	remove_tree(d);
+	free(ns);
+	free(d);
+}
+
+TEST(watch_inotify_directories_moved_out_and_in)
+{
+	char err[ERR_LEN];
+	char *d = temp_dir(), *outside = temp_dir();
+	struct fswatch *w = fswatch_new(err);
+	struct fsw_events ev = FSW_EVENTS_INIT;
+	make_dir(d, "pages");
+	make_dir(d, "pages/ns");
+	put(d, "pages/ns/p.txt", "p");
+	CHECK_INT(0, fswatch_add(w, d, err));
+	CHECK_INT(3, fswatch_count(w));
+
+	char *from = xasprintf("%s/pages/ns", d), *away = xasprintf("%s/ns", outside);
+	CHECK_INT(0, rename(from, away));
+	drain(w, &ev);
+	CHECK_INT(FSW_REMOVED | FSW_DIR, flags_of(&ev, d, "pages/ns"));
+	CHECK_INT(2, fswatch_count(w));
+	put(outside, "ns/later.txt", "x"); /* no longer ours */
+	drain(w, &ev);
+	CHECK_INT(0, ev.n);
+
+	char *back = xasprintf("%s/pages/back", d);
+	CHECK_INT(0, rename(away, back));
+	drain(w, &ev);
+	CHECK_INT(FSW_CREATED | FSW_DIR, flags_of(&ev, d, "pages/back"));
+	CHECK_INT(FSW_CREATED, flags_of(&ev, d, "pages/back/p.txt"));
+	CHECK_INT(FSW_CREATED, flags_of(&ev, d, "pages/back/later.txt"));
+	CHECK_INT(3, fswatch_count(w));
+	put(d, "pages/back/p.txt", "q");
+	drain(w, &ev);
+	CHECK_INT(FSW_CHANGED, flags_of(&ev, d, "pages/back/p.txt"));
+
+	fsw_events_clear(&ev);
+	fswatch_free(w);
+	remove_tree(d);
+	remove_tree(outside);
+	free(from);
+	free(away);
+	free(back);
+	free(d);
+	free(outside);
+}
+
+TEST(watch_inotify_single_file_survives_rename)
+{
+	char err[ERR_LEN];
+	char *d = temp_dir();
+	struct fswatch *w = fswatch_new(err);
+	struct fsw_events ev = FSW_EVENTS_INIT;
+	put(d, "db.sqlite", "v1");
+	char *db = xasprintf("%s/db.sqlite", d);
+	CHECK_INT(0, fswatch_add(w, db, err));
+	CHECK_INT(1, fswatch_count(w));
+
+	put(d, "db.sqlite-journal", "j"); /* a neighbour: not watched */
+	put(d, "db.sqlite", "v2");
+	drain(w, &ev);
+	CHECK_INT(FSW_CHANGED, flags_of(&ev, d, "db.sqlite"));
+	CHECK_INT(0, flags_of(&ev, d, "db.sqlite-journal"));
+
+	/* written in place by a program that keeps it open: IN_MODIFY */
+	int fd = open(db, O_WRONLY | O_APPEND);
+	CHECK(write(fd, "+", 1) == 1);
+	drain(w, &ev);
+	CHECK_INT(FSW_CHANGED, flags_of(&ev, d, "db.sqlite"));
+	close(fd);
+	drain(w, &ev);
+	CHECK_INT(FSW_CHANGED, flags_of(&ev, d, "db.sqlite"));
+
+	/* replaced by a rename (a new database built beside it) */
+	put(d, "db.new", "v3");
+	char *tmp = xasprintf("%s/db.new", d);
+	CHECK_INT(0, rename(tmp, db));
+	drain(w, &ev);
+	CHECK_INT(FSW_CREATED, flags_of(&ev, d, "db.sqlite"));
+	CHECK_INT(0, flags_of(&ev, d, "db.new"));
+	/* and still watched afterwards */
+	put(d, "db.sqlite", "v4");
+	drain(w, &ev);
+	CHECK(flags_of(&ev, d, "db.sqlite") & FSW_CHANGED);
+
+	/* the same directory as a tree too: now every name counts */
+	CHECK_INT(0, fswatch_add(w, d, err));
+	CHECK_INT(1, fswatch_count(w));
+	put(d, "other", "o");
+	drain(w, &ev);
+	CHECK(flags_of(&ev, d, "other") & FSW_CREATED);
+
+	fsw_events_clear(&ev);
+	fswatch_free(w);
+	remove_tree(d);
+	free(db);
+	free(tmp);
+	free(d);
+}
+
+static long max_queued_events(void)
+{
+	long v = -1;
+	FILE *f = fopen("/proc/sys/fs/inotify/max_queued_events", "r");
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+TEST(watch_inotify_real_overflow_then_rescan)
+{
+	long max = max_queued_events();
+	if (max <= 0 || max > 200000)
+		return; /* a queue this large takes too long to fill here */
+	char err[ERR_LEN];
+	char *d = temp_dir();
+	struct fswatch *w = fswatch_new(err);
+	struct fsw_events ev = FSW_EVENTS_INIT;
+	CHECK_INT(0, fswatch_add(w, d, err));
+	/* Each rename is two events (moved from, moved to), and back and
+	 * forth never repeats the last event (which the kernel would merge). */
+	put(d, "a", "");
+	char *a = xasprintf("%s/a", d), *b = xasprintf("%s/b", d);
+	for (long i = 0; i < max / 2 + 64; i++)
+		rename(i % 2 ? b : a, i % 2 ? a : b);
+	free(a);
+	free(b);
+	/* made while the queue is full: its event is lost */
+	make_dir(d, "late");
+	drain(w, &ev);
+	CHECK(overflowed(&ev));
+	CHECK_INT(0, flags_of(&ev, d, "late"));
+	/* the rescan after the overflow watches it all the same */
+	CHECK_INT(2, fswatch_count(w));
+	put(d, "late/x", "x");
+	drain(w, &ev);
+	CHECK(!overflowed(&ev));
+	CHECK(flags_of(&ev, d, "late/x") & FSW_CREATED);
+
+	fsw_events_clear(&ev);
+	fswatch_free(w);
+	remove_tree(d);
+	free(d);
+}
+
+TEST(watch_inotify_missing_source_and_limit_message)
+{
+	char err[ERR_LEN];
+	struct fswatch *w = fswatch_new(err);
+	CHECK_INT(-1, fswatch_add(w, "/nonexistent/cgisnap/source", err));
+	CHECK_STR("cannot watch '/nonexistent/cgisnap/source': No such file or directory", err);
+	fswatch_free(w);
+
+	char *m = fswatch_limit_message("/srv/wiki/data", 8192, 120);
+	CHECK_STR("cannot watch '/srv/wiki/data': the inotify watch limit is reached "
+		  "(fs.inotify.max_user_watches = 8192); the sources need 120 watches (one per directory) "
+		  "besides those other programs hold: raise it, e.g. sysctl fs.inotify.max_user_watches=8312",
+		  m);
+	free(m);
+	m = fswatch_limit_message("/d", -1, 1);
+	CHECK_STR("cannot watch '/d': the inotify watch limit is reached (fs.inotify.max_user_watches); "
+		  "the sources need 1 watch (one per directory) besides those other programs hold: "
+		  "raise it with sysctl",
+		  m);
+	free(m);
+}

@@ -1,0 +1,228 @@
+/* test_watch_tracer.c - finding the tracer library, and the library itself
+ * preloaded into real programs (dash and coreutils): what it reports on
+ * fd 3, relative and descriptor-relative paths made absolute, programs
+ * started by the traced one, and silence (no crash) without a usable
+ * pipe. Needs build/cgisnap-trace.so (make builds it before the tests). */
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "log.h"
+#include "xalloc.h"
+#include "../../watch/tracer.h"
+#include "unit.h"
+
+#define BUILT_TRACER "build/" TRACER_NAME
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static char *temp_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *t = xasprintf("%s/cgisnap-unit-trace.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	char *real = mkdtemp(t) ? realpath(t, NULL) : NULL;
+	free(t);
+	return real;
+}
+
+static void touch(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0)
+		close(fd);
+}
+
+TEST(watch_tracer_find_order)
+{
+	char err[ERR_LEN];
+	char *d = temp_dir();
+	char *bin = xasprintf("%s/bin", d), *build = xasprintf("%s/bin/build", d), *lib = xasprintf("%s/lib", d);
+	char *exe = xasprintf("%s/cgisnap", bin), *built = xasprintf("%s/%s", build, TRACER_NAME),
+	     *installed = xasprintf("%s/%s", lib, TRACER_NAME), *env = xasprintf("%s/env.so", d);
+	mkdir(bin, 0755);
+	mkdir(build, 0755);
+	mkdir(lib, 0755);
+
+	/* nothing there: the error names every place tried */
+	char *got = tracer_find(NULL, exe, lib, err);
+	CHECK(got == NULL);
+	CHECK(strstr(err, "dependency tracer cgisnap-trace.so not found (tried '") == err);
+	CHECK(strstr(err, built) && strstr(err, installed) && strstr(err, "set CGISNAP_TRACE_LIB"));
+
+	touch(installed);
+	got = tracer_find(NULL, exe, lib, err);
+	CHECK_STR(installed, got);
+	free(got);
+	touch(built); /* a build tree beside the binary wins */
+	got = tracer_find("", exe, lib, err);
+	CHECK_STR(built, got);
+	free(got);
+	touch(env); /* the environment wins over both */
+	got = tracer_find(env, exe, lib, err);
+	CHECK_STR(env, got);
+	free(got);
+	/* and when it names nothing, nothing else is tried */
+	got = tracer_find("/nonexistent/trace.so", exe, lib, err);
+	CHECK(got == NULL);
+	CHECK_STR("dependency tracer '/nonexistent/trace.so' (from CGISNAP_TRACE_LIB) is not a readable file", err);
+	/* a directory is no library */
+	got = tracer_find(lib, exe, lib, err);
+	CHECK(got == NULL);
+
+	nftw(d, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	free(d);
+	free(bin);
+	free(build);
+	free(lib);
+	free(exe);
+	free(built);
+	free(installed);
+	free(env);
+}
+
+/* Run "sh -c script" in dir with the tracer preloaded and fd 3 set up by
+ * mode: 'p' a pipe read into out, 'f' a regular file, 'c' a pipe whose
+ * reader is gone, 'n' no CGISNAP_TRACE_FD at all. The exit status. */
+static int traced(const char *dir, const char *script, char mode, struct buf *out)
+{
+	char *lib = realpath(BUILT_TRACER, NULL);
+	if (!lib)
+		return -1;
+	char *preload = xasprintf("LD_PRELOAD=%s", lib);
+	char *envp[] = { preload, mode == 'n' ? "X=1" : "CGISNAP_TRACE_FD=3", "PATH=/usr/bin:/bin", NULL };
+	char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
+	int p[2] = { -1, -1 }, fd3 = -1;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t dfl;
+	pid_t pid;
+	int status = -1;
+
+	if (mode == 'f') {
+		char *f = xasprintf("%s/trace-file", dir);
+		fd3 = open(f, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		free(f);
+	} else if (pipe2(p, O_CLOEXEC) == 0) {
+		fd3 = p[1];
+		if (mode == 'c') {
+			close(p[0]);
+			p[0] = -1;
+		}
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd3, 3);
+	posix_spawn_file_actions_addchdir_np(&fa, dir);
+	posix_spawnattr_init(&attr);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE); /* as a CGI program gets it: deadly */
+	posix_spawnattr_setsigdefault(&attr, &dfl);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+	if (posix_spawn(&pid, argv[0], &fa, &attr, argv, envp) == 0) {
+		close(fd3);
+		fd3 = -1;
+		char chunk[4096];
+		ssize_t r;
+		while (p[0] >= 0 && (r = read(p[0], chunk, sizeof chunk)) > 0)
+			buf_add(out, chunk, (size_t)r);
+		waitpid(pid, &status, 0);
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (fd3 >= 0)
+		close(fd3);
+	if (p[0] >= 0)
+		close(p[0]);
+	free(preload);
+	free(lib);
+	return status;
+}
+
+/* Whether the trace holds the line "KIND DIR/NAME". */
+static bool has_line(const struct buf *trace, char kind, const char *dir, const char *name)
+{
+	char *line = name ? xasprintf("\n%c %s/%s\n", kind, dir, name) : xasprintf("\n%c %s\n", kind, dir);
+	char *all = xasprintf("\n%s", buf_str(trace));
+	bool found = strstr(all, line) != NULL;
+	free(line);
+	free(all);
+	return found;
+}
+
+TEST(watch_tracer_reports_reads_lists_and_writes)
+{
+	char *d = temp_dir();
+	struct buf t = BUF_INIT;
+	char *sub = xasprintf("%s/t", d), *x = xasprintf("%s/t/x", d);
+	mkdir(sub, 0755);
+	touch(x);
+
+	int status = traced(d,
+			    "cat t/x >/dev/null && ls t >/dev/null && [ ! -e missing.txt ] && "
+			    "touch w && mv w w2 && mkdir m && rm -r t && rm w2 && "
+			    "echo hi >redirected && cat nothere 2>err; grep -q 'No such file' err",
+			    'p', &t);
+	CHECK_INT(0, status);
+	CHECK(has_line(&t, 'R', d, "t/x"));          /* relative to the working directory */
+	CHECK(has_line(&t, 'L', d, "t"));            /* opendir */
+	CHECK(has_line(&t, 'R', d, "missing.txt"));  /* a stat of what is not there */
+	CHECK(has_line(&t, 'W', d, "w"));            /* created */
+	CHECK(has_line(&t, 'W', d, "w2"));           /* renamed: both names */
+	CHECK(has_line(&t, 'W', d, "m"));            /* mkdir */
+	CHECK(has_line(&t, 'W', d, "t/x"));          /* unlinkat relative to a directory fd */
+	CHECK(has_line(&t, 'W', d, "redirected"));   /* the shell's own open for writing */
+	CHECK(has_line(&t, 'R', d, "nothere"));      /* and errno intact: cat said why */
+	CHECK(!has_line(&t, 'W', d, "nothere"));     /* a failed read is no write */
+	/* every line is whole: "K /path" */
+	struct strlist lines = STRLIST_INIT;
+	strlist_split(&lines, buf_str(&t), '\n');
+	size_t bad = 0;
+	for (size_t i = 0; i < lines.n; i++)
+		bad += !(strchr("RLW", lines.items[i][0]) && lines.items[i][1] == ' ' && lines.items[i][2] == '/');
+	CHECK_INT(0, bad);
+	CHECK(lines.n > 10);
+	strlist_clear(&lines);
+
+	buf_release(&t);
+	nftw(d, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	free(sub);
+	free(x);
+	free(d);
+}
+
+TEST(watch_tracer_silent_without_a_usable_pipe)
+{
+	char *d = temp_dir();
+	struct buf t = BUF_INIT;
+	const char *script = "for i in 1 2 3; do cat /etc/hostname >/dev/null; done; echo ok >out; cat out >/dev/null";
+
+	/* fd 3 a regular file: nothing written into it */
+	CHECK_INT(0, traced(d, script, 'f', &t));
+	char *f = xasprintf("%s/trace-file", d);
+	struct stat st;
+	CHECK_INT(0, stat(f, &st));
+	CHECK_INT(0, st.st_size);
+	free(f);
+	/* a pipe nobody reads: no SIGPIPE death */
+	CHECK_INT(0, traced(d, script, 'c', &t));
+	/* no descriptor named at all */
+	CHECK_INT(0, traced(d, script, 'n', &t));
+	CHECK_INT(0, t.len);
+
+	buf_release(&t);
+	nftw(d, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	free(d);
+}

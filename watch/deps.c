@@ -1,0 +1,338 @@
+/* deps.c - from changed source files to the pages to re-render: recorded
+ * dependencies, --depends rules, --always pages (see deps.h). */
+#include "deps.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inotify.h"
+#include "log.h"
+#include "xalloc.h"
+
+/* ---- the changes of a batch ---- */
+
+void changes_add(struct changes *c, const char *path, unsigned flags)
+{
+	uintptr_t old = (uintptr_t)hashmap_get(&c->paths, path);
+	if (!old)
+		strlist_add(&c->order, path);
+	/* Flags are never 0 in the map: a stored 0 would read as missing. */
+	hashmap_put(&c->paths, path, (void *)(old | flags | 0x100));
+}
+
+unsigned changes_flags(const struct changes *c, const char *path)
+{
+	return (unsigned)((uintptr_t)hashmap_get(&c->paths, path) & 0xff);
+}
+
+size_t changes_count(const struct changes *c)
+{
+	return c->order.n;
+}
+
+char *changes_summary(const struct changes *c, size_t max)
+{
+	struct buf b = BUF_INIT;
+	size_t n = c->order.n;
+	for (size_t i = 0; i < n && i < max; i++)
+		buf_addf(&b, "%s%s", i ? ", " : "", c->order.items[i]);
+	if (n > max)
+		buf_addf(&b, " and %zu more", n - max);
+	return buf_detach(&b, NULL);
+}
+
+void changes_clear(struct changes *c)
+{
+	hashmap_release(&c->paths);
+	strlist_clear(&c->order);
+}
+
+/* ---- rules ---- */
+
+int watch_rules_add(struct watch_rules *r, const char *spec, char *err)
+{
+	const char *arrow = NULL;
+	for (const char *p = strstr(spec, "=>"); p; p = strstr(p + 1, "=>"))
+		arrow = p;
+	if (!arrow)
+		return err_set(err, "bad --depends rule '%s': expected 'REGEX => URL'", spec);
+	const char *re_end = arrow;
+	while (re_end > spec && (re_end[-1] == ' ' || re_end[-1] == '\t'))
+		re_end--;
+	const char *url = arrow + 2;
+	url += strspn(url, " \t");
+	size_t url_len = strlen(url);
+	while (url_len && (url[url_len - 1] == ' ' || url[url_len - 1] == '\t'))
+		url_len--;
+	if (re_end == spec || !url_len)
+		return err_set(err, "bad --depends rule '%s': expected 'REGEX => URL'", spec);
+
+	char *re = xstrndup(spec, (size_t)(re_end - spec));
+	regex_t compiled;
+	int rc = regcomp(&compiled, re, REG_EXTENDED);
+	free(re);
+	if (rc) {
+		char msg[128];
+		regerror(rc, &compiled, msg, sizeof msg);
+		return err_set(err, "bad --depends regex in '%s': %s", spec, msg);
+	}
+	r->rules = xrealloc(r->rules, (r->n + 1) * sizeof *r->rules);
+	r->rules[r->n].re = compiled;
+	r->rules[r->n].url = xstrndup(url, url_len);
+	r->rules[r->n].spec = xstrdup(spec);
+	r->n++;
+	return 0;
+}
+
+/* The site's canonical target for a URL or path, or NULL. */
+static char *target_for(const struct site *site, const char *url)
+{
+	char *abs = url_resolve(site->url, url);
+	char *t = abs ? site_target(site, abs) : NULL;
+	free(abs);
+	return t;
+}
+
+int watch_rules_always(struct watch_rules *r, const struct site *site, const char *url, char *err)
+{
+	char *t = target_for(site, url);
+	if (!t)
+		return err_set(err, "--always '%s' is not a URL of the site '%s'", url, site->url);
+	strlist_add_owned(&r->always, t);
+	return 0;
+}
+
+bool watch_rules_empty(const struct watch_rules *r)
+{
+	return r->n == 0 && r->always.n == 0;
+}
+
+void watch_rules_release(struct watch_rules *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		regfree(&r->rules[i].re);
+		free(r->rules[i].url);
+		free(r->rules[i].spec);
+	}
+	free(r->rules);
+	strlist_clear(&r->always);
+	memset(r, 0, sizeof *r);
+}
+
+char *dep_rule_expand(const char *tmpl, const char *subject, const regmatch_t *m, size_t nmatch)
+{
+	struct buf b = BUF_INIT;
+	for (const char *p = tmpl; *p; p++) {
+		if (p[0] == '$' && p[1] == '$') {
+			buf_addc(&b, '$');
+			p++;
+		} else if (p[0] == '$' && p[1] >= '0' && p[1] <= '9') {
+			size_t g = (size_t)(p[1] - '0');
+			if (g < nmatch && m[g].rm_so >= 0)
+				buf_add(&b, subject + m[g].rm_so, (size_t)(m[g].rm_eo - m[g].rm_so));
+			p++;
+		} else {
+			buf_addc(&b, *p);
+		}
+	}
+	buf_adds(&b, ""); /* an empty template still gives "" */
+	return buf_detach(&b, NULL);
+}
+
+/* ---- the index ---- */
+
+/* Note that page id depends on path in map. */
+static void ids_add(struct hashmap *map, const char *path, uint32_t id)
+{
+	struct dep_ids *l = hashmap_get(map, path);
+	if (!l) {
+		l = xcalloc(1, sizeof *l);
+		hashmap_put(map, path, l);
+	}
+	if (l->n && l->ids[l->n - 1] == id)
+		return; /* a page lists each path once; this keeps repeats out anyway */
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 4;
+		l->ids = xrealloc(l->ids, l->cap * sizeof *l->ids);
+	}
+	l->ids[l->n++] = id;
+}
+
+/* Free map and its lists. */
+static void free_ids(struct hashmap *map)
+{
+	size_t it = 0;
+	void *v;
+	while (hashmap_next(map, &it, NULL, &v)) {
+		struct dep_ids *l = v;
+		free(l->ids);
+		free(l);
+	}
+	hashmap_release(map);
+}
+
+void dep_index_release(struct dep_index *ix)
+{
+	free_ids(&ix->read);
+	free_ids(&ix->listed);
+	hashmap_release(&ix->ids);
+	for (size_t i = 0; i < ix->ntargets; i++)
+		free(ix->targets[i]);
+	free(ix->targets);
+	free(ix->weight);
+	memset(ix, 0, sizeof *ix);
+}
+
+void dep_index_build(struct dep_index *ix, const struct manifest *m)
+{
+	dep_index_release(ix);
+	size_t n = manifest_count(m);
+	ix->targets = xcalloc(n ? n : 1, sizeof *ix->targets);
+	ix->weight = xcalloc(n ? n : 1, sizeof *ix->weight);
+	size_t it = 0;
+	void *v;
+	while (hashmap_next(&m->entries, &it, NULL, &v)) {
+		const struct manifest_entry *e = v;
+		uint32_t id = (uint32_t)ix->ntargets++;
+		ix->targets[id] = xstrdup(e->target);
+		ix->weight[id] = e->deps_read.n + e->deps_listed.n;
+		hashmap_put(&ix->ids, e->target, (void *)(uintptr_t)(id + 1));
+		for (size_t i = 0; i < e->deps_read.n; i++)
+			ids_add(&ix->read, e->deps_read.items[i], id);
+		for (size_t i = 0; i < e->deps_listed.n; i++)
+			ids_add(&ix->listed, e->deps_listed.items[i], id);
+		ix->pairs += e->deps_read.n + e->deps_listed.n;
+	}
+}
+
+/* ---- the pages for a batch ---- */
+
+struct pick {
+	char *target;
+	size_t weight;
+};
+
+struct picks {
+	struct pick *items;
+	size_t n, cap;
+	struct hashmap seen; /* target -> 1 */
+	bool *chosen;        /* by index number */
+};
+
+/* Choose target (once) with its sort weight. */
+static void pick_add(struct picks *p, const char *target, size_t weight)
+{
+	if (hashmap_get(&p->seen, target))
+		return;
+	hashmap_put(&p->seen, target, (void *)1);
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 16;
+		p->items = xrealloc(p->items, p->cap * sizeof *p->items);
+	}
+	p->items[p->n] = (struct pick){ xstrdup(target), weight };
+	p->n++;
+}
+
+/* Choose every page of a list from the index (l may be NULL). */
+static void pick_ids(struct picks *p, const struct dep_index *ix, const struct dep_ids *l)
+{
+	for (size_t i = 0; l && i < l->n; i++) {
+		uint32_t id = l->ids[i];
+		if (p->chosen[id])
+			continue;
+		p->chosen[id] = true;
+		pick_add(p, ix->targets[id], ix->weight[id]);
+	}
+}
+
+/* path is strictly below dir. */
+static bool under(const char *path, const char *dir, size_t dirlen)
+{
+	return !strncmp(path, dir, dirlen) && path[dirlen] == '/';
+}
+
+/* Pages of everything recorded below a directory that went away. */
+static void pick_below(struct picks *p, const struct dep_index *ix, const struct hashmap *map, const char *dir)
+{
+	size_t len = strlen(dir), it = 0;
+	const char *k;
+	void *v;
+	while (hashmap_next(map, &it, &k, &v))
+		if (under(k, dir, len))
+			pick_ids(p, ix, v);
+}
+
+/* The pages whose recorded dependencies a change of path touches. */
+static void pick_recorded(struct picks *p, const struct dep_index *ix, const char *path, unsigned flags)
+{
+	pick_ids(p, ix, hashmap_get(&ix->read, path));
+	if (flags & (FSW_CREATED | FSW_REMOVED)) {
+		const char *slash = strrchr(path, '/');
+		if (slash) {
+			char *dir = slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
+			pick_ids(p, ix, hashmap_get(&ix->listed, dir));
+			free(dir);
+		}
+	}
+	if ((flags & FSW_DIR) && (flags & FSW_REMOVED)) {
+		pick_ids(p, ix, hashmap_get(&ix->listed, path));
+		pick_below(p, ix, &ix->read, path);
+		pick_below(p, ix, &ix->listed, path);
+	}
+}
+
+/* The pages of every --depends rule matching path. */
+static void pick_rules(struct picks *p, const struct dep_index *ix, const struct watch_rules *r,
+		       const struct site *site, const char *path)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		regmatch_t m[10];
+		if (regexec(&r->rules[i].re, path, 10, m, 0))
+			continue;
+		char *url = dep_rule_expand(r->rules[i].url, path, m, 10);
+		char *t = target_for(site, url);
+		if (!t) {
+			log_warn("--depends '%s': '%s' is not a URL of the site", r->rules[i].spec, url);
+		} else {
+			uintptr_t id = (uintptr_t)hashmap_get(&ix->ids, t);
+			pick_add(p, t, id ? ix->weight[id - 1] : 0);
+		}
+		free(t);
+		free(url);
+	}
+}
+
+/* Fewest dependencies first; ties by target, so the order never depends
+ * on a hash table's. */
+static int cmp_pick(const void *a, const void *b)
+{
+	const struct pick *x = a, *y = b;
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? -1 : 1;
+	return strcmp(x->target, y->target);
+}
+
+void deps_targets(const struct dep_index *ix, const struct watch_rules *r, const struct site *site,
+		  const struct changes *ch, struct strlist *targets)
+{
+	struct picks p;
+	memset(&p, 0, sizeof p);
+	p.chosen = xcalloc(ix->ntargets ? ix->ntargets : 1, sizeof *p.chosen);
+	for (size_t i = 0; i < ch->order.n; i++) {
+		const char *path = ch->order.items[i];
+		pick_recorded(&p, ix, path, changes_flags(ch, path));
+		pick_rules(&p, ix, r, site, path);
+	}
+	if (ch->order.n)
+		for (size_t i = 0; i < r->always.n; i++)
+			pick_add(&p, r->always.items[i], SIZE_MAX);
+	if (p.n > 1)
+		qsort(p.items, p.n, sizeof *p.items, cmp_pick);
+	for (size_t i = 0; i < p.n; i++)
+		strlist_add_owned(targets, p.items[i].target);
+	free(p.items);
+	free(p.chosen);
+	hashmap_release(&p.seen);
+}

@@ -1,0 +1,107 @@
+/* deps.h - which pages a set of changed source files affects.
+ *
+ * Three sources of knowledge, used together:
+ *   - recorded dependencies (CGI origins, traced): the manifest's deps,
+ *     turned around by a struct dep_index into "path -> pages". A file
+ *     changed: the pages that read it (opened, stat'ed: also those that
+ *     found it missing). A name appeared or went away: also the pages that
+ *     listed its directory. A directory went away: the pages that read
+ *     or listed anything below it.
+ *   - --depends 'REGEX => URL' rules: a POSIX ERE matched (unanchored)
+ *     against the changed path; $0..$9 in URL are replaced by the match
+ *     and its groups, $$ by a dollar sign.
+ *   - --always URL: pages re-rendered on every change.
+ * The result is ordered so that specific pages (few dependencies: the
+ * page of the file that changed) come before aggregates (indexes,
+ * backlinks, recent changes), so that the page the editor is looking at
+ * is published first.
+ */
+#ifndef CGISNAP_WATCH_DEPS_H
+#define CGISNAP_WATCH_DEPS_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "hashmap.h"
+#include "manifest.h"
+#include "url.h"
+
+/* The changes of one batch: absolute path -> FSW_* flags (inotify.h),
+ * merged over every event of the path. */
+struct changes {
+	struct hashmap paths;  /* values: flags, cast to a pointer */
+	struct strlist order;  /* paths in the order they first changed */
+};
+
+#define CHANGES_INIT { HASHMAP_INIT, STRLIST_INIT }
+
+void changes_add(struct changes *c, const char *path, unsigned flags);
+unsigned changes_flags(const struct changes *c, const char *path);
+size_t changes_count(const struct changes *c);
+/* "a, b, c and 4 more" from the first max paths (the caller frees it). */
+char *changes_summary(const struct changes *c, size_t max);
+void changes_clear(struct changes *c);
+
+/* --depends rules and --always pages. */
+struct dep_rule {
+	regex_t re;
+	char *url;  /* the template, with $N references */
+	char *spec; /* as given, for messages */
+};
+
+struct watch_rules {
+	struct dep_rule *rules;
+	size_t n;
+	struct strlist always; /* canonical targets */
+};
+
+#define WATCH_RULES_INIT { NULL, 0, STRLIST_INIT }
+
+/* Add the rule "REGEX => URL" (spaces around "=>" optional; the last
+ * "=>" splits). -1 with err: "bad --depends rule 'x': expected 'REGEX =>
+ * URL'", or the regex's error. */
+int watch_rules_add(struct watch_rules *r, const char *spec, char *err);
+/* Add an --always page: url is resolved against the site's URL and must
+ * belong to the site. -1 with err otherwise. */
+int watch_rules_always(struct watch_rules *r, const struct site *site, const char *url, char *err);
+bool watch_rules_empty(const struct watch_rules *r);
+void watch_rules_release(struct watch_rules *r);
+
+/* The template with $0..$9 replaced from a match of subject (unmatched
+ * groups give ""), $$ by '$'; any other '$' stays. The caller frees it. */
+char *dep_rule_expand(const char *tmpl, const char *subject, const regmatch_t *m, size_t nmatch);
+
+/* The manifest's recorded dependencies, turned around. Targets are
+ * numbered; lists hold numbers. */
+struct dep_index {
+	struct hashmap read;   /* path -> struct dep_ids * (pages that read it) */
+	struct hashmap listed; /* directory -> struct dep_ids * (pages that listed it) */
+	struct hashmap ids;    /* target -> number + 1 */
+	char **targets;        /* number -> target (owned) */
+	size_t *weight;        /* number -> how many paths the page depends on */
+	size_t ntargets;
+	size_t pairs;          /* (path, page) pairs held */
+};
+
+struct dep_ids {
+	uint32_t *ids;
+	size_t n, cap;
+};
+
+#define DEP_INDEX_INIT { HASHMAP_INIT, HASHMAP_INIT, HASHMAP_INIT, NULL, NULL, 0, 0 }
+
+/* Replace ix's content by the dependencies of m. */
+void dep_index_build(struct dep_index *ix, const struct manifest *m);
+void dep_index_release(struct dep_index *ix);
+
+/* The pages to re-render for ch: from ix (may be empty), the rules and
+ * the --always pages, without repeats, most specific first. site turns
+ * the rules' URLs into targets; a URL of another site is skipped with a
+ * warning. targets is appended to. */
+void deps_targets(const struct dep_index *ix, const struct watch_rules *r, const struct site *site,
+		  const struct changes *ch, struct strlist *targets);
+
+#endif
