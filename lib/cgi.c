@@ -84,7 +84,7 @@ static char *clean_path(const char *path)
 	return buf_detach(&out, NULL);
 }
 
-/* One "R|L|W PATH" line of the tracer. */
+/* One "R|E|L|W PATH" line of the tracer. */
 static void trace_line(const char *dir, const char *line, size_t len, struct origin_response *rs)
 {
 	struct strlist *list = NULL;
@@ -92,6 +92,7 @@ static void trace_line(const char *dir, const char *line, size_t len, struct ori
 		return;
 	switch (line[0]) {
 	case 'R': list = &rs->deps_read; break;
+	case 'E': list = &rs->deps_exist; break;
 	case 'L': list = &rs->deps_listed; break;
 	case 'W': list = &rs->deps_written; break;
 	default: return;
@@ -349,6 +350,7 @@ int cgi_run(const struct origin *o, const char *target, const struct origin_scri
 		rc = 0;
 	}
 	sort_unique(&rs->deps_read);
+	sort_unique(&rs->deps_exist);
 	sort_unique(&rs->deps_listed);
 	sort_unique(&rs->deps_written);
 out:

@@ -33,8 +33,25 @@ void manifest_entry_free(struct manifest_entry *e)
 	free(e->content_type);
 	free(e->location);
 	strlist_clear(&e->deps_read);
+	strlist_clear(&e->deps_exist);
 	strlist_clear(&e->deps_listed);
+	strlist_clear(&e->deps_contents);
 	free(e);
+}
+
+struct strlist *manifest_deps(struct manifest_entry *e, char kind)
+{
+	switch (kind) {
+	case 'R': return &e->deps_read;
+	case 'E': return &e->deps_exist;
+	case 'L': return &e->deps_listed;
+	default: return &e->deps_contents;
+	}
+}
+
+size_t manifest_deps_count(const struct manifest_entry *e)
+{
+	return e->deps_read.n + e->deps_exist.n + e->deps_listed.n + e->deps_contents.n;
 }
 
 struct manifest_entry *manifest_get(const struct manifest *m, const char *target)
@@ -168,14 +185,14 @@ static int load_deps(struct manifest *m, struct tree *t, char *err)
 			continue;
 		char *fields[4];
 		if (split_tabs(line, fields, 4) != 3 || strlen(fields[1]) != 1 ||
-		    (fields[1][0] != 'R' && fields[1][0] != 'L')) {
+		    !strchr("RELC", fields[1][0])) {
 			rc = err_set(err, "%s/%s/%s:%d: malformed line", t->path, TREE_META_DIR, DEPS_FILE, lineno);
 			break;
 		}
 		struct manifest_entry *e = manifest_get(m, fields[0]);
 		if (!e)
 			continue; /* a page no longer in the manifest */
-		strlist_add(fields[1][0] == 'R' ? &e->deps_read : &e->deps_listed, fields[2]);
+		strlist_add(manifest_deps(e, fields[1][0]), fields[2]);
 	}
 	free(line);
 	fclose(f);
@@ -226,16 +243,17 @@ int manifest_save(const struct manifest *m, struct tree *t, char *err)
 	struct manifest_entry **v = manifest_sorted(m, &n);
 	struct buf out = BUF_INIT, deps = BUF_INIT;
 	buf_adds(&out, MANIFEST_HEADER);
-	buf_adds(&deps, "# target\tR (read) or L (listed)\tpath\n");
+	buf_adds(&deps, "# target\tR (read), E (exists?), L (listed) or C (all files read)\tpath\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct manifest_entry *e = v[i];
 		buf_addf(&out, "%s\t%s\t%d\t%s\t%lld\t%s\t%ld\t%lld\t%s\n", e->target, or_dash(e->key),
 			 e->status, or_dash(e->content_type), e->bytes, or_dash(e->sha256), e->render_ms,
 			 (long long)e->changed, or_dash(e->location));
-		for (size_t j = 0; j < e->deps_read.n; j++)
-			buf_addf(&deps, "%s\tR\t%s\n", e->target, e->deps_read.items[j]);
-		for (size_t j = 0; j < e->deps_listed.n; j++)
-			buf_addf(&deps, "%s\tL\t%s\n", e->target, e->deps_listed.items[j]);
+		for (const char *k = MANIFEST_DEP_KINDS; *k; k++) {
+			const struct strlist *l = manifest_deps((struct manifest_entry *)e, *k);
+			for (size_t j = 0; j < l->n; j++)
+				buf_addf(&deps, "%s\t%c\t%s\n", e->target, *k, l->items[j]);
+		}
 	}
 	free(v);
 	int rc = write_file_atomic(t->meta_fd, DEPS_FILE, deps.data, deps.len, err);

@@ -14,8 +14,13 @@
  *
  *   awk -F'\t' '$3 >= 300 && $3 < 400 { print $1, $9 }' DIR/.cgisnap/manifest
  *
- * deps holds what each page's render read, for watch: "TARGET\tR\tPATH"
- * (file read) and "TARGET\tL\tPATH" (directory listed) lines.
+ * deps holds what each page's render read, for watch: "TARGET\tKIND\tPATH"
+ * lines, KIND being R (file read or stat'ed: any change matters), E (only
+ * checked for existence: its creation or removal matters), L (directory
+ * listed: a name appearing or going away in it matters) or C (directory
+ * whose files the page read wholesale, as a backlinks page reads every
+ * page: any change of a file directly in it matters; one C line stands for
+ * what would be hundreds of R lines).
  * Both files are replaced atomically (temp + rename), never edited in place.
  */
 #ifndef CGISNAP_MANIFEST_H
@@ -39,8 +44,10 @@ struct manifest_entry {
 	long render_ms;
 	time_t changed;
 	char *location;     /* NULL unless a redirect */
-	struct strlist deps_read;
-	struct strlist deps_listed;
+	struct strlist deps_read;     /* R */
+	struct strlist deps_exist;    /* E */
+	struct strlist deps_listed;   /* L */
+	struct strlist deps_contents; /* C */
 };
 
 struct manifest {
@@ -62,6 +69,12 @@ void manifest_put(struct manifest *m, struct manifest_entry *e);
 /* Remove and free the entry for target, if any. */
 void manifest_remove(struct manifest *m, const char *target);
 size_t manifest_count(const struct manifest *m);
+
+/* The dependency kinds, in the order the deps file lists them. */
+#define MANIFEST_DEP_KINDS "RELC"
+/* The list of one kind ('R', 'E', 'L' or 'C'). */
+struct strlist *manifest_deps(struct manifest_entry *e, char kind);
+size_t manifest_deps_count(const struct manifest_entry *e);
 
 struct manifest_entry *manifest_entry_new(const char *target);
 void manifest_entry_free(struct manifest_entry *e);

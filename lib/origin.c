@@ -110,6 +110,7 @@ void origin_response_release(struct origin_response *rs)
 	buf_release(&rs->body);
 	free(rs->static_path);
 	strlist_clear(&rs->deps_read);
+	strlist_clear(&rs->deps_exist);
 	strlist_clear(&rs->deps_listed);
 	strlist_clear(&rs->deps_written);
 	origin_response_init(rs);
@@ -527,6 +528,16 @@ static void strlist_set(struct strlist *l)
 	strlist_uniq(l);
 }
 
+/* The trace lists of a response, in one array so they move together. */
+#define NDEPS 4
+static void deps_lists(struct origin_response *rs, struct strlist *out[NDEPS])
+{
+	out[0] = &rs->deps_read;
+	out[1] = &rs->deps_exist;
+	out[2] = &rs->deps_listed;
+	out[3] = &rs->deps_written;
+}
+
 int origin_render(struct origin *o, const struct origin_request *rq, struct origin_response *rs,
 		  char *err)
 {
@@ -534,9 +545,12 @@ int origin_render(struct origin *o, const struct origin_request *rq, struct orig
 	long long start = origin_now_ms();
 	char *target = xstrdup(rq->target);
 	/* The dependencies of scripts that redirected locally count too. */
-	struct strlist read = STRLIST_INIT, listed = STRLIST_INIT, written = STRLIST_INIT;
+	struct strlist kept[NDEPS];
+	struct strlist *lists[NDEPS];
+	bool any = false;
 	int rc;
 
+	memset(kept, 0, sizeof kept);
 	origin_response_init(rs);
 	for (int hops = 0;; hops++) {
 		rc = render_once(o, method, target, rq->remote_addr, rs, err);
@@ -549,26 +563,26 @@ int origin_render(struct origin *o, const struct origin_request *rq, struct orig
 		free(target);
 		target = rs->location;
 		rs->location = NULL;
-		strlist_move(&read, &rs->deps_read);
-		strlist_move(&listed, &rs->deps_listed);
-		strlist_move(&written, &rs->deps_written);
+		deps_lists(rs, lists);
+		for (int i = 0; i < NDEPS; i++) {
+			any = any || lists[i]->n;
+			strlist_move(&kept[i], lists[i]);
+		}
 		origin_response_release(rs);
 	}
 	free(target);
 	if (rc < 0) {
 		origin_response_release(rs);
-		strlist_clear(&read);
-		strlist_clear(&listed);
-		strlist_clear(&written);
+		for (int i = 0; i < NDEPS; i++)
+			strlist_clear(&kept[i]);
 		return -1;
 	}
-	if (read.n || listed.n || written.n) {
-		strlist_move(&rs->deps_read, &read);
-		strlist_move(&rs->deps_listed, &listed);
-		strlist_move(&rs->deps_written, &written);
-		strlist_set(&rs->deps_read);
-		strlist_set(&rs->deps_listed);
-		strlist_set(&rs->deps_written);
+	if (any) {
+		deps_lists(rs, lists);
+		for (int i = 0; i < NDEPS; i++) {
+			strlist_move(lists[i], &kept[i]);
+			strlist_set(lists[i]);
+		}
 	}
 	rs->render_ms = (long)(origin_now_ms() - start);
 	return 0;

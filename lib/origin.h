@@ -90,10 +90,11 @@ struct origin_response {
 	long long static_size;
 	long render_ms;               /* wall time of the render */
 	/* Dependency trace (CGI with trace_lib): absolute paths the program
-	 * read (opened read-only, stat'ed, access'ed), listed (opendir,
-	 * scandir) and wrote (opened for writing, created, renamed, removed).
-	 * Sorted, no duplicates. */
+	 * read (opened read-only, stat'ed), only checked for existence
+	 * (access'ed), listed (opendir, scandir) and wrote (opened for
+	 * writing, created, renamed, removed). Sorted, no duplicates. */
 	struct strlist deps_read;
+	struct strlist deps_exist;
 	struct strlist deps_listed;
 	struct strlist deps_written;
 };

@@ -212,10 +212,11 @@ static struct manifest_entry *copy_entry(const struct manifest_entry *e)
 	n->render_ms = e->render_ms;
 	n->changed = e->changed;
 	n->location = e->location ? xstrdup(e->location) : NULL;
-	for (size_t i = 0; i < e->deps_read.n; i++)
-		strlist_add(&n->deps_read, e->deps_read.items[i]);
-	for (size_t i = 0; i < e->deps_listed.n; i++)
-		strlist_add(&n->deps_listed, e->deps_listed.items[i]);
+	for (const char *k = MANIFEST_DEP_KINDS; *k; k++) {
+		const struct strlist *from = manifest_deps((struct manifest_entry *)e, *k);
+		for (size_t i = 0; i < from->n; i++)
+			strlist_add(manifest_deps(n, *k), from->items[i]);
+	}
 	return n;
 }
 
@@ -297,6 +298,11 @@ static bool no_store(const struct origin_response *rs)
 	return false;
 }
 
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* Keep only the traced paths under the configured roots. */
 static void filter_deps(const struct crawl_config *cfg, const struct strlist *in, struct strlist *out)
 {
@@ -311,6 +317,60 @@ static void filter_deps(const struct crawl_config *cfg, const struct strlist *in
 			}
 		}
 	}
+}
+
+/* A page that read this many files of one directory read it wholesale. */
+#define CONTENTS_MIN 32
+
+/* The parent directory of path, as a length (0 for none). */
+static size_t dir_len(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash && slash != path ? (size_t)(slash - path) : 0;
+}
+
+/* Keep a page's dependencies small: an existence check of a file the page
+ * also read says nothing more, and many reads in one directory (a
+ * backlinks page reads every page) become one C line for the directory. */
+static void compact_deps(struct manifest_entry *e)
+{
+	struct strlist exist = STRLIST_INIT, read = STRLIST_INIT;
+	for (size_t i = 0; i < e->deps_exist.n; i++)
+		if (!bsearch(&e->deps_exist.items[i], e->deps_read.items, e->deps_read.n, sizeof(char *),
+			     cmp_strp))
+			strlist_add(&exist, e->deps_exist.items[i]);
+	strlist_clear(&e->deps_exist);
+	e->deps_exist = exist;
+
+	struct hashmap per_dir = HASHMAP_INIT; /* directory -> files read in it */
+	for (size_t i = 0; i < e->deps_read.n; i++) {
+		const char *p = e->deps_read.items[i];
+		size_t len = dir_len(p);
+		if (!len)
+			continue;
+		char *dir = xstrndup(p, len);
+		uintptr_t n = (uintptr_t)hashmap_get(&per_dir, dir);
+		hashmap_put(&per_dir, dir, (void *)(n + 1));
+		free(dir);
+	}
+	for (size_t i = 0; i < e->deps_read.n; i++) {
+		const char *p = e->deps_read.items[i];
+		size_t len = dir_len(p);
+		char *dir = len ? xstrndup(p, len) : NULL;
+		uintptr_t n = dir ? (uintptr_t)hashmap_get(&per_dir, dir) : 0;
+		if (n < CONTENTS_MIN) {
+			strlist_add(&read, p);
+			free(dir);
+		} else if (!strlist_contains(&e->deps_contents, dir)) {
+			strlist_add_owned(&e->deps_contents, dir);
+		} else {
+			free(dir);
+		}
+	}
+	hashmap_release(&per_dir);
+	strlist_sort(&e->deps_contents);
+	strlist_clear(&e->deps_read);
+	e->deps_read = read;
 }
 
 struct found_links {
@@ -458,7 +518,9 @@ static void process(struct crawl *c, struct job *j)
 	e->render_ms = rs.render_ms;
 	e->changed = time(NULL);
 	filter_deps(c->cfg, &rs.deps_read, &e->deps_read);
+	filter_deps(c->cfg, &rs.deps_exist, &e->deps_exist);
 	filter_deps(c->cfg, &rs.deps_listed, &e->deps_listed);
+	compact_deps(e);
 
 	int stored = 0;
 	if (rs.status >= 300 && rs.status < 400 && rs.location) {
@@ -643,12 +705,14 @@ static int commit(struct crawl *c, bool prune, char *err)
 	void *v;
 	while (hashmap_next(&c->manifest.entries, &it, &k, &v)) {
 		struct manifest_entry *e = v;
-		struct strlist keep = STRLIST_INIT;
-		for (size_t i = 0; i < e->deps_read.n; i++)
-			if (!hashmap_get(&c->written, e->deps_read.items[i]))
-				strlist_add(&keep, e->deps_read.items[i]);
-		strlist_clear(&e->deps_read);
-		e->deps_read = keep;
+		for (const char *kind = "RE"; *kind; kind++) {
+			struct strlist *l = manifest_deps(e, *kind), keep = STRLIST_INIT;
+			for (size_t i = 0; i < l->n; i++)
+				if (!hashmap_get(&c->written, l->items[i]))
+					strlist_add(&keep, l->items[i]);
+			strlist_clear(l);
+			*l = keep;
+		}
 	}
 	if (rc == 0)
 		rc = manifest_save(&c->manifest, c->tree, err);

@@ -176,7 +176,9 @@ static void free_ids(struct hashmap *map)
 void dep_index_release(struct dep_index *ix)
 {
 	free_ids(&ix->read);
+	free_ids(&ix->exist);
 	free_ids(&ix->listed);
+	free_ids(&ix->contents);
 	hashmap_release(&ix->ids);
 	for (size_t i = 0; i < ix->ntargets; i++)
 		free(ix->targets[i]);
@@ -197,13 +199,18 @@ void dep_index_build(struct dep_index *ix, const struct manifest *m)
 		const struct manifest_entry *e = v;
 		uint32_t id = (uint32_t)ix->ntargets++;
 		ix->targets[id] = xstrdup(e->target);
-		ix->weight[id] = e->deps_read.n + e->deps_listed.n;
+		/* a whole directory weighs like the many files it stands for */
+		ix->weight[id] = manifest_deps_count(e) + 100 * e->deps_contents.n;
 		hashmap_put(&ix->ids, e->target, (void *)(uintptr_t)(id + 1));
 		for (size_t i = 0; i < e->deps_read.n; i++)
 			ids_add(&ix->read, e->deps_read.items[i], id);
+		for (size_t i = 0; i < e->deps_exist.n; i++)
+			ids_add(&ix->exist, e->deps_exist.items[i], id);
 		for (size_t i = 0; i < e->deps_listed.n; i++)
 			ids_add(&ix->listed, e->deps_listed.items[i], id);
-		ix->pairs += e->deps_read.n + e->deps_listed.n;
+		for (size_t i = 0; i < e->deps_contents.n; i++)
+			ids_add(&ix->contents, e->deps_contents.items[i], id);
+		ix->pairs += manifest_deps_count(e);
 	}
 }
 
@@ -267,20 +274,25 @@ static void pick_below(struct picks *p, const struct dep_index *ix, const struct
 /* The pages whose recorded dependencies a change of path touches. */
 static void pick_recorded(struct picks *p, const struct dep_index *ix, const char *path, unsigned flags)
 {
+	const char *slash = strrchr(path, '/');
+	char *dir = !slash ? NULL : slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
 	pick_ids(p, ix, hashmap_get(&ix->read, path));
+	if (dir)
+		pick_ids(p, ix, hashmap_get(&ix->contents, dir));
 	if (flags & (FSW_CREATED | FSW_REMOVED)) {
-		const char *slash = strrchr(path, '/');
-		if (slash) {
-			char *dir = slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
+		pick_ids(p, ix, hashmap_get(&ix->exist, path));
+		if (dir)
 			pick_ids(p, ix, hashmap_get(&ix->listed, dir));
-			free(dir);
-		}
 	}
 	if ((flags & FSW_DIR) && (flags & FSW_REMOVED)) {
 		pick_ids(p, ix, hashmap_get(&ix->listed, path));
+		pick_ids(p, ix, hashmap_get(&ix->contents, path));
 		pick_below(p, ix, &ix->read, path);
+		pick_below(p, ix, &ix->exist, path);
 		pick_below(p, ix, &ix->listed, path);
+		pick_below(p, ix, &ix->contents, path);
 	}
+	free(dir);
 }
 
 /* The pages of every --depends rule matching path. */

@@ -4,9 +4,10 @@
  *   - recorded dependencies (CGI origins, traced): the manifest's deps,
  *     turned around by a struct dep_index into "path -> pages". A file
  *     changed: the pages that read it (opened, stat'ed: also those that
- *     found it missing). A name appeared or went away: also the pages that
- *     listed its directory. A directory went away: the pages that read
- *     or listed anything below it.
+ *     found it missing), and those that read its whole directory (C). A
+ *     name appeared or went away: also the pages that only checked it
+ *     exists (E) and those that listed its directory (L). A directory
+ *     went away: the pages that depended on anything below it.
  *   - --depends 'REGEX => URL' rules: a POSIX ERE matched (unanchored)
  *     against the changed path; $0..$9 in URL are replaced by the match
  *     and its groups, $$ by a dollar sign.
@@ -77,8 +78,10 @@ char *dep_rule_expand(const char *tmpl, const char *subject, const regmatch_t *m
 /* The manifest's recorded dependencies, turned around. Targets are
  * numbered; lists hold numbers. */
 struct dep_index {
-	struct hashmap read;   /* path -> struct dep_ids * (pages that read it) */
-	struct hashmap listed; /* directory -> struct dep_ids * (pages that listed it) */
+	struct hashmap read;     /* path -> struct dep_ids * (pages that read it) */
+	struct hashmap exist;    /* path -> pages that checked whether it exists */
+	struct hashmap listed;   /* directory -> pages that listed it */
+	struct hashmap contents; /* directory -> pages that read all its files */
 	struct hashmap ids;    /* target -> number + 1 */
 	char **targets;        /* number -> target (owned) */
 	size_t *weight;        /* number -> how many paths the page depends on */
@@ -91,7 +94,7 @@ struct dep_ids {
 	size_t n, cap;
 };
 
-#define DEP_INDEX_INIT { HASHMAP_INIT, HASHMAP_INIT, HASHMAP_INIT, NULL, NULL, 0, 0 }
+#define DEP_INDEX_INIT { HASHMAP_INIT, HASHMAP_INIT, HASHMAP_INIT, HASHMAP_INIT, HASHMAP_INIT, NULL, NULL, 0, 0 }
 
 /* Replace ix's content by the dependencies of m. */
 void dep_index_build(struct dep_index *ix, const struct manifest *m);

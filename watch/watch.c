@@ -258,7 +258,7 @@ static const char *initial_crawl_reason(struct watcher *w)
 		void *v;
 		while (!any && hashmap_next(&m->entries, &it, NULL, &v)) {
 			const struct manifest_entry *e = v;
-			any = e->deps_read.n || e->deps_listed.n;
+			any = manifest_deps_count(e) > 0;
 		}
 		if (!any)
 			return "the tree has no recorded dependencies";

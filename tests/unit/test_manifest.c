@@ -41,6 +41,8 @@ TEST(manifest_round_trip)
 	e->changed = 1700000000;
 	strlist_add(&e->deps_read, "/site/data/pages/start.txt");
 	strlist_add(&e->deps_listed, "/site/data/pages");
+	strlist_add(&e->deps_exist, "/site/data/pages/other.txt");
+	strlist_add(&e->deps_contents, "/site/data/pages/wiki");
 	manifest_put(&m, e);
 	e = manifest_entry_new("/?p=5");
 	e->status = 301;
@@ -62,6 +64,9 @@ TEST(manifest_round_trip)
 		CHECK_INT(1700000000, e->changed);
 		CHECK_INT(1, e->deps_read.n);
 		CHECK_STR("/site/data/pages", e->deps_listed.n ? e->deps_listed.items[0] : NULL);
+		CHECK_STR("/site/data/pages/other.txt", e->deps_exist.n ? e->deps_exist.items[0] : NULL);
+		CHECK_STR("/site/data/pages/wiki", e->deps_contents.n ? e->deps_contents.items[0] : NULL);
+		CHECK_INT(4, manifest_deps_count(e));
 	}
 	e = manifest_get(&m2, "/?p=5");
 	CHECK(e && !e->key && e->status == 301 && !strcmp(e->location, "http://localhost:8080/2025/03/x/"));

@@ -170,6 +170,42 @@ TEST(watch_deps_recorded_reads_and_listings)
 	site_release(&site);
 }
 
+TEST(watch_deps_existence_checks_and_whole_directories)
+{
+	struct manifest m = MANIFEST_INIT;
+	struct dep_index ix = DEP_INDEX_INIT;
+	struct watch_rules rules = WATCH_RULES_INIT;
+	struct site site;
+	char err[ERR_LEN];
+	CHECK_INT(0, site_init(&site, "http://localhost/", err));
+
+	/* /a links to b and c: it only asked whether they exist (E);
+	 * /backlinks read every file of /s/p (C). */
+	struct manifest_entry *e = manifest_entry_new("/a");
+	strlist_split(&e->deps_read, "/s/p/a.txt", ' ');
+	strlist_split(&e->deps_exist, "/s/p/b.txt /s/p/c.txt", ' ');
+	manifest_put(&m, e);
+	e = manifest_entry_new("/backlinks");
+	strlist_split(&e->deps_contents, "/s/p", ' ');
+	manifest_put(&m, e);
+	dep_index_build(&ix, &m);
+
+	/* b's content changed: /a does not care, /backlinks does */
+	CHECK_TARGETS("/backlinks", "/s/p/b.txt", FSW_CHANGED);
+	/* b went away or c appeared: /a shows it */
+	CHECK_TARGETS("/a /backlinks", "/s/p/b.txt", FSW_REMOVED);
+	CHECK_TARGETS("/a /backlinks", "/s/p/c.txt", FSW_CREATED | FSW_CHANGED);
+	/* a file in a subdirectory is not directly in /s/p */
+	CHECK_TARGETS("", "/s/p/sub/x.txt", FSW_CHANGED);
+	/* the specific page before the aggregate, whose one C line weighs more */
+	CHECK_TARGETS("/a /backlinks", "/s/p/a.txt", FSW_CHANGED);
+	CHECK_TARGETS("/a /backlinks", "/s/p", FSW_REMOVED | FSW_DIR);
+
+	dep_index_release(&ix);
+	manifest_release(&m);
+	site_release(&site);
+}
+
 TEST(watch_deps_rules_and_always)
 {
 	struct manifest m = MANIFEST_INIT;

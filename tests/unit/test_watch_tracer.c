@@ -171,7 +171,7 @@ TEST(watch_tracer_reports_reads_lists_and_writes)
 	touch(x);
 
 	int status = traced(d,
-			    "cat t/x >/dev/null && ls t >/dev/null && [ ! -e missing.txt ] && "
+			    "cat t/x >/dev/null && ls t >/dev/null && [ ! -e missing.txt ] && [ -r t/x ] && "
 			    "touch w && mv w w2 && mkdir m && rm -r t && rm w2 && "
 			    "echo hi >redirected && cat nothere 2>err; grep -q 'No such file' err",
 			    'p', &t);
@@ -179,6 +179,7 @@ TEST(watch_tracer_reports_reads_lists_and_writes)
 	CHECK(has_line(&t, 'R', d, "t/x"));          /* relative to the working directory */
 	CHECK(has_line(&t, 'L', d, "t"));            /* opendir */
 	CHECK(has_line(&t, 'R', d, "missing.txt"));  /* a stat of what is not there */
+	CHECK(has_line(&t, 'E', d, "t/x"));          /* access(2): whether it exists, no more */
 	CHECK(has_line(&t, 'W', d, "w"));            /* created */
 	CHECK(has_line(&t, 'W', d, "w2"));           /* renamed: both names */
 	CHECK(has_line(&t, 'W', d, "m"));            /* mkdir */
@@ -191,7 +192,7 @@ TEST(watch_tracer_reports_reads_lists_and_writes)
 	strlist_split(&lines, buf_str(&t), '\n');
 	size_t bad = 0;
 	for (size_t i = 0; i < lines.n; i++)
-		bad += !(strchr("RLW", lines.items[i][0]) && lines.items[i][1] == ' ' && lines.items[i][2] == '/');
+		bad += !(strchr("RELW", lines.items[i][0]) && lines.items[i][1] == ' ' && lines.items[i][2] == '/');
 	CHECK_INT(0, bad);
 	CHECK(lines.n > 10);
 	strlist_clear(&lines);

@@ -6,9 +6,11 @@
  * Protocol: CGISNAP_TRACE_FD names a pipe (fd 3, set up by lib/cgi.c); for
  * each call the library writes one line with one write(2):
  *
- *   R /abs/path    opened for reading, stat'ed, access'ed (also when the
- *                  path does not exist: a page that checks whether a
- *                  linked page exists depends on that answer)
+ *   R /abs/path    opened for reading or stat'ed (also when the path does
+ *                  not exist: a page that looked for it depends on that)
+ *   E /abs/path    access'ed: only whether it exists (PHP's file_exists()
+ *                  is access(F_OK)), so only its creation or removal
+ *                  matters, not a change of its content
  *   L /abs/dir     directory listed (opendir, scandir, glob)
  *   W /abs/path    opened for writing, created, renamed, removed
  *
@@ -517,7 +519,7 @@ EXPORT int access(const char *path, int mode)
 {
 	REAL(access);
 	int rc = real_access ? real_access(path, mode) : MISSING(-1);
-	report('R', AT_FDCWD, path);
+	report('E', AT_FDCWD, path);
 	return rc;
 }
 
@@ -525,7 +527,7 @@ EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 {
 	REAL(faccessat);
 	int rc = real_faccessat ? real_faccessat(dirfd, path, mode, flags) : MISSING(-1);
-	report('R', dirfd, path);
+	report('E', dirfd, path);
 	return rc;
 }
 
@@ -533,7 +535,7 @@ EXPORT int euidaccess(const char *path, int mode)
 {
 	REAL(euidaccess);
 	int rc = real_euidaccess ? real_euidaccess(path, mode) : MISSING(-1);
-	report('R', AT_FDCWD, path);
+	report('E', AT_FDCWD, path);
 	return rc;
 }
 
@@ -541,7 +543,7 @@ EXPORT int eaccess(const char *path, int mode)
 {
 	REAL(eaccess);
 	int rc = real_eaccess ? real_eaccess(path, mode) : MISSING(-1);
-	report('R', AT_FDCWD, path);
+	report('E', AT_FDCWD, path);
 	return rc;
 }
 

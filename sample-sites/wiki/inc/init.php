@@ -150,14 +150,17 @@ function media_fn(string $id): string
     return WIKI_MEDIA . '/' . str_replace(':', '/', $id);
 }
 
-/** Does a page exist? Memoised: a render asks many times. */
+/**
+ * Does a page exist? Memoised: a render asks many times. file_exists(),
+ * as DokuWiki's page_exists() does: PHP answers it with access(2).
+ */
 function page_exists(string $id): bool
 {
     static $known = [];
     if ($id === '') {
         return false;
     }
-    return $known[$id] ??= is_file(wiki_fn($id));
+    return $known[$id] ??= file_exists(wiki_fn($id));
 }
 
 /**
