@@ -1,0 +1,332 @@
+/* config/apache.c - the Apache virtual host for a tree: mod_rewrite rules
+ * that pick the file the way urlkey.h names it (per-URL rules for what
+ * the tree recorded, then general rules), then hand out FILE.gz and the
+ * recorded content type. */
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "urlkey.h"
+
+/* Accept-Encoding naming gzip (or x-gzip) with a q-value above 0, as
+ * serve/http.c reads it. */
+#define ACCEPTS_GZIP_RE \
+	"(?:^|,)\\s*(?:x-)?gzip\\s*(?:;\\s*q\\s*=\\s*(?:1(?:\\.0*)?|0?\\.[0-9]*[1-9][0-9]*)\\s*)?(?:,|$)"
+
+/* A substitution that names a file ends in '?' (no query for the file)
+ * and is split at its last '?': a file name may hold a '?' of its own
+ * ("x@a=?b.html", or "a?b/index.html" for "/a%3Fb/"), which Apache 2.4.60
+ * and later accept only with UnsafeAllow3F. */
+#define SPLIT_FLAGS ",QSL,UnsafeAllow3F"
+
+/* Append s quoted for Apache: only '"' needs a backslash there. */
+static void quote(struct buf *out, const char *s)
+{
+	buf_addc(out, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			buf_addc(out, '\\');
+		buf_addc(out, *s);
+	}
+	buf_addc(out, '"');
+}
+
+/* Append s for the inside of a quoted substitution or test string of
+ * mod_rewrite, where '$' and '%' start references: both get a backslash,
+ * and '"' its quoting backslash. */
+static void add_literal(struct buf *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '$' || *s == '%' || *s == '"')
+			buf_addc(out, '\\');
+		buf_addc(out, *s);
+	}
+}
+
+/* Append "^PATH$" as a quoted pattern on the decoded URL-path. */
+static void path_pattern(struct buf *out, const char *path)
+{
+	buf_adds(out, "\"^");
+	config_regex_escape(out, path);
+	buf_adds(out, "$\"");
+}
+
+/* The condition on the query that goes with every per-URL rule. */
+static void query_cond(struct buf *out, const struct ti_entry *e)
+{
+	if (!e->query) {
+		buf_adds(out, "    RewriteCond %{QUERY_STRING} ^$\n");
+		return;
+	}
+	/* "=" compares as a plain string. */
+	struct buf q = BUF_INIT;
+	buf_addf(&q, "=%s", e->query);
+	buf_adds(out, "    RewriteCond %{QUERY_STRING} ");
+	quote(out, buf_str(&q));
+	buf_adds(out, "\n");
+	buf_release(&q);
+}
+
+/* False for entries whose text no rule can carry (controls; a query
+ * with '"' or a space, which canonical queries never have). */
+static bool entry_writable(const struct ti_entry *e)
+{
+	if (config_unquotable(e->path) || (e->location && config_unquotable(e->location)) ||
+	    (e->key && config_unquotable(e->key)))
+		return false;
+	return !e->query || (!strpbrk(e->query, "\" \\") && !config_unquotable(e->query));
+}
+
+/* A type the [E=...] and [T=...] flags can hold: no ',' (which separates
+ * flags), ']' or '"'. */
+static bool type_writable(const char *type)
+{
+	return !config_unquotable(type) && !strpbrk(type, ",]\"\\");
+}
+
+/* The comment at the top: what this is, where it goes, when to
+ * regenerate it. */
+static void write_header(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
+{
+	config_comment(out, "", "Apache configuration for the cgisnap tree %s (%s),", ti->dir, ti->site.url);
+	config_comment(out, "", "written by cgisnap %s: cgisnap config apache DIR", p->version);
+	buf_adds(out, "#\n"
+		      "# Put it in /etc/apache2/sites-available/NAME.conf and run a2ensite NAME.\n"
+		      "# Needs mod_rewrite and mod_headers (a2enmod rewrite headers), and\n"
+		      "# Apache 2.4.60 or later (the rewrite flag UnsafeAllow3F, for names that\n"
+		      "# hold a '?'). Types are set by ForceType, a core directive: mod_mime's\n"
+		      "# own table is not used.\n"
+		      "#\n"
+		      "# REGENERATE this file and reload Apache when a snapshot or watch changes\n"
+		      "# redirects, recorded 404/410 statuses or content types: they are listed\n"
+		      "# per URL below. New and changed pages need nothing: the general rules\n"
+		      "# find their files.\n"
+		      "#\n"
+		      "# Requests must arrive in canonical form (as the site's own links write\n"
+		      "# them); cgisnap serve also normalises queries and applies the tree's\n"
+		      "# --ignore-param and --sort-query, which Apache cannot.\n");
+	config_summary(out, ti);
+	buf_adds(out, "\n");
+}
+
+/* The tree's <Directory>: access, no extras, types by extension. */
+static void write_directory(struct buf *out, const struct treeinfo *ti)
+{
+	const char *type, *exts;
+	buf_adds(out, "    <Directory ");
+	quote(out, ti->root);
+	buf_adds(out, ">\n        Require all granted\n"
+		      "        # No .htaccess, listings, symbolic links or content negotiation.\n"
+		      "        AllowOverride None\n        Options None\n"
+		      "        # Types by extension, exactly as cgisnap serve sends them.\n"
+		      "        ForceType application/octet-stream\n");
+	for (size_t i = 0; i < config_type_groups(i, &type, &exts); i++) {
+		buf_addf(out, "        <FilesMatch \"(?i)\\.(?:%s)$\">\n            ForceType ", exts);
+		quote(out, type);
+		buf_adds(out, "\n        </FilesMatch>\n");
+	}
+	buf_adds(out, "    </Directory>\n\n");
+}
+
+/* The 404 page and the response headers serve sends. */
+static void write_headers(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
+{
+	if (ti->have_404)
+		buf_adds(out, "    # The site's 404 page (.cgisnap/404.html), also for 410s.\n"
+			      "    ErrorDocument 404 /.cgisnap/404.html\n"
+			      "    ErrorDocument 410 /.cgisnap/404.html\n\n");
+	if (p->cache_control) {
+		buf_adds(out, "    # Cache-Control as cgisnap serve sends it: on files, 304s and permanent\n"
+			      "    # redirects; \"no-cache\" on the 404 page.\n");
+		buf_addf(out, "    Header always set Cache-Control \"%s\" "
+			      "\"expr=%%{REQUEST_STATUS} in {'200','206','304','301','308'}\"\n",
+			 p->cache_control);
+		buf_adds(out, "    Header always set Cache-Control \"no-cache\" "
+			      "\"expr=%{REQUEST_STATUS} in {'404','410'}\"\n");
+	}
+	buf_adds(out, "    # FILE.gz (see the end of the rules) is the page gzip-encoded.\n"
+		      "    Header always set Content-Encoding gzip env=CGISNAP_GZ\n"
+		      "    Header always merge Vary Accept-Encoding env=CGISNAP_VARY\n\n");
+}
+
+/* Steps 0 to 2 of the rewrite rules: the 404 page, hostile targets,
+ * dotfiles. */
+static void write_guards(struct buf *out, const struct treeinfo *ti)
+{
+	buf_adds(out, "    RewriteEngine On\n");
+	if (ti->have_404) {
+		buf_adds(out, "    # 0. The 404 page, reached only through ErrorDocument.\n"
+			      "    RewriteCond %{ENV:REDIRECT_STATUS} !^$\n"
+			      "    RewriteRule \"^/\\.cgisnap/404\\.html$\" \"");
+		add_literal(out, ti->root);
+		buf_adds(out, "/.cgisnap/404.html\" [END]\n");
+	}
+	buf_adds(out, "    # 1. Targets cgisnap serve refuses as malformed or hostile: 400.\n");
+	for (const struct config_guard *g = config_bad_targets; g->re; g++) {
+		buf_addf(out, "    # %s\n", g->why);
+		buf_addf(out, "    RewriteCond %%{THE_REQUEST} \"^\\S+\\s+[^?\\s]*(?:%s)\" [NC]\n", g->re);
+		buf_adds(out, "    RewriteRule ^ - [R=400]\n");
+	}
+	buf_adds(out, "    # 2. Dotfiles and cgisnap's own .cgisnap/ are never served.\n"
+		      "    RewriteRule \"/\\.\" - [R=404]\n");
+}
+
+/* Step 3: one rule (and its query condition) per recorded URL. */
+static void write_recorded(struct buf *out, const struct treeinfo *ti)
+{
+	if (ti->redirects.n || ti->statuses.n || ti->files.n)
+		buf_adds(out, "    # 3. What the tree recorded for exact URLs (decoded path, raw query).\n");
+	for (size_t i = 0; i < ti->redirects.n; i++) {
+		const struct ti_entry *e = &ti->redirects.items[i];
+		if (!entry_writable(e))
+			continue;
+		query_cond(out, e);
+		buf_adds(out, "    RewriteRule ");
+		path_pattern(out, e->path);
+		buf_adds(out, " \"");
+		add_literal(out, e->location);
+		buf_addf(out, "\" [R=%d,NE,QSD,L]\n", e->status);
+	}
+	for (size_t i = 0; i < ti->statuses.n; i++) {
+		const struct ti_entry *e = &ti->statuses.items[i];
+		if (!entry_writable(e))
+			continue;
+		query_cond(out, e);
+		buf_adds(out, "    RewriteRule ");
+		path_pattern(out, e->path);
+		buf_addf(out, " - [R=%d]\n", e->status);
+	}
+	for (size_t i = 0; i < ti->files.n; i++) {
+		const struct ti_entry *e = &ti->files.items[i];
+		const char *type = e->type ? ti->types.items[e->type - 1] : NULL;
+		if (!entry_writable(e))
+			continue;
+		if (type && !type_writable(type)) {
+			config_comment(out, "    ", "%s: its type cannot be written in a rewrite flag", e->target);
+			type = NULL;
+		}
+		query_cond(out, e);
+		buf_adds(out, "    RewriteRule ");
+		path_pattern(out, e->path);
+		buf_adds(out, " \"");
+		add_literal(out, ti->root);
+		buf_adds(out, "/");
+		add_literal(out, e->key);
+		buf_adds(out, "?\" \"[E=CGISNAP_FOUND:1");
+		if (type)
+			buf_addf(out, ",E=CGISNAP_TYPE:%s", type);
+		buf_adds(out, SPLIT_FLAGS "]\"\n");
+	}
+}
+
+/* One general rule: when nothing was found yet and the file exists, take
+ * it. file is the substitution after ROOT ("$0index.html"). */
+static void rule(struct buf *out, const struct treeinfo *ti, const char *pattern, const char *file)
+{
+	buf_adds(out, "    RewriteCond %{ENV:CGISNAP_FOUND} !=1\n    RewriteCond \"");
+	add_literal(out, ti->root);
+	buf_addf(out, "%s\" -f\n    RewriteRule \"%s\" \"", file, pattern);
+	add_literal(out, ti->root);
+	buf_addf(out, "%s?\" [E=CGISNAP_FOUND:1" SPLIT_FLAGS "]\n", file);
+}
+
+/* Step 4: the general rules, each taking the file only when it exists
+ * and nothing was found before; else 404. */
+static void write_rules(struct buf *out, const struct treeinfo *ti)
+{
+	buf_adds(out, "    # 4. The rules, for every other URL (docs/url-keys.md). An empty segment\n"
+		      "    # (\"/a//b\") names no file.\n"
+		      "    # Apache merges leading slashes before any rule: look at the request.\n"
+		      "    RewriteCond %{ENV:CGISNAP_FOUND} !=1\n"
+		      "    RewriteCond %{THE_REQUEST} \"^\\S+\\s+(?:[a-z][a-z0-9+.-]*://[^/?\\s]*)?[^?\\s]*//\" [NC]\n"
+		      "    RewriteRule ^ - [R=404]\n"
+		      "    # A query is stored as PATH@QUERY plus a type suffix (those this tree\n"
+		      "    # uses), with a '/' of the query written %2F: a raw '/' names no file.\n"
+		      "    RewriteCond %{ENV:CGISNAP_FOUND} !=1\n"
+		      "    RewriteCond %{QUERY_STRING} /\n"
+		      "    RewriteRule ^ - [R=404]\n");
+	for (size_t i = 0; i < ti->suffixes.n; i++) {
+		struct buf file = BUF_INIT;
+		buf_addf(&file, "$0@%%{QUERY_STRING}%s?", ti->suffixes.items[i]);
+		/* The test string has no '?': it is not split. */
+		struct buf test = BUF_INIT;
+		buf_addf(&test, "$0@%%{QUERY_STRING}%s", ti->suffixes.items[i]);
+		buf_adds(out, "    RewriteCond %{ENV:CGISNAP_FOUND} !=1\n"
+			      "    RewriteCond %{QUERY_STRING} .\n    RewriteCond \"");
+		add_literal(out, ti->root);
+		buf_addf(out, "%s\" -f\n    RewriteRule \"^/.*$\" \"", buf_str(&test));
+		add_literal(out, ti->root);
+		buf_addf(out, "%s\" [E=CGISNAP_FOUND:1" SPLIT_FLAGS "]\n", buf_str(&file));
+		buf_release(&file);
+		buf_release(&test);
+	}
+	buf_adds(out, "    RewriteCond %{ENV:CGISNAP_FOUND} !=1\n"
+		      "    RewriteCond %{QUERY_STRING} .\n"
+		      "    RewriteRule ^ - [R=404]\n"
+		      "    # \"/a/\" is a/index.html.\n");
+	rule(out, ti, "^/(?:.*/)?$", "$0index.html");
+	buf_adds(out, "    # \"/a/b.css\" (a dot in the last segment) is the file a/b.css.\n");
+	rule(out, ti, "^/(?:.*/)?[^/]*\\.[^/]*$", "$0");
+	buf_adds(out, "    # \"/a/b\" (no dot) is a/b/index.html.\n");
+	rule(out, ti, "^/(?:.*/)?[^/.]+$", "$0/index.html");
+	buf_adds(out, "    RewriteCond %{ENV:CGISNAP_FOUND} !=1\n"
+		      "    RewriteRule ^ - [R=404]\n");
+}
+
+/* Step 5: FILE.gz and the content type of what was found. */
+static void write_delivery(struct buf *out, const struct treeinfo *ti)
+{
+	const char *type, *exts;
+	struct buf root_re = BUF_INIT;
+	buf_adds(&root_re, "^");
+	config_regex_escape(&root_re, ti->root);
+	buf_adds(&root_re, "/(.*)$");
+
+	buf_adds(out, "    # 5. FILE.gz, when there is one, to clients that accept gzip, with\n"
+		      "    # FILE's type. Nothing is compressed on the fly, as with cgisnap serve:\n"
+		      "    # mod_deflate (on in Debian) stays out.\n"
+		      "    RewriteRule ^ - [E=no-gzip:1]\n    RewriteCond \"");
+	add_literal(out, ti->root);
+	buf_addf(out, "/$1.gz\" -f\n    RewriteRule \"%s\" - [E=CGISNAP_VARY:1]\n", buf_str(&root_re));
+	buf_addf(out, "    RewriteCond %%{ENV:CGISNAP_VARY} =1\n"
+		      "    RewriteCond %%{HTTP:Accept-Encoding} \"%s\" [NC]\n"
+		      "    RewriteRule \"%s\" \"",
+		 ACCEPTS_GZIP_RE, buf_str(&root_re));
+	add_literal(out, ti->root);
+	buf_adds(out, "/$1.gz?\" [E=CGISNAP_GZ:1" SPLIT_FLAGS "]\n");
+	for (size_t i = 0; i < config_type_groups(i, &type, &exts); i++) {
+		/* snapshot writes FILE.gz only for these. */
+		if (!mime_compressible(type))
+			continue;
+		buf_adds(out, "    RewriteCond %{ENV:CGISNAP_GZ} =1\n"
+			      "    RewriteCond %{ENV:CGISNAP_TYPE} ^$\n");
+		buf_addf(out, "    RewriteRule \"(?i)\\.(?:%s)\\.gz$\" - \"[T=%s]\"\n", exts, type);
+	}
+	buf_adds(out, "    # The recorded type of a listed page.\n"
+		      "    RewriteCond %{ENV:CGISNAP_TYPE} !^$\n"
+		      "    RewriteRule ^ - [T=%{ENV:CGISNAP_TYPE}]\n");
+	buf_release(&root_re);
+}
+
+void apache_write(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
+{
+	write_header(out, ti, p);
+	if (p->port == 80)
+		buf_adds(out, "# Debian's ports.conf listens on port 80 already.\n# Listen 80\n\n");
+	else
+		buf_addf(out, "# Drop this line if another file listens there already.\nListen %s%s%ld\n\n",
+			 strcmp(p->host, "*") ? p->host : "", strcmp(p->host, "*") ? ":" : "", p->port);
+	buf_addf(out, "<VirtualHost %s:%ld>\n    ServerName %s\n", p->host, p->port, p->server_name);
+	for (size_t i = 0; i < p->aliases.n; i++)
+		buf_addf(out, "    ServerAlias %s\n", p->aliases.items[i]);
+	buf_adds(out, "    DocumentRoot ");
+	quote(out, ti->root);
+	buf_adds(out, "\n    # \"/a//b\" is not \"/a/b\".\n    MergeSlashes Off\n\n");
+	write_directory(out, ti);
+	write_headers(out, ti, p);
+	write_guards(out, ti);
+	write_recorded(out, ti);
+	write_rules(out, ti);
+	write_delivery(out, ti);
+	buf_adds(out, "</VirtualHost>\n");
+}

@@ -1,0 +1,85 @@
+/* config/config.h - what the parts of 'cgisnap config' share.
+ *
+ * config.c    the command line: cgisnap config nginx|apache [OPTIONS] DIR
+ * treeinfo.c  what both configurations need from the tree (treeinfo.h)
+ * nginx.c     the nginx maps and server block
+ * apache.c    the Apache virtual host
+ * common.c    what both writers use: the type table, the guards' regular
+ *             expressions, quoting
+ *
+ * A writer only appends text to a buffer: it never fails and never looks
+ * at the file system, so unit tests check its output for a treeinfo built
+ * in memory.
+ */
+#ifndef CGISNAP_CONFIG_CONFIG_H
+#define CGISNAP_CONFIG_CONFIG_H
+
+#include <stdbool.h>
+
+#include "buf.h"
+#include "treeinfo.h"
+
+#define CONFIG_DEFAULT_LISTEN "127.0.0.1:8080"
+#define CONFIG_DEFAULT_CACHE_CONTROL "public, max-age=60"
+
+/* What the command line decided, for the writers. */
+struct config_params {
+	char *host;                /* "127.0.0.1", "[::1]" or "*" */
+	long port;
+	char *server_name;         /* nginx server_name, Apache ServerName */
+	struct strlist aliases;    /* more names (the site's --alias hosts) */
+	const char *cache_control; /* NULL: send none */
+	char *id;                  /* "localhost_8080": names nginx variables */
+	const char *version;       /* for the header comment */
+};
+
+/* Fill p from the listen address (NULL: the default), server name (NULL:
+ * the site URL's host) and cache control (NULL: the default, "off":
+ * none). -1 with err for a bad listen address. */
+int config_params_init(struct config_params *p, const struct treeinfo *ti, const char *listen,
+		       const char *server_name, const char *cache_control, char *err);
+void config_params_release(struct config_params *p);
+
+/* Append the nginx configuration (http-level maps and one server block)
+ * or the Apache virtual host for ti to out. */
+void nginx_write(struct buf *out, const struct treeinfo *ti, const struct config_params *p);
+void apache_write(struct buf *out, const struct treeinfo *ti, const struct config_params *p);
+
+/* common.c */
+
+/* The content types a plain server is told to send by extension: the
+ * table of urlkey.h's mime_from_name, one group of extensions per type.
+ * Returns the number of groups; *exts is "html|htm" (regex alternatives),
+ * *type "text/html; charset=utf-8". Static strings. */
+size_t config_type_groups(size_t i, const char **type, const char **exts);
+
+/* Regular expressions (PCRE, case-insensitive) for what serve/reqpath.h
+ * refuses with 400, to be matched anywhere in the path part of the raw
+ * request target (the writers anchor them: nginx on $request_uri, Apache
+ * on THE_REQUEST): bad escapes; encoded '/', '\' or control bytes; a raw
+ * '\' or '#'; "." and ".." segments, raw or encoded; overlong UTF-8,
+ * encoded or raw. NULL ends the list. Each comes with a comment. */
+struct config_guard {
+	const char *re;
+	const char *why;
+};
+extern const struct config_guard config_bad_targets[];
+
+/* Append s to out as a regular expression matching exactly s: ASCII
+ * punctuation and space escaped ("\." "\x20"), '"' written "\x22" so that
+ * it survives both servers' quoting; other bytes as they are. */
+void config_regex_escape(struct buf *out, const char *s);
+
+/* True when s has a byte that no quoting carries into either server's
+ * configuration (control bytes, newlines). */
+bool config_unquotable(const char *s);
+
+/* Append a "# " comment line; text's control bytes are shown as '?' so
+ * that a target can never end the comment. */
+void config_comment(struct buf *out, const char *indent, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Append the "# Listed per URL: ..." comment line with ti's counts. */
+void config_summary(struct buf *out, const struct treeinfo *ti);
+
+#endif

@@ -1,0 +1,370 @@
+/* config/nginx.c - the nginx configuration for a tree: http-level maps
+ * (per-URL answers keyed by "$uri?$args") and one server block whose
+ * rules find every other file the way urlkey.h names it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+
+/* The statuses nginx's "return CODE URL" sends with a Location. */
+static const int redirect_codes[] = { 301, 302, 303, 307, 308 };
+
+/* Append s quoted for nginx: '"' and '\' escaped. */
+static void quote(struct buf *out, const char *s)
+{
+	buf_addc(out, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			buf_addc(out, '\\');
+		buf_addc(out, *s);
+	}
+	buf_addc(out, '"');
+}
+
+/* Append s quoted as a value nginx expands (a map value, a rewrite): a
+ * '$' there would start a variable, so it is written as the variable
+ * $cgisnap_ID_dollar, which holds "$". */
+static void quote_value(struct buf *out, const char *s, const char *id)
+{
+	buf_addc(out, '"');
+	for (; *s; s++) {
+		if (*s == '$')
+			buf_addf(out, "${cgisnap_%s_dollar}", id);
+		else if (*s == '"' || *s == '\\')
+			buf_addc(out, '\\'), buf_addc(out, *s);
+		else
+			buf_addc(out, *s);
+	}
+	buf_addc(out, '"');
+}
+
+/* Append the map key of an entry: what "$uri?$args" holds for it. */
+static void map_key(struct buf *out, const struct ti_entry *e)
+{
+	struct buf k = BUF_INIT;
+	buf_addf(&k, "%s?%s", e->path, e->query ? e->query : "");
+	quote(out, buf_str(&k));
+	buf_release(&k);
+}
+
+/* True for an entry whose text cannot be written (control bytes, which
+ * no canonical target has): it is left out. */
+static bool entry_unquotable(const struct ti_entry *e)
+{
+	return config_unquotable(e->path) || (e->query && config_unquotable(e->query)) ||
+	       (e->location && config_unquotable(e->location)) || (e->key && config_unquotable(e->key));
+}
+
+/* True for the statuses "return CODE URL" can send. */
+static bool is_redirect_code(int status)
+{
+	for (size_t i = 0; i < sizeof redirect_codes / sizeof redirect_codes[0]; i++)
+		if (redirect_codes[i] == status)
+			return true;
+	return false;
+}
+
+/* How many entries of l have status. */
+static size_t count_status(const struct ti_list *l, int status)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < l->n; i++)
+		n += l->items[i].status == status;
+	return n;
+}
+
+/* True when a map value will hold a '$' (see quote_value). */
+static bool has_dollar(const struct treeinfo *ti)
+{
+	for (size_t i = 0; i < ti->redirects.n; i++)
+		if (strchr(ti->redirects.items[i].location, '$'))
+			return true;
+	for (size_t i = 0; i < ti->files.n; i++)
+		if (strchr(ti->files.items[i].key, '$'))
+			return true;
+	return false;
+}
+
+/* The smallest power of two >= n. */
+static size_t next_pow2(size_t n)
+{
+	size_t p = 1;
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* nginx builds each map into a hash whose buckets (64 bytes by default)
+ * must hold its longest key: say how much room the maps need when the
+ * defaults are too small. */
+static void hash_sizes(struct buf *out, const struct treeinfo *ti)
+{
+	const struct ti_list *lists[] = { &ti->redirects, &ti->statuses, &ti->files };
+	size_t longest = 0, most = 0;
+	for (size_t l = 0; l < 3; l++) {
+		most = lists[l]->n > most ? lists[l]->n : most;
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			const struct ti_entry *e = &lists[l]->items[i];
+			size_t len = strlen(e->path) + 1 + (e->query ? strlen(e->query) : 0);
+			longest = len > longest ? len : longest;
+		}
+	}
+	/* An element is a pointer and the key padded to 8 bytes; a bucket
+	 * ends with a pointer. nginx tries hash sizes up to the maximum
+	 * until no bucket overflows: room for one key per bucket, and a
+	 * hash a few times larger than the map, suffice. */
+	size_t element = 8 + ((longest + 2 + 7) & ~(size_t)7);
+	size_t bucket = next_pow2(element + 8);
+	size_t max = next_pow2(4 * most);
+	if (bucket <= 64 && max <= 2048)
+		return;
+	bucket = bucket < 64 ? 64 : bucket;
+	max = max < 2048 ? 2048 : max;
+	buf_adds(out, "# This tree's URLs are too long or too many for nginx's default map hash\n"
+		      "# sizes. These are http-level settings for every map: when several\n"
+		      "# cgisnap configurations are included, keep one copy with the largest values.\n");
+	buf_addf(out, "map_hash_bucket_size %zu;\nmap_hash_max_size %zu;\n\n", bucket, max);
+}
+
+/* The http-level part: hash sizes, the maps of recorded answers and the
+ * Cache-Control by status. */
+static void write_maps(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
+{
+	hash_sizes(out, ti);
+	if (has_dollar(ti)) {
+		buf_adds(out, "# \"$\" in a value below: nginx would read it as a variable.\n");
+		buf_addf(out, "geo $cgisnap_%s_dollar {\n    default \"$\";\n}\n\n", p->id);
+	}
+	for (size_t c = 0; c < sizeof redirect_codes / sizeof redirect_codes[0]; c++) {
+		int code = redirect_codes[c];
+		if (!count_status(&ti->redirects, code))
+			continue;
+		buf_addf(out, "# Recorded %d redirects: \"decoded path?raw query\" -> Location.\n", code);
+		buf_addf(out, "map \"$uri?$args\" $cgisnap_%s_%d {\n", p->id, code);
+		for (size_t i = 0; i < ti->redirects.n; i++) {
+			const struct ti_entry *e = &ti->redirects.items[i];
+			if (e->status != code || entry_unquotable(e))
+				continue;
+			buf_adds(out, "    ");
+			map_key(out, e);
+			buf_adds(out, " ");
+			quote_value(out, e->location, p->id);
+			buf_adds(out, ";\n");
+		}
+		buf_adds(out, "}\n\n");
+	}
+	for (size_t i = 0; i < ti->redirects.n; i++) {
+		const struct ti_entry *e = &ti->redirects.items[i];
+		if (!is_redirect_code(e->status))
+			config_comment(out, "", "not replayed: %d for %s (nginx sends a Location only "
+				       "with 301, 302, 303, 307 and 308)", e->status, e->target);
+	}
+	if (ti->statuses.n) {
+		buf_adds(out, "# Recorded 404 and 410 answers (and pages whose render failed: 404).\n");
+		buf_addf(out, "map \"$uri?$args\" $cgisnap_%s_status {\n", p->id);
+		for (size_t i = 0; i < ti->statuses.n; i++) {
+			const struct ti_entry *e = &ti->statuses.items[i];
+			if (entry_unquotable(e))
+				continue;
+			buf_adds(out, "    ");
+			map_key(out, e);
+			buf_addf(out, " %d;\n", e->status);
+		}
+		buf_adds(out, "}\n\n");
+	}
+	if (ti->files.n) {
+		buf_adds(out, "# Pages the rules below would miss, or that need their recorded content\n"
+			      "# type: \"N/FILE\", served by location /.cgisnap-file/N/ (N = 0: the\n"
+			      "# type by extension).\n");
+		buf_addf(out, "map \"$uri?$args\" $cgisnap_%s_file {\n", p->id);
+		for (size_t i = 0; i < ti->files.n; i++) {
+			const struct ti_entry *e = &ti->files.items[i];
+			if (entry_unquotable(e) || (e->type && config_unquotable(ti->types.items[e->type - 1])))
+				continue;
+			struct buf v = BUF_INIT;
+			buf_addf(&v, "%d/%s", e->type, e->key);
+			buf_adds(out, "    ");
+			map_key(out, e);
+			buf_adds(out, " ");
+			quote_value(out, buf_str(&v), p->id);
+			buf_adds(out, ";\n");
+			buf_release(&v);
+		}
+		buf_adds(out, "}\n\n");
+	}
+	if (p->cache_control) {
+		buf_adds(out, "# Cache-Control as cgisnap serve sends it: on files, 304s and permanent\n"
+			      "# redirects; \"no-cache\" on the 404 page.\n");
+		buf_addf(out, "map $status $cgisnap_%s_cache_control {\n", p->id);
+		static const int cached[] = { 200, 206, 304, 301, 308 };
+		for (size_t i = 0; i < sizeof cached / sizeof cached[0]; i++)
+			buf_addf(out, "    %d \"%s\";\n", cached[i], p->cache_control);
+		buf_adds(out, "    404 \"no-cache\";\n    410 \"no-cache\";\n    default \"\";\n}\n\n");
+	}
+}
+
+/* The comment at the top: what this is, where it goes, when to
+ * regenerate it. */
+static void write_header(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
+{
+	config_comment(out, "", "nginx configuration for the cgisnap tree %s (%s),", ti->dir, ti->site.url);
+	config_comment(out, "", "written by cgisnap %s: cgisnap config nginx DIR", p->version);
+	buf_adds(out, "#\n"
+		      "# Include it at http level, e.g. as /etc/nginx/sites-enabled/NAME (Debian's\n"
+		      "# nginx.conf includes those inside http {}): map blocks are only allowed\n"
+		      "# there. No module beyond nginx's default build is needed (map, rewrite,\n"
+		      "# gzip_static; Debian's nginx has them all).\n"
+		      "#\n"
+		      "# REGENERATE this file and reload nginx when a snapshot or watch changes\n"
+		      "# redirects, recorded 404/410 statuses or content types: they are listed\n"
+		      "# per URL below. New and changed pages need nothing: the rules of the\n"
+		      "# server block find their files.\n"
+		      "#\n"
+		      "# Requests must arrive in canonical form (as the site's own links write\n"
+		      "# them); cgisnap serve also normalises queries and applies the tree's\n"
+		      "# --ignore-param and --sort-query, which nginx cannot.\n");
+	config_summary(out, ti);
+	buf_adds(out, "\n");
+}
+
+/* The types {} block: every extension mime_from_name knows. */
+static void write_types(struct buf *out, const char *indent)
+{
+	const char *type, *exts;
+	buf_addf(out, "%s# Types by extension, exactly as cgisnap serve sends them (this replaces\n"
+		      "%s# mime.types here).\n", indent, indent);
+	buf_addf(out, "%stypes {\n", indent);
+	for (size_t i = 0; i < config_type_groups(i, &type, &exts); i++) {
+		buf_addf(out, "%s    ", indent);
+		quote(out, type);
+		for (const char *e = exts; *e;) {
+			size_t n = strcspn(e, "|");
+			buf_addf(out, " %.*s", (int)n, e);
+			e += n + (e[n] == '|');
+		}
+		buf_adds(out, ";\n");
+	}
+	buf_addf(out, "%s}\n%sdefault_type application/octet-stream;\n\n", indent, indent);
+}
+
+/* Steps 1 to 3 of the server block, at server level (nginx runs them
+ * once, before choosing a location). */
+static void write_guards(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
+{
+	buf_adds(out, "    # 1. Targets cgisnap serve refuses as malformed or hostile: 400.\n");
+	for (const struct config_guard *g = config_bad_targets; g->re; g++) {
+		buf_addf(out, "    # %s\n    if ($request_uri ~* ", g->why);
+		struct buf re = BUF_INIT;
+		buf_addf(&re, "^[^?]*(?:%s)", g->re);
+		quote(out, buf_str(&re));
+		buf_release(&re);
+		buf_adds(out, ") {\n        return 400;\n    }\n");
+	}
+	buf_adds(out, "    # 2. Dotfiles and cgisnap's own .cgisnap/ are never served.\n"
+		      "    if ($uri ~ \"/\\.\") {\n        return 404;\n    }\n");
+	bool any = ti->redirects.n || ti->statuses.n || ti->files.n;
+	if (any)
+		buf_adds(out, "    # 3. What the tree recorded for exact URLs (the maps above).\n");
+	for (size_t c = 0; c < sizeof redirect_codes / sizeof redirect_codes[0]; c++)
+		if (count_status(&ti->redirects, redirect_codes[c]))
+			buf_addf(out, "    if ($cgisnap_%s_%d) {\n        return %d $cgisnap_%s_%d;\n    }\n",
+				 p->id, redirect_codes[c], redirect_codes[c], p->id, redirect_codes[c]);
+	if (ti->statuses.n)
+		buf_addf(out, "    if ($cgisnap_%s_status = 404) {\n        return 404;\n    }\n"
+			      "    if ($cgisnap_%s_status = 410) {\n        return 410;\n    }\n",
+			 p->id, p->id);
+	if (ti->files.n)
+		buf_addf(out, "    if ($cgisnap_%s_file) {\n"
+			      "        rewrite ^ /.cgisnap-file/$cgisnap_%s_file? last;\n    }\n",
+			 p->id, p->id);
+}
+
+/* Step 4: the rules, as locations. */
+static void write_rules(struct buf *out, const struct treeinfo *ti)
+{
+	buf_adds(out, "    # 4. The rules, for every other URL (docs/url-keys.md). An empty segment\n"
+		      "    # (\"/a//b\") names no file.\n"
+		      "    if ($uri ~ \"//\") {\n        return 404;\n    }\n"
+		      "    # A query is stored as PATH@QUERY plus a type suffix, with a '/' of the\n"
+		      "    # query written %2F: a raw '/' can name no file.\n"
+		      "    if ($args ~ \"/\") {\n        return 404;\n    }\n"
+		      "    if ($args != \"\") {\n        rewrite ^ /.cgisnap-query$uri last;\n    }\n"
+		      "    location ~ \"^/\\.cgisnap-query(?<cgisnap_path>/.*)$\" {\n"
+		      "        internal;\n        # The suffixes this tree's query pages use.\n"
+		      "        try_files");
+	for (size_t i = 0; i < ti->suffixes.n; i++)
+		buf_addf(out, " $cgisnap_path@$args%s", ti->suffixes.items[i]);
+	buf_adds(out, " =404;\n    }\n"
+		      "    # \"/a/\" is a/index.html.\n"
+		      "    location ~ \"/$\" {\n        try_files ${uri}index.html =404;\n    }\n"
+		      "    # \"/a/b.css\" (a dot in the last segment) is the file a/b.css.\n"
+		      "    location ~ \"\\.[^/]*$\" {\n        try_files $uri =404;\n    }\n"
+		      "    # \"/a/b\" (no dot) is a/b/index.html.\n"
+		      "    location / {\n        try_files $uri/index.html =404;\n    }\n\n");
+}
+
+/* The internal locations that serve the listed pages, one per type. */
+static void write_file_locations(struct buf *out, const struct treeinfo *ti)
+{
+	if (!ti->files.n)
+		return;
+	buf_adds(out, "    # The listed pages: /.cgisnap-file/N/FILE is FILE of the tree, sent with\n"
+		      "    # type N (0: by extension). Internal: clients get 404 here.\n");
+	for (size_t t = 0; t <= ti->types.n; t++) {
+		struct buf root = BUF_INIT;
+		buf_addf(&root, "%s/", ti->root);
+		buf_addf(out, "    location ^~ /.cgisnap-file/%zu/ {\n        internal;\n        alias ", t);
+		quote(out, buf_str(&root));
+		buf_adds(out, ";\n");
+		if (t && !config_unquotable(ti->types.items[t - 1])) {
+			buf_adds(out, "        types {\n        }\n        default_type ");
+			quote(out, ti->types.items[t - 1]);
+			buf_adds(out, ";\n");
+		}
+		buf_adds(out, "    }\n");
+		buf_release(&root);
+	}
+	buf_adds(out, "\n");
+}
+
+void nginx_write(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
+{
+	write_header(out, ti, p);
+	write_maps(out, ti, p);
+
+	buf_adds(out, "server {\n");
+	buf_addf(out, "    listen %s:%ld;\n    server_name %s", p->host, p->port, p->server_name);
+	for (size_t i = 0; i < p->aliases.n; i++)
+		buf_addf(out, " %s", p->aliases.items[i]);
+	buf_adds(out, ";\n    root ");
+	quote(out, ti->root);
+	buf_adds(out, ";\n\n");
+	write_types(out, "    ");
+	buf_adds(out, "    # FILE.gz (written by snapshot beside each compressible page) goes to\n"
+		      "    # clients that accept gzip; nothing is compressed on the fly, as with\n"
+		      "    # cgisnap serve (Debian's nginx.conf turns gzip on).\n"
+		      "    gzip off;\n    gzip_static on;\n    gzip_vary on;\n    gzip_proxied any;\n"
+		      "    gzip_http_version 1.0;\n"
+		      "    # \"/a//b\" is not \"/a/b\" (nginx takes this from the default server of\n"
+		      "    # the address).\n"
+		      "    merge_slashes off;\n");
+	if (p->cache_control)
+		buf_addf(out, "    add_header Cache-Control $cgisnap_%s_cache_control always;\n", p->id);
+	if (ti->have_404) {
+		buf_addf(out, "    # The site's 404 page (.cgisnap/404.html), also for 410s.\n"
+			      "    error_page 404 410 @cgisnap_%s_404;\n", p->id);
+	}
+	buf_adds(out, "\n");
+	write_guards(out, ti, p);
+	write_rules(out, ti);
+	write_file_locations(out, ti);
+	if (ti->have_404) {
+		struct buf meta = BUF_INIT;
+		buf_addf(&meta, "%s/.cgisnap", ti->root);
+		buf_addf(out, "    location @cgisnap_%s_404 {\n        root ", p->id);
+		quote(out, buf_str(&meta));
+		buf_adds(out, ";\n        gzip_static off;\n        try_files /404.html =404;\n    }\n");
+		buf_release(&meta);
+	}
+	buf_adds(out, "}\n");
+}

@@ -1,0 +1,284 @@
+/* test_config_nginx.c - the nginx configuration 'cgisnap config nginx'
+ * writes (config/nginx.c), the command line's parameters and the shared
+ * helpers (config/config.c, config/common.c). The output is checked by
+ * its lines here; t0610 and t0611 run it in nginx. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../config/config.h"
+#include "log.h"
+#include "manifest.h"
+#include "unit.h"
+#include "urlkey.h"
+#include "xalloc.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static void add(struct treeinfo *ti, const char *target, int status, const char *key, const char *type,
+		const char *location)
+{
+	struct manifest_entry *e = manifest_entry_new(target);
+	e->status = status;
+	e->key = key ? xstrdup(key) : NULL;
+	e->content_type = type ? xstrdup(type) : NULL;
+	e->location = location ? xstrdup(location) : NULL;
+	treeinfo_add(ti, e);
+	manifest_entry_free(e);
+}
+
+/* A small blog-like tree at /srv/blog. */
+static void blog(struct treeinfo *ti)
+{
+	treeinfo_init(ti, "http://blog.example.com/");
+	ti->dir = xstrdup("out");
+	ti->root = xstrdup("/srv/blog");
+	ti->have_404 = true;
+	add(ti, "/", 200, "index.html", "text/html; charset=UTF-8", NULL);
+	add(ti, "/?p=5", 301, NULL, NULL, "http://blog.example.com/2020/05/x/");
+	add(ti, "/cost", 302, NULL, NULL, "http://blog.example.com/a$b");
+	add(ti, "/feed/", 200, "feed/index.html", "application/rss+xml; charset=UTF-8", NULL);
+	add(ti, "/feed/0", 404, NULL, NULL, NULL);
+	add(ti, "/gone", 410, NULL, NULL, NULL);
+	add(ti, "/quote%22d/", 301, NULL, NULL, "http://blog.example.com/q/");
+	add(ti, "/a%40b/", 200, "a%40b/index.html", "text/html", NULL);
+	add(ti, "/style.css?ver=1.0", 200, "style.css@ver=1.0.css", "text/css; charset=utf-8", NULL);
+	add(ti, "/odd", 300, NULL, NULL, "http://blog.example.com/choices");
+}
+
+static char *nginx_text(const struct treeinfo *ti, const char *listen, const char *cc)
+{
+	struct config_params p;
+	char err[ERR_LEN];
+	struct buf out = BUF_INIT;
+	CHECK_INT(0, config_params_init(&p, ti, listen, NULL, cc, err));
+	nginx_write(&out, ti, &p);
+	config_params_release(&p);
+	return buf_detach(&out, NULL);
+}
+
+static void check_has(const char *text, const char *want, int line)
+{
+	if (!strstr(text, want))
+		unit_fail(__FILE__, line, "expected the output to contain \"%s\"", want);
+}
+
+static void check_lacks(const char *text, const char *unwanted, int line)
+{
+	if (strstr(text, unwanted))
+		unit_fail(__FILE__, line, "expected the output not to contain \"%s\"", unwanted);
+}
+
+#define HAS(text, s) check_has(text, s, __LINE__)
+#define LACKS(text, s) check_lacks(text, s, __LINE__)
+
+TEST(config_nginx_server_block)
+{
+	struct treeinfo ti;
+	blog(&ti);
+	char *t = nginx_text(&ti, "127.0.0.1:8090", NULL);
+	HAS(t, "# REGENERATE this file");
+	HAS(t, "No module beyond nginx's default build");
+	HAS(t, "server {\n    listen 127.0.0.1:8090;\n    server_name blog.example.com;\n"
+	       "    root \"/srv/blog\";\n");
+	HAS(t, "        \"text/html; charset=utf-8\" html htm;\n");
+	HAS(t, "        \"image/png\" png;\n");
+	HAS(t, "    default_type application/octet-stream;\n");
+	HAS(t, "    gzip_static on;\n");
+	HAS(t, "    merge_slashes off;\n");
+	HAS(t, "    error_page 404 410 @cgisnap_blog_example_com_8090_404;\n");
+	HAS(t, "    location @cgisnap_blog_example_com_8090_404 {\n        root \"/srv/blog/.cgisnap\";\n");
+	HAS(t, "    if ($uri ~ \"/\\.\") {\n        return 404;\n    }\n");
+	HAS(t, "    if ($args != \"\") {\n        rewrite ^ /.cgisnap-query$uri last;\n    }\n");
+	HAS(t, "        try_files $cgisnap_path@$args.html $cgisnap_path@$args.css =404;\n");
+	HAS(t, "    location / {\n        try_files $uri/index.html =404;\n    }\n");
+	/* The guards' regular expressions, with nginx's quoting of '\'. */
+	HAS(t, "    if ($request_uri ~* \"^[^?]*(?:[\\\\x5c#])\") {\n        return 400;\n    }\n");
+	free(t);
+	treeinfo_release(&ti);
+}
+
+TEST(config_nginx_maps)
+{
+	struct treeinfo ti;
+	blog(&ti);
+	char *t = nginx_text(&ti, "127.0.0.1:8090", NULL);
+	HAS(t, "map \"$uri?$args\" $cgisnap_blog_example_com_8090_301 {\n"
+	       "    \"/?p=5\" \"http://blog.example.com/2020/05/x/\";\n");
+	/* A '$' in a value would start a variable. */
+	HAS(t, "geo $cgisnap_blog_example_com_8090_dollar {\n    default \"$\";\n}\n");
+	HAS(t, "    \"/cost?\" \"http://blog.example.com/a${cgisnap_blog_example_com_8090_dollar}b\";\n");
+	HAS(t, "    if ($cgisnap_blog_example_com_8090_302) {\n"
+	       "        return 302 $cgisnap_blog_example_com_8090_302;\n    }\n");
+	HAS(t, "# not replayed: 300 for /odd");
+	LACKS(t, "_300");
+	HAS(t, "    \"/feed/0?\" 404;\n    \"/gone?\" 410;\n");
+	HAS(t, "    if ($cgisnap_blog_example_com_8090_status = 410) {\n        return 410;\n    }\n");
+	HAS(t, "    \"/feed/?\" \"1/feed/index.html\";\n");
+	HAS(t, "    \"/quote\\\"d/?\" \"http://blog.example.com/q/\";\n");
+	HAS(t, "    \"/a@b/?\" \"0/a%40b/index.html\";\n");
+	HAS(t, "    location ^~ /.cgisnap-file/1/ {\n        internal;\n        alias \"/srv/blog/\";\n"
+	       "        types {\n        }\n        default_type \"application/rss+xml; charset=UTF-8\";\n");
+	HAS(t, "    location ^~ /.cgisnap-file/0/ {\n        internal;\n        alias \"/srv/blog/\";\n    }\n");
+	HAS(t, "    if ($cgisnap_blog_example_com_8090_file) {\n"
+	       "        rewrite ^ /.cgisnap-file/$cgisnap_blog_example_com_8090_file? last;\n    }\n");
+	/* Found by the rules: not listed. */
+	LACKS(t, "\"/style.css?ver=1.0\"");
+	LACKS(t, "\"/?\"");
+	HAS(t, "    200 \"public, max-age=60\";\n");
+	HAS(t, "    add_header Cache-Control $cgisnap_blog_example_com_8090_cache_control always;\n");
+	/* Short keys fit nginx's default hash sizes. */
+	LACKS(t, "map_hash_bucket_size");
+	free(t);
+	treeinfo_release(&ti);
+}
+
+TEST(config_nginx_options_change_the_output)
+{
+	struct treeinfo ti;
+	treeinfo_init(&ti, "http://localhost/");
+	ti.dir = xstrdup("t");
+	ti.root = xstrdup("/t");
+	char *t = nginx_text(&ti, "[::1]:8081", "off");
+	HAS(t, "    listen [::1]:8081;\n    server_name localhost;\n");
+	/* Nothing recorded: no maps; no 404 page: the server's own. */
+	LACKS(t, "\nmap ");
+	LACKS(t, "Cache-Control");
+	LACKS(t, "error_page");
+	LACKS(t, ".cgisnap-file");
+	free(t);
+	t = nginx_text(&ti, NULL, "no-store");
+	HAS(t, "    listen 127.0.0.1:8080;\n");
+	HAS(t, "    200 \"no-store\";\n");
+	free(t);
+	treeinfo_release(&ti);
+}
+
+TEST(config_nginx_hash_sizes_for_long_urls)
+{
+	struct treeinfo ti;
+	struct buf target = BUF_INIT;
+	treeinfo_init(&ti, "http://localhost/");
+	ti.dir = xstrdup("t");
+	ti.root = xstrdup("/t");
+	buf_adds(&target, "/?p=");
+	for (int i = 0; i < 100; i++)
+		buf_addc(&target, 'x');
+	add(&ti, target.data, 301, NULL, NULL, "http://localhost/");
+	char *t = nginx_text(&ti, NULL, NULL);
+	HAS(t, "map_hash_bucket_size 128;\nmap_hash_max_size 2048;\n");
+	free(t);
+	buf_release(&target);
+	treeinfo_release(&ti);
+}
+
+TEST(config_params_listen_table)
+{
+	static const struct {
+		const char *listen, *host;
+		long port;
+	} good[] = {
+		{ "127.0.0.1:8080", "127.0.0.1", 8080 },
+		{ "[::1]:80", "[::1]", 80 },
+		{ "*:80", "*", 80 },
+		{ ":8081", "*", 8081 },
+		{ "8082", "*", 8082 },
+		{ "example.com:443", "example.com", 443 },
+	};
+	static const char *const bad[] = { "127.0.0.1:0", "127.0.0.1:", "a b:80", "x:65536", "x;y:80", "" };
+	struct treeinfo ti;
+	struct config_params p;
+	char err[ERR_LEN];
+	treeinfo_init(&ti, "http://Example.COM:8081/");
+	for (size_t i = 0; i < COUNT(good); i++) {
+		CHECK_INT(0, config_params_init(&p, &ti, good[i].listen, NULL, NULL, err));
+		CHECK_STR(good[i].host, p.host);
+		CHECK_INT(good[i].port, p.port);
+		config_params_release(&p);
+	}
+	for (size_t i = 0; i < COUNT(bad); i++) {
+		CHECK_INT(-1, config_params_init(&p, &ti, bad[i], NULL, NULL, err));
+		CHECK(strstr(err, "invalid listen address") != NULL);
+		config_params_release(&p);
+	}
+	treeinfo_release(&ti);
+}
+
+TEST(config_params_names)
+{
+	struct treeinfo ti;
+	struct config_params p;
+	char err[ERR_LEN];
+	treeinfo_init(&ti, "http://Example.COM:8081/");
+	CHECK_INT(0, site_add_alias(&ti.site, "https://www.example.com/", err));
+	CHECK_INT(0, site_add_alias(&ti.site, "http://[::1]:8081/", err));
+	CHECK_INT(0, config_params_init(&p, &ti, "*:80", NULL, NULL, err));
+	CHECK_STR("example.com", p.server_name);
+	CHECK_INT(2, p.aliases.n);
+	CHECK_STR("www.example.com", p.aliases.items[0]);
+	CHECK_STR("[::1]", p.aliases.items[1]);
+	CHECK_STR("example_com_80", p.id);
+	CHECK_STR("public, max-age=60", p.cache_control);
+	config_params_release(&p);
+	CHECK_INT(0, config_params_init(&p, &ti, NULL, "static.example.org", "off", err));
+	CHECK_STR("static.example.org", p.server_name);
+	CHECK_STR("static_example_org_8080", p.id);
+	CHECK(p.cache_control == NULL);
+	config_params_release(&p);
+	CHECK_INT(-1, config_params_init(&p, &ti, NULL, "a;b", NULL, err));
+	CHECK_STR("invalid server name 'a;b'", err);
+	config_params_release(&p);
+	CHECK_INT(-1, config_params_init(&p, &ti, NULL, NULL, "max-age=\"1\"", err));
+	config_params_release(&p);
+	treeinfo_release(&ti);
+}
+
+TEST(config_type_groups_follow_mime_from_name)
+{
+	const char *type, *exts;
+	size_t n = config_type_groups(0, &type, &exts);
+	CHECK(n > 20);
+	for (size_t i = 0; i < n; i++) {
+		config_type_groups(i, &type, &exts);
+		CHECK(strcmp(type, "application/octet-stream") != 0);
+		/* Every extension of a group has the group's type. */
+		for (const char *e = exts; *e;) {
+			size_t len = strcspn(e, "|");
+			char *name = xasprintf("x.%.*s", (int)len, e);
+			CHECK_STR(type, mime_from_name(name));
+			free(name);
+			e += len + (e[len] == '|');
+		}
+	}
+	CHECK_INT(n, config_type_groups(n, &type, &exts));
+}
+
+TEST(config_regex_escape_table)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "/", "\\/" },
+		{ "/a.b", "\\/a\\.b" },
+		{ "/doku_php", "\\/doku_php" },
+		{ "/a b", "\\/a\\x20b" },
+		{ "/q\"d", "\\/q\\x22d" },
+		{ "/x$(y)*+?[]{}|^", "\\/x\\$\\(y\\)\\*\\+\\?\\[\\]\\{\\}\\|\\^" },
+		{ "/caf\xc3\xa9", "\\/caf\xc3\xa9" },
+	};
+	for (size_t i = 0; i < COUNT(cases); i++) {
+		struct buf b = BUF_INIT;
+		config_regex_escape(&b, cases[i].in);
+		CHECK_STR(cases[i].out, buf_str(&b));
+		buf_release(&b);
+	}
+}
+
+TEST(config_comment_cannot_be_escaped)
+{
+	struct buf b = BUF_INIT;
+	config_comment(&b, "  ", "target %s", "/a\nlisten 80;");
+	CHECK_STR("  # target /a?listen 80;\n", buf_str(&b));
+	buf_release(&b);
+	CHECK(config_unquotable("a\tb"));
+	CHECK(!config_unquotable("a b\"c"));
+}
