@@ -18,8 +18,10 @@
 
 #define SHARDS 16
 #define ROUTES_PER_SHARD 4096
-/* Files up to this size are held in memory (when the budget allows). */
-#define MEMORY_FILE_MAX (1024 * 1024)
+/* Files up to this size are held in memory (when the budget allows);
+ * larger ones go out with sendfile, which spares copying them into every
+ * socket buffer from user space. */
+#define MEMORY_FILE_MAX (256 * 1024)
 /* What an entry costs beyond its bytes: the struct, headers, responses. */
 #define ENTRY_OVERHEAD 1024
 

@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -87,13 +88,19 @@ bad:
 		       spec);
 }
 
-int listen_open(struct listen_addr *a, int backlog, char *err)
+/* A bound, listening socket; reuseport joins a SO_REUSEPORT group. */
+static int open_socket(struct listen_addr *a, int backlog, bool reuseport, char *err)
 {
 	int fd = socket(a->sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return err_sys(err, "cannot listen on '%s'", a->text);
 	int one = 1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) < 0) {
+		err_sys(err, "cannot listen on '%s'", a->text);
+		close(fd);
+		return -1;
+	}
 	if (a->sa.ss_family == AF_INET6) {
 		/* "[::]" means every interface, IPv4 included. */
 		int zero = 0;
@@ -110,4 +117,26 @@ int listen_open(struct listen_addr *a, int backlog, char *err)
 		describe(a);
 	}
 	return fd;
+}
+
+int listen_open(struct listen_addr *a, int backlog, char *err)
+{
+	return open_socket(a, backlog, false, err);
+}
+
+int listen_open_group(struct listen_addr *a, int backlog, int *fds, size_t n, char *err)
+{
+	int probe = open_socket(a, backlog, false, err);
+	if (probe < 0)
+		return -1;
+	close(probe);
+	for (size_t i = 0; i < n; i++) {
+		fds[i] = open_socket(a, backlog, true, err);
+		if (fds[i] < 0) {
+			while (i--)
+				close(fds[i]);
+			return -1;
+		}
+	}
+	return 0;
 }

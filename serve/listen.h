@@ -11,6 +11,7 @@
 #ifndef CGISNAP_SERVE_LISTEN_H
 #define CGISNAP_SERVE_LISTEN_H
 
+#include <stddef.h>
 #include <sys/socket.h>
 
 struct listen_addr {
@@ -26,5 +27,12 @@ int listen_parse(const char *spec, struct listen_addr *a, char *err);
  * SO_REUSEADDR, so a restart does not wait for TIME_WAIT); a->text is
  * updated with the port actually bound. -1 with err. */
 int listen_open(struct listen_addr *a, int backlog, char *err);
+
+/* n listening sockets bound to a as one SO_REUSEPORT group (the kernel
+ * spreads connections over them). First a plain socket is bound, so that a
+ * port another program holds (even with SO_REUSEPORT) is reported as in
+ * use, and so that port 0 picks the group's port; it then makes way for
+ * the group. 0, or -1 with err. */
+int listen_open_group(struct listen_addr *a, int backlog, int *fds, size_t n, char *err);
 
 #endif

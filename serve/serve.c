@@ -16,6 +16,7 @@
 #include "accesslog.h"
 #include "cache.h"
 #include "commands.h"
+#include "daemons.h"
 #include "fallback.h"
 #include "listen.h"
 #include "log.h"
@@ -30,10 +31,6 @@
 #define DEFAULT_CACHE_CONTROL "public, max-age=60"
 #define DEFAULT_IDLE_TIMEOUT 30
 #define DEFAULT_MAX_CONNECTIONS 1024
-/* Per-connection memory: request line and headers must fit in part of it
- * (libmicrohttpd answers 431/414 beyond). */
-#define CONNECTION_MEMORY (32 * 1024)
-#define LISTEN_BACKLOG 1024
 /* How long a stop waits for requests in flight (renders: their timeout). */
 #define DRAIN_SECONDS 10
 
@@ -149,15 +146,6 @@ static void restore_signals(void)
 		if (signal_pipe[i] >= 0)
 			close(signal_pipe[i]);
 	signal_pipe[0] = signal_pipe[1] = -1;
-}
-
-static void mhd_logger(void *cls, const char *fmt, va_list ap)
-{
-	char msg[512];
-	(void)cls;
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	msg[strcspn(msg, "\n")] = '\0';
-	log_debug("libmicrohttpd: %s", msg);
 }
 
 /* inotify, turned into cache and meta updates. Files are invalidated as
@@ -283,20 +271,6 @@ static void main_loop(struct server *s, struct treewatch *w)
 	}
 }
 
-/* Stop accepting, let requests in flight finish, then stop the daemon. */
-static void stop_daemon(struct server *s, struct MHD_Daemon *d)
-{
-	MHD_socket lfd = MHD_quiesce_daemon(d);
-	if (lfd != MHD_INVALID_SOCKET)
-		close(lfd);
-	long long deadline = now_ms() + 1000LL * (DRAIN_SECONDS + (s->fallback ? origin_config.timeout_s : 0));
-	while (atomic_load(&s->inflight) > 0 && now_ms() < deadline) {
-		struct timespec ts = { 0, 5 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
-	}
-	MHD_stop_daemon(d);
-}
-
 /* As many descriptors as the hard limit allows: connections and cached
  * files each hold one. Returns the soft limit now in force. */
 static long raise_file_limit(void)
@@ -310,31 +284,6 @@ static long raise_file_limit(void)
 		getrlimit(RLIMIT_NOFILE, &rl);
 	}
 	return rl.rlim_cur > 1L << 20 ? 1L << 20 : (long)rl.rlim_cur;
-}
-
-static struct MHD_Daemon *start_daemon(struct server *s, int lfd)
-{
-	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_TURBO | MHD_USE_ITC |
-			 MHD_USE_ERROR_LOG;
-	struct MHD_OptionItem opts[12];
-	size_t n = 0;
-#define OPT(o, v, p) (opts[n++] = (struct MHD_OptionItem){ (o), (intptr_t)(v), (p) })
-	OPT(MHD_OPTION_LISTEN_SOCKET, lfd, NULL);
-	/* One thread is the daemon's own polling thread, without a pool. */
-	if (s->cfg.threads > 1)
-		OPT(MHD_OPTION_THREAD_POOL_SIZE, s->cfg.threads, NULL);
-	OPT(MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.idle_timeout_s, NULL);
-	OPT(MHD_OPTION_CONNECTION_LIMIT, s->cfg.max_connections, NULL);
-	OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->cfg.max_per_ip, NULL);
-	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY, NULL);
-	OPT(MHD_OPTION_URI_LOG_CALLBACK, handler_begin, s);
-	OPT(MHD_OPTION_NOTIFY_COMPLETED, handler_completed, s);
-	OPT(MHD_OPTION_END, 0, NULL);
-#undef OPT
-	return MHD_start_daemon(flags, 0, NULL, NULL, handler_request, s,
-				/* First, so that it also hears about the options. */
-				MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL,
-				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
 /* The checks opts_parse cannot make; NULL when the command line is fine. */
@@ -356,8 +305,8 @@ static int run(struct server *s)
 	char err[ERR_LEN];
 	struct listen_addr addr;
 	struct treewatch *w = NULL;
-	struct MHD_Daemon *d = NULL;
-	int lfd = -1, rc = EXIT_USAGE;
+	struct daemons *d = NULL;
+	int rc = EXIT_USAGE;
 
 	if (listen_parse(listen_spec, &addr, err) < 0)
 		return log_error("%s", err), EXIT_USAGE;
@@ -403,35 +352,26 @@ static int run(struct server *s)
 	size_t open_files = spare > 0 ? (size_t)(spare / 2 > 1024 ? 1024 : spare / 2) : 0;
 	s->cache = cache_new(s->have_tree ? s->tree.fd : -1, budget, open_files, s->cfg.cache_control);
 
-	lfd = listen_open(&addr, LISTEN_BACKLOG, err);
-	if (lfd < 0) {
-		log_error("%s", err);
-		goto out;
-	}
 	if (setup_signals(err) < 0) {
 		log_error("%s", err);
 		goto out;
 	}
-	d = start_daemon(s, lfd);
+	d = daemons_start(s, &addr, err);
 	if (!d) {
-		log_error("cannot start the HTTP server on '%s'", addr.text);
+		log_error("%s", err);
 		goto out;
 	}
-	lfd = -1; /* the daemon's now; MHD_quiesce_daemon hands it back */
 	log_info("serving %s on http://%s/ (%ld threads%s)",
 		 s->cfg.dynamic ? "the origin" : s->cfg.dir, addr.text, s->cfg.threads,
 		 s->cfg.dynamic ? ", dynamic" : s->cfg.fallback ? ", with fallback" : "");
 
 	main_loop(s, w);
-	stop_daemon(s, d);
+	daemons_stop(d, 1000LL * (DRAIN_SECONDS + (s->fallback ? origin_config.timeout_s : 0)));
 	d = NULL;
 	rc = 0;
 	log_info("stopped");
 out:
-	if (d)
-		MHD_stop_daemon(d);
-	if (lfd >= 0)
-		close(lfd);
+	daemons_stop(d, 0);
 	restore_signals();
 	handler_release_pools();
 	accesslog_close(s->log);

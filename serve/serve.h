@@ -7,10 +7,12 @@
  * cache.c      files as ready-made libmicrohttpd responses (cache.h)
  * treewatch.c  inotify on the tree, turned into cache invalidations
  * fallback.c   --fallback/--fill/--dynamic: pages from the origin
+ * daemons.c    the HTTP daemons: one per thread, SO_REUSEPORT, limits
  * accesslog.c, http.c, reqpath.c, safeopen.c, listen.c: one job each
  *
- * Threads: libmicrohttpd's worker pool runs handler.c; the main thread
- * runs everything else (inotify, signals, log flushing, manifest saves).
+ * Threads: one libmicrohttpd daemon per worker thread (daemons.c) runs
+ * handler.c; the main thread runs everything else (inotify, signals, log
+ * flushing, manifest saves).
  * Shared state is read under read locks on the hot path: the cache's
  * sharded rwlocks and, on the slow path only, meta's rwlock.
  */
