@@ -271,18 +271,13 @@ for s in $short; do
 		echo "  (the load generator, anything else running), which varies from run to run"
 	else
 		if [ "$i" = 2 ]; then
-			echo "  serve keeps files up to its cache size (64 MiB) in memory and sends them with sendmsg,"
-			echo "  which copies every byte into the socket (a perf profile during development: about a"
-			echo "  third of serve's CPU in _copy_from_iter for this file); nginx and lighttpd sendfile it"
-			echo "  from the page cache without that copy"
+			echo "  serve sends files over 256 KiB with sendfile in 128 KiB pieces (libmicrohttpd's"
+			echo "  chunk), setting TCP_CORK around each response; nginx sends larger pieces"
 		fi
 		if [ "$tool" = ab ]; then
-			echo "  a new connection per request is the costly case for libmicrohttpd: a perf profile during"
-			echo "  development showed about a fifth of serve's CPU zero-filling and page-faulting the 32 KiB"
-			echo "  memory pool it gives each connection (serve's CONNECTION_MEMORY; 8 KiB cut its CPU per"
-			echo "  request by a quarter in a trial build), and every worker thread waits on the one"
-			echo "  listening socket, so each connection wakes them all (accept4 fails with EAGAIN about one"
-			echo "  time in four), where nginx's pool is under 1 KiB and EPOLLEXCLUSIVE wakes one worker"
+			echo "  a new connection per request is the costly case for libmicrohttpd: it clears a"
+			echo "  16 KiB memory pool for every connection (serve's CONNECTION_MEMORY, sized for 8 KiB"
+			echo "  of headers), where nginx starts with a pool under 1 KiB"
 		elif [ "$i" != 2 ]; then
 			echo "  with keep-alive the server's CPU per request decides, on $CORES cores shared with wrk"
 		fi

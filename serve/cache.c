@@ -219,8 +219,20 @@ static struct MHD_Response *body_response(const struct variant *v, uint64_t off,
 	return r;
 }
 
+/* The headers of a whole-file 200 of variant v. */
+static void add_body_headers(struct cache *c, struct MHD_Response *r, const struct fentry *e,
+			     const struct variant *v)
+{
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, e->content_type);
+	if (v == &e->gz)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	else
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
+	add_validators(c, r, e, v);
+}
+
 /* Build v's 200 and 304 responses. 0, or -1 (ENOMEM). */
-static int make_responses(struct cache *c, struct fentry *e, struct variant *v, bool gz)
+static int make_responses(struct cache *c, struct fentry *e, struct variant *v)
 {
 	v->ok = body_response(v, 0, v->size);
 	v->not_modified = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
@@ -228,14 +240,28 @@ static int make_responses(struct cache *c, struct fentry *e, struct variant *v, 
 		errno = ENOMEM;
 		return -1;
 	}
-	MHD_add_response_header(v->ok, MHD_HTTP_HEADER_CONTENT_TYPE, e->content_type);
-	if (gz)
-		MHD_add_response_header(v->ok, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
-	else
-		MHD_add_response_header(v->ok, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
-	add_validators(c, v->ok, e, v);
+	add_body_headers(c, v->ok, e, v);
 	add_validators(c, v->not_modified, e, v);
 	return 0;
+}
+
+struct MHD_Response *fentry_whole(struct cache *c, struct fentry *e, const struct variant *v)
+{
+	if (v->body)
+		return NULL;
+	/* libmicrohttpd locks a response for each chunk it sends from a file:
+	 * one shared response would make every connection sending the file
+	 * wait for the others. A response of its own costs a dup(2). */
+	int fd = fcntl(v->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return NULL;
+	struct MHD_Response *r = MHD_create_response_from_fd_at_offset64(v->size, fd, 0);
+	if (!r) {
+		close(fd);
+		return NULL;
+	}
+	add_body_headers(c, r, e, v);
+	return r;
 }
 
 /* Open key and, when fresh, key.gz, and build a new entry (one
@@ -294,9 +320,9 @@ static struct fentry *load_entry(struct cache *c, const char *key, const char *c
 		}
 	}
 
-	if (make_responses(c, e, &e->plain, false) < 0)
+	if (make_responses(c, e, &e->plain) < 0)
 		goto fail;
-	if ((e->gz.body || e->gz.fd >= 0) && make_responses(c, e, &e->gz, true) < 0)
+	if ((e->gz.body || e->gz.fd >= 0) && make_responses(c, e, &e->gz) < 0)
 		goto fail;
 	e->cost = ENTRY_OVERHEAD + klen + strlen(content_type);
 	if (e->in_memory)

@@ -94,6 +94,10 @@ void fentry_put(struct fentry *e);
 
 /* A fresh 206 response for bytes [first, first+len) of e's plain variant
  * (the caller destroys it after queueing); NULL when out of resources. */
+/* A 200 of its own for a file variant sent from its descriptor (big
+ * files), so that its sends lock nobody else's; NULL for variants held in
+ * memory (queue v->ok, shared) or when out of resources. */
+struct MHD_Response *fentry_whole(struct cache *c, struct fentry *e, const struct variant *v);
 struct MHD_Response *fentry_range(struct cache *c, struct fentry *e, uint64_t first, uint64_t len);
 
 /* Forget key (a file of the tree changed or went away). */

@@ -322,6 +322,8 @@ static enum MHD_Result serve_entry(struct ctx *x, struct fentry *e)
 			break;
 		}
 	}
+	if (!v->body)
+		return reply_once(x, MHD_HTTP_OK, fentry_whole(x->s->cache, e, v), (long long)v->size);
 	return reply(x, MHD_HTTP_OK, v->ok, (long long)v->size);
 }
 
