@@ -48,6 +48,24 @@ for c in snapshot watch serve bench config; do
 	grep -qF ".SH \"CGISNAP $(echo "$c" | tr a-z A-Z)\"" "$man" || fail "no section for $c"
 done
 
+try "make deps: nothing to do when all is there; not root, it prints the exact command"
+out=$("$ROOT/tools/deps.sh" build sites test 2>&1)
+check_eq 0 $? "exit status with every package installed"
+check_eq "" "$out" "output with every package installed"
+if command -v setpriv >/dev/null; then
+	# a copy the unprivileged user can reach (the checkout may be under /root)
+	pub=$(mktemp -d /tmp/cgisnap-deps.XXXXXX)
+	cp "$ROOT/tools/deps.sh" "$pub/"
+	chmod 755 "$pub" "$pub/deps.sh"
+	out=$(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups "$pub/deps.sh" build pkg:cgisnap-no-such-package 2>&1)
+	check_eq 1 $? "exit status as an ordinary user"
+	check_contains "$out" "run as root: apt-get update && apt-get install -y --no-install-recommends cgisnap-no-such-package" "the command"
+	check_not_contains "$out" "libxml2-dev" "installed packages are not asked for"
+	rm -rf "$pub"
+else
+	fail "setpriv (util-linux) is missing"
+fi
+
 try "no subcommand is a usage error"
 "$CGISNAP" >/dev/null 2>&1
 check_eq 2 $? "exit status"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tools/deps.sh GROUP... - install the Debian packages cgisnap needs.
 #
+# GROUP is build, sites, test or bench (pkg:NAME asks for one package).
 # Installs nothing when everything is present. As root it runs apt-get;
 # otherwise it prints the exact command to run and fails.
 set -u
@@ -12,6 +13,7 @@ for group in "$@"; do
 	sites) pkgs="$pkgs php-cgi php-cli php-sqlite3" ;;
 	test) pkgs="$pkgs inotify-tools curl procps iproute2 nginx apache2 chromium python3" ;;
 	bench) pkgs="$pkgs wrk nginx lighttpd apache2-utils wget" ;;
+	pkg:*) pkgs="$pkgs ${group#pkg:}" ;;
 	*) echo "deps.sh: unknown group '$group'" >&2; exit 2 ;;
 	esac
 done
