@@ -44,6 +44,7 @@ struct crawl {
 	struct tree *tree;
 	struct manifest manifest; /* the tree as published */
 	struct hashmap written;   /* paths a render opened for writing */
+	struct hashmap vanished;  /* written paths found gone after the last run */
 
 	/* One run's state, under lock. */
 	pthread_mutex_t lock;
@@ -669,6 +670,35 @@ static int drop_file(struct crawl *c, const struct manifest_entry *old, char *er
 	return 0;
 }
 
+/* Renders write temporary files and rename them away (the wiki's cache):
+ * the set of written paths would grow for as long as watch runs. A path
+ * gone at the end of two runs in a row is forgotten: by then watch has
+ * read the events its writes caused (they arrive while the first run
+ * renders), so forgetting it starts no batch. A render writing it again
+ * puts it back. */
+static void forget_vanished_writes(struct crawl *c)
+{
+	struct strlist gone = STRLIST_INIT;
+	size_t it = 0;
+	const char *k;
+	void *v;
+	while (hashmap_next(&c->written, &it, &k, &v)) {
+		struct stat st;
+		bool exists = lstat(k, &st) == 0 || errno != ENOENT;
+		if (exists)
+			hashmap_remove(&c->vanished, k);
+		else if (hashmap_get(&c->vanished, k))
+			strlist_add(&gone, k);
+		else
+			hashmap_put(&c->vanished, k, (void *)1);
+	}
+	for (size_t i = 0; i < gone.n; i++) {
+		hashmap_remove(&c->written, gone.items[i]);
+		hashmap_remove(&c->vanished, gone.items[i]);
+	}
+	strlist_clear(&gone);
+}
+
 /* Make this run's findings the tree's manifest, removing the files that
  * went away (prune: allowed to remove files of URLs that vanished or now
  * fail with 404/redirect), and save it. */
@@ -717,6 +747,7 @@ static int commit(struct crawl *c, bool prune, char *err)
 	if (rc == 0)
 		rc = manifest_save(&c->manifest, c->tree, err);
 	free_claims(c);
+	forget_vanished_writes(c);
 	return rc;
 }
 
@@ -847,6 +878,7 @@ void crawl_free(struct crawl *c)
 	manifest_release(&c->manifest);
 	manifest_release(&c->next);
 	hashmap_release(&c->written);
+	hashmap_release(&c->vanished);
 	hashmap_release(&c->seen);
 	free_claims(c);
 	robots_release(&c->robots);
