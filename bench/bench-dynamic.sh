@@ -7,16 +7,12 @@
 #
 # PAGES=100 (wiki), POSTS=100 (blog), DURATION=10, CONNS=10.
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-CGISNAP=$ROOT/cgisnap
+. "$(dirname "$0")/lib-bench.sh"
 PAGES=${PAGES:-100}
 POSTS=${POSTS:-100}
 DURATION=${DURATION:-10}
 CONNS=${CONNS:-10}
-CORES=$(nproc)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cgisnap-bench-dynamic.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-trap 'exit 130' INT TERM
+bench_start dynamic
 
 for tool in php php-cgi; do
 	command -v "$tool" >/dev/null 2>&1 || { echo "skipped: '$tool' is not installed (make deps installs it)"; exit 0; }

@@ -9,45 +9,18 @@
 #
 # ROUNDS=3, DURATION=5, CONNS=10, AB_REQUESTS=20000, FILE_BYTES=4096.
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-CGISNAP=$ROOT/cgisnap
+. "$(dirname "$0")/lib-bench.sh"
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-5}
 CONNS=${CONNS:-10}
 AB_REQUESTS=${AB_REQUESTS:-20000}
 FILE_BYTES=${FILE_BYTES:-4096}
-CORES=$(nproc)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cgisnap-bench-loadgen.XXXXXX")
-pids=""
-cleanup() {
-	local p
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	for p in $pids; do wait "$p" 2>/dev/null; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_start loadgen
 
 for tool in wrk ab php; do
 	command -v "$tool" >/dev/null 2>&1 || { echo "skipped: '$tool' is not installed (make deps-bench installs it)"; exit 0; }
 done
 
-free_port() {
-	local p
-	while :; do
-		p=$((30000 + RANDOM % 30000))
-		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-	done
-}
-wait_port() {
-	local i
-	for i in $(seq 1 250); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-		sleep 0.02
-	done
-	return 1
-}
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # json_get FILE EXPR: a value from cgisnap bench --json ($s is the measured side).
 json_get() {
 	php -r '$j = json_decode(file_get_contents($argv[1]), true); $s = $j["static"];

@@ -10,25 +10,14 @@
 # ROUNDS=3, DURATION=5 (seconds per wrk run), CONNS=50, AB_REQUESTS=20000
 # (AB_BIG_REQUESTS=2000 for the 1 MiB file), PAGES=60 (wiki size).
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-CGISNAP=$ROOT/cgisnap
+. "$(dirname "$0")/lib-bench.sh"
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-5}
 CONNS=${CONNS:-50}
 AB_REQUESTS=${AB_REQUESTS:-20000}
 AB_BIG_REQUESTS=${AB_BIG_REQUESTS:-2000}
 PAGES=${PAGES:-60}
-CORES=$(nproc)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cgisnap-bench-serve.XXXXXX")
-pids=""
-cleanup() {
-	local p
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	for p in $pids; do wait "$p" 2>/dev/null; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_start serve
 
 for tool in wrk ab nginx lighttpd php php-cgi; do
 	if ! command -v "$tool" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$tool" ]; then
@@ -39,23 +28,7 @@ done
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 LIGHTTPD=$(command -v lighttpd || echo /usr/sbin/lighttpd)
 
-free_port() {
-	local p
-	while :; do
-		p=$((30000 + RANDOM % 30000))
-		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-	done
-}
-wait_port() {
-	local i
-	for i in $(seq 1 250); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-		sleep 0.02
-	done
-	return 1
-}
 calc() { awk "BEGIN { printf \"%.2f\", $* }"; }
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # The tree: the sample wiki's snapshot, plus a 100-byte and a 1 MiB file.
 SITE=$WORK/wiki

@@ -8,20 +8,10 @@
 # says so). Rates compare complete snapshots: the pages a crawler ends with,
 # divided by the time it took to get them.
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-CGISNAP=$ROOT/cgisnap
+. "$(dirname "$0")/lib-bench.sh"
 PAGES=${PAGES:-1000}
 WGET_SECONDS=${WGET_SECONDS:-1200}
-CORES=$(nproc)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cgisnap-bench-snapshot.XXXXXX")
-pids=""
-cleanup() {
-	local p
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	for p in $pids; do wait "$p" 2>/dev/null; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+bench_start snapshot
 
 STRIP='<img src="[^"]*taskrunner\.php[^>]*>'
 SITE=$WORK/wiki
@@ -30,26 +20,10 @@ cp -r "$ROOT/sample-sites/wiki/." "$SITE/"
 rm -rf "$SITE/data"
 php "$SITE/bin/seed.php" --pages "$PAGES" --dir "$SITE" >/dev/null
 
-free_port() {
-	local p
-	while :; do
-		p=$((30000 + RANDOM % 30000))
-		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-	done
-}
-wait_port() {
-	local i
-	for i in $(seq 1 250); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-		sleep 0.02
-	done
-	return 1
-}
 now() { date +%s.%N; }
 # calc EXPR: floating-point arithmetic (awk: no bc needed).
 calc() { awk "BEGIN { printf \"%.3f\", $* }"; }
 # goal EXPR: "met" when the comparison holds.
-goal() { awk "BEGIN { print (($*) ? \"met\" : \"NOT met\") }"; }
 
 # crawl NAME ARGS...: a fresh snapshot; prints "URLS SECONDS" and keeps the tree.
 crawl() {

@@ -17,14 +17,12 @@
 # them (their output changes only when links change); the script says how
 # many there would be.
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-CGISNAP=$ROOT/cgisnap
+. "$(dirname "$0")/lib-bench.sh"
 PAGES=${PAGES:-1000}
 EDITS=${EDITS:-50}
 SPACING_MS=${SPACING_MS:-200}
 DEBOUNCE_MS=${DEBOUNCE_MS:-10}
 LIMIT_S=${LIMIT_S:-1200}
-CORES=$(nproc)
 START=$SECONDS
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cgisnap-bench-watch.XXXXXX")
 watch_pid=""
@@ -40,7 +38,6 @@ trap cleanup EXIT
 # calc EXPR: floating-point arithmetic (awk: no bc needed).
 calc() { awk "BEGIN { printf \"%.1f\", $* }"; }
 # goal EXPR: "met" when the comparison holds.
-goal() { awk "BEGIN { print (($*) ? \"met\" : \"NOT met\") }"; }
 # pct P FILE: the P-th percentile (nearest rank) of the numbers in FILE.
 pct() { sort -n "$2" | awk -v p="$1" '{ v[NR] = $1 } END { if (!NR) { print "nan"; exit } r = int((p * NR + 99) / 100); if (r < 1) r = 1; print v[r] }'; }
 mean() { awk '{ s += $1 } END { printf "%.1f", NR ? s / NR : 0 }' "$1"; }
