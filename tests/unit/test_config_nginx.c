@@ -56,43 +56,28 @@ static char *nginx_text(const struct treeinfo *ti, const char *listen, const cha
 	return buf_detach(&out, NULL);
 }
 
-static void check_has(const char *text, const char *want, int line)
-{
-	if (!strstr(text, want))
-		unit_fail(__FILE__, line, "expected the output to contain \"%s\"", want);
-}
-
-static void check_lacks(const char *text, const char *unwanted, int line)
-{
-	if (strstr(text, unwanted))
-		unit_fail(__FILE__, line, "expected the output not to contain \"%s\"", unwanted);
-}
-
-#define HAS(text, s) check_has(text, s, __LINE__)
-#define LACKS(text, s) check_lacks(text, s, __LINE__)
-
 TEST(config_nginx_server_block)
 {
 	struct treeinfo ti;
 	blog(&ti);
 	char *t = nginx_text(&ti, "127.0.0.1:8090", NULL);
-	HAS(t, "# REGENERATE this file");
-	HAS(t, "No module beyond nginx's default build");
-	HAS(t, "server {\n    listen 127.0.0.1:8090;\n    server_name blog.example.com;\n"
+	CHECK_HAS(t, "# REGENERATE this file");
+	CHECK_HAS(t, "No module beyond nginx's default build");
+	CHECK_HAS(t, "server {\n    listen 127.0.0.1:8090;\n    server_name blog.example.com;\n"
 	       "    root \"/srv/blog\";\n");
-	HAS(t, "        \"text/html; charset=utf-8\" html htm;\n");
-	HAS(t, "        \"image/png\" png;\n");
-	HAS(t, "    default_type application/octet-stream;\n");
-	HAS(t, "    gzip_static on;\n");
-	HAS(t, "    merge_slashes off;\n");
-	HAS(t, "    error_page 404 410 @cgisnap_blog_example_com_8090_404;\n");
-	HAS(t, "    location @cgisnap_blog_example_com_8090_404 {\n        root \"/srv/blog/.cgisnap\";\n");
-	HAS(t, "    if ($uri ~ \"/\\.\") {\n        return 404;\n    }\n");
-	HAS(t, "    if ($args != \"\") {\n        rewrite ^ /.cgisnap-query$uri last;\n    }\n");
-	HAS(t, "        try_files $cgisnap_path@$args.html $cgisnap_path@$args.css =404;\n");
-	HAS(t, "    location / {\n        try_files $uri/index.html =404;\n    }\n");
+	CHECK_HAS(t, "        \"text/html; charset=utf-8\" html htm;\n");
+	CHECK_HAS(t, "        \"image/png\" png;\n");
+	CHECK_HAS(t, "    default_type application/octet-stream;\n");
+	CHECK_HAS(t, "    gzip_static on;\n");
+	CHECK_HAS(t, "    merge_slashes off;\n");
+	CHECK_HAS(t, "    error_page 404 410 @cgisnap_blog_example_com_8090_404;\n");
+	CHECK_HAS(t, "    location @cgisnap_blog_example_com_8090_404 {\n        root \"/srv/blog/.cgisnap\";\n");
+	CHECK_HAS(t, "    if ($uri ~ \"/\\.\") {\n        return 404;\n    }\n");
+	CHECK_HAS(t, "    if ($args != \"\") {\n        rewrite ^ /.cgisnap-query$uri last;\n    }\n");
+	CHECK_HAS(t, "        try_files $cgisnap_path@$args.html $cgisnap_path@$args.css =404;\n");
+	CHECK_HAS(t, "    location / {\n        try_files $uri/index.html =404;\n    }\n");
 	/* The guards' regular expressions, with nginx's quoting of '\'. */
-	HAS(t, "    if ($request_uri ~* \"^[^?]*(?:[\\\\x5c#])\") {\n        return 400;\n    }\n");
+	CHECK_HAS(t, "    if ($request_uri ~* \"^[^?]*(?:[\\\\x5c#])\") {\n        return 400;\n    }\n");
 	free(t);
 	treeinfo_release(&ti);
 }
@@ -102,32 +87,32 @@ TEST(config_nginx_maps)
 	struct treeinfo ti;
 	blog(&ti);
 	char *t = nginx_text(&ti, "127.0.0.1:8090", NULL);
-	HAS(t, "map \"$uri?$args\" $cgisnap_blog_example_com_8090_301 {\n"
+	CHECK_HAS(t, "map \"$uri?$args\" $cgisnap_blog_example_com_8090_301 {\n"
 	       "    \"/?p=5\" \"http://blog.example.com/2020/05/x/\";\n");
 	/* A '$' in a value would start a variable. */
-	HAS(t, "geo $cgisnap_blog_example_com_8090_dollar {\n    default \"$\";\n}\n");
-	HAS(t, "    \"/cost?\" \"http://blog.example.com/a${cgisnap_blog_example_com_8090_dollar}b\";\n");
-	HAS(t, "    if ($cgisnap_blog_example_com_8090_302) {\n"
+	CHECK_HAS(t, "geo $cgisnap_blog_example_com_8090_dollar {\n    default \"$\";\n}\n");
+	CHECK_HAS(t, "    \"/cost?\" \"http://blog.example.com/a${cgisnap_blog_example_com_8090_dollar}b\";\n");
+	CHECK_HAS(t, "    if ($cgisnap_blog_example_com_8090_302) {\n"
 	       "        return 302 $cgisnap_blog_example_com_8090_302;\n    }\n");
-	HAS(t, "# not replayed: 300 for /odd");
-	LACKS(t, "_300");
-	HAS(t, "    \"/feed/0?\" 404;\n    \"/gone?\" 410;\n");
-	HAS(t, "    if ($cgisnap_blog_example_com_8090_status = 410) {\n        return 410;\n    }\n");
-	HAS(t, "    \"/feed/?\" \"1/feed/index.html\";\n");
-	HAS(t, "    \"/quote\\\"d/?\" \"http://blog.example.com/q/\";\n");
-	HAS(t, "    \"/a@b/?\" \"0/a%40b/index.html\";\n");
-	HAS(t, "    location ^~ /.cgisnap-file/1/ {\n        internal;\n        alias \"/srv/blog/\";\n"
+	CHECK_HAS(t, "# not replayed: 300 for /odd");
+	CHECK_LACKS(t, "_300");
+	CHECK_HAS(t, "    \"/feed/0?\" 404;\n    \"/gone?\" 410;\n");
+	CHECK_HAS(t, "    if ($cgisnap_blog_example_com_8090_status = 410) {\n        return 410;\n    }\n");
+	CHECK_HAS(t, "    \"/feed/?\" \"1/feed/index.html\";\n");
+	CHECK_HAS(t, "    \"/quote\\\"d/?\" \"http://blog.example.com/q/\";\n");
+	CHECK_HAS(t, "    \"/a@b/?\" \"0/a%40b/index.html\";\n");
+	CHECK_HAS(t, "    location ^~ /.cgisnap-file/1/ {\n        internal;\n        alias \"/srv/blog/\";\n"
 	       "        types {\n        }\n        default_type \"application/rss+xml; charset=UTF-8\";\n");
-	HAS(t, "    location ^~ /.cgisnap-file/0/ {\n        internal;\n        alias \"/srv/blog/\";\n    }\n");
-	HAS(t, "    if ($cgisnap_blog_example_com_8090_file) {\n"
+	CHECK_HAS(t, "    location ^~ /.cgisnap-file/0/ {\n        internal;\n        alias \"/srv/blog/\";\n    }\n");
+	CHECK_HAS(t, "    if ($cgisnap_blog_example_com_8090_file) {\n"
 	       "        rewrite ^ /.cgisnap-file/$cgisnap_blog_example_com_8090_file? last;\n    }\n");
 	/* Found by the rules: not listed. */
-	LACKS(t, "\"/style.css?ver=1.0\"");
-	LACKS(t, "\"/?\"");
-	HAS(t, "    200 \"public, max-age=60\";\n");
-	HAS(t, "    add_header Cache-Control $cgisnap_blog_example_com_8090_cache_control always;\n");
+	CHECK_LACKS(t, "\"/style.css?ver=1.0\"");
+	CHECK_LACKS(t, "\"/?\"");
+	CHECK_HAS(t, "    200 \"public, max-age=60\";\n");
+	CHECK_HAS(t, "    add_header Cache-Control $cgisnap_blog_example_com_8090_cache_control always;\n");
 	/* Short keys fit nginx's default hash sizes. */
-	LACKS(t, "map_hash_bucket_size");
+	CHECK_LACKS(t, "map_hash_bucket_size");
 	free(t);
 	treeinfo_release(&ti);
 }
@@ -139,16 +124,16 @@ TEST(config_nginx_options_change_the_output)
 	ti.dir = xstrdup("t");
 	ti.root = xstrdup("/t");
 	char *t = nginx_text(&ti, "[::1]:8081", "off");
-	HAS(t, "    listen [::1]:8081;\n    server_name localhost;\n");
+	CHECK_HAS(t, "    listen [::1]:8081;\n    server_name localhost;\n");
 	/* Nothing recorded: no maps; no 404 page: the server's own. */
-	LACKS(t, "\nmap ");
-	LACKS(t, "Cache-Control");
-	LACKS(t, "error_page");
-	LACKS(t, ".cgisnap-file");
+	CHECK_LACKS(t, "\nmap ");
+	CHECK_LACKS(t, "Cache-Control");
+	CHECK_LACKS(t, "error_page");
+	CHECK_LACKS(t, ".cgisnap-file");
 	free(t);
 	t = nginx_text(&ti, NULL, "no-store");
-	HAS(t, "    listen 127.0.0.1:8080;\n");
-	HAS(t, "    200 \"no-store\";\n");
+	CHECK_HAS(t, "    listen 127.0.0.1:8080;\n");
+	CHECK_HAS(t, "    200 \"no-store\";\n");
 	free(t);
 	treeinfo_release(&ti);
 }
@@ -165,7 +150,7 @@ TEST(config_nginx_hash_sizes_for_long_urls)
 		buf_addc(&target, 'x');
 	add(&ti, target.data, 301, NULL, NULL, "http://localhost/");
 	char *t = nginx_text(&ti, NULL, NULL);
-	HAS(t, "map_hash_bucket_size 128;\nmap_hash_max_size 2048;\n");
+	CHECK_HAS(t, "map_hash_bucket_size 128;\nmap_hash_max_size 2048;\n");
 	free(t);
 	buf_release(&target);
 	treeinfo_release(&ti);

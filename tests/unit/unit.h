@@ -52,6 +52,21 @@ void unit_fail(const char *file, int line, const char *fmt, ...) __attribute__((
 			unit_fail(__FILE__, __LINE__, "expected %lld, saw %lld (%s)", e_, a_, #actual); \
 	} while (0)
 
+/* Substrings, for generated text such as configuration files. */
+#define CHECK_HAS(text, want)                                                \
+	do {                                                                 \
+		const char *t_ = (text), *w_ = (want);                      \
+		if (!strstr(t_, w_))                                         \
+			unit_fail(__FILE__, __LINE__, "expected the output to contain \"%s\"", w_); \
+	} while (0)
+
+#define CHECK_LACKS(text, unwanted)                                          \
+	do {                                                                 \
+		const char *t_ = (text), *u_ = (unwanted);                  \
+		if (strstr(t_, u_))                                          \
+			unit_fail(__FILE__, __LINE__, "expected the output not to contain \"%s\"", u_); \
+	} while (0)
+
 #include <string.h>
 
 #endif
