@@ -139,8 +139,10 @@ check_le() {
 }
 
 # port N: a TCP port on 127.0.0.1 for this test (N in 0..9), free right now.
+# CGISNAP_TEST_PORT_BASE (default 20000) moves the range, so two checkouts
+# can run their suites side by side.
 port() {
-	local p=$((20000 + (TEST_NUMBER % 4000) * 10 + ${1:-0})) tries=0
+	local p=$((${CGISNAP_TEST_PORT_BASE:-20000} + (TEST_NUMBER % 4000) * 10 + ${1:-0})) tries=0
 	while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && [ "$tries" -lt 50 ]; do
 		p=$((30000 + RANDOM % 30000))
 		tries=$((tries + 1))
