@@ -572,9 +572,16 @@ int origin_render(struct origin *o, const struct origin_request *rq, struct orig
 	}
 	free(target);
 	if (rc < 0) {
+		/* What a failed render wrote is still the site's own state:
+		 * watch must know it, or the write starts a batch. */
+		struct strlist written = STRLIST_INIT;
+		strlist_move(&written, &kept[3]);
+		strlist_move(&written, &rs->deps_written);
 		origin_response_release(rs);
 		for (int i = 0; i < NDEPS; i++)
 			strlist_clear(&kept[i]);
+		strlist_set(&written);
+		rs->deps_written = written;
 		return -1;
 	}
 	if (any) {

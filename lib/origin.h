@@ -121,8 +121,8 @@ enum origin_kind origin_kind(const struct origin *o);
  * (SIGSEGV)", "bad header line 'Foo'", "no Content-Type", "output over
  * 64 MiB", "local redirect loop", "connection refused". Thread-safe.
  * The call initialises rs itself (an earlier response in it must have
- * been released); on -1 rs is left empty. Either way releasing it is
- * right.
+ * been released); on -1 rs is left empty but for deps_written (what the
+ * failed render wrote). Either way the caller releases it.
  *
  * CGI and FastCGI map the target's path onto --root segment by segment:
  * the first regular file decides (a script, with the rest as PATH_INFO,

@@ -157,6 +157,7 @@ static void render(struct fallback *f, const char *target, const char *client,
 
 	memset(a, 0, sizeof *a);
 	if (origin_render(f->origin, &rq, &rs, err) < 0) {
+		origin_response_release(&rs);
 		log_warn("cannot render '%s': %s", target, err);
 		static const char bad_gateway[] =
 			"<!DOCTYPE html>\n<title>502 Bad Gateway</title><h1>Bad Gateway</h1>\n";

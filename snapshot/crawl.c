@@ -497,6 +497,15 @@ static int store_page(struct crawl *c, const char *url, struct origin_response *
 	return 0;
 }
 
+/* Files a render wrote (caches, indexes) are the site's own state: watch
+ * ignores their events. Every render counts, whatever it answered or
+ * whether it failed. Locked. */
+static void note_writes_locked(struct crawl *c, const struct origin_response *rs)
+{
+	for (size_t i = 0; i < rs->deps_written.n; i++)
+		hashmap_put(&c->written, rs->deps_written.items[i], (void *)1);
+}
+
 /* Render one target and record what it gave. Unlocked. */
 static void process(struct crawl *c, struct job *j)
 {
@@ -510,6 +519,7 @@ static void process(struct crawl *c, struct job *j)
 	origin_response_init(&rs);
 	if (origin_render(c->origin, &rq, &rs, err) < 0) {
 		pthread_mutex_lock(&c->lock);
+		note_writes_locked(c, &rs);
 		fail_locked(c, j->target, err);
 		pthread_mutex_unlock(&c->lock);
 		goto out;
@@ -553,8 +563,7 @@ static void process(struct crawl *c, struct job *j)
 	}
 
 	pthread_mutex_lock(&c->lock);
-	for (size_t i = 0; i < rs.deps_written.n; i++)
-		hashmap_put(&c->written, rs.deps_written.items[i], (void *)1);
+	note_writes_locked(c, &rs);
 	if (stored < 0) {
 		fail_locked(c, j->target, err);
 		manifest_entry_free(e);
@@ -776,7 +785,11 @@ static void save_not_found_page(struct crawl *c)
 	struct origin_request rq = { c->cfg->not_found, "GET", NULL };
 	struct origin_response rs;
 	origin_response_init(&rs);
-	if (origin_render(c->origin, &rq, &rs, err) == 0 && (rs.status == 404 || rs.status == 410) &&
+	int rc = origin_render(c->origin, &rq, &rs, err);
+	pthread_mutex_lock(&c->lock);
+	note_writes_locked(c, &rs);
+	pthread_mutex_unlock(&c->lock);
+	if (rc == 0 && (rs.status == 404 || rs.status == 410) &&
 	    rs.content_type && !strncasecmp(rs.content_type, "text/html", 9) && rs.body.len) {
 		strip_volatile(c->cfg, &rs.body);
 		if (publish_data(c->tree->meta_fd, "404.html", rs.body.data, rs.body.len, false, err) < 0)
