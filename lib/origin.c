@@ -798,11 +798,12 @@ struct origin *origin_open(const struct origin_config *cfg, const struct site *s
 	set_site(o, site);
 
 	if (o->kind == ORIGIN_HTTP) {
-		char *url = url_normalize(cfg->origin_url);
+		const char *why = "not an http or https URL";
+		char *url = url_normalize_why(cfg->origin_url, &why);
 		char *base = url ? url_origin(url) : NULL;
 		free(url);
 		if (!base) {
-			err_set(err, "bad --origin URL '%s'", cfg->origin_url);
+			err_set(err, "bad --origin URL '%s': %s", cfg->origin_url, why);
 			goto fail;
 		}
 		o->http = http_origin_open(base, o->site_origin, cfg->jobs, o->timeout_s, o->max_output, err);

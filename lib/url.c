@@ -266,8 +266,9 @@ static bool add_host(struct buf *out, const char *h, size_t len)
 }
 
 /* Append "host[:port]" of an authority, userinfo dropped, the scheme's
- * default port removed; false when the host or port is malformed. */
-static bool add_authority(struct buf *out, struct span a, bool https)
+ * default port removed; false with *why when the host or port is
+ * malformed. */
+static bool add_authority(struct buf *out, struct span a, bool https, const char **why)
 {
 	const char *at = memrchr(a.p, '@', a.len);
 	if (at) {
@@ -277,45 +278,58 @@ static bool add_authority(struct buf *out, struct span a, bool https)
 	const char *end = a.p + a.len, *host_end;
 	if (a.len && a.p[0] == '[') {
 		const char *close = memchr(a.p, ']', a.len);
-		if (!close)
+		if (!close) {
+			*why = "bad host";
 			return false;
+		}
 		host_end = close + 1;
 	} else {
 		host_end = memchr(a.p, ':', a.len);
 		if (!host_end)
 			host_end = end;
 	}
-	if (!add_host(out, a.p, (size_t)(host_end - a.p)))
+	if (host_end == a.p) {
+		*why = "no host";
 		return false;
+	}
+	if (!add_host(out, a.p, (size_t)(host_end - a.p))) {
+		*why = "bad host";
+		return false;
+	}
 	if (host_end == end)
 		return true;
-	if (*host_end != ':')
+	if (*host_end != ':') {
+		*why = "bad host";
 		return false;
+	}
 
 	/* RFC 3986 6.2.3: an empty port is the default port. */
 	unsigned long port = 0;
 	const char *digits = host_end + 1;
 	if (digits == end)
 		return true;
-	for (const char *p = digits; p < end; p++) {
-		if (!is_digit((unsigned char)*p))
+	for (const char *p = digits; p < end; p++)
+		if (!is_digit((unsigned char)*p)) {
+			*why = "bad port";
 			return false;
+		}
+	for (const char *p = digits; p < end && port <= 65535; p++)
 		port = port * 10 + (unsigned long)(*p - '0');
-		if (port > 65535)
-			return false;
-	}
-	if (port == 0)
+	if (port == 0 || port > 65535) {
+		*why = "port out of range";
 		return false;
+	}
 	if (port != (https ? 443UL : 80UL))
 		buf_addf(out, ":%lu", port);
 	return true;
 }
 
-/* Append the normalised URL of r to out; false when it is not an
- * http(s) URL with a valid host. */
-static bool add_normalized_url(struct buf *out, const struct uri_ref *r)
+/* Append the normalised URL of r to out; false with *why when it is not
+ * an http(s) URL with a valid host. */
+static bool add_normalized_url(struct buf *out, const struct uri_ref *r, const char **why)
 {
 	bool https;
+	*why = "not an http or https URL";
 	if (span_equals_nocase(r->scheme, "http"))
 		https = false;
 	else if (span_equals_nocase(r->scheme, "https"))
@@ -325,7 +339,7 @@ static bool add_normalized_url(struct buf *out, const struct uri_ref *r)
 	if (!r->authority.p)
 		return false;
 	buf_adds(out, https ? "https://" : "http://");
-	if (!add_authority(out, r->authority, https))
+	if (!add_authority(out, r->authority, https, why))
 		return false;
 	add_path(out, r->path.p, r->path.len);
 	if (r->query.p && r->query.len) {
@@ -355,13 +369,19 @@ static void add_stripped(struct buf *out, const char *s)
 
 char *url_normalize(const char *url)
 {
+	const char *why;
+	return url_normalize_why(url, &why);
+}
+
+char *url_normalize_why(const char *url, const char **why)
+{
 	struct buf in = BUF_INIT, out = BUF_INIT;
 	struct uri_ref r;
 	char *result = NULL;
 
 	add_stripped(&in, url);
 	parse_ref(in.data, in.len, &r);
-	if (add_normalized_url(&out, &r))
+	if (add_normalized_url(&out, &r, why))
 		result = buf_detach(&out, NULL);
 	buf_release(&out);
 	buf_release(&in);
@@ -369,6 +389,12 @@ char *url_normalize(const char *url)
 }
 
 char *url_resolve(const char *base_url, const char *ref_url)
+{
+	const char *why;
+	return url_resolve_why(base_url, ref_url, &why);
+}
+
+char *url_resolve_why(const char *base_url, const char *ref_url, const char **why)
 {
 	struct buf base_buf = BUF_INIT, ref_buf = BUF_INIT, merged = BUF_INIT, out = BUF_INIT;
 	struct uri_ref base, ref, t;
@@ -378,6 +404,7 @@ char *url_resolve(const char *base_url, const char *ref_url)
 	add_stripped(&ref_buf, ref_url);
 	parse_ref(base_buf.data, base_buf.len, &base);
 	parse_ref(ref_buf.data, ref_buf.len, &ref);
+	*why = "not an http or https URL";
 	if (!base.scheme.p)
 		goto out;
 
@@ -423,7 +450,7 @@ char *url_resolve(const char *base_url, const char *ref_url)
 			}
 		}
 	}
-	if (add_normalized_url(&out, &t))
+	if (add_normalized_url(&out, &t, why))
 		result = buf_detach(&out, NULL);
 out:
 	buf_release(&out);
@@ -479,9 +506,10 @@ void url_decode(struct buf *out, const char *s, size_t len)
 int site_init(struct site *s, const char *url, char *err)
 {
 	memset(s, 0, sizeof(*s));
-	char *norm = url_normalize(url);
+	const char *why;
+	char *norm = url_normalize_why(url, &why);
 	if (!norm)
-		return err_set(err, "invalid site URL '%s': not an http or https URL", url);
+		return err_set(err, "invalid site URL '%s': %s", url, why);
 	s->url = norm;
 	s->origin = url_origin(norm);
 	return 0;
@@ -489,9 +517,10 @@ int site_init(struct site *s, const char *url, char *err)
 
 int site_add_alias(struct site *s, const char *url, char *err)
 {
-	char *norm = url_normalize(url);
+	const char *why;
+	char *norm = url_normalize_why(url, &why);
 	if (!norm)
-		return err_set(err, "invalid alias URL '%s': not an http or https URL", url);
+		return err_set(err, "invalid alias URL '%s': %s", url, why);
 	char *origin = url_origin(norm);
 	free(norm);
 	if ((s->origin && !strcmp(origin, s->origin)) || strlist_contains(&s->aliases, origin))

@@ -50,6 +50,13 @@ char *url_normalize(const char *url);
  * allows and browsers use. */
 char *url_resolve(const char *base, const char *ref);
 
+/* url_normalize and url_resolve, saying why on NULL: *why is a static
+ * string, "not an http or https URL" (another scheme, or none), "no
+ * host", "bad host", "bad port" (not digits) or "port out of range" (0,
+ * or over 65535). */
+char *url_normalize_why(const char *url, const char **why);
+char *url_resolve_why(const char *base, const char *ref, const char **why);
+
 /* "scheme://host[:port]" of a normalised URL (fresh string); NULL when url
  * has no "://". */
 char *url_origin(const char *url);
@@ -72,7 +79,8 @@ struct site {
 };
 
 /* Set the site's address, every other field empty (s is overwritten, not
- * released); -1 with err when url is not an http(s) URL, s then empty. */
+ * released); -1 with err when url is not an http(s) URL ("invalid site
+ * URL 'http://a:99999/': port out of range"), s then empty. */
 int site_init(struct site *s, const char *url, char *err);
 /* Add the origin of url as an alias (its path is ignored; the site's own
  * origin and repeats are skipped); -1 with err when not an http(s) URL. */

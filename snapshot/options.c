@@ -50,6 +50,26 @@ static void copy_list(struct strlist *dst, const struct strlist *src)
 		strlist_add(dst, src->items[i]);
 }
 
+/* Every seed must be a URL of the site: a seed the crawl could never
+ * request ("javascript:", another host) is a usage error, not a failed
+ * page found after the tree was opened. */
+static int check_seeds(const struct site *site, const struct strlist *seeds, char *err)
+{
+	for (size_t i = 0; i < seeds->n; i++) {
+		const char *why;
+		char *abs = url_resolve_why(site->url, seeds->items[i], &why);
+		if (!abs)
+			return err_set(err, "bad --seed '%s': %s", seeds->items[i], why);
+		char *t = site_target(site, abs);
+		free(abs);
+		if (!t)
+			return err_set(err, "--seed '%s' is not a URL of the site '%s'", seeds->items[i],
+				       site->url);
+		free(t);
+	}
+	return 0;
+}
+
 int snapshot_setup_open(struct snapshot_setup *s, const char *dir, char *err)
 {
 	const struct snapshot_options *o = &snapshot_options;
@@ -84,6 +104,8 @@ int snapshot_setup_open(struct snapshot_setup *s, const char *dir, char *err)
 			return -1;
 	copy_list(&s->site.ignore_params, &o->ignore_params);
 	s->site.sort_query = o->sort_query;
+	if (check_seeds(&s->site, &o->seeds, err) < 0)
+		return -1;
 
 	s->origin = origin_open(&origin_config, &s->site, err);
 	if (!s->origin)

@@ -649,7 +649,9 @@ TEST(origin_open_errors)
 		  "bad FastCGI address 'nocolon' (expected unix:/path or HOST:PORT)" },
 		{ NULL, NULL, NULL, NULL, "http://127.0.0.1:9/", NULL,
 		  "cannot reach HTTP origin 'http://127.0.0.1:9': connection refused" },
-		{ NULL, NULL, NULL, NULL, "ftp://127.0.0.1/", NULL, "bad --origin URL 'ftp://127.0.0.1/'" },
+		{ NULL, NULL, NULL, NULL, "ftp://127.0.0.1/", NULL, "bad --origin URL 'ftp://127.0.0.1/': not an http or https URL" },
+		{ NULL, NULL, NULL, NULL, "http://127.0.0.1:70000/", NULL,
+		  "bad --origin URL 'http://127.0.0.1:70000/': port out of range" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const struct open_case *c = &cases[i];

@@ -210,6 +210,54 @@ TEST(url_normalize_table)
 	}
 }
 
+/* Why a URL is refused: the message users see for --site-url, --alias,
+ * --seed and --origin. */
+static const struct pair why_cases[] = {
+	{ "mailto:someone@example.com", "not an http or https URL" },
+	{ "javascript:", "not an http or https URL" },
+	{ "ftp://x/", "not an http or https URL" },
+	{ "http:x", "not an http or https URL" },
+	{ "/x", "not an http or https URL" },
+	{ "", "not an http or https URL" },
+	{ "http://", "no host" },
+	{ "http:///x", "no host" },
+	{ "http://:8080/", "no host" },
+	{ "http://@/", "no host" },
+	{ "http://a b/", "bad host" },
+	{ "http://\xc3\xa9.com/", "bad host" },
+	{ "http://[::1/", "bad host" },
+	{ "http://[::1]x/", "bad host" },
+	{ "http://a:8o/", "bad port" },
+	{ "http://a:-1/", "bad port" },
+	{ "http://a:99999/", "port out of range" },
+	{ "http://a:65536/", "port out of range" },
+	{ "http://a:0/", "port out of range" },
+	{ "http://a:000/", "port out of range" },
+	{ "http://a:99999999999999999999999/", "port out of range" },
+	{ "http://a:65535/", NULL },
+	{ "http://a:00080/", NULL },
+};
+
+TEST(url_why_not_table)
+{
+	for (size_t i = 0; i < COUNT(why_cases); i++) {
+		const char *why = NULL;
+		char *got = url_normalize_why(why_cases[i].in, &why);
+		CHECK_STR(why_cases[i].want, got ? NULL : why);
+		free(got);
+	}
+	const char *why = NULL;
+	char *got = url_resolve_why("http://a/b/", "javascript:void(0)", &why);
+	CHECK_STR(NULL, got);
+	CHECK_STR("not an http or https URL", why);
+	got = url_resolve_why("http://a/b/", "//b:70000/x", &why);
+	CHECK_STR(NULL, got);
+	CHECK_STR("port out of range", why);
+	got = url_resolve_why("http://a/b/", "c?d", &why);
+	CHECK_STR("http://a/b/c?d", got);
+	free(got);
+}
+
 TEST(url_origin_and_target)
 {
 	static const struct {
@@ -289,6 +337,13 @@ TEST(site_init_and_aliases)
 
 	CHECK_INT(-1, site_init(&s, "mailto:x@y", err));
 	CHECK_STR("invalid site URL 'mailto:x@y': not an http or https URL", err);
+	site_release(&s);
+	CHECK_INT(-1, site_init(&s, "http://a:99999/", err));
+	CHECK_STR("invalid site URL 'http://a:99999/': port out of range", err);
+	site_release(&s);
+	CHECK_INT(0, site_init(&s, "http://a/", err));
+	CHECK_INT(-1, site_add_alias(&s, "http://b:0/", err));
+	CHECK_STR("invalid alias URL 'http://b:0/': port out of range", err);
 	site_release(&s);
 }
 
