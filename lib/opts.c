@@ -3,9 +3,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "xalloc.h"
 
@@ -97,43 +100,83 @@ static char *trim(char *s)
 	return s;
 }
 
+/* One "name = value" line (NUL-terminated, newline removed) of an option
+ * file; lineno names it in messages. */
+static int load_line(const struct opt *const *tables, const char *path, int lineno, char *line,
+		     char *err)
+{
+	char where[PATH_MAX + 32];
+	char *s = trim(line);
+	if (!*s || *s == '#')
+		return 0;
+	snprintf(where, sizeof where, "%s:%d: option", path, lineno);
+	char *eq = strchr(s, '=');
+	if (!eq)
+		return err_set(err, "%s:%d: expected 'name = value', saw '%s'", path, lineno, s);
+	*eq = '\0';
+	char *name = trim(s), *value = trim(eq + 1);
+	const struct opt *o = find_long(tables, name, strlen(name));
+	if (!o)
+		return err_set(err, "%s:%d: unknown option '%s'", path, lineno, name);
+	return set_value(o, value, where, "", err);
+}
+
+int opts_load_data(const struct opt *const *tables, const char *path, const char *data, size_t len,
+		   char *err)
+{
+	const char *p = data, *end = data + len;
+	int lineno = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		lineno++;
+		/* A NUL would cut the line short without a word: say so. */
+		if (memchr(p, '\0', n))
+			return err_set(err, "%s:%d: NUL byte", path, lineno);
+		char *line = xstrndup(p, n);
+		int rc = load_line(tables, path, lineno, line, err);
+		free(line);
+		if (rc < 0)
+			return -1;
+		p += n + 1;
+	}
+	return 0;
+}
+
 int opts_load_file(const struct opt *const *tables, const char *path, char *err)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
+	struct buf data = BUF_INIT;
+	struct stat st;
+	int rc = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return err_sys(err, "cannot read option file '%s'", path);
-	char *line = NULL;
-	size_t cap = 0;
-	int lineno = 0, rc = 0;
-	char where[PATH_MAX + 32];
-	while (getline(&line, &cap, f) >= 0) {
-		lineno++;
-		char *s = trim(line);
-		if (!*s || *s == '#')
+	/* Read one byte past the cap, never more: "-c /dev/zero" must end. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > OPTS_FILE_MAX)
+		goto too_big;
+	for (;;) {
+		buf_grow(&data, 65536);
+		size_t room = OPTS_FILE_MAX + 1 - data.len;
+		ssize_t r = read(fd, data.data + data.len, room < 65536 ? room : 65536);
+		if (r < 0 && errno == EINTR)
 			continue;
-		snprintf(where, sizeof where, "%s:%d: option", path, lineno);
-		char *eq = strchr(s, '=');
-		if (!eq) {
-			rc = err_set(err, "%s:%d: expected 'name = value', saw '%s'", path, lineno, s);
+		if (r < 0) {
+			err_sys(err, "cannot read option file '%s'", path);
 			goto out;
 		}
-		*eq = '\0';
-		char *name = trim(s), *value = trim(eq + 1);
-		const struct opt *o = find_long(tables, name, strlen(name));
-		if (!o) {
-			rc = err_set(err, "%s:%d: unknown option '%s'", path, lineno, name);
-			goto out;
-		}
-		if (set_value(o, value, where, "", err) < 0) {
-			rc = -1;
-			goto out;
-		}
+		if (r == 0)
+			break;
+		data.len += (size_t)r;
+		if (data.len > OPTS_FILE_MAX)
+			goto too_big;
 	}
-	if (ferror(f))
-		rc = err_sys(err, "cannot read option file '%s'", path);
+	rc = opts_load_data(tables, path, data.data, data.len, err);
+	goto out;
+too_big:
+	err_set(err, "option file '%s' is larger than 1 MiB", path);
 out:
-	free(line);
-	fclose(f);
+	close(fd);
+	buf_release(&data);
 	return rc;
 }
 

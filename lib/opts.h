@@ -60,9 +60,19 @@ enum {
 int opts_parse(const struct opt *const *tables, int argc, char **argv, int flags,
 	       struct strlist *positional, char *err);
 
-/* Read "name = value" lines from path into the options of tables; only
- * options for which keep(opt) is false are changed (NULL: all). */
+/* The largest option file read (1 MiB): a bigger one is refused unread,
+ * so "-c /dev/zero" ends at once. */
+#define OPTS_FILE_MAX (1024 * 1024)
+
+/* Read "name = value" lines from path into the options of tables. -1 with
+ * err naming the file and line ("FILE:3: unknown option 'x'", "FILE:3: NUL
+ * byte", "option file 'FILE' is larger than 1 MiB"). */
 int opts_load_file(const struct opt *const *tables, const char *path, char *err);
+
+/* The same for an option file already in memory, data[0..len) (no NUL
+ * needed at the end); path only names it in messages. */
+int opts_load_data(const struct opt *const *tables, const char *path, const char *data, size_t len,
+		   char *err);
 
 /* Give an OPT_STR option a default (copied) unless it already has a value. */
 void opts_default(char **value, const char *s);

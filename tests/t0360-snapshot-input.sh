@@ -17,6 +17,26 @@ FIXTURES=$ROOT/tests/fixtures/cgi/docroot
 stored() { (cd "$1" && find . -path ./.cgisnap -prune -o -type f -printf '%P\n' | LC_ALL=C sort); }
 targets() { grep -v '^#' "$1/.cgisnap/manifest" | cut -f1 | LC_ALL=C sort; }
 
+try "an option file over 1 MiB is refused at once, /dev/zero too"
+head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' '#' >"$TESTDIR/big.conf"
+err=$("$CGISNAP" snapshot -c "$TESTDIR/big.conf" --root "$SITE" "$TESTDIR/j" 2>&1)
+check_eq 2 $? "exit status"
+check_contains "$err" "'$TESTDIR/big.conf' is larger than 1 MiB" "message"
+check_no_file "$TESTDIR/j" "no tree created"
+err=$(timeout 20 "$CGISNAP" snapshot -c /dev/zero --root "$SITE" "$TESTDIR/j" 2>&1)
+check_eq 2 $? "/dev/zero: exit status"
+check_contains "$err" "'/dev/zero' is larger than 1 MiB" "/dev/zero: message"
+head -c $((1024 * 1024)) /dev/zero | tr '\0' '#' >"$TESTDIR/max.conf"
+"$CGISNAP" snapshot -c "$TESTDIR/max.conf" --root "$SITE" --seed /about.html "$TESTDIR/j2" 2>/dev/null
+check_eq 0 $? "exactly 1 MiB (one long comment line) is fine"
+
+try "a NUL byte in an option file names the file and line"
+printf 'max-pages = 5\n# fine\nseed = /a\0b\n' >"$TESTDIR/nul.conf"
+err=$("$CGISNAP" snapshot -c "$TESTDIR/nul.conf" --root "$SITE" "$TESTDIR/k" 2>&1)
+check_eq 2 $? "exit status"
+check_contains "$err" "$TESTDIR/nul.conf:3: NUL byte" "message"
+check_eq 1 "$(printf '%s\n' "$err" | wc -l)" "one line"
+
 try "a port out of range is called so"
 err=$("$CGISNAP" snapshot --root "$SITE" --site-url http://a:99999/ "$TESTDIR/l" 2>&1)
 check_eq 2 $? "exit status"

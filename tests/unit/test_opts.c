@@ -1,9 +1,11 @@
 /* test_opts.c - command-line and option-file parsing. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "opts.h"
+#include "xalloc.h"
 #include "unit.h"
 
 static bool flag;
@@ -90,5 +92,70 @@ TEST(opts_file_loses_to_command_line)
 	CHECK(strstr(err, ":2: unknown option 'bogus'") != NULL);
 	unlink(path);
 	strlist_clear(&pos);
+	reset();
+}
+
+/* Write n bytes of data (repeated to fill) to a fresh temporary file. */
+static void write_file(char *path, const char *data, size_t len)
+{
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	CHECK_INT((long long)len, write(fd, data, len));
+	close(fd);
+}
+
+TEST(opts_file_is_capped_at_1_mib)
+{
+	char err[ERR_LEN];
+	char path[] = "/tmp/cgisnap-opts-XXXXXX";
+	char *big = malloc(OPTS_FILE_MAX + 1);
+	memset(big, '#', OPTS_FILE_MAX + 1);
+	write_file(path, big, OPTS_FILE_MAX + 1);
+	reset();
+	CHECK_INT(-1, opts_load_file(tables, path, err));
+	char *want = xasprintf("option file '%s' is larger than 1 MiB", path);
+	CHECK_STR(want, err);
+	free(want);
+	unlink(path);
+
+	/* Exactly the cap is fine; a line that long is no problem either. */
+	memcpy(big, "name = ", 7);
+	big[OPTS_FILE_MAX - 1] = '\n';
+	strcpy(path, "/tmp/cgisnap-opts-XXXXXX");
+	write_file(path, big, OPTS_FILE_MAX);
+	CHECK_INT(0, opts_load_file(tables, path, err));
+	CHECK_INT(OPTS_FILE_MAX - 8, name ? strlen(name) : 0);
+	unlink(path);
+	free(big);
+
+	/* A file with no end is read only up to the cap. */
+	CHECK_INT(-1, opts_load_file(tables, "/dev/zero", err));
+	CHECK_STR("option file '/dev/zero' is larger than 1 MiB", err);
+	reset();
+}
+
+TEST(opts_file_nul_bytes_and_lines)
+{
+	char err[ERR_LEN];
+	static const char data[] = "jobs = 2\n\n# x\nname = a\0b\n";
+	reset();
+	CHECK_INT(-1, opts_load_data(tables, "f.conf", data, sizeof data - 1, err));
+	CHECK_STR("f.conf:4: NUL byte", err);
+	CHECK_INT(2, jobs);
+
+	/* CRLF lines, a last line without a newline, and no trailing NUL. */
+	static const char crlf[] = "jobs = 3\r\nseed = /a\r\nname = last";
+	reset();
+	CHECK_INT(0, opts_load_data(tables, "f.conf", crlf, sizeof crlf - 1, err));
+	CHECK_INT(3, jobs);
+	CHECK_STR("/a", seeds.n ? seeds.items[0] : NULL);
+	CHECK_STR("last", name);
+	CHECK_INT(0, opts_load_data(tables, "f.conf", crlf, 0, err));
+	CHECK_INT(-1, opts_load_data(tables, "f.conf", "\n\njobs\n", 7, err));
+	CHECK_STR("f.conf:3: expected 'name = value', saw 'jobs'", err);
+	CHECK_INT(-1, opts_load_file(tables, "/nonexistent/x.conf", err));
+	CHECK_STR("cannot read option file '/nonexistent/x.conf': No such file or directory", err);
+	CHECK_INT(-1, opts_load_file(tables, "/tmp", err));
+	CHECK_STR("cannot read option file '/tmp': Is a directory", err);
 	reset();
 }
