@@ -5,6 +5,7 @@
 #include "origin.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
@@ -35,6 +36,8 @@ const struct opt origin_opts[] = {
 	  "document root: its scripts run without a web server (or via --fastcgi)", 0, 0 },
 	{ "cgi", 0, OPT_LIST, &origin_config.cgi, "EXT=PROGRAM",
 	  "run *.EXT files through PROGRAM, e.g. php=php-cgi (repeatable)", 0, 0 },
+	{ "static-ext", 0, OPT_LIST, &origin_config.static_exts, "EXT",
+	  "publish *.EXT files as they are though they look like scripts, e.g. sh ('': no extension)", 0, 0 },
 	{ "index", 0, OPT_STR, &origin_config.index, "NAMES",
 	  "directory index files (default index.html,index.php)", 0, 0 },
 	{ "front-controller", 0, OPT_STR, &origin_config.front_controller, "PATH",
@@ -72,6 +75,7 @@ void origin_config_release(struct origin_config *cfg)
 {
 	free(cfg->root);
 	strlist_clear(&cfg->cgi);
+	strlist_clear(&cfg->static_exts);
 	free(cfg->index);
 	free(cfg->front_controller);
 	strlist_clear(&cfg->env);
@@ -234,6 +238,7 @@ void origin_cgi_env(const struct origin *o, const char *method, const char *targ
 enum resolve_kind {
 	RESOLVE_SCRIPT,    /* run it: r->script */
 	RESOLVE_STATIC,    /* a file to copy: r->path, r->size */
+	RESOLVE_SOURCE,    /* a script without a handler: r->path, never published */
 	RESOLVE_SLASH,     /* a directory asked for without its slash: r->path is the Location */
 	RESOLVE_MISSING,   /* no such file: the front controller's turn */
 	RESOLVE_REFUSED,   /* never served ("..", dotfiles, leaving the root): 404 */
@@ -280,6 +285,68 @@ static bool is_script(const struct origin *o, const char *name,
 	if (o->kind == ORIGIN_CGI && has_ext(name, "cgi"))
 		return *direct = true;
 	return false;
+}
+
+/* Extensions of server-side code. Without a handler such a file would be
+ * copied as it is: its source, database passwords and all, published.
+ * The program is the usual handler, for the hint; NULL: "PROGRAM". */
+static const struct {
+	const char *ext;
+	const char *prog;
+} script_exts[] = {
+	{ "php", "php-cgi" }, { "phtml", "php-cgi" }, { "php3", "php-cgi" }, { "php4", "php-cgi" },
+	{ "php5", "php-cgi" }, { "php6", "php-cgi" }, { "php7", "php-cgi" }, { "php8", "php-cgi" },
+	{ "phar", "php-cgi" }, { "inc", NULL }, { "cgi", NULL }, { "fcgi", NULL },
+	{ "pl", "perl" }, { "pm", NULL }, { "psgi", NULL }, { "py", "python3" }, { "wsgi", NULL },
+	{ "rb", "ruby" }, { "erb", NULL }, { "sh", "sh" }, { "bash", "bash" }, { "zsh", "zsh" },
+	{ "ksh", "ksh" }, { "lua", "lua" }, { "tcl", "tclsh" }, { "asp", NULL }, { "aspx", NULL },
+	{ "ashx", NULL }, { "asmx", NULL }, { "jsp", NULL }, { "jspx", NULL }, { "cfm", NULL },
+	{ "cfc", NULL },
+};
+
+/* The extension of a file name without its dot; "" when it has none. */
+static const char *name_ext(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	return dot && dot != name ? dot + 1 : "";
+}
+
+/* Whether the static file fs (named name) is a script's source: its
+ * extension is a script's or it starts with "#!", and --static-ext does
+ * not allow it. */
+static bool is_source(const struct origin *o, const char *fs, const char *name)
+{
+	const char *ext = name_ext(name);
+	for (size_t i = 0; i < o->static_exts.n; i++)
+		if (!strcasecmp(o->static_exts.items[i], ext))
+			return false;
+	for (size_t i = 0; i < sizeof script_exts / sizeof script_exts[0]; i++)
+		if (!strcasecmp(script_exts[i].ext, ext))
+			return true;
+	char magic[2];
+	int fd = open(fs, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return false; /* unreadable: copying it fails later, with its reason */
+	bool shebang = read(fd, magic, 2) == 2 && magic[0] == '#' && magic[1] == '!';
+	close(fd);
+	return shebang;
+}
+
+/* The message for a script's source that would be published (fs under
+ * the root); what names it comes first: "'x.php'" or "front controller
+ * '/x.php'". -1. */
+static int source_error(const struct origin *o, const char *what, const char *fs, char *err)
+{
+	const char *ext = name_ext(strrchr(fs, '/') + 1);
+	const char *prog = "PROGRAM";
+	for (size_t i = 0; i < sizeof script_exts / sizeof script_exts[0]; i++)
+		if (!strcasecmp(script_exts[i].ext, ext) && script_exts[i].prog)
+			prog = script_exts[i].prog;
+	if (o->kind == ORIGIN_FASTCGI)
+		return err_set(err, "%s would be published as source: the FastCGI server runs only "
+			       "*.php; --static-ext '%s' publishes it as it is", what, ext);
+	return err_set(err, "%s would be published as source: add --cgi %s=%s", what, *ext ? ext : "EXT",
+		       prog);
 }
 
 /* Whether path, which lstat says is a symbolic link, ends inside the root. */
@@ -341,6 +408,11 @@ static void resolve_file(const struct origin *o, const char *fs, const char *url
 	}
 	if (*rest) {
 		r->kind = RESOLVE_REFUSED;
+		return;
+	}
+	if (is_source(o, fs, name)) {
+		r->kind = RESOLVE_SOURCE;
+		r->path = xstrdup(fs);
 		return;
 	}
 	r->kind = RESOLVE_STATIC;
@@ -440,7 +512,7 @@ static void resolve_front_controller(const struct origin *o, struct resolved *r)
 		free(r->script.path_info);
 		r->script.path_info = xstrdup("");
 	}
-	if (r->kind != RESOLVE_SCRIPT && r->kind != RESOLVE_STATIC) {
+	if (r->kind != RESOLVE_SCRIPT && r->kind != RESOLVE_STATIC && r->kind != RESOLVE_SOURCE) {
 		resolved_release(r);
 		r->kind = RESOLVE_REFUSED;
 	}
@@ -487,6 +559,13 @@ static int render_once(const struct origin *o, const char *method, const char *t
 		rs->location = xstrdup(r.path);
 		response_add_header(rs, "Location", r.path);
 		break;
+	case RESOLVE_SOURCE: {
+		const char *rel = r.path + (strcmp(o->root, "/") ? strlen(o->root) : 0) + 1;
+		char *what = xasprintf("'%s'", rel);
+		rc = source_error(o, what, r.path, err);
+		free(what);
+		break;
+	}
 	case RESOLVE_STATIC:
 		rs->status = 200;
 		rs->content_type = xstrdup(mime_from_name(strrchr(r.path, '/') + 1));
@@ -696,6 +775,16 @@ static int add_env(struct origin *o, const char *spec, char *err)
 	return 0;
 }
 
+/* --static-ext: "sh", ".sh" or "" (files without an extension). */
+static int add_static_ext(struct origin *o, const char *spec, char *err)
+{
+	const char *ext = *spec == '.' ? spec + 1 : spec;
+	if (strchr(ext, '.') || strchr(ext, '/') || (*spec == '.' && !*ext))
+		return err_set(err, "bad --static-ext value '%s' (expected an extension, e.g. sh)", spec);
+	strlist_add(&o->static_exts, ext);
+	return 0;
+}
+
 /* "index.html, index.php": the names without the spaces around them. */
 static void add_index_names(struct origin *o, const char *names)
 {
@@ -731,6 +820,9 @@ static int open_root(struct origin *o, const struct origin_config *cfg, char *er
 	for (size_t i = 0; i < cfg->env.n; i++)
 		if (add_env(o, cfg->env.items[i], err) < 0)
 			return -1;
+	for (size_t i = 0; i < cfg->static_exts.n; i++)
+		if (add_static_ext(o, cfg->static_exts.items[i], err) < 0)
+			return -1;
 	add_index_names(o, cfg->index ? cfg->index : "index.html,index.php");
 	const char *path = getenv("PATH");
 	o->path_env = xstrdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
@@ -743,6 +835,13 @@ static int open_root(struct origin *o, const struct origin_config *cfg, char *er
 		else
 			memset(&r, 0, sizeof r), r.kind = RESOLVE_REFUSED;
 		bool ok = r.kind == RESOLVE_SCRIPT || r.kind == RESOLVE_STATIC;
+		if (r.kind == RESOLVE_SOURCE) {
+			char *what = xasprintf("front controller '%s'", cfg->front_controller);
+			source_error(o, what, r.path, err);
+			free(what);
+			resolved_release(&r);
+			return -1;
+		}
 		resolved_release(&r);
 		if (!ok)
 			return err_set(err, "front controller '%s' is not a file under '%s'",
@@ -856,6 +955,7 @@ void origin_close(struct origin *o)
 	free(o->handlers);
 	free(o->root);
 	strlist_clear(&o->index_names);
+	strlist_clear(&o->static_exts);
 	free(o->front_controller);
 	strlist_clear(&o->user_env);
 	free(o->path_env);

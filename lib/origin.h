@@ -31,6 +31,7 @@ struct origin_config {
 	/* CGI: run programs under a document root, no server needed. */
 	char *root;             /* --root DIR */
 	struct strlist cgi;     /* --cgi EXT=PROGRAM, e.g. "php=/usr/bin/php-cgi" */
+	struct strlist static_exts; /* --static-ext EXT: such files are not source */
 	char *index;            /* --index NAMES, default "index.html,index.php" */
 	char *front_controller; /* --front-controller /index.php */
 	struct strlist env;     /* --env NAME=VALUE */
@@ -103,7 +104,8 @@ struct origin;
 
 /* Check the set-up and open the origin; NULL with err when it is wrong
  * ("document root 'x' is not a directory", "CGI handler '/usr/bin/php-cgi'
- * is not executable", "choose one origin: ...", "cannot connect to
+ * is not executable", "front controller '/index.php' would be published
+ * as source: add --cgi php=php-cgi", "choose one origin: ...", "cannot connect to
  * FastCGI server '...': ...", "cannot reach HTTP origin '...': ..."). The
  * site's origin ("scheme://host[:port]") gives the CGI environment its
  * HTTP_HOST, SERVER_NAME, SERVER_PORT and HTTPS, and the HTTP origin its
@@ -131,7 +133,11 @@ enum origin_kind origin_kind(const struct origin *o);
  * with it its first --index file; no file at all goes to the
  * --front-controller, or gives the origin's own 404 ("text/html", body
  * "Not Found"), as do "..", dotfile segments and symbolic links leaving
- * the root. Scripts are files named *.EXT for each --cgi EXT=PROGRAM
+ * the root. A static file that looks like a script - an extension of
+ * server-side code (php, phtml, cgi, pl, py, rb, sh, asp, jsp, ..., in
+ * any case) or "#!" as its first bytes - and is not allowed by
+ * --static-ext is never a response: -1 with "'index.php' would be
+ * published as source: add --cgi php=php-cgi". Scripts are files named *.EXT for each --cgi EXT=PROGRAM
  * (PROGRAM gets the script's path as its one argument, except php-cgi,
  * which reads SCRIPT_FILENAME) and, for CGI, *.cgi programs run directly;
  * for FastCGI, *.php. A script answering with a local Location ("/path",

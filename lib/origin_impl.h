@@ -28,6 +28,7 @@ struct origin {
 	struct origin_handler *handlers;
 	size_t nhandlers;
 	struct strlist index_names;
+	struct strlist static_exts;       /* --static-ext, without the dot; "" none */
 	char *front_controller;           /* URL path, or NULL */
 	struct strlist user_env;          /* validated NAME=VALUE, applied last */
 	char *path_env;                   /* PATH as cgisnap had it */

@@ -17,6 +17,61 @@ FIXTURES=$ROOT/tests/fixtures/cgi/docroot
 stored() { (cd "$1" && find . -path ./.cgisnap -prune -o -type f -printf '%P\n' | LC_ALL=C sort); }
 targets() { grep -v '^#' "$1/.cgisnap/manifest" | cut -f1 | LC_ALL=C sort; }
 
+try "--root without --cgi never stores index.php's source: the URL fails, exit 1"
+"$CGISNAP" snapshot --root "$SITE" --seed / --seed /about.html "$TESTDIR/a" 2>"$TESTDIR/err"
+check_eq 1 $? "exit status"
+check_contains "$(cat "$TESTDIR/err")" "failed: /: 'index.php' would be published as source: add --cgi php=php-cgi" "message"
+check_eq "" "$(grep -rl 'DB_PASSWORD' "$TESTDIR/a")" "the source is nowhere in the tree"
+check_no_file "$TESTDIR/a/index.html"
+check_file "$TESTDIR/a/about.html" "other pages are stored"
+check_not_contains "$(targets "$TESTDIR/a")" "index.php" "no manifest line for the source"
+
+try "the extension is case-insensitive and the hint names the file's own extension"
+"$CGISNAP" snapshot --root "$SITE" --seed /tools/Legacy.PHP "$TESTDIR/b" 2>"$TESTDIR/err"
+check_eq 1 $? "exit status"
+check_contains "$(cat "$TESTDIR/err")" "'tools/Legacy.PHP' would be published as source: add --cgi PHP=php-cgi" "message"
+check_no_file "$TESTDIR/b/tools/Legacy.PHP"
+
+try "a '#!' script without an extension is refused too"
+"$CGISNAP" snapshot --root "$SITE" --seed /tools/install "$TESTDIR/c" 2>"$TESTDIR/err"
+check_eq 1 $? "exit status"
+check_contains "$(cat "$TESTDIR/err")" "'tools/install' would be published as source: add --cgi EXT=PROGRAM" "message"
+check_eq "" "$(stored "$TESTDIR/c")" "nothing stored"
+"$CGISNAP" snapshot --root "$SITE" --seed /tools/run.sh "$TESTDIR/c2" 2>"$TESTDIR/err"
+check_eq 1 $? "a .sh file: exit status"
+check_contains "$(cat "$TESTDIR/err")" "'tools/run.sh' would be published as source: add --cgi sh=sh" "a .sh file"
+
+try "--static-ext publishes such files as they are"
+"$CGISNAP" snapshot --root "$SITE" --static-ext sh --static-ext '' --seed /tools/run.sh \
+	--seed /tools/install "$TESTDIR/d" 2>"$TESTDIR/err"
+check_eq 0 $? "exit status"
+check_cmp "$SITE/tools/run.sh" "$TESTDIR/d/tools/run.sh" "the .sh download"
+key=$(awk -F'\t' '$1 == "/tools/install" { print $2 }' "$TESTDIR/d/.cgisnap/manifest")
+check_cmp "$SITE/tools/install" "$TESTDIR/d/$key" "the extensionless file"
+"$CGISNAP" snapshot --root "$SITE" --static-ext .SH --seed /tools/run.sh "$TESTDIR/d2" 2>/dev/null
+check_eq 0 $? "--static-ext .SH: a dot and the case do not matter"
+"$CGISNAP" snapshot --root "$SITE" --static-ext sh --seed /tools/install "$TESTDIR/d3" 2>/dev/null
+check_eq 1 $? "--static-ext sh does not cover a file without an extension"
+check_match "$("$CGISNAP" snapshot --help)" "--static-ext EXT " "in --help"
+err=$("$CGISNAP" snapshot --root "$SITE" --static-ext a.b "$TESTDIR/d4" 2>&1)
+check_eq 2 $? "a bad --static-ext: exit status"
+check_eq "cgisnap: error: bad --static-ext value 'a.b' (expected an extension, e.g. sh)" "$err" "message"
+
+try "a front controller that would be published as source is a set-up error"
+err=$("$CGISNAP" snapshot --root "$SITE" --front-controller /index.php "$TESTDIR/e" 2>&1)
+check_eq 2 $? "exit status"
+check_eq "cgisnap: error: front controller '/index.php' would be published as source: add --cgi php=php-cgi" "$err" "message"
+check_no_file "$TESTDIR/e" "no tree created"
+
+try "with --cgi php=php-cgi the same site renders"
+if command -v php-cgi >/dev/null; then
+	"$CGISNAP" snapshot --root "$SITE" --cgi php=php-cgi --seed / "$TESTDIR/f" 2>/dev/null
+	check_eq 0 $? "exit status"
+	check_contains "$(cat "$TESTDIR/f/index.html")" "<p>secret: </p>" "rendered, not copied"
+else
+	fail "php-cgi is missing"
+fi
+
 try "an option file over 1 MiB is refused at once, /dev/zero too"
 head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' '#' >"$TESTDIR/big.conf"
 err=$("$CGISNAP" snapshot -c "$TESTDIR/big.conf" --root "$SITE" "$TESTDIR/j" 2>&1)

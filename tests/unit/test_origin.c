@@ -389,6 +389,111 @@ struct failure_case {
 	const char *err;
 };
 
+static void write_text(const char *dir, const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	FILE *fp = fopen(path, "w");
+	CHECK(fp != NULL);
+	if (fp) {
+		fputs(text, fp);
+		fclose(fp);
+	}
+	free(path);
+}
+
+TEST(origin_cgi_never_serves_a_scripts_source)
+{
+	char dir[] = "/tmp/cgisnap-root-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *sub = xasprintf("%s/sub", dir);
+	CHECK_INT(0, mkdir(sub, 0755));
+	write_text(dir, "index.php", "<?php echo getenv('DB_PASSWORD');\n");
+	write_text(dir, "page.html", "<p>#! is fine inside</p>\n");
+	write_text(dir, "notes.txt", "#!/usr/bin/env python3\nprint(1)\n");
+	write_text(dir, "run", "#!/bin/sh\necho hi\n");
+	write_text(dir, "dl.sh", "echo no shebang\n");
+	write_text(dir, "tool.Py", "print(2)\n");
+	write_text(sub, "x.pl", "print 3;\n");
+	write_text(sub, "db.inc", "<?php $pw = 'x';\n");
+
+	struct fixture f = { 0 };
+	struct origin_response rs;
+	f.cfg.root = xstrdup(dir);
+	CHECK(fixture_open(&f, NULL));
+	static const struct failure_case refused[] = {
+		{ "/", "'index.php' would be published as source: add --cgi php=php-cgi" },
+		{ "/index.php?a=1", "'index.php' would be published as source: add --cgi php=php-cgi" },
+		{ "/run", "'run' would be published as source: add --cgi EXT=PROGRAM" },
+		{ "/notes.txt", "'notes.txt' would be published as source: add --cgi txt=PROGRAM" },
+		{ "/dl.sh", "'dl.sh' would be published as source: add --cgi sh=sh" },
+		{ "/tool.Py", "'tool.Py' would be published as source: add --cgi Py=python3" },
+		{ "/sub/x.pl", "'sub/x.pl' would be published as source: add --cgi pl=perl" },
+		{ "/sub/db.inc", "'sub/db.inc' would be published as source: add --cgi inc=PROGRAM" },
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		CHECK_INT(-1, render(f.o, refused[i].target, NULL, &rs, f.err));
+		CHECK_STR(refused[i].err, f.err);
+		CHECK(rs.static_path == NULL);
+		origin_response_release(&rs);
+	}
+	CHECK_INT(0, render(f.o, "/page.html", NULL, &rs, f.err));
+	CHECK(rs.static_path != NULL);
+	origin_response_release(&rs);
+	fixture_close(&f);
+
+	/* --static-ext allows an extension, in any case; "" the files without. */
+	f.cfg.root = xstrdup(dir);
+	strlist_add(&f.cfg.static_exts, ".SH");
+	strlist_add(&f.cfg.static_exts, "");
+	CHECK(fixture_open(&f, NULL));
+	CHECK_INT(0, render(f.o, "/dl.sh", NULL, &rs, f.err));
+	CHECK(rs.static_path && strstr(rs.static_path, "/dl.sh"));
+	origin_response_release(&rs);
+	CHECK_INT(0, render(f.o, "/run", NULL, &rs, f.err));
+	CHECK(rs.static_path != NULL);
+	origin_response_release(&rs);
+	CHECK_INT(-1, render(f.o, "/notes.txt", NULL, &rs, f.err));
+	origin_response_release(&rs);
+	fixture_close(&f);
+
+	/* A front controller that would be copied is a set-up error; one
+	 * with a handler runs. */
+	f.cfg.root = xstrdup(dir);
+	f.cfg.front_controller = xstrdup("/index.php");
+	origin_config_defaults(&f.cfg);
+	CHECK_INT(0, site_init(&f.site, "http://localhost/", f.err));
+	f.o = origin_open(&f.cfg, &f.site, f.err);
+	CHECK(f.o == NULL);
+	CHECK_STR("front controller '/index.php' would be published as source: add --cgi php=php-cgi",
+		  f.err);
+	fixture_close(&f);
+	f.cfg.root = xstrdup(dir);
+	f.cfg.front_controller = xstrdup("/index.php");
+	strlist_add(&f.cfg.cgi, "php=/bin/cat");
+	CHECK(fixture_open(&f, NULL));
+	fixture_close(&f);
+
+	f.cfg.root = xstrdup(dir);
+	strlist_add(&f.cfg.static_exts, "a.b");
+	origin_config_defaults(&f.cfg);
+	CHECK_INT(0, site_init(&f.site, "http://localhost/", f.err));
+	f.o = origin_open(&f.cfg, &f.site, f.err);
+	CHECK(f.o == NULL);
+	CHECK_STR("bad --static-ext value 'a.b' (expected an extension, e.g. sh)", f.err);
+	fixture_close(&f);
+
+	const char *names[] = { "index.php", "page.html", "notes.txt", "run", "dl.sh", "tool.Py",
+				"sub/x.pl", "sub/db.inc" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+		unlink(path);
+		free(path);
+	}
+	rmdir(sub);
+	rmdir(dir);
+	free(sub);
+}
+
 TEST(origin_cgi_failures)
 {
 	struct fixture f = { 0 };
@@ -934,8 +1039,11 @@ static void fastcgi_checks(struct origin *o, const char *label)
 	CHECK_INT(0, render(o, "/style.css", NULL, &rs, err));
 	CHECK(rs.static_path != NULL);
 	origin_response_release(&rs);
-	CHECK_INT(0, render(o, "/hello.cgi", NULL, &rs, err));
-	CHECK(rs.static_path != NULL);
+	/* A *.cgi program is no file for FastCGI to run: its source is
+	 * never a response (it used to be copied as a static file). */
+	CHECK_INT(-1, render(o, "/hello.cgi", NULL, &rs, err));
+	CHECK_STR("'hello.cgi' would be published as source: the FastCGI server runs only *.php; "
+		  "--static-ext 'cgi' publishes it as it is", err);
 	origin_response_release(&rs);
 	CHECK_INT(0, render(o, "/nope", NULL, &rs, err));
 	CHECK_INT(404, rs.status);
