@@ -37,7 +37,7 @@ const struct opt origin_opts[] = {
 	{ "cgi", 0, OPT_LIST, &origin_config.cgi, "EXT=PROGRAM",
 	  "run *.EXT files through PROGRAM, e.g. php=php-cgi (repeatable)", 0, 0 },
 	{ "static-ext", 0, OPT_LIST, &origin_config.static_exts, "EXT",
-	  "publish *.EXT files as they are though they look like scripts, e.g. sh ('': no extension)", 0, 0 },
+	  "publish *.EXT as it is, though it looks like a script ('': no extension)", 0, 0 },
 	{ "index", 0, OPT_STR, &origin_config.index, "NAMES",
 	  "directory index files (default index.html,index.php)", 0, 0 },
 	{ "front-controller", 0, OPT_STR, &origin_config.front_controller, "PATH",

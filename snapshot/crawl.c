@@ -15,6 +15,7 @@
 #include "hashmap.h"
 #include "links.h"
 #include "log.h"
+#include "loops.h"
 #include "publish.h"
 #include "sha256.h"
 #include "urlkey.h"
@@ -58,6 +59,8 @@ struct crawl {
 	struct manifest next;  /* what this run found */
 	struct crawl_result *res;
 	long dropped_depth, dropped_pages;
+	struct loops loops;     /* URL families taking ever-new values */
+	bool near_bound_said;  /* the 80% of --max-pages line was printed */
 	struct robots robots;
 	bool have_robots;
 	struct timespec start;
@@ -73,7 +76,9 @@ static double elapsed_since(const struct timespec *t0)
 void crawl_config_init(struct crawl_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
+	cfg->max_pages = CRAWL_MAX_PAGES;
 	cfg->max_depth = -1;
+	cfg->loop_warn = CRAWL_LOOP_WARN;
 	cfg->jobs = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
 	cfg->gzip = true;
 	cfg->prune = true;
@@ -155,6 +160,25 @@ static bool matches_any(const regex_t *re, size_t n, const char *s)
 	return false;
 }
 
+/* A crawl that runs away (a pager or calendar linking ?n=N+1 for ever)
+ * is said while it runs, not only when --max-pages stops it: once when
+ * the URLs reach 80% of the bound, once per URL family that keeps taking
+ * new values. Called locked, for each target new to the run. */
+static void warn_runaway_locked(struct crawl *c, const char *target, long depth)
+{
+	long max = c->cfg->max_pages;
+	char *msg = loops_note(&c->loops, target, depth);
+	if (msg) {
+		log_warn("%s", msg);
+		free(msg);
+	}
+	if (max > 0 && !c->near_bound_said && (long)c->seen.count * 5 >= max * 4) {
+		c->near_bound_said = true;
+		log_warn("%zu of --max-pages %ld URLs: is a calendar or pager looping? "
+			 "(--exclude it, or raise --max-pages; 0: no bound)", c->seen.count, max);
+	}
+}
+
 /* Queue target unless seen, excluded or past a bound. Called locked. */
 static void enqueue_locked(struct crawl *c, const char *target, long depth, bool optional, bool forced)
 {
@@ -180,6 +204,7 @@ static void enqueue_locked(struct crawl *c, const char *target, long depth, bool
 		}
 	}
 	hashmap_put(&c->seen, target, (void *)(intptr_t)(depth + 1));
+	warn_runaway_locked(c, target, depth);
 	struct job *j = xcalloc(1, sizeof *j);
 	j->target = xstrdup(target);
 	j->depth = depth;
@@ -649,6 +674,8 @@ static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 	c->res = res;
 	c->update_mode = update;
 	c->dropped_depth = c->dropped_pages = 0;
+	loops_init(&c->loops, c->cfg->loop_warn);
+	c->near_bound_said = false;
 	clock_gettime(CLOCK_MONOTONIC, &c->start);
 }
 
@@ -772,6 +799,7 @@ static void finish_result(struct crawl *c, struct crawl_result *res)
 					    c->cfg->max_depth, c->dropped_depth);
 	res->complete = !res->failed && !res->bounded;
 	hashmap_release(&c->seen);
+	loops_release(&c->loops);
 	if (c->cfg->progress)
 		progress_end();
 }
@@ -893,6 +921,7 @@ void crawl_free(struct crawl *c)
 	hashmap_release(&c->written);
 	hashmap_release(&c->vanished);
 	hashmap_release(&c->seen);
+	loops_release(&c->loops);
 	free_claims(c);
 	robots_release(&c->robots);
 	while (c->head) {

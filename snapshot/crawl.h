@@ -15,7 +15,9 @@
  *      Both save the manifest and return the run's result.
  *   4. crawl_free().
  * Renders run on cfg.jobs threads; the crawler never prints except the
- * progress bar (when cfg.progress) - the caller reports the result.
+ * progress bar (when cfg.progress) and, as they happen, two warnings of a
+ * crawl running away (80% of max_pages reached; a URL family taking
+ * ever-new values, loops.h) - the caller reports the result.
  */
 #ifndef CGISNAP_CRAWL_H
 #define CGISNAP_CRAWL_H
@@ -30,13 +32,19 @@
 #include "tree.h"
 #include "url.h"
 
+/* Defaults: a pager that links ?n=N+1 for ever stops at CRAWL_MAX_PAGES
+ * URLs, and is named when its parameter took CRAWL_LOOP_WARN values. */
+#define CRAWL_MAX_PAGES 100000
+#define CRAWL_LOOP_WARN 1000
+
 struct crawl_config {
 	struct strlist seeds;        /* targets or absolute URLs; default the site URL's path */
 	struct strlist include;      /* --include REGEX on targets (any must match) */
 	struct strlist exclude;      /* --exclude REGEX on targets (none may match) */
 	struct strlist strip;        /* --strip REGEX removed from stored text */
-	long max_pages;              /* 0: no bound */
+	long max_pages;              /* 0: no bound; default CRAWL_MAX_PAGES */
 	long max_depth;              /* -1: no bound */
+	long loop_warn;              /* warn at this many values in a URL family (loops.h); 0: never */
 	long jobs;
 	bool follow_nofollow;
 	bool respect_robots_meta;

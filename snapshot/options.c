@@ -9,7 +9,8 @@
 #include "snapshot.h"
 #include "xalloc.h"
 
-struct snapshot_options snapshot_options = { .max_depth = -1 };
+/* -1: not given, the crawl's default. */
+struct snapshot_options snapshot_options = { .max_pages = -1, .max_depth = -1, .loop_warn = -1 };
 
 const struct opt snapshot_opts[] = {
 	{ "seed", 0, OPT_LIST, &snapshot_options.seeds, "URL",
@@ -23,9 +24,13 @@ const struct opt snapshot_opts[] = {
 	  "crawl only targets matching REGEX (repeatable)", 0, 0 },
 	{ "exclude", 0, OPT_LIST, &snapshot_options.exclude, "REGEX",
 	  "never crawl targets matching REGEX (repeatable)", 0, 0 },
-	{ "max-pages", 0, OPT_INT, &snapshot_options.max_pages, "N", "stop after N URLs (with a warning)", 1, 1L << 40 },
+	{ "max-pages", 0, OPT_INT, &snapshot_options.max_pages, "N",
+	  "stop after N URLs, with a warning (default 100000; 0: no bound)", 0, 1L << 40 },
 	{ "max-depth", 0, OPT_INT, &snapshot_options.max_depth, "N",
 	  "follow links at most N steps from a seed", 0, 1L << 20 },
+	{ "loop-warn", 0, OPT_INT, &snapshot_options.loop_warn, "N",
+	  "warn when a URL's parameter takes N ever-new values (default 1000; 0: never)",
+	  0, 1L << 40 },
 	{ "strip", 0, OPT_LIST, &snapshot_options.strip, "REGEX",
 	  "remove matching text (per-request tokens, web bugs) before storing", 0, 0 },
 	{ "follow-nofollow", 0, OPT_BOOL, &snapshot_options.follow_nofollow, NULL,
@@ -83,7 +88,10 @@ int snapshot_setup_open(struct snapshot_setup *s, const char *dir, char *err)
 	copy_list(&s->crawl.strip, &o->strip);
 	if (o->jobs > 0)
 		s->crawl.jobs = o->jobs;
-	s->crawl.max_pages = o->max_pages;
+	if (o->max_pages >= 0)
+		s->crawl.max_pages = o->max_pages;
+	if (o->loop_warn >= 0)
+		s->crawl.loop_warn = o->loop_warn;
 	s->crawl.max_depth = o->max_depth;
 	s->crawl.follow_nofollow = o->follow_nofollow;
 	s->crawl.respect_robots_meta = o->respect_robots_meta;

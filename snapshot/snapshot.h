@@ -18,7 +18,8 @@ struct snapshot_options {
 	struct strlist seeds, include, exclude, strip, ignore_params;
 	bool sort_query, follow_nofollow, respect_robots_meta, respect_no_store;
 	bool no_prune, no_gzip, quiet, verbose;
-	long max_pages, max_depth, jobs;
+	long max_pages, max_depth, loop_warn; /* -1 when not given */
+	long jobs;
 	char *not_found;
 };
 

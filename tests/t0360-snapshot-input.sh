@@ -72,6 +72,46 @@ else
 	fail "php-cgi is missing"
 fi
 
+try "--help shows the --max-pages default and --loop-warn"
+out=$("$CGISNAP" snapshot --help)
+check_match "$out" "--max-pages N +.*default 100000; 0: no bound" "max-pages default"
+check_match "$out" "--loop-warn N " "loop-warn"
+
+try "a crawl that reaches 80% of --max-pages says so while it runs"
+"$CGISNAP" snapshot --root "$FIXTURES" --seed '/pager.cgi?n=1' --max-pages 10 -j 1 "$TESTDIR/g" 2>"$TESTDIR/err"
+check_eq 0 $? "exit status"
+err=$(cat "$TESTDIR/err")
+check_contains "$err" "warning: 8 of --max-pages 10 URLs: is a calendar or pager looping? (--exclude it, or raise --max-pages; 0: no bound)" "80% line"
+check_eq 1 "$(grep -c 'of --max-pages' "$TESTDIR/err")" "said once"
+check_contains "$err" "warning: --max-pages 10 reached" "the bound's note"
+# /robots.txt and /sitemap.xml are URLs of the crawl too (404: not recorded)
+check_eq $((10 - 2)) "$(targets "$TESTDIR/g" | grep -c '^/pager.cgi?n=')" "pages recorded"
+"$CGISNAP" snapshot --root "$FIXTURES" --seed '/pager.cgi?n=1' --max-pages 10 -j 1 "$TESTDIR/g2" -q 2>"$TESTDIR/err"
+check_contains "$(cat "$TESTDIR/err")" "of --max-pages 10 URLs" "also with -q"
+
+try "a parameter taking ever-new values is reported once, and the crawl stops at --max-pages"
+"$CGISNAP" snapshot --root "$FIXTURES" --seed '/pager.cgi?n=1' --loop-warn 5 --max-pages 30 -j 2 "$TESTDIR/h" 2>"$TESTDIR/err"
+check_eq 0 $? "exit status"
+err=$(cat "$TESTDIR/err")
+check_contains "$err" "warning: '/pager.cgi?n=…' has 5+ distinct values of 'n' (a pager or calendar loop? use --exclude or --max-pages)" "warning"
+check_eq 1 "$(grep -c 'distinct values' "$TESTDIR/err")" "said once"
+check_eq $((30 - 2)) "$(targets "$TESTDIR/h" | grep -c '^/pager.cgi?n=')" "stopped at --max-pages"
+"$CGISNAP" snapshot --root "$FIXTURES" --seed '/pager.cgi?n=1' --loop-warn 0 --max-pages 30 "$TESTDIR/h2" 2>"$TESTDIR/err"
+check_not_contains "$(cat "$TESTDIR/err")" "distinct values" "--loop-warn 0: never"
+
+try "many values found side by side on one page are no loop"
+mkdir -p "$TESTDIR/list"
+{
+	printf '<html><body>\n'
+	for i in $(seq 1 40); do printf '<a href="/item.html?id=%d">%d</a>\n' "$i" "$i"; done
+	printf '</body></html>\n'
+} >"$TESTDIR/list/index.html"
+printf '<p>an item</p>\n' >"$TESTDIR/list/item.html"
+"$CGISNAP" snapshot --root "$TESTDIR/list" --loop-warn 5 "$TESTDIR/i" 2>"$TESTDIR/err"
+check_eq 0 $? "exit status"
+check_not_contains "$(cat "$TESTDIR/err")" "distinct values" "no warning"
+check_eq 40 "$(targets "$TESTDIR/i" | grep -c '^/item.html?id=')" "every item stored"
+
 try "an option file over 1 MiB is refused at once, /dev/zero too"
 head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' '#' >"$TESTDIR/big.conf"
 err=$("$CGISNAP" snapshot -c "$TESTDIR/big.conf" --root "$SITE" "$TESTDIR/j" 2>&1)
