@@ -290,10 +290,12 @@ static bool is_script(const struct origin *o, const char *name,
 /* Extensions of server-side code. Without a handler such a file would be
  * copied as it is: its source, database passwords and all, published.
  * The program is the usual handler, for the hint; NULL: "PROGRAM". */
-static const struct {
+struct script_ext {
 	const char *ext;
 	const char *prog;
-} script_exts[] = {
+};
+
+static const struct script_ext script_exts[] = {
 	{ "php", "php-cgi" }, { "phtml", "php-cgi" }, { "php3", "php-cgi" }, { "php4", "php-cgi" },
 	{ "php5", "php-cgi" }, { "php6", "php-cgi" }, { "php7", "php-cgi" }, { "php8", "php-cgi" },
 	{ "phar", "php-cgi" }, { "inc", NULL }, { "cgi", NULL }, { "fcgi", NULL },
@@ -304,6 +306,11 @@ static const struct {
 	{ "cfc", NULL },
 };
 
+/* Files that say what they are in their first bytes, whatever their
+ * name: a "#!" program, PHP under another name (index.php~,
+ * config.php.bak, a link to index.php). */
+static const struct script_ext shebang = { "#!", NULL }, php_tag = { "<?php", "php-cgi" };
+
 /* The extension of a file name without its dot; "" when it has none. */
 static const char *name_ext(const char *name)
 {
@@ -311,42 +318,72 @@ static const char *name_ext(const char *name)
 	return dot && dot != name ? dot + 1 : "";
 }
 
-/* Whether the static file fs (named name) is a script's source: its
- * extension is a script's or it starts with "#!", and --static-ext does
- * not allow it. */
-static bool is_source(const struct origin *o, const char *fs, const char *name)
+static const struct script_ext *script_ext_of(const char *name)
 {
 	const char *ext = name_ext(name);
-	for (size_t i = 0; i < o->static_exts.n; i++)
-		if (!strcasecmp(o->static_exts.items[i], ext))
-			return false;
 	for (size_t i = 0; i < sizeof script_exts / sizeof script_exts[0]; i++)
 		if (!strcasecmp(script_exts[i].ext, ext))
+			return &script_exts[i];
+	return NULL;
+}
+
+static bool static_ext_allowed(const struct origin *o, const char *ext)
+{
+	for (size_t i = 0; i < o->static_exts.n; i++)
+		if (!strcasecmp(o->static_exts.items[i], ext))
 			return true;
-	char magic[2];
+	return false;
+}
+
+/* Why the static file fs (named name) is a script's source, or NULL:
+ * a script's extension on its name or, for a symbolic link, on the file
+ * it names; or "#!" or "<?php" as its first bytes. --static-ext allows
+ * an extension (of the link and of its file alike). */
+static const struct script_ext *source_kind(const struct origin *o, const char *fs, const char *name)
+{
+	bool allowed = static_ext_allowed(o, name_ext(name));
+	const struct script_ext *kind = allowed ? NULL : script_ext_of(name);
+	struct stat st;
+	if (!kind && lstat(fs, &st) == 0 && S_ISLNK(st.st_mode)) {
+		char *real = realpath(fs, NULL);
+		const char *real_name = real ? strrchr(real, '/') + 1 : NULL;
+		if (real_name && !static_ext_allowed(o, name_ext(real_name)))
+			kind = script_ext_of(real_name);
+		free(real);
+	}
+	if (kind || allowed)
+		return kind;
+	char magic[5];
 	int fd = open(fs, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
-		return false; /* unreadable: copying it fails later, with its reason */
-	bool shebang = read(fd, magic, 2) == 2 && magic[0] == '#' && magic[1] == '!';
+		return NULL; /* unreadable: copying it fails later, with its reason */
+	ssize_t n = read(fd, magic, sizeof magic);
 	close(fd);
-	return shebang;
+	if (n >= 2 && !memcmp(magic, "#!", 2))
+		return &shebang;
+	if (n == 5 && !strncasecmp(magic, "<?php", 5))
+		return &php_tag;
+	return NULL;
 }
 
 /* The message for a script's source that would be published (fs under
- * the root); what names it comes first: "'x.php'" or "front controller
- * '/x.php'". -1. */
+ * the root); what names it: "'x.php'" or "front controller '/x.php'".
+ * Returns -1. */
 static int source_error(const struct origin *o, const char *what, const char *fs, char *err)
 {
-	const char *ext = name_ext(strrchr(fs, '/') + 1);
-	const char *prog = "PROGRAM";
-	for (size_t i = 0; i < sizeof script_exts / sizeof script_exts[0]; i++)
-		if (!strcasecmp(script_exts[i].ext, ext) && script_exts[i].prog)
-			prog = script_exts[i].prog;
+	const char *name = strrchr(fs, '/') + 1, *ext = name_ext(name);
+	const struct script_ext *kind = source_kind(o, fs, name);
 	if (o->kind == ORIGIN_FASTCGI)
 		return err_set(err, "%s would be published as source: the FastCGI server runs only "
 			       "*.php; --static-ext '%s' publishes it as it is", what, ext);
+	/* A link to a script: the handler is the one of the file it names. */
+	if (kind && kind != &shebang && kind != &php_tag && strcasecmp(kind->ext, ext))
+		ext = kind->ext;
+	if (kind == &php_tag)
+		return err_set(err, "%s would be published as source: it starts with '<?php'; "
+			       "--static-ext '%s' publishes it as it is", what, ext);
 	return err_set(err, "%s would be published as source: add --cgi %s=%s", what, *ext ? ext : "EXT",
-		       prog);
+		       kind && kind->prog ? kind->prog : "PROGRAM");
 }
 
 /* Whether path, which lstat says is a symbolic link, ends inside the root. */
@@ -410,7 +447,7 @@ static void resolve_file(const struct origin *o, const char *fs, const char *url
 		r->kind = RESOLVE_REFUSED;
 		return;
 	}
-	if (is_source(o, fs, name)) {
+	if (source_kind(o, fs, name)) {
 		r->kind = RESOLVE_SOURCE;
 		r->path = xstrdup(fs);
 		return;

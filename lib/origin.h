@@ -135,7 +135,8 @@ enum origin_kind origin_kind(const struct origin *o);
  * "Not Found"), as do "..", dotfile segments and symbolic links leaving
  * the root. A static file that looks like a script - an extension of
  * server-side code (php, phtml, cgi, pl, py, rb, sh, asp, jsp, ..., in
- * any case) or "#!" as its first bytes - and is not allowed by
+ * any case) on its name or, for a symbolic link, on the file it names,
+ * or "#!" or "<?php" as its first bytes - and is not allowed by
  * --static-ext is never a response: -1 with "'index.php' would be
  * published as source: add --cgi php=php-cgi". Scripts are files named *.EXT for each --cgi EXT=PROGRAM
  * (PROGRAM gets the script's path as its one argument, except php-cgi,

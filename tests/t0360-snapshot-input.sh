@@ -41,6 +41,16 @@ check_eq "" "$(stored "$TESTDIR/c")" "nothing stored"
 check_eq 1 $? "a .sh file: exit status"
 check_contains "$(cat "$TESTDIR/err")" "'tools/run.sh' would be published as source: add --cgi sh=sh" "a .sh file"
 
+try "a link to a script, or a copy of one under another name, is refused too"
+ln -s ../index.php "$SITE/tools/readme.txt"
+cp "$SITE/index.php" "$SITE/index.php.bak"
+"$CGISNAP" snapshot --root "$SITE" --seed /tools/readme.txt --seed /index.php.bak "$TESTDIR/c3" 2>"$TESTDIR/err"
+check_eq 1 $? "exit status"
+check_contains "$(cat "$TESTDIR/err")" "failed: /tools/readme.txt: 'tools/readme.txt' would be published as source: add --cgi php=php-cgi" "the link"
+check_contains "$(cat "$TESTDIR/err")" "failed: /index.php.bak: 'index.php.bak' would be published as source: it starts with '<?php'" "the copy"
+check_eq "" "$(stored "$TESTDIR/c3")" "nothing stored"
+rm "$SITE/tools/readme.txt" "$SITE/index.php.bak"
+
 try "--static-ext publishes such files as they are"
 "$CGISNAP" snapshot --root "$SITE" --static-ext sh --static-ext '' --seed /tools/run.sh \
 	--seed /tools/install "$TESTDIR/d" 2>"$TESTDIR/err"

@@ -415,6 +415,9 @@ TEST(origin_cgi_never_serves_a_scripts_source)
 	write_text(dir, "tool.Py", "print(2)\n");
 	write_text(sub, "x.pl", "print 3;\n");
 	write_text(sub, "db.inc", "<?php $pw = 'x';\n");
+	write_text(dir, "config.php.bak", "<?PHP $pw = 'y';\n");
+	char *link = xasprintf("%s/readme.txt", dir);
+	CHECK_INT(0, symlink("index.php", link));
 
 	struct fixture f = { 0 };
 	struct origin_response rs;
@@ -429,6 +432,10 @@ TEST(origin_cgi_never_serves_a_scripts_source)
 		{ "/tool.Py", "'tool.Py' would be published as source: add --cgi Py=python3" },
 		{ "/sub/x.pl", "'sub/x.pl' would be published as source: add --cgi pl=perl" },
 		{ "/sub/db.inc", "'sub/db.inc' would be published as source: add --cgi inc=PROGRAM" },
+		/* Under another name: a link, a backup copy. */
+		{ "/readme.txt", "'readme.txt' would be published as source: add --cgi php=php-cgi" },
+		{ "/config.php.bak", "'config.php.bak' would be published as source: it starts with "
+				     "'<?php'; --static-ext 'bak' publishes it as it is" },
 	};
 	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
 		CHECK_INT(-1, render(f.o, refused[i].target, NULL, &rs, f.err));
@@ -445,14 +452,20 @@ TEST(origin_cgi_never_serves_a_scripts_source)
 	f.cfg.root = xstrdup(dir);
 	strlist_add(&f.cfg.static_exts, ".SH");
 	strlist_add(&f.cfg.static_exts, "");
+	strlist_add(&f.cfg.static_exts, "txt");
 	CHECK(fixture_open(&f, NULL));
+	CHECK_INT(-1, render(f.o, "/readme.txt", NULL, &rs, f.err)); /* the file it names is not */
+	origin_response_release(&rs);
 	CHECK_INT(0, render(f.o, "/dl.sh", NULL, &rs, f.err));
 	CHECK(rs.static_path && strstr(rs.static_path, "/dl.sh"));
 	origin_response_release(&rs);
 	CHECK_INT(0, render(f.o, "/run", NULL, &rs, f.err));
 	CHECK(rs.static_path != NULL);
 	origin_response_release(&rs);
-	CHECK_INT(-1, render(f.o, "/notes.txt", NULL, &rs, f.err));
+	CHECK_INT(0, render(f.o, "/notes.txt", NULL, &rs, f.err));
+	CHECK(rs.static_path != NULL);
+	origin_response_release(&rs);
+	CHECK_INT(-1, render(f.o, "/tool.Py", NULL, &rs, f.err));
 	origin_response_release(&rs);
 	fixture_close(&f);
 
@@ -482,8 +495,10 @@ TEST(origin_cgi_never_serves_a_scripts_source)
 	CHECK_STR("bad --static-ext value 'a.b' (expected an extension, e.g. sh)", f.err);
 	fixture_close(&f);
 
+	unlink(link);
+	free(link);
 	const char *names[] = { "index.php", "page.html", "notes.txt", "run", "dl.sh", "tool.Py",
-				"sub/x.pl", "sub/db.inc" };
+				"sub/x.pl", "sub/db.inc", "config.php.bak" };
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		char *path = xasprintf("%s/%s", dir, names[i]);
 		unlink(path);
