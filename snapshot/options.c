@@ -9,6 +9,9 @@
 #include "snapshot.h"
 #include "xalloc.h"
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 /* -1: not given, the crawl's default. */
 struct snapshot_options snapshot_options = { .max_pages = -1, .max_depth = -1, .loop_warn = -1 };
 
@@ -25,11 +28,13 @@ const struct opt snapshot_opts[] = {
 	{ "exclude", 0, OPT_LIST, &snapshot_options.exclude, "REGEX",
 	  "never crawl targets matching REGEX (repeatable)", 0, 0 },
 	{ "max-pages", 0, OPT_INT, &snapshot_options.max_pages, "N",
-	  "stop after N URLs, with a warning (default 100000; 0: no bound)", 0, 1L << 40 },
+	  "stop after N URLs, with a warning (default " STR(CRAWL_MAX_PAGES) "; 0: no bound)",
+	  0, 1L << 40 },
 	{ "max-depth", 0, OPT_INT, &snapshot_options.max_depth, "N",
 	  "follow links at most N steps from a seed", 0, 1L << 20 },
 	{ "loop-warn", 0, OPT_INT, &snapshot_options.loop_warn, "N",
-	  "warn when a URL's parameter takes N ever-new values (default 1000; 0: never)",
+	  "warn when a URL's parameter takes N ever-new values (default " STR(CRAWL_LOOP_WARN)
+	  "; 0: never)",
 	  0, 1L << 40 },
 	{ "strip", 0, OPT_LIST, &snapshot_options.strip, "REGEX",
 	  "remove matching text (per-request tokens, web bugs) before storing", 0, 0 },
