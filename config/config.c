@@ -113,7 +113,11 @@ int config_params_init(struct config_params *p, const struct treeinfo *ti, const
 		p->cache_control = CONFIG_DEFAULT_CACHE_CONTROL;
 	else if (*cc && strcmp(cc, "off"))
 		p->cache_control = cc;
-	if (p->cache_control && (config_unquotable(p->cache_control) || strpbrk(p->cache_control, "\"\\")))
+	/* Not quoted back: a CR or LF in it would split the message. */
+	if (p->cache_control && config_unquotable(p->cache_control))
+		return err_set(err, "invalid --cache-control: a header value cannot contain CR, LF or "
+			       "other control characters");
+	if (p->cache_control && strpbrk(p->cache_control, "\"\\"))
 		return err_set(err, "invalid --cache-control '%s'", p->cache_control);
 	/* nginx variable names: letters, digits and '_'. */
 	p->id = xasprintf("%s_%ld", p->server_name, p->port);
