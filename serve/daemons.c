@@ -1,5 +1,6 @@
 /* serve/daemons.c - one libmicrohttpd daemon per thread on a SO_REUSEPORT
- * group of listening sockets, with connection limits counted across them. */
+ * group of listening sockets, with connection limits counted across them,
+ * and the table of open connections that bounds slow clients. */
 #include "daemons.h"
 
 #include <arpa/inet.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,14 +26,49 @@
 #define CONNECTION_MEMORY (16 * 1024)
 #define LISTEN_BACKLOG 1024
 
+enum conn_state {
+	CONN_HEAD, /* reading a request head (the first, or after a response) */
+	CONN_BUSY, /* a request is being answered: never cut by the table */
+};
+
+/* One open connection, from libmicrohttpd's STARTED notice to CLOSED.
+ * Linked into its worker's list; state and since change on the request
+ * path without the lock (atomics), the links only under it. */
+struct conn {
+	struct conn *prev, *next;
+	struct worker *w;
+	int fd;
+	bool shut;               /* shutdown() already sent (under the lock) */
+	atomic_bool keepalive;   /* since: end of a response, not the connection's start */
+	atomic_int state;
+	atomic_llong since;      /* ms: when the state was entered */
+};
+
+/* A daemon and the connections it owns. */
+struct worker {
+	struct daemons *d;
+	struct MHD_Daemon *mhd;
+	pthread_mutex_t lock;
+	struct conn *head;
+};
+
 struct daemons {
 	struct server *s;
-	struct MHD_Daemon **d;
+	struct worker *w;
 	size_t n;
+	long headroom;           /* connections beyond the limit while victims close */
 	atomic_long connections;
 	pthread_mutex_t ip_lock;
 	struct hashmap per_ip; /* client address -> open connections (counted only with --max-per-ip) */
 };
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	/* Coarse: read on every request, and the deadlines are in seconds. */
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {
@@ -52,22 +89,74 @@ static void addr_key(const struct sockaddr *sa, char *out, size_t len)
 		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)len);
 }
 
+/* Cut the connection not being answered whose state is oldest, to make
+ * room for a new one. shutdown(), not close(): the descriptor stays
+ * libmicrohttpd's, which sees the end of the stream and closes it (and
+ * tells notify_connection, which unlinks it under the same lock, so the
+ * descriptor cannot be closed and reused while one is shutting it). */
+static bool drop_oldest_idle(struct daemons *d)
+{
+	struct conn *victim = NULL;
+	long long oldest = 0;
+	size_t at = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		pthread_mutex_lock(&d->w[i].lock);
+		for (struct conn *c = d->w[i].head; c; c = c->next) {
+			long long since = atomic_load_explicit(&c->since, memory_order_relaxed);
+			if (c->shut || atomic_load_explicit(&c->state, memory_order_relaxed) == CONN_BUSY)
+				continue;
+			if (!victim || since < oldest) {
+				victim = c;
+				oldest = since;
+				at = i;
+			}
+		}
+		pthread_mutex_unlock(&d->w[i].lock);
+	}
+	if (!victim)
+		return false;
+	/* The victim may have closed in between: look for it again. */
+	bool done = false;
+	pthread_mutex_lock(&d->w[at].lock);
+	for (struct conn *c = d->w[at].head; c; c = c->next) {
+		if (c == victim && !c->shut && atomic_load(&c->state) != CONN_BUSY) {
+			shutdown(c->fd, SHUT_RDWR);
+			c->shut = true;
+			done = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&d->w[at].lock);
+	if (done)
+		log_debug("connection table full: dropped the oldest idle connection");
+	return done;
+}
+
 /* libmicrohttpd asks before taking a connection: refused ones are closed
- * at once. The counts grow when the connection starts (notify below). */
+ * at once. The counts grow when the connection starts (notify below).
+ * A full table makes room by cutting the oldest connection that is not
+ * being answered (idle keep-alive, or a slow request head): a flood of
+ * connections then pushes out its own oldest, not the new client. */
 static enum MHD_Result accept_policy(void *cls, const struct sockaddr *sa, socklen_t len)
 {
-	struct daemons *d = cls;
+	struct worker *w = cls;
+	struct daemons *d = w->d;
 	(void)len;
-	if (atomic_load(&d->connections) >= d->s->cfg.max_connections)
-		return MHD_NO;
-	if (d->s->cfg.max_per_ip <= 0)
+	if (d->s->cfg.max_per_ip > 0) {
+		char key[INET6_ADDRSTRLEN];
+		addr_key(sa, key, sizeof key);
+		pthread_mutex_lock(&d->ip_lock);
+		long open = (long)(intptr_t)hashmap_get(&d->per_ip, key);
+		pthread_mutex_unlock(&d->ip_lock);
+		if (open >= d->s->cfg.max_per_ip)
+			return MHD_NO;
+	}
+	long open = atomic_load(&d->connections);
+	if (open < d->s->cfg.max_connections)
 		return MHD_YES;
-	char key[INET6_ADDRSTRLEN];
-	addr_key(sa, key, sizeof key);
-	pthread_mutex_lock(&d->ip_lock);
-	long open = (long)(intptr_t)hashmap_get(&d->per_ip, key);
-	pthread_mutex_unlock(&d->ip_lock);
-	return open >= d->s->cfg.max_per_ip ? MHD_NO : MHD_YES;
+	if (open >= d->s->cfg.max_connections + d->headroom)
+		return MHD_NO;
+	return drop_oldest_idle(d) ? MHD_YES : MHD_NO;
 }
 
 static void count_ip(struct daemons *d, struct MHD_Connection *c, long delta)
@@ -89,34 +178,131 @@ static void count_ip(struct daemons *d, struct MHD_Connection *c, long delta)
 static void notify_connection(void *cls, struct MHD_Connection *c, void **socket_context,
 			      enum MHD_ConnectionNotificationCode code)
 {
-	struct daemons *d = cls;
+	struct worker *w = cls;
+	struct daemons *d = w->d;
 	long delta = code == MHD_CONNECTION_NOTIFY_STARTED ? 1 : -1;
-	(void)socket_context;
 	atomic_fetch_add(&d->connections, delta);
 	if (d->s->cfg.max_per_ip > 0)
 		count_ip(d, c, delta);
+
+	struct conn *k = *socket_context;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		k = xcalloc(1, sizeof *k);
+		k->w = w;
+		k->fd = ci ? ci->connect_fd : -1;
+		k->shut = k->fd < 0;
+		atomic_init(&k->keepalive, false);
+		atomic_init(&k->state, CONN_HEAD);
+		atomic_init(&k->since, now_ms());
+		pthread_mutex_lock(&w->lock);
+		k->next = w->head;
+		if (w->head)
+			w->head->prev = k;
+		w->head = k;
+		pthread_mutex_unlock(&w->lock);
+		*socket_context = k;
+		return;
+	}
+	if (!k)
+		return;
+	pthread_mutex_lock(&w->lock);
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		w->head = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	pthread_mutex_unlock(&w->lock);
+	*socket_context = NULL;
+	free(k);
 }
 
-static struct MHD_Daemon *start_one(struct daemons *d, int lfd)
+static struct conn *conn_of(struct MHD_Connection *c)
 {
-	struct server *s = d->s;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
+void daemons_request_busy(struct MHD_Connection *c)
+{
+	struct conn *k = conn_of(c);
+	if (k)
+		atomic_store_explicit(&k->state, CONN_BUSY, memory_order_relaxed);
+}
+
+void daemons_request_done(struct MHD_Connection *c)
+{
+	struct conn *k = conn_of(c);
+	if (!k)
+		return;
+	atomic_store_explicit(&k->since, now_ms(), memory_order_relaxed);
+	atomic_store_explicit(&k->keepalive, true, memory_order_relaxed);
+	atomic_store_explicit(&k->state, CONN_HEAD, memory_order_relaxed);
+}
+
+void daemons_tick(struct daemons *d)
+{
+	const struct serve_config *cfg = &d->s->cfg;
+	long long now = now_ms();
+	long long head = cfg->header_timeout_s * 1000LL;
+	/* After a response the client may first idle (libmicrohttpd closes
+	 * it after --idle-timeout of silence), then has --header-timeout for
+	 * the next head: trickled bytes keep the idle timer from firing but
+	 * not this one. */
+	long long after_response = (cfg->idle_timeout_s + cfg->header_timeout_s) * 1000LL;
+	size_t cut = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		struct worker *w = &d->w[i];
+		pthread_mutex_lock(&w->lock);
+		for (struct conn *k = w->head; k; k = k->next) {
+			if (k->shut || atomic_load_explicit(&k->state, memory_order_relaxed) == CONN_BUSY)
+				continue;
+			long long since = atomic_load_explicit(&k->since, memory_order_relaxed);
+			if (now - since > (atomic_load_explicit(&k->keepalive, memory_order_relaxed) ? after_response : head)) {
+				shutdown(k->fd, SHUT_RDWR);
+				k->shut = true;
+				cut++;
+			}
+		}
+		pthread_mutex_unlock(&w->lock);
+	}
+	if (cut)
+		log_debug("closed %zu connection%s whose request head took over %ld s", cut,
+			  cut == 1 ? "" : "s", cfg->header_timeout_s);
+}
+
+static struct MHD_Daemon *start_one(struct worker *w, int lfd)
+{
+	struct server *s = w->d->s;
 	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_TURBO | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	/* Renders suspend their connection (fallback.h) so that the worker
+	 * goes on serving files. */
+	if (s->fallback)
+		flags |= MHD_ALLOW_SUSPEND_RESUME;
 	struct MHD_OptionItem opts[12];
 	size_t n = 0;
 #define OPT(o, v, p) (opts[n++] = (struct MHD_OptionItem){ (o), (intptr_t)(v), (p) })
 	OPT(MHD_OPTION_LISTEN_SOCKET, lfd, NULL);
 	OPT(MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.idle_timeout_s, NULL);
-	OPT(MHD_OPTION_CONNECTION_LIMIT, s->cfg.max_connections, NULL);
+	/* The limit is ours (accept_policy); libmicrohttpd's leaves room
+	 * for the connections being cut to make space. */
+	OPT(MHD_OPTION_CONNECTION_LIMIT, s->cfg.max_connections + w->d->headroom, NULL);
 	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY, NULL);
 	OPT(MHD_OPTION_URI_LOG_CALLBACK, handler_begin, s);
 	OPT(MHD_OPTION_NOTIFY_COMPLETED, handler_completed, s);
-	OPT(MHD_OPTION_NOTIFY_CONNECTION, notify_connection, d);
+	OPT(MHD_OPTION_NOTIFY_CONNECTION, notify_connection, w);
 	OPT(MHD_OPTION_END, 0, NULL);
 #undef OPT
-	return MHD_start_daemon(flags, 0, accept_policy, d, handler_request, s,
+	return MHD_start_daemon(flags, 0, accept_policy, w, handler_request, s,
 				/* First, so that it also hears about the options. */
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL,
 				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+}
+
+long daemons_headroom(long max_connections)
+{
+	return max_connections / 8 + 16;
 }
 
 struct daemons *daemons_start(struct server *s, struct listen_addr *addr, char *err)
@@ -124,24 +310,28 @@ struct daemons *daemons_start(struct server *s, struct listen_addr *addr, char *
 	struct daemons *d = xcalloc(1, sizeof *d);
 	d->s = s;
 	d->n = s->cfg.threads > 0 ? (size_t)s->cfg.threads : 1;
-	d->d = xcalloc(d->n, sizeof *d->d);
+	d->headroom = daemons_headroom(s->cfg.max_connections);
+	d->w = xcalloc(d->n, sizeof *d->w);
+	for (size_t i = 0; i < d->n; i++) {
+		d->w[i].d = d;
+		pthread_mutex_init(&d->w[i].lock, NULL);
+	}
 	pthread_mutex_init(&d->ip_lock, NULL);
 
 	int *fds = xcalloc(d->n, sizeof *fds);
 	if (listen_open_group(addr, LISTEN_BACKLOG, fds, d->n, err) < 0) {
 		free(fds);
-		d->n = 0;
-		daemons_stop(d, 0);
+		daemons_stop(d);
 		return NULL;
 	}
 	for (size_t i = 0; i < d->n; i++) {
-		d->d[i] = start_one(d, fds[i]);
-		if (!d->d[i]) {
+		d->w[i].mhd = start_one(&d->w[i], fds[i]);
+		if (!d->w[i].mhd) {
 			for (size_t j = i; j < d->n; j++)
 				close(fds[j]);
 			err_set(err, "cannot start the HTTP server on '%s'", addr->text);
 			free(fds);
-			daemons_stop(d, 0);
+			daemons_stop(d);
 			return NULL;
 		}
 	}
@@ -149,21 +339,14 @@ struct daemons *daemons_start(struct server *s, struct listen_addr *addr, char *
 	return d;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-void daemons_stop(struct daemons *d, long long drain_ms)
+void daemons_drain(struct daemons *d, long long drain_ms)
 {
 	if (!d)
 		return;
 	for (size_t i = 0; i < d->n; i++) {
-		if (!d->d[i])
+		if (!d->w[i].mhd)
 			continue;
-		MHD_socket lfd = MHD_quiesce_daemon(d->d[i]);
+		MHD_socket lfd = MHD_quiesce_daemon(d->w[i].mhd);
 		if (lfd != MHD_INVALID_SOCKET)
 			close(lfd);
 	}
@@ -172,11 +355,19 @@ void daemons_stop(struct daemons *d, long long drain_ms)
 		struct timespec ts = { 0, 5 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}
+}
+
+void daemons_stop(struct daemons *d)
+{
+	if (!d)
+		return;
 	for (size_t i = 0; i < d->n; i++)
-		if (d->d[i])
-			MHD_stop_daemon(d->d[i]);
+		if (d->w[i].mhd)
+			MHD_stop_daemon(d->w[i].mhd);
+	for (size_t i = 0; i < d->n; i++)
+		pthread_mutex_destroy(&d->w[i].lock);
 	hashmap_release(&d->per_ip);
 	pthread_mutex_destroy(&d->ip_lock);
-	free(d->d);
+	free(d->w);
 	free(d);
 }

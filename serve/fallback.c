@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -20,10 +21,18 @@
 #include "urlkey.h"
 #include "xalloc.h"
 
+/* --fill stores no target with more path segments, nor a longer key: a
+ * client asking for /a/a/a/... must not build a directory chain, and the
+ * site's real pages are far shallower and shorter. */
+#define FILL_MAX_SEGMENTS 32
+#define FILL_MAX_KEY 1024
+
 struct flight {
 	unsigned refs;          /* requests holding it (fallback lock) */
 	bool done;
-	pthread_cond_t cond;
+	char *target, *client;
+	struct fallback_waiter *waiters; /* to wake when done (fallback lock) */
+	struct flight *next_queued;
 	struct fallback_answer answer;
 };
 
@@ -34,7 +43,93 @@ struct fallback {
 	bool fill;
 	pthread_mutex_t lock;
 	struct hashmap flights; /* target -> struct flight, while rendering */
+	/* The render threads and their queue (under lock). */
+	pthread_cond_t work;
+	struct flight *queue, *queue_tail;
+	bool stopping;
+	pthread_t *threads;
+	size_t nthreads;
+	/* --fill bounds: the crawl rules, and what was stored (under lock). */
+	regex_t *include, *exclude;
+	size_t ninclude, nexclude;
+	long filled;
+	long long filled_bytes;
+	bool warned_full;
 };
+
+static void *render_thread(void *arg);
+
+/* The regexes of an --include or --exclude list (NULL list: none), as
+ * snapshot compiles its own; -1 with err naming the bad one. */
+static int compile_list(const struct strlist *src, const char *option, regex_t **out, size_t *n,
+			char *err)
+{
+	size_t want = src ? src->n : 0;
+	*out = xcalloc(want ? want : 1, sizeof **out);
+	*n = 0;
+	for (size_t i = 0; i < want; i++) {
+		int rc = regcomp(&(*out)[i], src->items[i], REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char msg[128];
+			regerror(rc, &(*out)[i], msg, sizeof msg);
+			return err_set(err, "bad %s regex '%s': %s", option, src->items[i], msg);
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
+static bool matches_any(const regex_t *re, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (regexec(&re[i], s, 0, NULL, 0) == 0)
+			return true;
+	return false;
+}
+
+/* Whether --fill may store target: the crawl's --include/--exclude and
+ * the depth bound. The key and size bounds are checked in fill(). */
+static bool fill_wanted(const struct fallback *f, const char *target)
+{
+	if (f->ninclude && !matches_any(f->include, f->ninclude, target))
+		return false;
+	if (matches_any(f->exclude, f->nexclude, target))
+		return false;
+	size_t segments = 0;
+	for (const char *p = target; *p && *p != '?'; p++)
+		segments += *p == '/';
+	return segments <= FILL_MAX_SEGMENTS;
+}
+
+/* Take room for one more stored page of bytes; false when --fill-max or
+ * --fill-max-mb is reached (said once). */
+static bool fill_reserve(struct fallback *f, long long bytes)
+{
+	const struct serve_config *cfg = &f->s->cfg;
+	pthread_mutex_lock(&f->lock);
+	bool ok = (!cfg->fill_max || f->filled < cfg->fill_max) &&
+		  (!cfg->fill_max_bytes || f->filled_bytes + bytes <= cfg->fill_max_bytes);
+	bool warn = !ok && !f->warned_full;
+	if (ok) {
+		f->filled++;
+		f->filled_bytes += bytes;
+	} else {
+		f->warned_full = true;
+	}
+	pthread_mutex_unlock(&f->lock);
+	if (warn)
+		log_warn("--fill stored %ld pages (%lld MiB): storing no more (--fill-max, --fill-max-mb)",
+			 f->filled, f->filled_bytes >> 20);
+	return ok;
+}
+
+static void fill_unreserve(struct fallback *f, long long bytes)
+{
+	pthread_mutex_lock(&f->lock);
+	f->filled--;
+	f->filled_bytes -= bytes;
+	pthread_mutex_unlock(&f->lock);
+}
 
 struct fallback *fallback_open(struct server *s, char *err)
 {
@@ -48,6 +143,22 @@ struct fallback *fallback_open(struct server *s, char *err)
 	f->share = !s->cfg.dynamic;
 	f->fill = s->cfg.fill && !s->cfg.dynamic;
 	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->work, NULL);
+	if (compile_list(s->cfg.fill_include, "--include", &f->include, &f->ninclude, err) < 0 ||
+	    compile_list(s->cfg.fill_exclude, "--exclude", &f->exclude, &f->nexclude, err) < 0) {
+		fallback_close(f);
+		return NULL;
+	}
+	/* As many renders at once as workers used to block on them. */
+	size_t n = s->cfg.threads > 0 ? (size_t)s->cfg.threads : 1;
+	f->threads = xcalloc(n, sizeof *f->threads);
+	for (; f->nthreads < n; f->nthreads++) {
+		if (pthread_create(&f->threads[f->nthreads], NULL, render_thread, f) != 0) {
+			err_set(err, "cannot start a render thread");
+			fallback_close(f);
+			return NULL;
+		}
+	}
 	return f;
 }
 
@@ -70,11 +181,23 @@ static bool passes(const char *name)
 static void fill(struct fallback *f, const char *target, const struct origin_response *rs)
 {
 	char err[ERR_LEN];
+	/* Only pages: a 404 (or any error) stored per URL would let every
+	 * distinct miss add a file. */
 	if (rs->status < 200 || rs->status > 299 || rs->status == 204 || rs->status == 206)
 		return;
+	if (!fill_wanted(f, target)) {
+		log_debug("not storing '%s': outside --include/--exclude or over %d segments", target,
+			  FILL_MAX_SEGMENTS);
+		return;
+	}
 	char *key = urlkey_for(target, rs->content_type, err);
 	if (!key) {
 		log_debug("not storing '%s': %s", target, err);
+		return;
+	}
+	long long bytes = rs->static_path ? rs->static_size : (long long)rs->body.len;
+	if (strlen(key) > FILL_MAX_KEY || !fill_reserve(f, bytes)) {
+		free(key);
 		return;
 	}
 	bool gzip = rs->content_type && mime_compressible(rs->content_type);
@@ -84,6 +207,7 @@ static void fill(struct fallback *f, const char *target, const struct origin_res
 						rs->body.len, gzip, err);
 	if (rc < 0) {
 		log_warn("cannot store '%s': %s", target, err);
+		fill_unreserve(f, bytes);
 		free(key);
 		return;
 	}
@@ -175,42 +299,114 @@ static void render(struct fallback *f, const char *target, const char *client,
 	origin_response_release(&rs);
 }
 
-void fallback_answer(struct fallback *f, const char *target, const char *client,
-		     struct fallback_answer *a)
+/* Hand the finished flight to each waiter; called unlocked, fl done and
+ * out of the map, its waiter list taken. */
+static void wake(struct flight *fl, struct fallback_waiter *w)
 {
-	if (!f->share) {
-		render(f, target, client, a);
-		return;
+	while (w) {
+		struct fallback_waiter *next = w->next;
+		w->answer = fl->answer;
+		w->answer.flight = fl;
+		w->done(w);
+		w = next;
 	}
+}
+
+/* The answer when no render will run (the server stops). */
+static void unavailable(struct fallback_answer *a)
+{
+	static const char html[] = "<!DOCTYPE html>\n<title>503 Service Unavailable</title>"
+				   "<h1>Service Unavailable</h1>\n";
+	memset(a, 0, sizeof *a);
+	a->response = response_text(html);
+	a->bytes = (long long)sizeof html - 1;
+	if (a->response)
+		MHD_add_response_header(a->response, MHD_HTTP_HEADER_CONTENT_TYPE,
+					"text/html; charset=utf-8");
+	a->status = 503;
+}
+
+/* A render thread: take a flight, render it, wake its waiters. */
+static void *render_thread(void *arg)
+{
+	struct fallback *f = arg;
 	pthread_mutex_lock(&f->lock);
-	struct flight *fl = hashmap_get(&f->flights, target);
+	for (;;) {
+		while (!f->queue && !f->stopping)
+			pthread_cond_wait(&f->work, &f->lock);
+		struct flight *fl = f->queue;
+		if (!fl)
+			break; /* stopping, and nothing left */
+		f->queue = fl->next_queued;
+		if (!f->queue)
+			f->queue_tail = NULL;
+		bool stopping = f->stopping;
+		pthread_mutex_unlock(&f->lock);
+
+		/* With --fill the page is in the tree and the manifest before
+		 * the flight ends, so later requests find it there. */
+		if (stopping)
+			unavailable(&fl->answer);
+		else
+			render(f, fl->target, fl->client, &fl->answer);
+
+		pthread_mutex_lock(&f->lock);
+		fl->done = true;
+		if (f->share)
+			hashmap_remove(&f->flights, fl->target);
+		struct fallback_waiter *w = fl->waiters;
+		fl->waiters = NULL;
+		pthread_mutex_unlock(&f->lock);
+		wake(fl, w);
+		pthread_mutex_lock(&f->lock);
+	}
+	pthread_mutex_unlock(&f->lock);
+	return NULL;
+}
+
+void fallback_start(struct fallback *f, const char *target, const char *client,
+		    struct fallback_waiter *w)
+{
+	pthread_mutex_lock(&f->lock);
+	struct flight *fl = f->share ? hashmap_get(&f->flights, target) : NULL;
 	if (fl) {
 		/* Someone is rendering it: wait for that answer. */
 		fl->refs++;
-		while (!fl->done)
-			pthread_cond_wait(&fl->cond, &f->lock);
+		w->next = fl->waiters;
+		fl->waiters = w;
 		pthread_mutex_unlock(&f->lock);
-		*a = fl->answer;
-		a->flight = fl;
 		return;
 	}
 	fl = xcalloc(1, sizeof *fl);
 	fl->refs = 1;
-	pthread_cond_init(&fl->cond, NULL);
-	hashmap_put(&f->flights, target, fl);
+	fl->target = xstrdup(target);
+	fl->client = xstrdup(client);
+	w->next = NULL;
+	fl->waiters = w;
+	if (f->share)
+		hashmap_put(&f->flights, target, fl);
+	if (f->queue_tail)
+		f->queue_tail->next_queued = fl;
+	else
+		f->queue = fl;
+	f->queue_tail = fl;
+	pthread_cond_signal(&f->work);
 	pthread_mutex_unlock(&f->lock);
+}
 
-	/* With --fill the page is in the tree and the manifest before the
-	 * flight ends, so later requests find it there. */
-	render(f, target, client, &fl->answer);
-
+void fallback_stop(struct fallback *f)
+{
+	if (!f || !f->nthreads)
+		return;
 	pthread_mutex_lock(&f->lock);
-	fl->done = true;
-	hashmap_remove(&f->flights, target);
-	pthread_cond_broadcast(&fl->cond);
+	f->stopping = true;
+	pthread_cond_broadcast(&f->work);
 	pthread_mutex_unlock(&f->lock);
-	*a = fl->answer;
-	a->flight = fl;
+	for (size_t i = 0; i < f->nthreads; i++)
+		pthread_join(f->threads[i], NULL);
+	free(f->threads);
+	f->threads = NULL;
+	f->nthreads = 0;
 }
 
 void fallback_release(struct fallback *f, struct fallback_answer *a)
@@ -227,7 +423,8 @@ void fallback_release(struct fallback *f, struct fallback_answer *a)
 	if (last) {
 		if (fl->answer.response)
 			MHD_destroy_response(fl->answer.response);
-		pthread_cond_destroy(&fl->cond);
+		free(fl->target);
+		free(fl->client);
 		free(fl);
 	}
 }
@@ -236,6 +433,14 @@ void fallback_close(struct fallback *f)
 {
 	if (!f)
 		return;
+	fallback_stop(f);
+	for (size_t i = 0; i < f->ninclude; i++)
+		regfree(&f->include[i]);
+	for (size_t i = 0; i < f->nexclude; i++)
+		regfree(&f->exclude[i]);
+	free(f->include);
+	free(f->exclude);
+	pthread_cond_destroy(&f->work);
 	origin_close(f->origin);
 	hashmap_release(&f->flights);
 	pthread_mutex_destroy(&f->lock);

@@ -2,8 +2,11 @@
  * (--fallback, optionally storing them with --fill), or for every request
  * (--dynamic).
  *
- * A render runs on the libmicrohttpd worker that received the request and
- * blocks it until the origin answers (at most the origin's --timeout).
+ * Renders run on render threads of their own (as many as --threads), never
+ * on the libmicrohttpd workers: the request handler suspends its
+ * connection, fallback_start() queues the render, and the waiter's done()
+ * resumes the connection when the answer is there. A worker thus goes on
+ * serving files while the origin takes its time (at most its --timeout).
  * With --fallback, concurrent requests for the same target share one
  * render: the first starts it, the others wait for its answer ("single
  * flight", no stampede on a slow page). --dynamic renders every request,
@@ -40,10 +43,27 @@ struct fallback_answer {
  * already called) for server s. NULL with err. */
 struct fallback *fallback_open(struct server *s, char *err);
 
-/* Render the canonical target for a client (its address, for
- * REMOTE_ADDR) into a. */
-void fallback_answer(struct fallback *f, const char *target, const char *client,
-		     struct fallback_answer *a);
+/* A request waiting for a render; the caller owns it and keeps it alive
+ * until done() was called. */
+struct fallback_waiter {
+	struct fallback_waiter *next;  /* fallback's */
+	struct fallback_answer answer; /* set when done() is called */
+	/* Called once, from a render thread, with answer set; answer is then
+	 * the caller's, to hand back with fallback_release(). */
+	void (*done)(struct fallback_waiter *w);
+};
+
+/* Queue a render of the canonical target for a client (its address, for
+ * REMOTE_ADDR), or join the one in flight for target; w->done() follows
+ * on a render thread (possibly before fallback_start returns). */
+void fallback_start(struct fallback *f, const char *target, const char *client,
+		    struct fallback_waiter *w);
+
+/* Let the renders in progress finish, answer the queued ones 503 (every
+ * waiter's done() has been called on return) and stop the render
+ * threads. Before libmicrohttpd stops: it may not hold suspended
+ * connections then. Idempotent. */
+void fallback_stop(struct fallback *f);
 
 void fallback_release(struct fallback *f, struct fallback_answer *a);
 

@@ -5,12 +5,15 @@
  * libmicrohttpd decodes it in place, into a request record taken from the
  * worker thread's own free list (a connection stays on one worker, so the
  * record comes back to the same list). handler_request then:
- *   1. refuses methods other than GET and HEAD (405, Allow: GET, HEAD);
+ *   1. refuses methods other than GET and HEAD (405, Allow: GET, HEAD),
+ *      and HTTP/1.1 requests without Host (400);
  *   2. fast path: the route cache maps the raw target straight to a cached
  *      file (no canonicalisation, no allocation);
  *   3. slow path: reqpath_check (400/404 for hostile targets), meta_resolve
  *      (canonical target, manifest entry or key), then redirect, 404/410,
- *      the file (cache_get), or the origin (--fallback) or 404;
+ *      the file (cache_get; never a script's source), or the origin
+ *      (--fallback: the connection is suspended while a render thread
+ *      works, fallback.h) or 404;
  *   4. for a file: preconditions (If-Match, If-Unmodified-Since: 412),
  *      validators (If-None-Match, If-Modified-Since: 304), Range (206,
  *      416; If-Range), gzip negotiation, else the ready 200.
@@ -20,6 +23,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +31,7 @@
 
 #include "accesslog.h"
 #include "cache.h"
+#include "daemons.h"
 #include "fallback.h"
 #include "http.h"
 #include "log.h"
@@ -42,6 +47,10 @@ struct request {
 	char *target;            /* raw, as sent: inline_target or allocated */
 	bool headers_seen;       /* the handler's first call happened */
 	bool answered;
+	bool rendering;          /* suspended for a render: wait.answer to come */
+	atomic_bool rendered;    /* wait.answer is there (set by a render thread) */
+	struct MHD_Connection *c;
+	struct fallback_waiter wait;
 	char inline_target[INLINE_TARGET];
 };
 
@@ -106,7 +115,6 @@ void *handler_begin(void *cls, const char *uri, struct MHD_Connection *c)
 	struct server *s = cls;
 	struct pool *p = thread_pool();
 	struct request *rq = p->free;
-	(void)c;
 	if (rq)
 		p->free = rq->next_free;
 	else
@@ -120,6 +128,9 @@ void *handler_begin(void *cls, const char *uri, struct MHD_Connection *c)
 	}
 	rq->headers_seen = false;
 	rq->answered = false;
+	rq->rendering = false;
+	atomic_init(&rq->rendered, false);
+	rq->c = c;
 	atomic_fetch_add_explicit(&s->inflight, 1, memory_order_relaxed);
 	return rq;
 }
@@ -129,11 +140,14 @@ void handler_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 {
 	struct server *s = cls;
 	struct request *rq = *req_cls;
-	(void)c;
 	(void)toe;
+	daemons_request_done(c);
 	if (!rq)
 		return;
 	*req_cls = NULL;
+	/* A render answered but the connection went before it was sent. */
+	if (rq->rendering && atomic_load(&rq->rendered))
+		fallback_release(s->fallback, &rq->wait.answer);
 	if (rq->target != rq->inline_target)
 		free(rq->target);
 	struct pool *p = thread_pool();
@@ -145,7 +159,7 @@ void handler_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 /* The request headers handler_request looks at, read in one pass. */
 struct headers {
 	const char *if_none_match, *if_modified_since, *if_match, *if_unmodified_since;
-	const char *if_range, *range, *accept_encoding, *referer, *user_agent;
+	const char *if_range, *range, *accept_encoding, *referer, *user_agent, *host;
 };
 
 static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const char *name,
@@ -179,6 +193,10 @@ static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const 
 	case 'u':
 		if (!strcasecmp(name, "User-Agent"))
 			h->user_agent = value;
+		break;
+	case 'h':
+		if (!strcasecmp(name, "Host"))
+			h->host = value;
 		break;
 	}
 	return MHD_YES;
@@ -339,14 +357,35 @@ static enum MHD_Result reply_redirect(struct ctx *x, const struct resolution *re
 	return reply_once(x, (unsigned)res->status, r, 0);
 }
 
+/* A render thread has the answer: let the connection's worker send it. */
+static void render_done(struct fallback_waiter *w)
+{
+	struct request *rq = (struct request *)((char *)w - offsetof(struct request, wait));
+	atomic_store(&rq->rendered, true);
+	MHD_resume_connection(rq->c);
+}
+
+/* Suspend the connection while a render thread asks the origin: the
+ * worker goes on with other connections, and libmicrohttpd calls
+ * handler_request again once render_done resumed this one. */
 static enum MHD_Result reply_from_origin(struct ctx *x, const char *target)
 {
-	struct fallback_answer a;
 	char client[64];
 	client_address(x->c, client, sizeof client);
-	fallback_answer(x->s->fallback, target, client, &a);
-	enum MHD_Result res = reply(x, a.status, a.response, a.bytes);
-	fallback_release(x->s->fallback, &a);
+	x->rq->rendering = true;
+	x->rq->wait.done = render_done;
+	MHD_suspend_connection(x->c);
+	fallback_start(x->s->fallback, target, client, &x->rq->wait);
+	return MHD_YES;
+}
+
+/* The render's answer, after the connection was resumed. */
+static enum MHD_Result reply_rendered(struct ctx *x)
+{
+	struct fallback_answer *a = &x->rq->wait.answer;
+	enum MHD_Result res = reply(x, a->status, a->response, a->bytes);
+	x->rq->rendering = false;
+	fallback_release(x->s->fallback, a);
 	return res;
 }
 
@@ -379,6 +418,10 @@ static enum MHD_Result resolve_and_reply(struct ctx *x)
 		ret = reply_not_found(x, (unsigned)res.status);
 		goto out;
 	case RESOLVE_FILE: {
+		/* A script's source is never served: only a render the
+		 * manifest lists under that name (see reqpath.h). */
+		if (!res.listed && reqpath_is_script(res.key, &s->script_exts))
+			break;
 		struct fentry *e = cache_get(s->cache, res.key, res.content_type);
 		if (e) {
 			cache_add_route(s->cache, x->rq->target, res.key, res.content_type, res.gen);
@@ -415,6 +458,14 @@ enum MHD_Result handler_request(void *cls, struct MHD_Connection *c, const char 
 
 	if (!rq)
 		return MHD_NO;
+	if (rq->rendering) {
+		if (!atomic_load(&rq->rendered))
+			return MHD_YES; /* not resumed by the render: keep waiting */
+		struct ctx x = { s, c, rq, method, version, false, { 0 } };
+		x.head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
+		MHD_get_connection_values(c, MHD_HEADER_KIND, collect_header, &x.h);
+		return reply_rendered(&x);
+	}
 	if (rq->answered) {
 		/* A body after an early answer (405 to a POST): discard it. */
 		*upload_data_size = 0;
@@ -428,6 +479,7 @@ enum MHD_Result handler_request(void *cls, struct MHD_Connection *c, const char 
 		/* Other methods are refused at once, before any body is read;
 		 * libmicrohttpd then closes the connection after the answer. */
 		if (!get) {
+			daemons_request_busy(c);
 			MHD_get_connection_values(c, MHD_HEADER_KIND, collect_header, &x.h);
 			return reply_fixed(&x, MHD_HTTP_METHOD_NOT_ALLOWED, &s->not_allowed);
 		}
@@ -439,7 +491,13 @@ enum MHD_Result handler_request(void *cls, struct MHD_Connection *c, const char 
 		*upload_data_size = 0; /* a GET's body means nothing here */
 		return MHD_YES;
 	}
+	daemons_request_busy(c);
 	MHD_get_connection_values(c, MHD_HEADER_KIND, collect_header, &x.h);
+	/* RFC 9112 3.2: a server must answer 400 to an HTTP/1.1 request
+	 * without Host (libmicrohttpd only checks in its strict mode, which
+	 * also refuses targets this server answers on its own terms). */
+	if (!x.h.host && strcmp(version, MHD_HTTP_VERSION_1_0))
+		return reply_fixed(&x, MHD_HTTP_BAD_REQUEST, &s->bad_request);
 
 	if (!s->cfg.dynamic) {
 		struct fentry *e = cache_lookup_route(s->cache, rq->target, atomic_load(&s->meta.gen));

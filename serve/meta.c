@@ -178,6 +178,7 @@ void meta_resolve(struct meta *m, const char *target, struct resolution *r)
 		goto out;
 	}
 	if (e && e->key) {
+		r->listed = true;
 		r->key = xstrdup(e->key);
 		if (e->content_type)
 			r->content_type = xstrdup(e->content_type);

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "buf.h"
+
 static int hex_value(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -123,4 +125,31 @@ int reqpath_check(const char *raw, const char **origin_form)
 			if (raw_forbidden((unsigned char)*q) && *q != '\\')
 				return 400;
 	return 0;
+}
+
+static bool ext_is(const char *ext, size_t n, const char *want)
+{
+	return strlen(want) == n && !strncasecmp(ext, want, n);
+}
+
+bool reqpath_is_script(const char *key, const struct strlist *extra)
+{
+	static const char *const exts[] = { REQPATH_SCRIPT_EXTS, NULL };
+	const char *name = strrchr(key, '/');
+	name = name ? name + 1 : key;
+	size_t len = strlen(name);
+	if (len > 3 && !strcasecmp(name + len - 3, ".gz"))
+		len -= 3;
+	const char *dot = memrchr(name, '.', len);
+	if (!dot || dot == name)
+		return false;
+	const char *ext = dot + 1;
+	size_t n = len - (size_t)(ext - name);
+	for (size_t i = 0; exts[i]; i++)
+		if (ext_is(ext, n, exts[i]))
+			return true;
+	for (size_t i = 0; extra && i < extra->n; i++)
+		if (ext_is(ext, n, extra->items[i]))
+			return true;
+	return false;
 }

@@ -23,10 +23,28 @@
 #ifndef CGISNAP_SERVE_REQPATH_H
 #define CGISNAP_SERVE_REQPATH_H
 
+#include <stdbool.h>
+
 /* 0 when raw may be looked up, else the status to answer (400 or 404).
  * *origin_form is set to the "/path?query" part of raw: raw itself, or
  * for an absolute-form target ("http://host/x") the part after the
  * authority (a static "/" when there is no path). */
 int reqpath_check(const char *raw, const char **origin_form);
+
+/* The extensions of scripts whose source a server must never send
+ * (without the dot): the CGI and template languages of the usual web
+ * servers. serve adds the EXT of every --cgi EXT=PROGRAM. */
+#define REQPATH_SCRIPT_EXTS "php", "phtml", "php3", "php4", "php5", "php7", "phps", "phar", \
+	"cgi", "fcgi", "pl", "pm", "py", "pyc", "sh", "rb", "asp", "aspx", "ashx", "jsp", "jspx", "cfm"
+
+struct strlist;
+
+/* True when the last component of key (a tree key or plain path) ends in
+ * ".EXT" (any case) for EXT in REQPATH_SCRIPT_EXTS or in extra (may be
+ * NULL), also behind a ".gz" (the precompressed copy of the same file).
+ * A file so named is served only when the manifest lists it: then it is
+ * a render cgisnap stored ("/info.php" -> "info.php"), not a source file
+ * that happens to lie in the directory. */
+bool reqpath_is_script(const char *key, const struct strlist *extra);
 
 #endif

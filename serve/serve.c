@@ -31,12 +31,20 @@
 #define DEFAULT_CACHE_CONTROL "public, max-age=60"
 #define DEFAULT_IDLE_TIMEOUT 30
 #define DEFAULT_MAX_CONNECTIONS 1024
+#define DEFAULT_HEADER_TIMEOUT 10
+/* A browser opens 6 connections per host; this leaves room for a few dozen
+ * behind one NAT address and for load generators' usual -c 50..200. */
+#define DEFAULT_MAX_PER_IP 256
+#define DEFAULT_FILL_MAX 10000
+#define DEFAULT_FILL_MAX_MB 1024
 /* How long a stop waits for requests in flight (renders: their timeout). */
 #define DRAIN_SECONDS 10
 
 static char *listen_spec, *access_log, *cache_control;
-static long threads, cache_mb = -1, idle_timeout, max_connections, max_per_ip;
-static bool fallback, fill, dynamic, verbose;
+static long threads, cache_mb = -1, idle_timeout, header_timeout, max_connections, max_per_ip = -1;
+static long fill_max = -1, fill_max_mb = -1;
+static struct strlist fill_include, fill_exclude;
+static bool fallback, fill, dynamic, any_dir, verbose;
 
 static const struct opt serve_opts[] = {
 	{ "listen", 'l', OPT_STR, &listen_spec, "ADDR:PORT",
@@ -51,16 +59,31 @@ static const struct opt serve_opts[] = {
 	{ "cache-control", 0, OPT_STR, &cache_control, "VALUE",
 	  "Cache-Control of files and permanent redirects, 'off' for none (default \"" DEFAULT_CACHE_CONTROL
 	  "\")", 0, 0 },
+	{ "any-dir", 0, OPT_BOOL, &any_dir, NULL,
+	  "DIR may be a plain directory, not a cgisnap tree (scripts and dotfiles still 404)", 0, 0 },
 	{ "idle-timeout", 0, OPT_INT, &idle_timeout, "S",
-	  "close a connection idle (or this slow) for S seconds (default 30)", 1, 86400 },
+	  "close a connection idle (no byte at all) for S seconds (default 30)", 1, 86400 },
+	{ "header-timeout", 0, OPT_INT, &header_timeout, "S",
+	  "close a connection whose request head is not complete S seconds after it began, "
+	  "however it trickles (default 10)", 1, 86400 },
 	{ "max-connections", 0, OPT_INT, &max_connections, "N",
-	  "connections open at once; more are closed on arrival (default 1024)", 1, 1000000 },
+	  "connections open at once; when all are taken a new one replaces the oldest "
+	  "not being answered, else it is closed (default 1024)", 1, 1000000 },
 	{ "max-per-ip", 0, OPT_INT, &max_per_ip, "N",
-	  "connections open at once from one address, 0 for no limit (default 0)", 0, 1000000 },
+	  "connections open at once from one address, more are closed on arrival; 0 for "
+	  "no limit (default 256)", 0, 1000000 },
 	{ "fallback", 0, OPT_BOOL, &fallback, NULL,
 	  "render URLs the tree lacks through the origin (origin options below)", 0, 0 },
 	{ "fill", 0, OPT_BOOL, &fill, NULL,
 	  "with --fallback: store rendered pages in the tree (takes the tree's lock)", 0, 0 },
+	{ "fill-max", 0, OPT_INT, &fill_max, "N",
+	  "--fill stores at most N pages per run, 0 for no limit (default 10000)", 0, 1L << 40 },
+	{ "fill-max-mb", 0, OPT_INT, &fill_max_mb, "MB",
+	  "--fill stores at most MB MiB per run, 0 for no limit (default 1024)", 0, 1L << 30 },
+	{ "include", 0, OPT_LIST, &fill_include, "REGEX",
+	  "--fill stores only targets matching REGEX, as snapshot crawls (repeatable)", 0, 0 },
+	{ "exclude", 0, OPT_LIST, &fill_exclude, "REGEX",
+	  "--fill never stores targets matching REGEX (repeatable)", 0, 0 },
 	{ "dynamic", 0, OPT_BOOL, &dynamic, NULL,
 	  "serve every request from the origin, nothing from the tree (DIR optional)", 0, 0 },
 	{ "verbose", 'v', OPT_BOOL, &verbose, NULL, "say more (reloads, stores, libmicrohttpd)", 0,
@@ -89,9 +112,15 @@ static void print_help(const struct opt *const *tables)
 	       "  Cache-Control: \"public, max-age=60\" by default: browsers and proxies reuse\n"
 	       "    a page for a minute, then revalidate it with its ETag, which costs a 304;\n"
 	       "    a page that watch regenerates is thus at most a minute stale anywhere.\n"
+	       "  DIR must be a cgisnap tree (it has .cgisnap/): serving the site's source\n"
+	       "    directory by mistake would publish its code. --any-dir serves a plain\n"
+	       "    directory of static files.\n"
 	       "  Not served, ever: anything under .cgisnap/, dotfiles, paths with '..',\n"
 	       "    encoded '/' or NUL, backslashes, overlong UTF-8 (400 or 404); directory\n"
-	       "    listings (a directory without index.html is 404). Symbolic links are\n"
+	       "    listings (a directory without index.html is 404); scripts (.php .cgi .pl\n"
+	       "    .py .sh .rb .asp .jsp ... and every --cgi EXT) unless the manifest lists\n"
+	       "    them as pages cgisnap rendered (404, or the origin with --fallback).\n"
+	       "    HTTP/1.1 requests without Host: 400. Symbolic links are\n"
 	       "    followed only while they stay inside DIR (openat2 RESOLVE_BENEATH); on\n"
 	       "    kernels without openat2 every symbolic link is refused.\n"
 	       "  Freshness: files are replaced by rename (snapshot, watch); the next request\n"
@@ -103,8 +132,16 @@ static void print_help(const struct opt *const *tables)
 	       "  Access log: off unless --access-log is given; lines are buffered and\n"
 	       "    written every second and at exit; SIGHUP reopens the file (logrotate).\n"
 	       "  SIGTERM, SIGINT: stop accepting, finish requests in flight, flush the log,\n"
-	       "    exit 0. Renders block a worker thread: --threads bounds renders at once.\n"
-	       "  --fill holds the tree's lock while serving: snapshot and watch wait.\n");
+	       "    exit 0.\n"
+	       "  Renders (--fallback, --dynamic) run on threads of their own, as many as\n"
+	       "    --threads: workers go on serving files while the origin renders.\n"
+	       "  --fill holds the tree's lock while serving: snapshot and watch wait. It\n"
+	       "    stores only 2xx answers (never a 404 per URL), of targets that pass\n"
+	       "    --include/--exclude, have at most 32 path segments and a key of at most\n"
+	       "    1024 bytes, until --fill-max pages or --fill-max-mb MiB were stored;\n"
+	       "    beyond, pages are still rendered and served, not stored.\n"
+	       "  Slow clients: a request head has --header-timeout seconds in all (after\n"
+	       "    a response, --idle-timeout more); trickling bytes does not extend it.\n");
 }
 
 /* Self-pipe: signal handlers only write the signal number. */
@@ -232,7 +269,7 @@ static void flush_all(struct server *s)
 }
 
 /* Run until SIGTERM or SIGINT. */
-static void main_loop(struct server *s, struct treewatch *w)
+static void main_loop(struct server *s, struct treewatch *w, struct daemons *d)
 {
 	char err[ERR_LEN];
 	bool warned_incomplete = false;
@@ -265,6 +302,7 @@ static void main_loop(struct server *s, struct treewatch *w)
 		if (stop)
 			return;
 		if (now_ms() >= next_flush) {
+			daemons_tick(d);
 			flush_all(s);
 			next_flush = now_ms() + 1000;
 		}
@@ -293,6 +331,13 @@ static const char *check_usage(const struct strlist *args)
 		return "--fill needs --fallback";
 	if (fill && dynamic)
 		return "--fill stores into the tree, which --dynamic does not use";
+	if ((fill_include.n || fill_exclude.n || fill_max >= 0 || fill_max_mb >= 0) && !fill)
+		return "--include, --exclude, --fill-max and --fill-max-mb need --fill";
+	if (cache_control && strpbrk(cache_control, "\r\n"))
+		return "invalid --cache-control: a header value cannot contain CR or LF";
+	for (const unsigned char *c = (const unsigned char *)(cache_control ? cache_control : ""); *c; c++)
+		if ((*c < 0x20 && *c != '\t') || *c == 0x7f)
+			return "invalid --cache-control: control character in the value";
 	if (args->n > 1)
 		return "expected one tree directory";
 	if (!args->n && !dynamic)
@@ -316,6 +361,11 @@ static int run(struct server *s)
 		if (tree_open(&s->tree, s->cfg.dir, false, err) < 0)
 			return log_error("%s", err), EXIT_USAGE;
 		s->have_tree = true;
+		if (s->tree.meta_fd < 0 && !s->cfg.any_dir && !s->cfg.dynamic) {
+			log_error("'%s' is not a cgisnap tree (use --any-dir to serve a plain directory)",
+				  s->cfg.dir);
+			goto out;
+		}
 		if (s->cfg.fill && tree_lock(&s->tree, err) < 0) {
 			log_error("--fill: %s", err);
 			goto out;
@@ -348,7 +398,7 @@ static int run(struct server *s)
 		}
 	}
 	/* Descriptors: connections first, a margin, then cached large files. */
-	long spare = nofile - s->cfg.max_connections - 64;
+	long spare = nofile - s->cfg.max_connections - daemons_headroom(s->cfg.max_connections) - 64;
 	size_t open_files = spare > 0 ? (size_t)(spare / 2 > 1024 ? 1024 : spare / 2) : 0;
 	s->cache = cache_new(s->have_tree ? s->tree.fd : -1, budget, open_files, s->cfg.cache_control);
 
@@ -365,13 +415,17 @@ static int run(struct server *s)
 		 s->cfg.dynamic ? "the origin" : s->cfg.dir, addr.text, s->cfg.threads,
 		 s->cfg.dynamic ? ", dynamic" : s->cfg.fallback ? ", with fallback" : "");
 
-	main_loop(s, w);
-	daemons_stop(d, 1000LL * (DRAIN_SECONDS + (s->fallback ? origin_config.timeout_s : 0)));
+	main_loop(s, w, d);
+	daemons_drain(d, 1000LL * (DRAIN_SECONDS + (s->fallback ? origin_config.timeout_s : 0)));
+	/* Renders resume their connections: all before the daemons stop. */
+	fallback_stop(s->fallback);
+	daemons_stop(d);
 	d = NULL;
 	rc = 0;
 	log_info("stopped");
 out:
-	daemons_stop(d, 0);
+	fallback_stop(s->fallback);
+	daemons_stop(d);
 	restore_signals();
 	handler_release_pools();
 	accesslog_close(s->log);
@@ -428,7 +482,20 @@ int cmd_serve(int argc, char **argv)
 	s.cfg.cache_mb = cache_mb >= 0 ? cache_mb : DEFAULT_CACHE_MB;
 	s.cfg.idle_timeout_s = idle_timeout > 0 ? idle_timeout : DEFAULT_IDLE_TIMEOUT;
 	s.cfg.max_connections = max_connections > 0 ? max_connections : DEFAULT_MAX_CONNECTIONS;
-	s.cfg.max_per_ip = max_per_ip;
+	s.cfg.max_per_ip = max_per_ip >= 0 ? max_per_ip : DEFAULT_MAX_PER_IP;
+	s.cfg.header_timeout_s = header_timeout > 0 ? header_timeout : DEFAULT_HEADER_TIMEOUT;
+	s.cfg.any_dir = any_dir;
+	s.cfg.fill_max = fill_max >= 0 ? fill_max : DEFAULT_FILL_MAX;
+	s.cfg.fill_max_bytes = (long long)(fill_max_mb >= 0 ? fill_max_mb : DEFAULT_FILL_MAX_MB) << 20;
+	s.cfg.fill_include = &fill_include;
+	s.cfg.fill_exclude = &fill_exclude;
+	for (size_t i = 0; i < origin_config.cgi.n; i++) {
+		const char *ext = origin_config.cgi.items[i];
+		ext += *ext == '.';
+		size_t n = strcspn(ext, "=");
+		if (n)
+			strlist_add_owned(&s.script_exts, xstrndup(ext, n));
+	}
 	s.cfg.cache_control = *cache_control && strcmp(cache_control, "off") ? cache_control : NULL;
 	s.cfg.fallback = fallback;
 	s.cfg.fill = fill;
@@ -451,6 +518,7 @@ out:
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
 		if (fixed[i]->r)
 			MHD_destroy_response(fixed[i]->r);
+	strlist_clear(&s.script_exts);
 	strlist_clear(&args);
 	opts_release(tables);
 	return rc;

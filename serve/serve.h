@@ -39,8 +39,15 @@ struct serve_config {
 	long idle_timeout_s;
 	long max_connections;
 	long max_per_ip;
+	long header_timeout_s;
 	const char *cache_control; /* NULL: send none */
 	bool fallback, fill, dynamic;
+	bool any_dir;              /* DIR may be a plain directory (no .cgisnap/) */
+	/* --fill bounds (fallback.c): entries and bytes this server stores at
+	 * most, and the crawl rules a target must pass to be stored. */
+	long fill_max;
+	long long fill_max_bytes;
+	const struct strlist *fill_include, *fill_exclude;
 };
 
 /* A response made once and queued many times, and its body's size (for
@@ -72,6 +79,7 @@ struct server {
 	/* Fixed answers, made once. */
 	struct fixed_response bad_request, not_allowed, precondition_failed, unavailable;
 	atomic_long inflight;         /* requests begun and not yet completed */
+	struct strlist script_exts;   /* --cgi EXTs, never served as files (reqpath.h) */
 };
 
 /* meta.c */
@@ -104,6 +112,7 @@ struct resolution {
 	char *content_type;  /* what to send: the manifest's type, else by extension */
 	char *location;
 	unsigned gen;        /* meta's generation the answer was read from */
+	bool listed;         /* RESOLVE_FILE: the manifest names the key (cgisnap stored it) */
 };
 
 /* Map a request target (origin form, already checked by reqpath_check)

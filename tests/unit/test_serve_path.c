@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "../../serve/reqpath.h"
+#include "buf.h"
 #include "unit.h"
 
 TEST(serve_path_table)
@@ -112,4 +113,28 @@ TEST(serve_path_absolute_form)
 	CHECK_INT(404, reqpath_check("http://example.org/.cgisnap/manifest", &origin));
 	CHECK_INT(400, reqpath_check("http://exa mple.org/", &origin));
 	CHECK_INT(400, reqpath_check("ftp://example.org/", &origin));
+}
+
+TEST(serve_path_scripts)
+{
+	struct strlist extra = STRLIST_INIT;
+	strlist_add(&extra, "tpl");
+	static const struct {
+		const char *key;
+		bool script;
+	} cases[] = {
+		{ "conf/local.php", true },   { "index.PHP", true },      { "a/b.phtml", true },
+		{ "run.cgi", true },          { "tool.pl", true },        { "app.py", true },
+		{ "deploy.sh", true },        { "x.rb", true },           { "default.aspx", true },
+		{ "page.jsp", true },         { "old.php.gz", true },     { "page.tpl", true },
+		{ "index.html", false },      { "style.css", false },     { "doku.php@id=start.html", false },
+		{ "x.php/index.html", false }, { "php", false },          { "a.phpx", false },
+		{ "a.gz", false },            { "notes.txt.gz", false },  { "dir.php/a.css", false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		if (reqpath_is_script(cases[i].key, &extra) != cases[i].script)
+			unit_fail(__FILE__, __LINE__, "'%s': expected %s", cases[i].key,
+				  cases[i].script ? "a script" : "no script");
+	CHECK(!reqpath_is_script("page.tpl", NULL));
+	strlist_clear(&extra);
 }
