@@ -38,7 +38,7 @@ P=$(free_port)
 # the client, runs out of CPU first. With the server on every core, the
 # client spending less CPU per request leaves it more; with a server
 # faster than the client, the clients measure themselves.
-"$CGISNAP" serve "$WORK/tree" --threads 1 --cache-mb 0 --listen "127.0.0.1:$P" --access-log off \
+"$CGISNAP" serve "$WORK/tree" --any-dir --threads 1 --cache-mb 0 --listen "127.0.0.1:$P" --access-log off \
 	2>"$WORK/serve.err" &
 pids="$pids $!"
 wait_port "$P" || { echo "cgisnap serve did not start: $(cat "$WORK/serve.err")"; exit 1; }

@@ -37,6 +37,9 @@ chmod +x "$DOC/vary.cgi"
 VTREE=$TESTDIR/vtree
 mkdir -p "$VTREE"
 printf 'xxx' >"$VTREE/vary.cgi"
+# A tree, which lists the page: serve sends no unlisted script file.
+manifest_start "$VTREE"
+manifest_line /vary.cgi vary.cgi 200 'text/plain' >>"$VTREE/.cgisnap/manifest"
 
 try "the wiki against its snapshot: both sides, every request counted, static faster"
 "$CGISNAP" bench "${WIKI_ORIGIN[@]}" --tree "$OUT" -n 40 -c 4 -k --sample 5 --json \
