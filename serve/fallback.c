@@ -368,6 +368,17 @@ void fallback_start(struct fallback *f, const char *target, const char *client,
 		    struct fallback_waiter *w)
 {
 	pthread_mutex_lock(&f->lock);
+	if (f->stopping) {
+		/* No render thread will take it: answer at once. */
+		pthread_mutex_unlock(&f->lock);
+		struct flight *late = xcalloc(1, sizeof *late);
+		late->refs = 1;
+		late->done = true;
+		unavailable(&late->answer);
+		w->next = NULL;
+		wake(late, w);
+		return;
+	}
 	struct flight *fl = f->share ? hashmap_get(&f->flights, target) : NULL;
 	if (fl) {
 		/* Someone is rendering it: wait for that answer. */
