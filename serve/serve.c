@@ -64,11 +64,11 @@ static const struct opt serve_opts[] = {
 	{ "idle-timeout", 0, OPT_INT, &idle_timeout, "S",
 	  "close a connection idle (no byte at all) for S seconds (default 30)", 1, 86400 },
 	{ "header-timeout", 0, OPT_INT, &header_timeout, "S",
-	  "close a connection whose request head is not complete S seconds after it began, "
-	  "however it trickles (default 10)", 1, 86400 },
+	  "close a connection whose request head is not complete after S seconds, "
+	  "trickled or not (default 10)", 1, 86400 },
 	{ "max-connections", 0, OPT_INT, &max_connections, "N",
-	  "connections open at once; when all are taken a new one replaces the oldest "
-	  "not being answered, else it is closed (default 1024)", 1, 1000000 },
+	  "connections open at once; a new one past that replaces the oldest idle one "
+	  "(default 1024)", 1, 1000000 },
 	{ "max-per-ip", 0, OPT_INT, &max_per_ip, "N",
 	  "connections open at once from one address, more are closed on arrival; 0 for "
 	  "no limit (default 256)", 0, 1000000 },
@@ -120,9 +120,9 @@ static void print_help(const struct opt *const *tables)
 	       "    listings (a directory without index.html is 404); scripts (.php .cgi .pl\n"
 	       "    .py .sh .rb .asp .jsp ... and every --cgi EXT) unless the manifest lists\n"
 	       "    them as pages cgisnap rendered (404, or the origin with --fallback).\n"
-	       "    HTTP/1.1 requests without Host: 400. Symbolic links are\n"
-	       "    followed only while they stay inside DIR (openat2 RESOLVE_BENEATH); on\n"
-	       "    kernels without openat2 every symbolic link is refused.\n"
+	       "    Symbolic links are followed only while they stay inside DIR (openat2\n"
+	       "    RESOLVE_BENEATH); on kernels without openat2 every symbolic link is\n"
+	       "    refused. HTTP/1.1 requests without Host: 400.\n"
 	       "  Freshness: files are replaced by rename (snapshot, watch); the next request\n"
 	       "    after the inotify event gets the new bytes. The only window is between\n"
 	       "    the rename and the server reading that event. A change of\n"
