@@ -195,12 +195,13 @@ check_eq 0 "$?" "exit status of a stop during a render"
 wait "$slow"
 check_eq "<h1>rendered /slow/y</h1>" "$(cat "$TESTDIR/slow")" "the render in progress answered"
 
-# trickle.py PORT N SECONDS: open N connections that send a request head
-# one byte every 0.5 s and never finish it; print how many the server
-# closed within SECONDS.
+# trickle.py PORT N SECONDS [silent]: open N connections that send a
+# request head one byte every 0.5 s (or nothing) and never finish it;
+# print how many the server closed within SECONDS.
 cat >"$TESTDIR/trickle.py" <<'EOF'
 import socket, sys, time
 port, n, limit = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+silent = len(sys.argv) > 4
 head = b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 1000
 socks, pos = [], []
 for i in range(n):
@@ -226,6 +227,8 @@ while time.time() - start < limit and len(closed) < len(socks):
         except OSError:
             closed.add(i)
             continue
+        if silent:
+            continue
         try:
             s.send(head[pos[i]:pos[i] + 1])
             pos[i] += 1
@@ -240,6 +243,21 @@ serve_start "$T" "$P" --header-timeout 2 --idle-timeout 30
 out=$(timeout 20 python3 "$TESTDIR/trickle.py" "$P" 10 8)
 check_contains "$out" "closed 10 of 10" "trickling connections closed within 8 s"
 check_eq "page a" "$(curl -s -m 2 "$U/a/")" "a normal request afterwards"
+bg_stop "$SERVE_PID"
+
+try "--max-per-ip is 256 by default"
+serve_start "$T" "$P"
+# 300 connections that send nothing for 3 s: the server closes the 44
+# over the limit on arrival (give or take a few: two workers count at
+# once, and wait_port's probe may not be seen closed yet).
+timeout 20 python3 "$TESTDIR/trickle.py" "$P" 300 3 silent >"$TESTDIR/silent.out" &
+silent=$!
+wait_until 10 grep -q open "$TESTDIR/silent.out" || fail "the silent clients did not start"
+check_eq "page a" "$(curl -s -m 2 --interface 127.0.0.2 "$U/a/")" "another address is served meanwhile"
+wait "$silent"
+closed=$(awk '/^closed/ { print $2 }' "$TESTDIR/silent.out")
+check_le "$closed" 48 "connections closed"
+check_le 40 "$closed" "connections closed"
 bg_stop "$SERVE_PID"
 
 try "a full table takes a new client by dropping the oldest idle connection"
