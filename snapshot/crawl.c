@@ -64,6 +64,8 @@ struct crawl {
 	struct robots robots;
 	bool have_robots;
 	struct timespec start;
+	bool (*removal_ok)(void *arg); /* NULL: always */
+	void *removal_arg;
 };
 
 static double elapsed_since(const struct timespec *t0)
@@ -140,6 +142,18 @@ struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, c
 		return NULL;
 	}
 	return c;
+}
+
+void crawl_set_removal_check(struct crawl *c, bool (*ok)(void *arg), void *arg)
+{
+	c->removal_ok = ok;
+	c->removal_arg = arg;
+}
+
+/* Whether this run may remove files (asked once, after its renders). */
+static bool removal_allowed(struct crawl *c)
+{
+	return !c->removal_ok || c->removal_ok(c->removal_arg);
 }
 
 const struct manifest *crawl_manifest(const struct crawl *c)
@@ -875,7 +889,7 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 	run_queue(c);
 	save_not_found_page(c);
 	finish_result(c, res);
-	return commit(c, c->cfg->prune && res->complete, err);
+	return commit(c, c->cfg->prune && res->complete && removal_allowed(c), err);
 }
 
 int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_result *res, char *err)
@@ -896,7 +910,7 @@ int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_re
 		if (!manifest_get(&c->next, k))
 			manifest_put(&c->next, copy_entry(v));
 	/* Pages that now answer 404 go at once: watch has no later prune. */
-	return commit(c, true, err);
+	return commit(c, removal_allowed(c), err);
 }
 
 void crawl_result_release(struct crawl_result *res)

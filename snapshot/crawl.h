@@ -98,6 +98,11 @@ struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, c
  * removal failed): page failures are reported in res, not here. */
 int crawl_full(struct crawl *c, struct crawl_result *res, char *err);
 int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_result *res, char *err);
+/* Asked at the end of each run, before anything is removed: when ok(arg)
+ * is false nothing is pruned (a page that now fails, or was not reached,
+ * keeps its file and its manifest line). watch refuses while a source is
+ * missing: its pages answer 404 then, and are not gone. */
+void crawl_set_removal_check(struct crawl *c, bool (*ok)(void *arg), void *arg);
 /* The crawl's manifest (owned by the crawl; valid until the next run). */
 const struct manifest *crawl_manifest(const struct crawl *c);
 /* Paths any render opened for writing so far (owned by the crawl). */
