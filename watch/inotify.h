@@ -15,6 +15,15 @@
  * directories deleted or moved away lose their watches. When the kernel's
  * event queue overflows, an FSW_OVERFLOW event says that changes were
  * lost, and every source is scanned again for directories to watch.
+ *
+ * A source itself going away (deleted, moved or renamed away, one of its
+ * parent directories moved, a directory replaced by another) is reported
+ * once as FSW_GONE, not as the removal of its files: the caller decides
+ * what a missing source means. While it is missing, its nearest existing
+ * parent directory is watched; when it is there again it is watched
+ * again (its files are not reported: anything may have changed) and
+ * FSW_BACK says so. The parents of the sources are watched only for
+ * moving away (IN_MOVE_SELF), so a busy parent (/tmp) costs nothing.
  */
 #ifndef CGISNAP_WATCH_INOTIFY_H
 #define CGISNAP_WATCH_INOTIFY_H
@@ -28,7 +37,9 @@ enum {
 	FSW_CREATED = 2,  /* the name appeared: created, moved or renamed in */
 	FSW_REMOVED = 4,  /* the name went away: deleted, moved or renamed out */
 	FSW_DIR = 8,      /* the path is a directory */
-	FSW_OVERFLOW = 16 /* events were lost (path NULL): anything may have changed */
+	FSW_OVERFLOW = 16, /* events were lost (path NULL): anything may have changed */
+	FSW_GONE = 32,     /* a source (path: as given to fswatch_add) is missing now */
+	FSW_BACK = 64      /* a missing source is there again, and watched */
 };
 
 struct fsw_event {
@@ -65,10 +76,21 @@ int fswatch_fd(const struct fswatch *w);
 
 /* Append every event ready now to out (never blocks). 0, or -1 with err
  * when reading failed. Problems with a single new directory (it vanished,
- * the watch limit) do not fail the read: they are logged as warnings. */
+ * the watch limit) do not fail the read: they are logged as warnings. A
+ * source that went or came is checked by fswatch_check() at the end. */
 int fswatch_read(struct fswatch *w, struct fsw_events *out, char *err);
 
-/* Directories watched now. */
+/* Stat every source now and report what changed as fswatch_read would:
+ * a source gone without an event (a parent directory moved while events
+ * were not read yet) or back. Returns how many sources are missing. */
+size_t fswatch_check(struct fswatch *w, struct fsw_events *out);
+
+/* Every source is there, and each directory is still the one watched
+ * (stat only: nothing is changed, nothing reported). */
+bool fswatch_intact(const struct fswatch *w);
+
+/* Directories of the sources watched now (the parents watched for a
+ * source's sake are not counted). */
 size_t fswatch_count(const struct fswatch *w);
 
 void fswatch_free(struct fswatch *w);

@@ -7,6 +7,11 @@
  * Signals are blocked and read from a signalfd between batches, so a
  * batch in progress always finishes: SIGINT/SIGTERM stop after it (exit
  * 0), SIGUSR1 asks for a full re-crawl, as after an inotify overflow.
+ *
+ * A source that goes missing is an error, not the deletion of the site:
+ * while one is missing no batch runs (changes wait), and a run that finds
+ * one gone at its end removes nothing; when every source is back, a full
+ * re-crawl brings the tree up to date (anything may have changed).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +47,10 @@
 #define DEBOUNCE_CAP 10
 /* Changed paths named in a batch's log line. */
 #define SUMMARY_PATHS 3
+#define SOURCE_BACK_REASON "a missing source came back"
+/* A missing source is looked for this often besides its parent's events
+ * (a parent watch the kernel refused: unreadable, the watch limit). */
+#define MISSING_CHECK_MS 1000
 
 static struct {
 	struct strlist sources, depends, always, ignore;
@@ -76,6 +85,8 @@ struct watcher {
 	regex_t *ignore;
 	size_t nignore;
 	struct strlist sources; /* absolute, symbolic links resolved */
+	struct strlist missing; /* sources missing now: no batch runs */
+	bool removal_refused;   /* the last run found a source missing at its end */
 	char *tracer;           /* NULL: no tracing */
 	int sigfd;
 	bool masked;            /* signals blocked: restore old_mask at the end */
@@ -106,6 +117,10 @@ static void print_help(const struct opt *const *tables)
 	       "empty or older than its sources first gets a full snapshot. Runs until\n"
 	       "SIGINT or SIGTERM (the batch in progress is finished); SIGUSR1 asks for a\n"
 	       "full re-crawl (only changed files are rewritten).\n\n"
+	       "Every source must exist at start. One that goes missing later (deleted,\n"
+	       "moved away) is an error, not the deletion of the site: it is logged,\n"
+	       "nothing is re-rendered or removed until it is back, and then the whole\n"
+	       "site is re-crawled.\n\n"
 	       "Which pages depend on a file: for CGI origins (--root) every render is\n"
 	       "traced (an LD_PRELOAD library records what it reads and lists); for any\n"
 	       "origin, --depends and --always rules; with neither, any change re-crawls\n"
@@ -149,6 +164,9 @@ static int resolve_sources(struct watcher *w, const struct strlist *given, char 
 {
 	for (size_t i = 0; i < given->n; i++) {
 		char *real = realpath(given->items[i], NULL);
+		if (!real && (errno == ENOENT || errno == ENOTDIR))
+			return err_set(err, "source '%s' does not exist: watch starts only when every source is there",
+				       given->items[i]);
 		if (!real)
 			return err_sys(err, "cannot watch source '%s'", given->items[i]);
 		if (!strlist_contains(&w->sources, real))
@@ -298,13 +316,47 @@ static void note_activity(struct watcher *w)
 	w->last_ms = t;
 }
 
-/* Add what the kernel reported to the pending batch. */
-static int take_events(struct watcher *w, char *err)
+/* Take a string out of a list (its first copy). */
+static void strlist_take_out(struct strlist *l, const char *s)
 {
-	struct fsw_events ev = FSW_EVENTS_INIT;
-	int rc = fswatch_read(w->fsw, &ev, err);
-	for (size_t i = 0; i < ev.n; i++) {
-		const struct fsw_event *e = &ev.items[i];
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->items[i], s)) {
+			free(l->items[i]);
+			memmove(&l->items[i], &l->items[i + 1], (l->n - i - 1) * sizeof *l->items);
+			l->n--;
+			return;
+		}
+}
+
+/* A source went missing or came back. */
+static void source_event(struct watcher *w, const struct fsw_event *e)
+{
+	if (e->flags & FSW_GONE) {
+		if (!strlist_contains(&w->missing, e->path)) {
+			strlist_add(&w->missing, e->path);
+			log_error("source '%s' is missing: pages are neither re-rendered nor pruned until it is back",
+				  e->path);
+		}
+		return;
+	}
+	strlist_take_out(&w->missing, e->path);
+	w->full_reason = SOURCE_BACK_REASON;
+	note_activity(w);
+	if (!w->missing.n)
+		log_info("source '%s' is back: re-crawling", e->path);
+	else
+		log_info("source '%s' is back: re-crawling when '%s' is too", e->path, w->missing.items[0]);
+}
+
+/* Add events to the pending batch. */
+static void take(struct watcher *w, const struct fsw_events *ev)
+{
+	for (size_t i = 0; i < ev->n; i++) {
+		const struct fsw_event *e = &ev->items[i];
+		if (e->flags & (FSW_GONE | FSW_BACK)) {
+			source_event(w, e);
+			continue;
+		}
 		if (e->flags & FSW_OVERFLOW) {
 			if (!w->full_reason)
 				log_warn("inotify dropped events (its queue overflowed): re-crawling everything");
@@ -320,8 +372,47 @@ static int take_events(struct watcher *w, char *err)
 		changes_add(&w->pending, e->path, e->flags);
 		note_activity(w);
 	}
+}
+
+/* Add what the kernel reported to the pending batch. */
+static int take_events(struct watcher *w, char *err)
+{
+	struct fsw_events ev = FSW_EVENTS_INIT;
+	int rc = fswatch_read(w->fsw, &ev, err);
+	take(w, &ev);
 	fsw_events_clear(&ev);
 	return rc;
+}
+
+/* Every source is there now (looked at, not only told by events: a parent
+ * directory moved, the events not read yet). */
+static bool sources_present(struct watcher *w)
+{
+	struct fsw_events ev = FSW_EVENTS_INIT;
+	fswatch_check(w->fsw, &ev);
+	take(w, &ev);
+	fsw_events_clear(&ev);
+	return w->missing.n == 0;
+}
+
+/* The crawl's question before it removes files, asked after the renders:
+ * a source that vanished meanwhile made its pages fail, not go. */
+static bool removal_ok(void *arg)
+{
+	struct watcher *w = arg;
+	w->removal_refused = w->missing.n || !fswatch_intact(w->fsw);
+	return !w->removal_refused;
+}
+
+/* After a run that found a source gone: what it rendered without the
+ * source is rendered again when the source is back. */
+static void note_refused_removal(struct watcher *w)
+{
+	if (!w->removal_refused)
+		return;
+	log_warn("a source went missing during the run: nothing was removed");
+	w->full_reason = SOURCE_BACK_REASON;
+	w->removal_refused = false;
 }
 
 /* SIGINT/SIGTERM: stop; SIGUSR1: a full re-crawl is due. */
@@ -332,6 +423,8 @@ static void take_signals(struct watcher *w)
 		if (si.ssi_signo == SIGUSR1) {
 			w->full_reason = "SIGUSR1 received";
 			note_activity(w);
+			if (w->missing.n)
+				log_info("SIGUSR1 received: the full re-crawl waits until every source is back");
 		} else {
 			w->stop = true;
 		}
@@ -396,9 +489,12 @@ static void run_batch(struct watcher *w)
 	struct crawl_result res;
 	struct strlist targets = STRLIST_INIT;
 	char err[ERR_LEN];
-	const char *full = w->full_reason;
+	const char *full;
 	int rc;
 
+	if (!sources_present(w))
+		return; /* held: the changes wait for the source */
+	full = w->full_reason;
 	if (!full && !w->tracer && watch_rules_empty(&w->rules))
 		full = "no dependencies are known (no tracing, no --depends or --always)";
 	if (!full) {
@@ -415,6 +511,7 @@ static void run_batch(struct watcher *w)
 	w->batches++;
 	log_batch(w, full, &res, now_ms() - w->first_ms);
 	w->full_reason = NULL;
+	note_refused_removal(w);
 	if (rc < 0) {
 		/* The manifest may not match the tree now: the next change
 		 * brings everything back in step. */
@@ -451,7 +548,8 @@ static int main_loop(struct watcher *w)
 	char err[ERR_LEN];
 	while (!w->stop) {
 		struct pollfd pfd[2] = { { fswatch_fd(w->fsw), POLLIN, 0 }, { w->sigfd, POLLIN, 0 } };
-		int timeout = batch_wait(w);
+		/* While a source is missing only its return starts a batch. */
+		int timeout = w->missing.n ? MISSING_CHECK_MS : batch_wait(w);
 		int ready = poll(pfd, 2, timeout);
 		if (ready < 0 && errno != EINTR)
 			return err_sys(err, "cannot wait for changes"), log_error("%s", err), -1;
@@ -461,7 +559,9 @@ static int main_loop(struct watcher *w)
 			break;
 		if (pfd[0].revents && take_events(w, err) < 0)
 			return log_error("%s", err), -1;
-		if (w->first_ms && batch_wait(w) == 0)
+		if (w->missing.n)
+			sources_present(w);
+		if (w->first_ms && !w->missing.n && batch_wait(w) == 0)
 			run_batch(w);
 	}
 	return 0;
@@ -480,6 +580,7 @@ static void watcher_release(struct watcher *w)
 		regfree(&w->ignore[i]);
 	free(w->ignore);
 	strlist_clear(&w->sources);
+	strlist_clear(&w->missing);
 	changes_clear(&w->pending);
 	if (w->sigfd >= 0)
 		close(w->sigfd);
@@ -537,6 +638,7 @@ static int watcher_open(struct watcher *w, const struct strlist *args)
 	set_dep_roots(w);
 	if (!(w->crawl = crawl_new(&w->s.crawl, w->s.origin, &w->s.site, &w->s.tree, err)))
 		goto fail;
+	crawl_set_removal_check(w->crawl, removal_ok, w);
 
 	/* Watch before the first crawl: nothing changed meanwhile is lost. */
 	if (!(w->fsw = fswatch_new(err)))
@@ -556,15 +658,20 @@ fail:
 static int initial_crawl(struct watcher *w)
 {
 	char err[ERR_LEN];
-	const char *why = initial_crawl_reason(w);
+	const char *why = NULL;
 	int rc = 0;
-	if (!why) {
+	if (sources_present(w))
+		why = initial_crawl_reason(w);
+	if (w->missing.n) {
+		/* gone since the set-up (logged): crawled when it is back */
+	} else if (!why) {
 		log_info("the tree is newer than its sources: no initial snapshot");
 	} else {
 		struct crawl_result res;
 		log_info("initial snapshot: %s", why);
 		if (crawl_full(w->crawl, &res, err) < 0)
 			rc = log_error("%s", err);
+		note_refused_removal(w);
 		char *what = xasprintf("snapshot of %s into '%s'", w->s.site.url, w->s.tree.path);
 		snapshot_report(&res, what, snapshot_options.quiet);
 		free(what);

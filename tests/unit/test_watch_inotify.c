@@ -1,6 +1,7 @@
 /* test_watch_inotify.c - the recursive inotify watcher on real
  * directories: writes, new and removed directories, moves, a single file
- * replaced by rename, a real queue overflow, and the watch-limit message.
+ * replaced by rename, a real queue overflow, the watch-limit message, and
+ * sources that go missing and come back (deleted, moved, a parent moved).
  * The kernel queues events when the system call returns, so each check
  * reads right after the change, without waiting. */
 #include <fcntl.h>
@@ -71,6 +72,25 @@ static unsigned flags_of(const struct fsw_events *ev, const char *dir, const cha
 			f |= ev->items[i].flags;
 	free(p);
 	return f;
+}
+
+/* Every flag reported for path itself, or-ed. */
+static unsigned flags_at(const struct fsw_events *ev, const char *path)
+{
+	unsigned f = 0;
+	for (size_t i = 0; i < ev->n; i++)
+		if (ev->items[i].path && !strcmp(ev->items[i].path, path))
+			f |= ev->items[i].flags;
+	return f;
+}
+
+/* Events carrying flag. */
+static size_t count_flag(const struct fsw_events *ev, unsigned flag)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ev->n; i++)
+		n += (ev->items[i].flags & flag) != 0;
+	return n;
 }
 
 static bool overflowed(const struct fsw_events *ev)
@@ -333,4 +353,244 @@ TEST(watch_inotify_missing_source_and_limit_message)
 		  "raise it with sysctl",
 		  m);
 	free(m);
+}
+
+TEST(watch_inotify_source_deleted_then_recreated)
+{
+	char err[ERR_LEN];
+	char *top = temp_dir();
+	char *src = xasprintf("%s/pages", top);
+	struct fswatch *w = fswatch_new(err);
+	struct fsw_events ev = FSW_EVENTS_INIT;
+	make_dir(top, "pages");
+	make_dir(top, "pages/ns");
+	put(top, "pages/ns/p.txt", "p");
+	CHECK_INT(0, fswatch_add(w, src, err));
+	CHECK_INT(2, fswatch_count(w));
+	CHECK(fswatch_intact(w));
+
+	remove_tree(src);
+	CHECK(!fswatch_intact(w)); /* seen by stat, before any event is read */
+	drain(w, &ev);
+	CHECK_INT(FSW_GONE | FSW_DIR, flags_at(&ev, src)); /* not FSW_REMOVED: not a deletion of its pages */
+	CHECK_INT(1, count_flag(&ev, FSW_GONE));
+	CHECK_INT(0, count_flag(&ev, FSW_BACK));
+	CHECK_INT(0, fswatch_count(w));
+	struct fsw_events none = FSW_EVENTS_INIT;
+	CHECK_INT(1, fswatch_check(w, &none));
+	CHECK_INT(0, none.n); /* reported once */
+
+	/* made again, with content: back, and watched below too */
+	make_dir(top, "pages");
+	make_dir(top, "pages/ns");
+	put(top, "pages/ns/p.txt", "p2");
+	drain(w, &ev);
+	CHECK_INT(FSW_BACK | FSW_DIR, flags_at(&ev, src));
+	CHECK_INT(0, count_flag(&ev, FSW_GONE));
+	CHECK_INT(2, fswatch_count(w));
+	CHECK(fswatch_intact(w));
+	CHECK_INT(0, fswatch_check(w, &none));
+	CHECK_INT(0, none.n);
+	put(top, "pages/ns/p.txt", "p3");
+	drain(w, &ev);
+	CHECK_INT(FSW_CHANGED, flags_of(&ev, top, "pages/ns/p.txt"));
+	/* the parent is watched for names no longer: nothing about it */
+	put(top, "neighbour", "n");
+	drain(w, &ev);
+	CHECK_INT(0, ev.n);
+
+	fsw_events_clear(&ev);
+	fswatch_free(w);
+	remove_tree(top);
+	free(src);
+	free(top);
+}
+
+TEST(watch_inotify_source_moved_away_and_back)
+{
+	char err[ERR_LEN];
+	char *top = temp_dir();
+	char *src = xasprintf("%s/pages", top), *away = xasprintf("%s/away", top);
+	char *other = xasprintf("%s/other", top);
+	struct fswatch *w = fswatch_new(err);
+	struct fsw_events ev = FSW_EVENTS_INIT;
+	make_dir(top, "pages");
+	make_dir(top, "pages/ns");
+	CHECK_INT(0, fswatch_add(w, src, err));
+
+	CHECK_INT(0, rename(src, away));
+	drain(w, &ev);
+	CHECK_INT(FSW_GONE | FSW_DIR, flags_at(&ev, src));
+	CHECK_INT(0, fswatch_count(w));
+	put(top, "away/ns/x.txt", "x"); /* the moved copy is not the source */
+	drain(w, &ev);
+	CHECK_INT(0, ev.n);
+
+	CHECK_INT(0, rename(away, src));
+	drain(w, &ev);
+	CHECK_INT(FSW_BACK | FSW_DIR, flags_at(&ev, src));
+	CHECK_INT(2, fswatch_count(w));
+	put(top, "pages/ns/x.txt", "y");
+	drain(w, &ev);
+	CHECK_INT(FSW_CHANGED, flags_of(&ev, top, "pages/ns/x.txt"));
+
+	/* replaced by another directory in one step */
+	make_dir(top, "other");
+	put(top, "other/o.txt", "o");
+	CHECK_INT(0, rename(src, away));
+	CHECK_INT(0, rename(other, src));
+	drain(w, &ev);
+	CHECK_INT(FSW_GONE | FSW_BACK | FSW_DIR, flags_at(&ev, src));
+	CHECK_INT(1, fswatch_count(w));
+	put(top, "pages/o.txt", "o2");
+	put(top, "away/ns/x.txt", "z");
+	drain(w, &ev);
+	CHECK_INT(FSW_CHANGED, flags_of(&ev, top, "pages/o.txt"));
+	CHECK_INT(0, flags_of(&ev, top, "pages/ns/x.txt"));
+
+	fsw_events_clear(&ev);
+	fswatch_free(w);
+	remove_tree(top);
+	free(src);
+	free(away);
+	free(other);
+	free(top);
+}
+
+TEST(watch_inotify_parent_of_source_moved_then_replaced)
+{
+	char err[ERR_LEN];
+	char *top = temp_dir();
+	char *data = xasprintf("%s/data", top), *old = xasprintf("%s/data.old", top);
+	char *src = xasprintf("%s/data/pages", top);
+	struct fswatch *w = fswatch_new(err);
+	struct fsw_events ev = FSW_EVENTS_INIT;
+	make_dir(top, "data");
+	make_dir(top, "data/pages");
+	CHECK_INT(0, fswatch_add(w, src, err));
+	CHECK_INT(1, fswatch_count(w));
+
+	/* a deploy: the site's directory moved aside, a new one put there */
+	CHECK_INT(0, rename(data, old));
+	drain(w, &ev);
+	CHECK_INT(FSW_GONE | FSW_DIR, flags_at(&ev, src));
+	put(top, "data.old/pages/a.txt", "a"); /* no longer the source */
+	drain(w, &ev);
+	CHECK_INT(0, ev.n);
+	make_dir(top, "data");
+	drain(w, &ev);
+	CHECK_INT(0, ev.n); /* on the way, not there yet */
+	make_dir(top, "data/pages");
+	put(top, "data/pages/b.txt", "b");
+	drain(w, &ev);
+	CHECK_INT(FSW_BACK | FSW_DIR, flags_at(&ev, src));
+	CHECK_INT(1, fswatch_count(w));
+	put(top, "data/pages/b.txt", "b2");
+	drain(w, &ev);
+	CHECK_INT(FSW_CHANGED, flags_of(&ev, top, "data/pages/b.txt"));
+
+	/* the whole parent deleted, then made again in one go */
+	remove_tree(data);
+	drain(w, &ev);
+	CHECK_INT(FSW_GONE | FSW_DIR, flags_at(&ev, src));
+	CHECK_INT(0, mkdir(data, 0755));
+	CHECK_INT(0, mkdir(src, 0755));
+	drain(w, &ev);
+	CHECK_INT(FSW_BACK | FSW_DIR, flags_at(&ev, src));
+	put(top, "data/pages/c.txt", "c");
+	drain(w, &ev);
+	CHECK(flags_of(&ev, top, "data/pages/c.txt") & FSW_CREATED);
+
+	fsw_events_clear(&ev);
+	fswatch_free(w);
+	remove_tree(top);
+	free(data);
+	free(old);
+	free(src);
+	free(top);
+}
+
+TEST(watch_inotify_single_file_source_gone_and_back)
+{
+	char err[ERR_LEN];
+	char *d = temp_dir();
+	char *db = xasprintf("%s/db.sqlite", d);
+	struct fswatch *w = fswatch_new(err);
+	struct fsw_events ev = FSW_EVENTS_INIT;
+	put(d, "db.sqlite", "v1");
+	CHECK_INT(0, fswatch_add(w, db, err));
+
+	/* replaced by a rename: a change, not a source gone */
+	put(d, "db.new", "v2");
+	char *tmp = xasprintf("%s/db.new", d);
+	CHECK_INT(0, rename(tmp, db));
+	drain(w, &ev);
+	CHECK_INT(FSW_CREATED, flags_at(&ev, db));
+
+	unlink(db);
+	drain(w, &ev);
+	CHECK_INT(FSW_REMOVED | FSW_GONE, flags_at(&ev, db));
+	CHECK(!fswatch_intact(w));
+	put(d, "db.sqlite", "v3");
+	drain(w, &ev);
+	CHECK(flags_at(&ev, db) & FSW_BACK);
+	CHECK(fswatch_intact(w));
+	CHECK_INT(1, fswatch_count(w));
+
+	/* its directory deleted and made again */
+	remove_tree(d);
+	drain(w, &ev);
+	CHECK(flags_at(&ev, db) & FSW_GONE);
+	CHECK_INT(0, fswatch_count(w));
+	CHECK_INT(0, mkdir(d, 0755));
+	put(d, "db.sqlite", "v4");
+	drain(w, &ev);
+	CHECK(flags_at(&ev, db) & FSW_BACK);
+	put(d, "db.sqlite", "v5");
+	drain(w, &ev);
+	CHECK_INT(FSW_CHANGED, flags_at(&ev, db));
+
+	fsw_events_clear(&ev);
+	fswatch_free(w);
+	remove_tree(d);
+	free(db);
+	free(tmp);
+	free(d);
+}
+
+TEST(watch_inotify_subdirectory_deleted_and_recreated)
+{
+	char err[ERR_LEN];
+	char *d = temp_dir();
+	char *ns = xasprintf("%s/ns", d);
+	struct fswatch *w = fswatch_new(err);
+	struct fsw_events ev = FSW_EVENTS_INIT;
+	make_dir(d, "ns");
+	make_dir(d, "ns/deep");
+	put(d, "ns/deep/a.txt", "a");
+	CHECK_INT(0, fswatch_add(w, d, err));
+	CHECK_INT(3, fswatch_count(w));
+
+	for (int round = 0; round < 3; round++) {
+		remove_tree(ns);
+		drain(w, &ev);
+		CHECK(flags_of(&ev, d, "ns") & FSW_REMOVED); /* a deletion inside a source */
+		CHECK_INT(0, count_flag(&ev, FSW_GONE));
+		CHECK_INT(1, fswatch_count(w));
+		make_dir(d, "ns");
+		make_dir(d, "ns/deep");
+		put(d, "ns/deep/a.txt", "a");
+		drain(w, &ev);
+		CHECK(flags_of(&ev, d, "ns/deep/a.txt") & FSW_CREATED);
+		CHECK_INT(3, fswatch_count(w));
+		put(d, "ns/deep/a.txt", "b");
+		drain(w, &ev);
+		CHECK_INT(FSW_CHANGED, flags_of(&ev, d, "ns/deep/a.txt"));
+	}
+
+	fsw_events_clear(&ev);
+	fswatch_free(w);
+	remove_tree(d);
+	free(ns);
+	free(d);
 }
