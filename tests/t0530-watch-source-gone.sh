@@ -6,7 +6,8 @@
 # recreated inside it. While it is missing nothing is re-rendered or
 # pruned (even when SIGUSR1 asks for a full re-crawl), the log names it;
 # when it is back it is watched again and the pages changed meanwhile are
-# re-rendered. A source missing at start is a set-up error.
+# re-rendered. A run during which a source vanishes removes nothing. A
+# source missing at start is a set-up error.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-watch.sh"
@@ -164,6 +165,77 @@ try "SIGTERM stops it with status 0; nothing logged but the missing source"
 watch_stop
 check_eq 0 "$WATCH_STATUS" "exit status"
 check_eq "" "$(grep -E 'error|warning' "$LOG" | grep -vxF "$MISSING")" "other errors or warnings"
+
+# ---- a source that vanishes while a run renders ----
+# A tiny site whose index links the slow page first: with one job, the
+# slow page renders (announcing itself, then sleeping a second) before
+# the items, so the source can go away between the two.
+TINY=$TESTDIR/tiny
+MARK=$TESTDIR/mark
+mkdir -p "$TINY/data/items" "$MARK"
+cat >"$TINY/index.php" <<'PHP'
+<?php
+header('Content-Type: text/html; charset=utf-8');
+echo "<!DOCTYPE html><html><body><a href=\"/slow.php\">slow</a><ul>\n";
+foreach (['a', 'b', 'c'] as $n)
+    echo "<li><a href=\"/item.php?n=$n\">$n</a></li>\n";
+echo "</ul></body></html>\n";
+PHP
+cat >"$TINY/item.php" <<'PHP'
+<?php
+$n = preg_replace('/[^a-z]/', '', $_GET['n'] ?? '');
+$f = __DIR__ . "/data/items/$n.txt";
+header('Content-Type: text/html; charset=utf-8');
+if ($n === '' || !is_file($f)) {
+    http_response_code(404);
+    echo "no such item\n";
+    exit;
+}
+echo "<!DOCTYPE html><html><body><p>", htmlspecialchars(file_get_contents($f)), "</p></body></html>\n";
+PHP
+cat >"$TINY/slow.php" <<'PHP'
+<?php
+$t = @file_get_contents(__DIR__ . '/data/slow.txt');
+if (strncmp((string) $t, 'slow', 4) === 0) {
+    file_put_contents(getenv('MARK_DIR') . '/rendering', $t);
+    usleep(1000000);
+}
+header('Content-Type: text/html; charset=utf-8');
+echo "<!DOCTYPE html><html><body><p>", htmlspecialchars((string) $t), "</p></body></html>\n";
+PHP
+for n in a b c; do echo "item $n" >"$TINY/data/items/$n.txt"; done
+echo fast >"$TINY/data/slow.txt"
+TLOG=$TESTDIR/tiny.log
+TOUT=$TESTDIR/tiny-out
+
+try "a source that vanishes during a run: what now answers 404 is not removed"
+LOG=$TLOG watch_start "$TLOG" --root "$TINY" --cgi php=php-cgi --env "MARK_DIR=$MARK" -j 1 --source "$TINY/data" "$TOUT"
+check_eq 0 $? "watch came up"
+ITEM_A=$(manifest_field "$TOUT" "/item.php?n=a" 2)
+check_file "$TOUT/$ITEM_A" "item a"
+echo slow >"$TINY/data/slow.txt"
+wait_until "$WATCH_WAIT" test -e "$MARK/rendering"
+check_eq 0 $? "the first batch renders the slow page"
+wait_batches "$TLOG" 1
+rm -f "$MARK/rendering"
+kill -USR1 "$WATCH_PID" # a full re-crawl: the slow page, then the items
+wait_until "$WATCH_WAIT" test -e "$MARK/rendering"
+check_eq 0 $? "the re-crawl renders the slow page"
+mv "$TINY/data" "$TINY/data.away"
+wait_until "$WATCH_WAIT" grep -q "a source went missing during the run: nothing was removed" "$TLOG"
+check_eq 0 $? "the run says it removed nothing"
+check_match "$(grep '^cgisnap: batch: ' "$TLOG" | sed -n 2p)" "full re-crawl, SIGUSR1 received: .*, 0 removed" "the re-crawl's line"
+for n in a b c; do
+	check_eq 200 "$(manifest_field "$TOUT" "/item.php?n=$n" 3)" "item $n still recorded"
+	check_contains "$(cat "$TOUT/$(manifest_field "$TOUT" "/item.php?n=$n" 2)")" "item $n" "item $n still published"
+done
+check_eq 1 "$(grep -c "source '$TINY/data' is missing" "$TLOG")" "the missing source logged once"
+echo "item a, while away" >"$TINY/data.away/items/a.txt"
+mv "$TINY/data.away" "$TINY/data"
+wait_file_has "$TOUT/$ITEM_A" "item a, while away"
+check_eq 0 $? "back: re-crawled"
+watch_stop
+check_eq 0 "$WATCH_STATUS" "exit status"
 
 try "a source missing at start is a set-up error"
 "$CGISNAP" watch "${ARGS[@]}" --source "$SITE/data/no-such-dir" "$TESTDIR/t1" 2>"$TESTDIR/err"
