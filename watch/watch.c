@@ -672,6 +672,7 @@ static int initial_crawl(struct watcher *w)
 		if (crawl_full(w->crawl, &res, err) < 0)
 			rc = log_error("%s", err);
 		note_refused_removal(w);
+		sources_present(w); /* one gone meanwhile is logged before the watching line */
 		char *what = xasprintf("snapshot of %s into '%s'", w->s.site.url, w->s.tree.path);
 		snapshot_report(&res, what, snapshot_options.quiet);
 		free(what);
