@@ -45,6 +45,10 @@ wait_line() {
 	wait_until "$WATCH_WAIT" _lines_at_least "$LOG" "$2" "$1"
 }
 
+_status_is() {
+	[ "$(manifest_field "$OUT" "$1" 3)" = "$2" ]
+}
+
 # tree_state: the published files and their bytes, and the manifest.
 tree_state() {
 	(cd "$OUT" && find . -path ./.cgisnap -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
@@ -66,7 +70,7 @@ while_missing() {
 }
 
 # after_back N: the source came back for the Nth time: the log says so and
-# the next batch is a full re-crawl that removed nothing.
+# the next batch is a full re-crawl.
 after_back() {
 	wait_line "$1" "$BACK"
 	check_eq 0 $? "the log says the source is back"
@@ -152,6 +156,7 @@ cp -a "$ns" "$TESTDIR/ns"
 rm -rf "$ns"
 wait_gone "$OUT/$(wiki_key "$NS_PAGE")"
 check_eq 0 $? "its pages leave the tree"
+wait_until "$WATCH_WAIT" _status_is "/doku.php?id=$NS_PAGE" 404 # the manifest is saved after the removals
 check_eq 404 "$(manifest_field "$OUT" "/doku.php?id=$NS_PAGE" 3)" "recorded as 404"
 check_eq 0 "$(count_lines "$LOG" "cgisnap: error: source '$ns' is missing: pages are neither re-rendered nor pruned until it is back")" "not a missing source"
 cp -a "$TESTDIR/ns" "$ns"
@@ -209,7 +214,7 @@ TLOG=$TESTDIR/tiny.log
 TOUT=$TESTDIR/tiny-out
 
 try "a source that vanishes during a run: what now answers 404 is not removed"
-LOG=$TLOG watch_start "$TLOG" --root "$TINY" --cgi php=php-cgi --env "MARK_DIR=$MARK" -j 1 --source "$TINY/data" "$TOUT"
+watch_start "$TLOG" --root "$TINY" --cgi php=php-cgi --env "MARK_DIR=$MARK" -j 1 --source "$TINY/data" "$TOUT"
 check_eq 0 $? "watch came up"
 ITEM_A=$(manifest_field "$TOUT" "/item.php?n=a" 2)
 check_file "$TOUT/$ITEM_A" "item a"
