@@ -64,6 +64,9 @@ wait_file_has "$OUT${NEW}index.html" "<html"
 check_eq 0 $? "the new URL is stored"
 wait_gone "$OUT${OLD}index.html"
 check_eq 0 $? "the old URL's file is removed"
+# The manifest is saved after the removals: wait for it too.
+_old_is_404() { [ "$(manifest_field "$OUT" "$OLD" 3)" = 404 ]; }
+wait_until "$WATCH_WAIT" _old_is_404
 check_eq 404 "$(manifest_field "$OUT" "$OLD" 3)" "the old URL is recorded as 404"
 
 try "SIGTERM stops the watcher with status 0"
