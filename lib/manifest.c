@@ -11,10 +11,12 @@
 #include "log.h"
 #include "opts.h"
 #include "publish.h"
+#include "urlkey.h"
 #include "xalloc.h"
 
 #define MANIFEST_FILE "manifest"
 #define DEPS_FILE "deps"
+#define JOURNAL_FILE "journal"
 #define MANIFEST_HEADER "# target\tkey\tstatus\ttype\tbytes\tsha256\trender_ms\tchanged\tlocation\n"
 
 struct manifest_entry *manifest_entry_new(const char *target)
@@ -237,6 +239,14 @@ static const char *or_dash(const char *s)
 	return s && *s ? s : "-";
 }
 
+/* One manifest line, without its newline. */
+static void format_entry(struct buf *out, const struct manifest_entry *e)
+{
+	buf_addf(out, "%s\t%s\t%d\t%s\t%lld\t%s\t%ld\t%lld\t%s", e->target, or_dash(e->key), e->status,
+		 or_dash(e->content_type), e->bytes, or_dash(e->sha256), e->render_ms, (long long)e->changed,
+		 or_dash(e->location));
+}
+
 int manifest_save(const struct manifest *m, struct tree *t, char *err)
 {
 	size_t n;
@@ -246,9 +256,8 @@ int manifest_save(const struct manifest *m, struct tree *t, char *err)
 	buf_adds(&deps, "# target\tR (read), E (exists?), L (listed) or C (all files read)\tpath\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct manifest_entry *e = v[i];
-		buf_addf(&out, "%s\t%s\t%d\t%s\t%lld\t%s\t%ld\t%lld\t%s\n", e->target, or_dash(e->key),
-			 e->status, or_dash(e->content_type), e->bytes, or_dash(e->sha256), e->render_ms,
-			 (long long)e->changed, or_dash(e->location));
+		format_entry(&out, e);
+		buf_addc(&out, '\n');
 		for (const char *k = MANIFEST_DEP_KINDS; *k; k++) {
 			const struct strlist *l = manifest_deps((struct manifest_entry *)e, *k);
 			for (size_t j = 0; j < l->n; j++)
@@ -262,4 +271,86 @@ int manifest_save(const struct manifest *m, struct tree *t, char *err)
 	buf_release(&out);
 	buf_release(&deps);
 	return rc;
+}
+
+int manifest_journal(struct tree *t, const struct manifest_entry *e, char *err)
+{
+	if (t->meta_fd < 0)
+		return err_set(err, "tree '%s' has no %s directory", t->path, TREE_META_DIR);
+	/* Each record starts with its newline: a record torn by a full disk
+	 * then spoils only itself, never the one appended after it. */
+	struct buf line = BUF_INIT;
+	buf_addc(&line, '\n');
+	format_entry(&line, e);
+	int rc = 0;
+	int fd = openat(t->meta_fd, JOURNAL_FILE, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = err_sys(err, "cannot record '%s' in '%s/%s/%s'", e->key, t->path, TREE_META_DIR, JOURNAL_FILE);
+		goto out;
+	}
+	ssize_t w;
+	do
+		w = write(fd, line.data, line.len);
+	while (w < 0 && errno == EINTR);
+	if (w >= 0 && (size_t)w != line.len)
+		errno = ENOSPC; /* a short write: the disk or the file size limit */
+	if (w < 0 || (size_t)w != line.len)
+		rc = err_sys(err, "cannot record '%s' in '%s/%s/%s'", e->key, t->path, TREE_META_DIR, JOURNAL_FILE);
+	close(fd);
+out:
+	buf_release(&line);
+	return rc;
+}
+
+int manifest_recover(struct manifest *m, struct tree *t, long *recovered, char *err)
+{
+	*recovered = 0;
+	FILE *f = open_meta(t, JOURNAL_FILE);
+	if (!f)
+		return errno == ENOENT ? 0
+				       : err_sys(err, "cannot read '%s/%s/%s'", t->path, TREE_META_DIR, JOURNAL_FILE);
+	struct hashmap cleaned = HASHMAP_INIT; /* directories whose temp files went */
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		struct manifest_entry *e;
+		if (!*line || *line == '#' || parse_entry(line, &e) < 0)
+			continue; /* torn by a full disk or a kill: its file was never published */
+		if (!e->key || !urlkey_is_safe(e->key)) {
+			manifest_entry_free(e);
+			continue;
+		}
+		const char *slash = strrchr(e->key, '/');
+		char *dir = xstrndup(e->key, slash ? (size_t)(slash - e->key) : 0);
+		if (!hashmap_get(&cleaned, dir)) {
+			publish_clean_temps(t->fd, e->key);
+			hashmap_put(&cleaned, dir, (void *)1);
+		}
+		free(dir);
+		/* Recorded before its rename: only a file that really holds
+		 * these bytes was published. Otherwise the manifest's entry (the
+		 * file before) still describes it. */
+		char ignored[ERR_LEN];
+		if (publish_owner(t->fd, e->key, e->bytes, e->sha256, ignored) == PUBLISH_OURS) {
+			manifest_put(m, e);
+			(*recovered)++;
+		} else {
+			manifest_entry_free(e);
+		}
+	}
+	int rc = ferror(f) ? err_sys(err, "cannot read '%s/%s/%s'", t->path, TREE_META_DIR, JOURNAL_FILE) : 0;
+	free(line);
+	fclose(f);
+	hashmap_release(&cleaned);
+	return rc;
+}
+
+int manifest_journal_reset(struct tree *t, char *err)
+{
+	if (t->meta_fd < 0 || unlinkat(t->meta_fd, JOURNAL_FILE, 0) == 0 || errno == ENOENT)
+		return 0;
+	return err_sys(err, "cannot remove '%s/%s/%s'", t->path, TREE_META_DIR, JOURNAL_FILE);
 }

@@ -22,6 +22,15 @@
  * page: any change of a file directly in it matters; one C line stands for
  * what would be hundreds of R lines).
  * Both files are replaced atomically (temp + rename), never edited in place.
+ *
+ * journal is the durable record of publishes between two saves: before a
+ * file is renamed into place, its manifest line is appended to it (one
+ * write, O_APPEND), so that a run killed at any moment (kill -9, a full
+ * disk) leaves every file it published recorded. The next writer replays
+ * it with manifest_recover() (lines whose file really holds the recorded
+ * bytes become entries, hence cgisnap's own files, prunable as any
+ * other); a crawl empties it once the manifest is saved. Lines are the
+ * manifest's, each written with a leading newline; a torn line is skipped.
  */
 #ifndef CGISNAP_MANIFEST_H
 #define CGISNAP_MANIFEST_H
@@ -61,6 +70,17 @@ struct manifest {
 int manifest_load(struct manifest *m, struct tree *t, char *err);
 /* Write both files atomically, sorted by target. */
 int manifest_save(const struct manifest *m, struct tree *t, char *err);
+
+/* Append e's line to the journal: call before publishing e's file, and
+ * publish only when this succeeded. Thread-safe (one append per line). */
+int manifest_journal(struct tree *t, const struct manifest_entry *e, char *err);
+/* Replay the journal into m (after manifest_load; the tree locked): an
+ * entry whose file holds the recorded size and sha256 is put, others are
+ * dropped; temp files interrupted runs left beside them are removed.
+ * *recovered counts the entries put. */
+int manifest_recover(struct manifest *m, struct tree *t, long *recovered, char *err);
+/* Empty the journal, once the manifest saved records all it held. */
+int manifest_journal_reset(struct tree *t, char *err);
 
 struct manifest_entry *manifest_get(const struct manifest *m, const char *target);
 /* Take ownership of e (allocated with manifest_entry_new), replacing and

@@ -1,8 +1,10 @@
 /* publish.c - atomic, change-aware writes into the snapshot tree. */
 #include "publish.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,45 +16,78 @@
 
 #include "buf.h"
 #include "log.h"
+#include "sha256.h"
 #include "xalloc.h"
 
 #define COPY_CHUNK 65536
 
 static atomic_uint temp_counter;
 
-/* Create the directories leading to key (not key itself). */
-static int make_parents(int treefd, const char *key, char *err)
+#define TEMP_PREFIX ".cgisnap-tmp-"
+
+/* Open the directory holding key's last component. Each component is
+ * opened with O_NOFOLLOW, so no symbolic link is ever followed, whether it
+ * points into the tree or out of it; with create, missing directories are
+ * made. Returns a descriptor the caller closes, *leaf pointing into key;
+ * -1 with err, errno ENOENT when a directory is missing (and !create),
+ * ELOOP for a symbolic link, ENOTDIR for a file in the way. */
+static int open_parent(int treefd, const char *key, bool create, const char **leaf, char *err)
 {
-	char *path = xstrdup(key);
-	int rc = 0;
-	for (char *slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		if (mkdirat(treefd, path, 0755) < 0) {
-			struct stat st;
-			if (errno != EEXIST) {
-				rc = err_sys(err, "cannot create directory '%s'", path);
-				break;
-			}
-			if (fstatat(treefd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode)) {
-				rc = err_set(err, "cannot create directory '%s': a file is in the way", path);
-				break;
-			}
+	int dirfd = fcntl(treefd, F_DUPFD_CLOEXEC, 0);
+	if (dirfd < 0)
+		return err_sys(err, "cannot open the tree for '%s'", key);
+	const char *p = key;
+	for (const char *slash; (slash = strchr(p, '/')); p = slash + 1) {
+		size_t n = (size_t)(slash - p);
+		char part[NAME_MAX + 1];
+		if (n == 0 || n > NAME_MAX || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.')) {
+			close(dirfd);
+			errno = EINVAL;
+			return err_set(err, "bad path '%s'", key);
 		}
-		*slash = '/';
+		memcpy(part, p, n);
+		part[n] = '\0';
+		int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+		int fd = openat(dirfd, part, flags);
+		if (fd < 0 && errno == ENOENT && create) {
+			if (mkdirat(dirfd, part, 0755) < 0 && errno != EEXIST) {
+				err_sys(err, "cannot create directory '%.*s'", (int)(slash - key), key);
+				close(dirfd);
+				return -1;
+			}
+			fd = openat(dirfd, part, flags);
+		}
+		if (fd < 0) {
+			int saved = errno;
+			struct stat st;
+			bool there = fstatat(dirfd, part, &st, AT_SYMLINK_NOFOLLOW) == 0;
+			close(dirfd);
+			if (there && S_ISLNK(st.st_mode)) {
+				errno = ELOOP;
+				return err_set(err, "'%.*s' is a symbolic link: cgisnap never writes or removes through one",
+					       (int)(slash - key), key);
+			}
+			if (there && !S_ISDIR(st.st_mode)) {
+				errno = ENOTDIR;
+				return err_set(err, "cannot create directory '%.*s': a file is in the way",
+					       (int)(slash - key), key);
+			}
+			errno = saved;
+			return err_sys(err, "cannot open directory '%.*s'", (int)(slash - key), key);
+		}
+		close(dirfd);
+		dirfd = fd;
 	}
-	free(path);
-	return rc;
+	*leaf = p;
+	return dirfd;
 }
 
-/* The directory part of key ("." for a top-level name) and a fresh temp
- * name in it: a dotfile, so no server ever hands out a half-written file. */
-static char *temp_name_for(const char *key)
+/* A fresh temp name for a file of one directory: a dotfile, so no server
+ * ever hands out a half-written file. */
+static char *temp_name(void)
 {
-	const char *slash = strrchr(key, '/');
 	unsigned n = atomic_fetch_add(&temp_counter, 1);
-	if (!slash)
-		return xasprintf(".cgisnap-tmp-%ld-%u", (long)getpid(), n);
-	return xasprintf("%.*s/.cgisnap-tmp-%ld-%u", (int)(slash - key), key, (long)getpid(), n);
+	return xasprintf(TEMP_PREFIX "%ld-%u", (long)getpid(), n);
 }
 
 static int write_all(int fd, const void *data, size_t len)
@@ -71,12 +106,13 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-/* Open a new temp file beside key; *tmp receives its name (caller frees). */
-static int open_temp(int treefd, const char *key, char **tmp, char *err)
+/* Open a new temp file in dirfd for key (named in messages); *tmp
+ * receives its name (caller frees). */
+static int open_temp(int dirfd, const char *key, char **tmp, char *err)
 {
 	for (int tries = 0; tries < 100; tries++) {
-		*tmp = temp_name_for(key);
-		int fd = openat(treefd, *tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		*tmp = temp_name();
+		int fd = openat(dirfd, *tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd >= 0)
 			return fd;
 		int saved = errno;
@@ -89,10 +125,11 @@ static int open_temp(int treefd, const char *key, char **tmp, char *err)
 	return err_set(err, "cannot create a temporary file for '%s'", key);
 }
 
-/* Does the file key hold exactly data[0..len)? 1 yes, 0 no or missing. */
-static int same_bytes(int treefd, const char *key, const void *data, size_t len)
+/* Does the file name in dirfd hold exactly data[0..len)? 1 yes, 0 no or
+ * missing. */
+static int same_bytes(int dirfd, const char *name, const void *data, size_t len)
 {
-	int fd = openat(treefd, key, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	struct stat st;
@@ -135,7 +172,8 @@ static int gzip_bytes(const void *data, size_t len, struct buf *out, char *err)
 	return 0;
 }
 
-/* Write data into a temp file beside name; returns the temp name. */
+/* Write data into a temp file in dirfd; returns the temp name. name is
+ * the file's path as messages give it. */
 static char *write_temp(int dirfd, const char *name, const void *data, size_t len, char *err)
 {
 	char *tmp;
@@ -158,91 +196,104 @@ static char *write_temp(int dirfd, const char *name, const void *data, size_t le
 	return tmp;
 }
 
-/* Keep key.gz in step with the bytes of key (given as data). mtime is
- * key's modification time: the .gz gets the same, which is how serve tells
- * a fresh .gz from a stale one. */
-static int sync_gzip(int treefd, const char *key, const void *data, size_t len, bool want,
+/* Keep the .gz sibling of name (a file of dirfd; key in messages) in step
+ * with its bytes (given as data). mtime is the file's modification time:
+ * the .gz gets the same, which is how serve tells a fresh .gz from a
+ * stale one. */
+static int sync_gzip(int dirfd, const char *name, const char *key, const void *data, size_t len, bool want,
 		     const struct timespec *mtime, char *err)
 {
+	char *gzname = xasprintf("%s.gz", name);
 	char *gzkey = xasprintf("%s.gz", key);
 	int rc = 0;
-	if (!want || len < PUBLISH_GZIP_MIN) {
-		if (unlinkat(treefd, gzkey, 0) < 0 && errno != ENOENT)
-			rc = err_sys(err, "cannot remove '%s'", gzkey);
-		free(gzkey);
-		return rc;
-	}
-	struct stat st;
-	if (fstatat(treefd, gzkey, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_mtim.tv_sec == mtime->tv_sec && st.st_mtim.tv_nsec == mtime->tv_nsec) {
-		free(gzkey);
-		return 0;
-	}
 	struct buf gz = BUF_INIT;
 	char *tmp = NULL;
+	if (!want || len < PUBLISH_GZIP_MIN) {
+		if (unlinkat(dirfd, gzname, 0) < 0 && errno != ENOENT)
+			rc = err_sys(err, "cannot remove '%s'", gzkey);
+		goto out;
+	}
+	struct stat st;
+	if (fstatat(dirfd, gzname, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_mtim.tv_sec == mtime->tv_sec && st.st_mtim.tv_nsec == mtime->tv_nsec)
+		goto out;
 	if (gzip_bytes(data, len, &gz, err) < 0) {
 		rc = -1;
 		goto out;
 	}
-	tmp = write_temp(treefd, gzkey, gz.data, gz.len, err);
+	tmp = write_temp(dirfd, gzkey, gz.data, gz.len, err);
 	if (!tmp) {
 		rc = -1;
 		goto out;
 	}
 	struct timespec times[2] = { *mtime, *mtime };
-	if (utimensat(treefd, tmp, times, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    renameat(treefd, tmp, treefd, gzkey) < 0) {
+	if (utimensat(dirfd, tmp, times, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    renameat(dirfd, tmp, dirfd, gzname) < 0) {
 		rc = err_sys(err, "cannot publish '%s'", gzkey);
-		unlinkat(treefd, tmp, 0);
+		unlinkat(dirfd, tmp, 0);
 	}
 out:
 	free(tmp);
 	buf_release(&gz);
+	free(gzname);
 	free(gzkey);
 	return rc;
 }
 
 int publish_data(int treefd, const char *key, const void *data, size_t len, bool gzip, char *err)
 {
+	const char *name;
+	int dirfd = open_parent(treefd, key, true, &name, err);
+	if (dirfd < 0)
+		return -1;
+	char *tmp = NULL;
+	int rc;
 	struct stat st;
-	bool existed = fstatat(treefd, key, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	if (existed && S_ISDIR(st.st_mode))
-		return err_set(err, "cannot publish '%s': a directory is in the way", key);
-
-	if (existed && same_bytes(treefd, key, data, len)) {
-		/* Unchanged: only repair a missing or stale .gz. */
-		if (sync_gzip(treefd, key, data, len, gzip, &st.st_mtim, err) < 0)
-			return -1;
-		return PUBLISH_UNCHANGED;
+	bool existed = fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (existed && S_ISDIR(st.st_mode)) {
+		rc = err_set(err, "cannot publish '%s': a directory is in the way", key);
+		goto out;
 	}
-	if (make_parents(treefd, key, err) < 0)
-		return -1;
-
-	char *tmp = write_temp(treefd, key, data, len, err);
-	if (!tmp)
-		return -1;
+	if (existed && !S_ISREG(st.st_mode)) {
+		/* renameat would replace a link rather than follow it, but a
+		 * link or a device there is not cgisnap's to replace. */
+		rc = err_set(err, "cannot publish '%s': %s is in the way", key,
+			     S_ISLNK(st.st_mode) ? "a symbolic link" : "a special file");
+		goto out;
+	}
+	if (existed && same_bytes(dirfd, name, data, len)) {
+		/* Unchanged: only repair a missing or stale .gz. */
+		rc = sync_gzip(dirfd, name, key, data, len, gzip, &st.st_mtim, err) < 0 ? -1 : PUBLISH_UNCHANGED;
+		goto out;
+	}
+	tmp = write_temp(dirfd, key, data, len, err);
+	if (!tmp) {
+		rc = -1;
+		goto out;
+	}
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	struct timespec times[2] = { now, now };
-	int rc = existed ? PUBLISH_CHANGED : PUBLISH_NEW;
-	if (utimensat(treefd, tmp, times, AT_SYMLINK_NOFOLLOW) < 0) {
+	rc = existed ? PUBLISH_CHANGED : PUBLISH_NEW;
+	if (utimensat(dirfd, tmp, times, AT_SYMLINK_NOFOLLOW) < 0) {
 		rc = err_sys(err, "cannot publish '%s'", key);
 		goto fail;
 	}
 	/* The .gz first: when the new page appears, its .gz is already there. */
-	if (sync_gzip(treefd, key, data, len, gzip, &now, err) < 0) {
+	if (sync_gzip(dirfd, name, key, data, len, gzip, &now, err) < 0) {
 		rc = -1;
 		goto fail;
 	}
-	if (renameat(treefd, tmp, treefd, key) < 0) {
+	if (renameat(dirfd, tmp, dirfd, name) < 0) {
 		rc = err_sys(err, "cannot publish '%s'", key);
 		goto fail;
 	}
-	free(tmp);
-	return rc;
+	goto out;
 fail:
-	unlinkat(treefd, tmp, 0);
+	unlinkat(dirfd, tmp, 0);
+out:
 	free(tmp);
+	close(dirfd);
 	return rc;
 }
 
@@ -270,26 +321,114 @@ int publish_copy(int treefd, const char *key, const char *src, bool gzip, char *
 	return rc;
 }
 
-int publish_remove(int treefd, const char *key, char *err)
+/* Is name (in dirfd) the file cgisnap recorded: bytes long and, when
+ * sha256 is given, with that hash? A publish_owner result. */
+static int owner_at(int dirfd, const char *name, long long bytes, const char *sha256)
 {
-	char *gzkey = xasprintf("%s.gz", key);
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return PUBLISH_ABSENT;
+		struct stat st;
+		/* A symbolic link, or a file cgisnap cannot read: not ours. */
+		return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? PUBLISH_FOREIGN : PUBLISH_ABSENT;
+	}
+	struct stat st;
+	int rc = PUBLISH_FOREIGN;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || bytes < 0 || st.st_size != bytes)
+		goto out;
+	if (sha256 && *sha256) {
+		struct sha256 ctx;
+		unsigned char digest[32];
+		char hex[65], chunk[COPY_CHUNK];
+		ssize_t r;
+		sha256_init(&ctx);
+		while ((r = read(fd, chunk, sizeof chunk)) > 0)
+			sha256_update(&ctx, chunk, (size_t)r);
+		if (r < 0)
+			goto out;
+		sha256_final(&ctx, digest);
+		sha256_to_hex(digest, hex);
+		if (strcmp(hex, sha256))
+			goto out;
+	}
+	rc = PUBLISH_OURS;
+out:
+	close(fd);
+	return rc;
+}
+
+int publish_owner(int treefd, const char *key, long long bytes, const char *sha256, char *err)
+{
+	const char *name;
+	int dirfd = open_parent(treefd, key, false, &name, err);
+	if (dirfd < 0)
+		return errno == ENOENT ? PUBLISH_ABSENT : -1;
+	int rc = owner_at(dirfd, name, bytes, sha256);
+	close(dirfd);
+	return rc;
+}
+
+int publish_remove(int treefd, const char *key, long long bytes, const char *sha256, char *err)
+{
+	const char *name;
+	int dirfd = open_parent(treefd, key, false, &name, err);
+	if (dirfd < 0)
+		return errno == ENOENT ? 0 : -1;
+	char *gzname = xasprintf("%s.gz", name);
 	int rc = 0;
-	if (unlinkat(treefd, key, 0) < 0 && errno != ENOENT)
+	if (bytes >= 0 && owner_at(dirfd, name, bytes, sha256) == PUBLISH_FOREIGN)
+		rc = PUBLISH_KEPT;
+	else if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
 		rc = err_sys(err, "cannot remove '%s'", key);
-	else if (unlinkat(treefd, gzkey, 0) < 0 && errno != ENOENT)
-		rc = err_sys(err, "cannot remove '%s'", gzkey);
-	free(gzkey);
-	if (rc < 0)
+	else if (unlinkat(dirfd, gzname, 0) < 0 && errno != ENOENT)
+		rc = err_sys(err, "cannot remove '%s.gz'", key);
+	free(gzname);
+	close(dirfd);
+	if (rc != 0)
 		return rc;
-	/* Empty directories left behind go too, innermost first. */
+	/* Empty directories left behind go too, innermost first; each is
+	 * reached again component by component, never through a link. */
 	char *dir = xstrdup(key);
 	for (char *slash = strrchr(dir, '/'); slash; slash = strrchr(dir, '/')) {
 		*slash = '\0';
-		if (unlinkat(treefd, dir, AT_REMOVEDIR) < 0)
+		char ignored[ERR_LEN];
+		int pfd = open_parent(treefd, dir, false, &name, ignored);
+		if (pfd < 0)
+			break;
+		int gone = unlinkat(pfd, name, AT_REMOVEDIR);
+		close(pfd);
+		if (gone < 0)
 			break;
 	}
 	free(dir);
 	return 0;
+}
+
+int publish_clean_temps(int treefd, const char *key)
+{
+	char ignored[ERR_LEN];
+	const char *name;
+	int dirfd = open_parent(treefd, key, false, &name, ignored);
+	if (dirfd < 0)
+		return 0;
+	int listfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = listfd >= 0 ? fdopendir(listfd) : NULL;
+	int n = 0;
+	if (!d) {
+		if (listfd >= 0)
+			close(listfd);
+		close(dirfd);
+		return 0;
+	}
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, TEMP_PREFIX, strlen(TEMP_PREFIX)) &&
+		    unlinkat(dirfd, de->d_name, 0) == 0)
+			n++;
+	closedir(d);
+	close(dirfd);
+	return n;
 }
 
 int write_file_atomic(int dirfd, const char *name, const void *data, size_t len, char *err)

@@ -7,6 +7,18 @@
  * A .gz sibling (zlib level 9, gzip format, what nginx gzip_static reads)
  * is written with the file when asked, given the same mtime, and removed
  * when no longer wanted, so a stale .gz never sits beside a newer page.
+ *
+ * No symbolic link is ever followed, whether it points into the tree or
+ * out of it: every directory on the way to a key is opened component by
+ * component with O_NOFOLLOW (created when missing), and the temp file, the
+ * rename, the .gz and the removal all act relative to the last one. A
+ * link in the way is an error naming it ("'x' is a symbolic link: ...").
+ *
+ * Who owns a file is the caller's record (the manifest: its size and
+ * sha256); publish_owner() and publish_remove() compare the file on disk
+ * with that record, so that cgisnap never removes a file it did not write.
+ * Temp files are named .cgisnap-tmp-PID-N; publish_clean_temps() removes
+ * those an interrupted run left.
  */
 #ifndef CGISNAP_PUBLISH_H
 #define CGISNAP_PUBLISH_H
@@ -32,9 +44,32 @@ int publish_data(int treefd, const char *key, const void *data, size_t len, bool
 /* The same for the contents of the file src (a static file under --root). */
 int publish_copy(int treefd, const char *key, const char *src, bool gzip, char *err);
 
+/* What publish_owner() finds at a key. */
+enum publish_owner_result {
+	PUBLISH_ABSENT = 0,  /* nothing there */
+	PUBLISH_OURS = 1,    /* the recorded file */
+	PUBLISH_FOREIGN = 2, /* something else: another size or hash, a link, a directory */
+};
+
+/* Compare the file at key with what was recorded of it: bytes (< 0:
+ * nothing recorded, so any file there is foreign) and, when sha256 is
+ * non-empty, its hash. A publish_owner_result, or -1 with err when the
+ * path cannot be walked (a symbolic link on the way). */
+int publish_owner(int treefd, const char *key, long long bytes, const char *sha256, char *err);
+
+/* publish_remove() left the file alone: it is not what was recorded. */
+#define PUBLISH_KEPT 1
+
 /* Remove key and its .gz, then the parent directories it leaves empty.
- * A missing file is not an error. */
-int publish_remove(int treefd, const char *key, char *err);
+ * With bytes >= 0 the file is removed only when publish_owner() would say
+ * PUBLISH_OURS; otherwise nothing is touched and PUBLISH_KEPT returned. A
+ * missing file is not an error (0); -1 with err when a symbolic link is on
+ * the way or a removal fails. */
+int publish_remove(int treefd, const char *key, long long bytes, const char *sha256, char *err);
+
+/* Remove leftover temp files in the directory of key (an interrupted
+ * run's); call only while holding the tree's lock. Returns how many. */
+int publish_clean_temps(int treefd, const char *key);
 
 /* Write a whole file atomically (temp + rename), whatever it held before:
  * for cgisnap's own files under .cgisnap/. */

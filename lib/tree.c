@@ -1,7 +1,9 @@
 /* tree.c - a snapshot tree on disk: directory, lock and settings. */
 #include "tree.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +66,122 @@ int tree_open(struct tree *t, const char *path, bool create, char *err)
 fail:
 	tree_close(t);
 	return -1;
+}
+
+/* What the existing directory fd holds: 1 a cgisnap tree (a real
+ * .cgisnap/ directory), 0 nothing at all, 2 something else. */
+static int claim_state(int fd)
+{
+	struct stat st;
+	if (fstatat(fd, TREE_META_DIR, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return S_ISDIR(st.st_mode) ? 1 : 2;
+	int listfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = listfd >= 0 ? fdopendir(listfd) : NULL;
+	if (!d) {
+		if (listfd >= 0)
+			close(listfd);
+		return 2;
+	}
+	int state = 0;
+	struct dirent *de;
+	while (state == 0 && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			state = 2;
+	closedir(d);
+	return state;
+}
+
+int tree_claim(struct tree *t, const char *path, bool force, char *err)
+{
+	t->path = NULL;
+	t->fd = t->meta_fd = t->lock_fd = -1;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		int state = claim_state(fd);
+		close(fd);
+		if (state == 2 && !force)
+			return err_set(err, "'%s' is not empty and not a cgisnap tree (use --force to adopt it)", path);
+	}
+	/* Missing, empty, ours or adopted: tree_open creates what lacks (and
+	 * reports a path that is not a directory). */
+	return tree_open(t, path, true, err);
+}
+
+/* Append the components of rel to the absolute, link-free path *abs,
+ * lexically: they do not exist yet, so ".." is the parent by name. */
+static void append_lexically(char **abs, const char *rel)
+{
+	char *copy = xstrdup(rel), *save = NULL;
+	for (char *part = strtok_r(copy, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(part, "."))
+			continue;
+		if (!strcmp(part, "..")) {
+			char *slash = strrchr(*abs, '/');
+			if (slash == *abs)
+				slash[1] = '\0'; /* "/x/.." is "/" */
+			else if (slash)
+				*slash = '\0';
+			continue;
+		}
+		char *next = xasprintf("%s%s%s", *abs, strcmp(*abs, "/") ? "/" : "", part);
+		free(*abs);
+		*abs = next;
+	}
+	free(copy);
+}
+
+char *tree_real_path(const char *path)
+{
+	char *head = xstrdup(path);
+	size_t n = strlen(head);
+	for (;;) {
+		char *real = realpath(*head ? head : ".", NULL);
+		if (real) {
+			append_lexically(&real, path + n);
+			free(head);
+			return real;
+		}
+		if (errno != ENOENT || !*head || !strcmp(head, "/")) {
+			free(head);
+			return NULL;
+		}
+		/* Drop the last component (and the slashes before it). */
+		while (n > 0 && head[n - 1] == '/')
+			n--;
+		while (n > 0 && head[n - 1] != '/')
+			n--;
+		while (n > 1 && head[n - 1] == '/')
+			n--;
+		head[n] = '\0';
+		if (n == 0 && path[0] == '/') {
+			strcpy(head, "/");
+			n = 1;
+		}
+	}
+}
+
+static bool path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0' || (n == 1 && dir[0] == '/'));
+}
+
+int tree_check_apart(const char *path, const char *root, char *err)
+{
+	char *real = tree_real_path(path);
+	char *real_root = realpath(root, NULL);
+	int rc = 0;
+	if (real && real_root) {
+		if (path_within(real, real_root))
+			rc = err_set(err, "the tree '%s' is inside the document root '%s': cgisnap does not write into the site",
+				     path, root);
+		else if (path_within(real_root, real))
+			rc = err_set(err, "the document root '%s' is inside the tree '%s': cgisnap does not write into the site",
+				     root, path);
+	}
+	free(real);
+	free(real_root);
+	return rc;
 }
 
 int tree_lock(struct tree *t, char *err)

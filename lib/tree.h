@@ -3,6 +3,8 @@
  *
  *   manifest   one line per URL (manifest.h)
  *   deps       what each page's render read (manifest.h)
+ *   journal    manifest lines of files published since the manifest was
+ *              last saved, appended before each rename (manifest.h)
  *   settings   "name = value" lines: the site and query policy the tree
  *              was made with (site-url, alias, ignore-param, sort-query), so
  *              that serve and config canonicalise requests the same way
@@ -30,6 +32,24 @@ struct tree {
 /* Open (create = true: create it and .cgisnap/ when missing) the tree at
  * path. -1 with err ("cannot open tree 'x': ...") on failure. */
 int tree_open(struct tree *t, const char *path, bool create, char *err);
+
+/* Open the tree at path for writing it, creating it when missing. A
+ * tree is claimed explicitly: path must be missing, empty or already a
+ * cgisnap tree (.cgisnap/ in it); any other directory is refused ("'x' is
+ * not empty and not a cgisnap tree (use --force to adopt it)") unless
+ * force. Adopting creates .cgisnap/ and nothing else: the files already
+ * there stay the user's (never overwritten nor pruned, as the manifest
+ * does not record them). -1 with err. */
+int tree_claim(struct tree *t, const char *path, bool force, char *err);
+
+/* The absolute path path names, symbolic links resolved, even when it
+ * does not exist yet: its nearest existing ancestor is resolved and the
+ * rest appended by name. NULL when not even that resolves. Caller frees. */
+char *tree_real_path(const char *path);
+
+/* -1 with err when the tree at path and the directory root (the site's
+ * document root) are the same or one is inside the other. */
+int tree_check_apart(const char *path, const char *root, char *err);
 
 /* Take the writer's lock without waiting; -1 with err "tree 'x' is locked
  * by another cgisnap (pid N)" when a snapshot or watch already holds it. */

@@ -202,15 +202,6 @@ static void fill(struct fallback *f, const char *target, const struct origin_res
 	}
 	bool gzip = rs->content_type && mime_compressible(rs->content_type);
 	int treefd = f->s->tree.fd;
-	int rc = rs->static_path ? publish_copy(treefd, key, rs->static_path, gzip, err)
-				 : publish_data(treefd, key, rs->body.data ? rs->body.data : "",
-						rs->body.len, gzip, err);
-	if (rc < 0) {
-		log_warn("cannot store '%s': %s", target, err);
-		fill_unreserve(f, bytes);
-		free(key);
-		return;
-	}
 	struct manifest_entry *e = manifest_entry_new(target);
 	e->key = key;
 	e->status = rs->status;
@@ -221,7 +212,34 @@ static void fill(struct fallback *f, const char *target, const struct origin_res
 	e->render_ms = rs->render_ms;
 	e->changed = time(NULL);
 
+	/* As snapshot does: only over the file the manifest records for this
+	 * target, and recorded in the journal before it appears. */
 	struct meta *m = &f->s->meta;
+	long long rec_bytes = -1;
+	char rec_sha[65] = "";
+	pthread_rwlock_rdlock(&m->lock);
+	const struct manifest_entry *old = manifest_get(&m->manifest, target);
+	if (old && old->key && !strcmp(old->key, key)) {
+		rec_bytes = old->bytes;
+		memcpy(rec_sha, old->sha256, sizeof rec_sha);
+	}
+	pthread_rwlock_unlock(&m->lock);
+	int rc = publish_owner(treefd, key, rec_bytes, rec_sha, err);
+	if (rc == PUBLISH_FOREIGN)
+		rc = err_set(err, "'%s' was not published by cgisnap: not overwriting it", key);
+	if (rc >= 0)
+		rc = manifest_journal(&f->s->tree, e, err);
+	if (rc >= 0)
+		rc = rs->static_path ? publish_copy(treefd, key, rs->static_path, gzip, err)
+				     : publish_data(treefd, key, rs->body.data ? rs->body.data : "",
+						    rs->body.len, gzip, err);
+	if (rc < 0) {
+		log_warn("cannot store '%s': %s", target, err);
+		fill_unreserve(f, bytes);
+		manifest_entry_free(e);
+		return;
+	}
+
 	pthread_rwlock_wrlock(&m->lock);
 	manifest_put(&m->manifest, e);
 	m->dirty = true;

@@ -44,6 +44,8 @@ struct crawl {
 	const struct site *site;
 	struct tree *tree;
 	struct manifest manifest; /* the tree as published */
+	struct hashmap owned;     /* key -> entry of manifest: the files cgisnap wrote */
+	long recovered;           /* journal entries manifest_recover put, for the next result */
 	struct hashmap written;   /* paths a render opened for writing */
 	struct hashmap vanished;  /* written paths found gone after the last run */
 
@@ -127,6 +129,19 @@ void crawl_config_release(struct crawl_config *cfg)
 	cfg->ninclude = cfg->nexclude = cfg->nstrip = 0;
 }
 
+/* Index the manifest's files by key: what cgisnap may replace or prune. */
+static void index_owned(struct crawl *c)
+{
+	hashmap_release(&c->owned);
+	size_t it = 0;
+	void *v;
+	while (hashmap_next(&c->manifest.entries, &it, NULL, &v)) {
+		struct manifest_entry *e = v;
+		if (e->key)
+			hashmap_put(&c->owned, e->key, e);
+	}
+}
+
 struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, const struct site *site,
 			struct tree *tree, char *err)
 {
@@ -137,10 +152,12 @@ struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, c
 	c->tree = tree;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->cond, NULL);
-	if (manifest_load(&c->manifest, tree, err) < 0) {
+	if (manifest_load(&c->manifest, tree, err) < 0 ||
+	    manifest_recover(&c->manifest, tree, &c->recovered, err) < 0) {
 		crawl_free(c);
 		return NULL;
 	}
+	index_owned(c);
 	return c;
 }
 
@@ -481,6 +498,9 @@ static int store_page(struct crawl *c, const char *url, struct origin_response *
 		return -1;
 	if (!copy)
 		sha256_hex(buf_str(&rs->body), rs->body.len, e->sha256);
+	e->key = key; /* e owns it from here: freed with e on failure */
+	e->bytes = copy ? rs->static_size : (long long)rs->body.len;
+	e->content_type = type ? xstrdup(type) : NULL;
 
 	/* Two URLs may map to one file (/a/ and /a/index.html): fine when the
 	 * bytes agree, a failure when they differ. */
@@ -492,7 +512,6 @@ static int store_page(struct crawl *c, const char *url, struct origin_response *
 			err_set(err, "'%s' and '%s' both map to file '%s' with different content", cl->target,
 				e->target, key);
 			pthread_mutex_unlock(&c->lock);
-			free(key);
 			return -1;
 		}
 		alias = true;
@@ -507,16 +526,28 @@ static int store_page(struct crawl *c, const char *url, struct origin_response *
 	bool gz = cfg->gzip && mime_compressible(type);
 	int pr = PUBLISH_UNCHANGED;
 	if (!alias) {
+		/* Only a file cgisnap published may be replaced, and only while
+		 * it still holds what cgisnap wrote. c->owned is not changed
+		 * while pages render: no lock needed. */
+		const struct manifest_entry *rec = hashmap_get(&c->owned, key);
+		int own = publish_owner(c->tree->fd, key, rec ? rec->bytes : -1, rec ? rec->sha256 : NULL, err);
+		if (own < 0)
+			return -1;
+		if (own == PUBLISH_FOREIGN)
+			return err_set(err, rec ? "'%s' was changed since cgisnap published it: not overwriting it"
+						: "'%s' was not published by cgisnap: not overwriting it", key);
+		/* Recorded before it appears, so that no kill or full disk can
+		 * leave a published file unrecorded; a file already recorded
+		 * with these bytes needs no new record. */
+		bool recorded = own == PUBLISH_OURS && *e->sha256 && !strcmp(rec->sha256, e->sha256);
+		e->changed = time(NULL);
+		if (!recorded && manifest_journal(c->tree, e, err) < 0)
+			return -1;
 		pr = copy ? publish_copy(c->tree->fd, key, rs->static_path, gz, err)
 			  : publish_data(c->tree->fd, key, buf_str(&rs->body), rs->body.len, gz, err);
-		if (pr < 0) {
-			free(key);
+		if (pr < 0)
 			return -1;
-		}
 	}
-	e->key = key;
-	e->bytes = copy ? rs->static_size : (long long)rs->body.len;
-	e->content_type = type ? xstrdup(type) : NULL;
 
 	const struct manifest_entry *old = manifest_get(&c->manifest, e->target);
 	pthread_mutex_lock(&c->lock);
@@ -690,6 +721,8 @@ static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 	c->dropped_depth = c->dropped_pages = 0;
 	loops_init(&c->loops, c->cfg->loop_warn);
 	c->near_bound_said = false;
+	res->recovered = c->recovered;
+	c->recovered = 0;
 	clock_gettime(CLOCK_MONOTONIC, &c->start);
 }
 
@@ -706,17 +739,33 @@ static void free_claims(struct crawl *c)
 	hashmap_release(&c->claims);
 }
 
-/* Remove an old entry's file unless this run gave that file to a URL. */
+/* Remove an old entry's file unless this run gave that file to a URL. A
+ * file that no longer holds what cgisnap wrote, or that cannot be reached
+ * without following a link, is left where it is, with a note. */
 static int drop_file(struct crawl *c, const struct manifest_entry *old, char *err)
 {
 	if (!old->key || hashmap_get(&c->claims, old->key))
 		return 0;
 	if (!urlkey_is_safe(old->key))
 		return err_set(err, "refusing to remove unsafe manifest key '%s'", old->key);
-	if (publish_remove(c->tree->fd, old->key, err) < 0)
-		return -1;
-	strlist_add(&c->res->changed_keys, old->key);
-	c->res->removed++;
+	char why[ERR_LEN];
+	int rc = publish_remove(c->tree->fd, old->key, old->bytes, old->sha256, why);
+	if (rc == 0) {
+		strlist_add(&c->res->changed_keys, old->key);
+		c->res->removed++;
+		return 0;
+	}
+	int saved = errno;
+	char *note = rc == PUBLISH_KEPT
+			     ? xasprintf("not removing '%s': it was changed since cgisnap published it", old->key)
+			     : xasprintf("not removing '%s': %s", old->key, why);
+	if (!strlist_contains(&c->res->kept, note))
+		strlist_add(&c->res->kept, note);
+	free(note);
+	/* A removal that merely failed keeps its record, to be retried; a
+	 * changed file or a link in the way is no longer cgisnap's. */
+	if (rc < 0 && saved != ELOOP && saved != ENOTDIR && !manifest_get(&c->next, old->target))
+		manifest_put(&c->next, copy_entry(old));
 	return 0;
 }
 
@@ -796,6 +845,10 @@ static int commit(struct crawl *c, bool prune, char *err)
 	}
 	if (rc == 0)
 		rc = manifest_save(&c->manifest, c->tree, err);
+	/* The manifest now records every publish the journal held. */
+	if (rc == 0)
+		rc = manifest_journal_reset(c->tree, err);
+	index_owned(c);
 	free_claims(c);
 	forget_vanished_writes(c);
 	return rc;
@@ -923,6 +976,7 @@ void crawl_result_release(struct crawl_result *res)
 	free(res->bound_note);
 	strlist_clear(&res->changed_keys);
 	strlist_clear(&res->rendered);
+	strlist_clear(&res->kept);
 	memset(res, 0, sizeof *res);
 }
 
@@ -932,6 +986,7 @@ void crawl_free(struct crawl *c)
 		return;
 	manifest_release(&c->manifest);
 	manifest_release(&c->next);
+	hashmap_release(&c->owned);
 	hashmap_release(&c->written);
 	hashmap_release(&c->vanished);
 	hashmap_release(&c->seen);

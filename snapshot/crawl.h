@@ -14,6 +14,10 @@
  *      new to the manifest, remove pages that now answer 404/410.
  *      Both save the manifest and return the run's result.
  *   4. crawl_free().
+ * The crawler only replaces or removes files the manifest records (size
+ * and sha256 still as written); each publish is appended to the journal
+ * before its rename, and crawl_new() replays a journal an interrupted run
+ * left (manifest.h), so those files are known and pruned like others.
  * Renders run on cfg.jobs threads; the crawler never prints except the
  * progress bar (when cfg.progress) and, as they happen, two warnings of a
  * crawl running away (80% of max_pages reached; a URL family taking
@@ -88,6 +92,8 @@ struct crawl_result {
 	size_t nfailures;
 	struct strlist changed_keys; /* files written or removed (for --exec) */
 	struct strlist rendered;     /* targets rendered in this run */
+	struct strlist kept;         /* "not removing 'KEY': why": files left in place */
+	long recovered;              /* files an interrupted run published, found in the journal */
 };
 
 struct crawl;

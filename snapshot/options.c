@@ -48,6 +48,8 @@ const struct opt snapshot_opts[] = {
 	  "keep this URL's 404 page as the tree's 404 page (default /cgisnap-404-probe)", 0, 0 },
 	{ "no-prune", 0, OPT_BOOL, &snapshot_options.no_prune, NULL,
 	  "keep files of URLs no longer reachable or now 404", 0, 0 },
+	{ "force", 0, OPT_BOOL, &snapshot_options.force, NULL,
+	  "adopt a DIR that is neither empty nor a cgisnap tree (its files stay untouched)", 0, 0 },
 	{ "no-gzip", 0, OPT_BOOL, &snapshot_options.no_gzip, NULL, "write no .gz siblings", 0, 0 },
 	{ "quiet", 'q', OPT_BOOL, &snapshot_options.quiet, NULL, "print only failures", 0, 0 },
 	{ "verbose", 'v', OPT_BOOL, &snapshot_options.verbose, NULL, "say more", 0, 0 },
@@ -123,7 +125,11 @@ int snapshot_setup_open(struct snapshot_setup *s, const char *dir, char *err)
 	s->origin = origin_open(&origin_config, &s->site, err);
 	if (!s->origin)
 		return -1;
-	if (tree_open(&s->tree, dir, true, err) < 0)
+	/* The tree must never overlap the site: pruning or publishing there
+	 * would overwrite the site's own scripts. */
+	if (origin_config.root && tree_check_apart(dir, origin_config.root, err) < 0)
+		return -1;
+	if (tree_claim(&s->tree, dir, o->force, err) < 0)
 		return -1;
 	s->tree_open = true;
 	if (tree_lock(&s->tree, err) < 0)
@@ -162,6 +168,8 @@ void snapshot_report(const struct crawl_result *r, const char *what, bool quiet)
 {
 	char bytes[32];
 	human_bytes(r->bytes, bytes, sizeof bytes);
+	if (r->recovered && !quiet)
+		log_info("recorded %ld files an interrupted run had published", r->recovered);
 	if (!quiet) {
 		log_info("%s: %ld URLs in %.1f s (%.1f pages/s)", what, r->pages, r->seconds,
 			 r->seconds > 0 ? r->pages / r->seconds : 0.0);
@@ -175,6 +183,8 @@ void snapshot_report(const struct crawl_result *r, const char *what, bool quiet)
 		log_warn("%s; nothing was pruned", r->bound_note);
 	else if (r->failed && !quiet)
 		log_warn("some URLs failed; nothing was pruned");
+	for (size_t i = 0; i < r->kept.n; i++)
+		log_warn("%s", r->kept.items[i]);
 	for (size_t i = 0; i < r->nfailures; i++)
 		log_error("failed: %s: %s", r->failures[i].target, r->failures[i].reason);
 }

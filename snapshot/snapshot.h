@@ -17,7 +17,7 @@
 struct snapshot_options {
 	struct strlist seeds, include, exclude, strip, ignore_params;
 	bool sort_query, follow_nofollow, respect_robots_meta, respect_no_store;
-	bool no_prune, no_gzip, quiet, verbose;
+	bool no_prune, no_gzip, quiet, verbose, force;
 	long max_pages, max_depth, loop_warn; /* -1 when not given */
 	long jobs;
 	char *not_found;
@@ -35,8 +35,9 @@ struct snapshot_setup {
 	bool tree_open;
 };
 
-/* Check the options, open the origin, then open (creating it) and lock the
- * tree at dir. -1 with err on a usage or set-up error: nothing in the tree
+/* Check the options, open the origin, then claim (tree_claim: missing,
+ * empty, a tree, or --force), open and lock the tree at dir, which must
+ * not overlap --root. -1 with err on a usage or set-up error: nothing in the tree
  * was changed. */
 int snapshot_setup_open(struct snapshot_setup *s, const char *dir, char *err);
 void snapshot_setup_close(struct snapshot_setup *s);

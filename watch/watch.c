@@ -470,6 +470,8 @@ static void log_batch(const struct watcher *w, const char *full_reason, const st
 	buf_release(&b);
 	for (size_t i = 0; i < res->nfailures; i++)
 		log_warn("failed: %s: %s", res->failures[i].target, res->failures[i].reason);
+	for (size_t i = 0; i < res->kept.n; i++)
+		log_warn("%s", res->kept.items[i]);
 	if (res->bound_note)
 		log_warn("%s", res->bound_note);
 }

@@ -2,11 +2,14 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "manifest.h"
+#include "publish.h"
+#include "sha256.h"
 #include "tree.h"
 #include "unit.h"
 #include "xalloc.h"
@@ -147,5 +150,91 @@ TEST(tree_settings_round_trip)
 	site_release(&s);
 	site_release(&r);
 	tree_close(&t);
+	rm_rf(path);
+}
+
+/* A page published and journaled, one journaled whose rename never
+ * happened, a torn line and a leftover temp file: what an interrupted run
+ * leaves. */
+TEST(manifest_journal_recovers_only_published_files)
+{
+	char path[] = "/tmp/cgisnap-man-XXXXXX";
+	CHECK(mkdtemp(path) != NULL);
+	struct tree t;
+	char err[ERR_LEN];
+	CHECK_INT(0, tree_open(&t, path, true, err));
+	struct manifest_entry *e = manifest_entry_new("/a/");
+	e->key = xstrdup("a/index.html");
+	e->status = 200;
+	e->bytes = 4;
+	sha256_hex("page", 4, e->sha256);
+	CHECK_INT(0, manifest_journal(&t, e, err));
+	CHECK_INT(PUBLISH_NEW, publish_data(t.fd, e->key, "page", 4, false, err));
+	free(e->target);
+	e->target = xstrdup("/b/");
+	free(e->key);
+	e->key = xstrdup("a/b.html");
+	CHECK_INT(0, manifest_journal(&t, e, err)); /* killed before its rename */
+	manifest_entry_free(e);
+	int fd = openat(t.meta_fd, "journal", O_WRONLY | O_APPEND);
+	CHECK(write(fd, "\n/c/\tc.html\t20", 15) == 15);
+	close(fd);
+	fd = openat(t.fd, "a/.cgisnap-tmp-99-1", O_WRONLY | O_CREAT, 0644);
+	close(fd);
+
+	struct manifest m = MANIFEST_INIT;
+	long n;
+	CHECK_INT(0, manifest_load(&m, &t, err));
+	CHECK_INT(0, manifest_recover(&m, &t, &n, err));
+	CHECK_INT(1, n);
+	CHECK_INT(1, manifest_count(&m));
+	e = manifest_get(&m, "/a/");
+	CHECK(e && e->key && !strcmp(e->key, "a/index.html"));
+	CHECK(faccessat(t.fd, "a/.cgisnap-tmp-99-1", F_OK, 0) < 0);
+	CHECK(faccessat(t.fd, "a/index.html", F_OK, 0) == 0);
+	CHECK_INT(0, manifest_save(&m, &t, err));
+	CHECK_INT(0, manifest_journal_reset(&t, err));
+	CHECK(faccessat(t.meta_fd, "journal", F_OK, 0) < 0);
+	CHECK_INT(0, manifest_journal_reset(&t, err)); /* none is fine */
+	manifest_release(&m);
+	tree_close(&t);
+	rm_rf(path);
+}
+
+TEST(tree_claim_and_apart)
+{
+	char path[] = "/tmp/cgisnap-man-XXXXXX";
+	CHECK(mkdtemp(path) != NULL);
+	char err[ERR_LEN];
+	struct tree t;
+	char *users = xasprintf("%s/users", path), *file = xasprintf("%s/users/mine.html", path);
+	CHECK_INT(0, mkdir(users, 0755));
+	FILE *f = fopen(file, "w");
+	fclose(f);
+	CHECK_INT(-1, tree_claim(&t, users, false, err));
+	char *want = xasprintf("'%s' is not empty and not a cgisnap tree (use --force to adopt it)", users);
+	CHECK_STR(want, err);
+	CHECK_INT(0, tree_claim(&t, users, true, err)); /* adopted */
+	tree_close(&t);
+	CHECK_INT(0, tree_claim(&t, users, false, err)); /* a tree now */
+	tree_close(&t);
+
+	char *real = tree_real_path(path);
+	char *p = xasprintf("%s/no/such/../dir", path), *expect = xasprintf("%s/no/dir", real);
+	char *got = tree_real_path(p);
+	CHECK_STR(expect, got);
+	CHECK_INT(-1, tree_check_apart(p, path, err));
+	CHECK_INT(-1, tree_check_apart(path, users, err));
+	CHECK_INT(0, tree_check_apart(users, p, err));
+	free(got);
+	free(p);
+	p = xasprintf("%s/users/../../elsewhere", path);
+	CHECK_INT(0, tree_check_apart(p, path, err));
+	free(real);
+	free(p);
+	free(expect);
+	free(want);
+	free(users);
+	free(file);
 	rm_rf(path);
 }

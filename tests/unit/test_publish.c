@@ -1,4 +1,5 @@
 /* test_publish.c - atomic publishing, unchanged detection, .gz siblings. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "buf.h"
 #include "log.h"
 #include "publish.h"
+#include "sha256.h"
 #include "unit.h"
 #include "xalloc.h"
 
@@ -152,15 +154,132 @@ TEST(publish_copy_and_remove)
 	CHECK_INT(PUBLISH_UNCHANGED, publish_copy(fd, "x/y/style.css", src, true, err));
 	CHECK_INT(-1, publish_copy(fd, "x/z.css", "/nonexistent/file", false, err));
 	CHECK_STR("cannot read '/nonexistent/file': No such file or directory", err);
-	CHECK_INT(0, publish_remove(fd, "x/y/style.css", err));
+	CHECK_INT(0, publish_remove(fd, "x/y/style.css", -1, NULL, err));
 	CHECK(faccessat(fd, "x", F_OK, 0) < 0); /* empty parents removed */
-	CHECK_INT(0, publish_remove(fd, "x/y/style.css", err)); /* missing is fine */
+	CHECK_INT(0, publish_remove(fd, "x/y/style.css", -1, NULL, err)); /* missing is fine */
 	CHECK_INT(0, write_file_atomic(fd, "meta", "abc", 3, err));
 	size_t len;
 	char *s = read_all(fd, "meta", &len);
 	CHECK_STR("abc", s);
 	free(s);
 	free(src);
+	close(fd);
+	remove_tree(path);
+}
+
+/* A directory outside the tree, holding page/index.html, and a symbolic
+ * link x -> it inside the tree (the repro of issue 9, item 1). */
+static void link_outside(int fd, const char *outside)
+{
+	char *page = xasprintf("%s/page", outside);
+	char *file = xasprintf("%s/page/index.html", outside);
+	mkdir(outside, 0755);
+	mkdir(page, 0755);
+	FILE *f = fopen(file, "w");
+	fputs("outside", f);
+	fclose(f);
+	CHECK_INT(0, symlinkat(outside, fd, "x"));
+	free(page);
+	free(file);
+}
+
+TEST(publish_never_writes_through_a_symbolic_link)
+{
+	char path[] = "/tmp/cgisnap-pub-XXXXXX", outside[] = "/tmp/cgisnap-out-XXXXXX";
+	int fd = make_tree(path);
+	CHECK(mkdtemp(outside) != NULL);
+	link_outside(fd, outside);
+	char err[ERR_LEN];
+	CHECK_INT(-1, publish_data(fd, "x/page/index.html", "mine", 4, false, err));
+	CHECK_STR("'x' is a symbolic link: cgisnap never writes or removes through one", err);
+	CHECK_INT(-1, publish_data(fd, "x/new/index.html", "mine", 4, false, err));
+	CHECK_STR("'x' is a symbolic link: cgisnap never writes or removes through one", err);
+	/* Nothing was written outside, not even a directory or a temp file. */
+	char *cmd = xasprintf("test \"$(cd '%s' && find . | sort | tr '\\n' ' ')\" = '. ./page ./page/index.html '",
+			      outside);
+	CHECK_INT(0, system(cmd));
+	free(cmd);
+	int ofd = open(outside, O_RDONLY | O_DIRECTORY);
+	size_t len;
+	char *s = read_all(ofd, "page/index.html", &len);
+	CHECK_STR("outside", s);
+	free(s);
+	/* A link deeper down, and the key itself a link. */
+	CHECK_INT(PUBLISH_NEW, publish_data(fd, "a/b.html", "b", 1, false, err));
+	CHECK_INT(0, symlinkat(outside, fd, "a/c"));
+	CHECK_INT(-1, publish_data(fd, "a/c/page/index.html", "mine", 4, true, err));
+	CHECK_STR("'a/c' is a symbolic link: cgisnap never writes or removes through one", err);
+	CHECK_INT(0, symlinkat("b.html", fd, "a/l.html"));
+	CHECK_INT(-1, publish_data(fd, "a/l.html", "mine", 4, false, err));
+	CHECK_STR("cannot publish 'a/l.html': a symbolic link is in the way", err);
+	s = read_all(fd, "a/b.html", &len);
+	CHECK_STR("b", s);
+	free(s);
+	close(ofd);
+	close(fd);
+	remove_tree(path);
+	remove_tree(outside);
+}
+
+TEST(publish_remove_walks_without_links_and_checks_ownership)
+{
+	char path[] = "/tmp/cgisnap-pub-XXXXXX", outside[] = "/tmp/cgisnap-out-XXXXXX";
+	int fd = make_tree(path);
+	CHECK(mkdtemp(outside) != NULL);
+	link_outside(fd, outside);
+	char err[ERR_LEN];
+	/* Through the link: refused, the outside file and directory stay. */
+	CHECK_INT(-1, publish_remove(fd, "x/page/index.html", -1, NULL, err));
+	CHECK_INT(ELOOP, errno);
+	CHECK_STR("'x' is a symbolic link: cgisnap never writes or removes through one", err);
+	int ofd = open(outside, O_RDONLY | O_DIRECTORY);
+	CHECK(faccessat(ofd, "page/index.html", F_OK, 0) == 0);
+	CHECK_INT(PUBLISH_FOREIGN, publish_owner(fd, "x", 7, NULL, err)); /* the link itself */
+
+	/* Ownership: the recorded size and hash must still match. */
+	char sha[65];
+	sha256_hex("mine", 4, sha);
+	CHECK_INT(PUBLISH_NEW, publish_data(fd, "d/e/f.html", "mine", 4, false, err));
+	CHECK_INT(PUBLISH_OURS, publish_owner(fd, "d/e/f.html", 4, sha, err));
+	CHECK_INT(PUBLISH_OURS, publish_owner(fd, "d/e/f.html", 4, "", err)); /* size only */
+	CHECK_INT(PUBLISH_FOREIGN, publish_owner(fd, "d/e/f.html", -1, NULL, err)); /* unrecorded */
+	CHECK_INT(PUBLISH_ABSENT, publish_owner(fd, "d/e/g.html", 4, sha, err));
+	CHECK_INT(PUBLISH_ABSENT, publish_owner(fd, "nothere/g.html", 4, sha, err));
+	CHECK_INT(PUBLISH_CHANGED, publish_data(fd, "d/e/f.html", "user", 4, false, err));
+	CHECK_INT(PUBLISH_FOREIGN, publish_owner(fd, "d/e/f.html", 4, sha, err));
+	CHECK_INT(PUBLISH_KEPT, publish_remove(fd, "d/e/f.html", 4, sha, err));
+	CHECK(faccessat(fd, "d/e/f.html", F_OK, 0) == 0);
+	CHECK_INT(PUBLISH_CHANGED, publish_data(fd, "d/e/f.html", "mine", 4, false, err));
+	CHECK_INT(0, publish_remove(fd, "d/e/f.html", 4, sha, err));
+	CHECK(faccessat(fd, "d", F_OK, 0) < 0);
+
+	/* Empty parents are removed up to a link, never through it. */
+	CHECK_INT(0, mkdirat(fd, "p", 0755));
+	CHECK_INT(0, symlinkat(outside, fd, "p/q"));
+	CHECK_INT(-1, publish_remove(fd, "p/q/page/index.html", -1, NULL, err));
+	CHECK(faccessat(ofd, "page/index.html", F_OK, 0) == 0);
+	CHECK(faccessat(fd, "p/q", F_OK, AT_SYMLINK_NOFOLLOW) == 0);
+	close(ofd);
+	close(fd);
+	remove_tree(path);
+	remove_tree(outside);
+}
+
+TEST(publish_clean_temps_removes_only_temp_files)
+{
+	char path[] = "/tmp/cgisnap-pub-XXXXXX";
+	int fd = make_tree(path);
+	char err[ERR_LEN];
+	CHECK_INT(PUBLISH_NEW, publish_data(fd, "a/page.html", "p", 1, false, err));
+	int t = openat(fd, "a/.cgisnap-tmp-1-2", O_WRONLY | O_CREAT, 0644);
+	CHECK(t >= 0);
+	close(t);
+	t = openat(fd, "a/.hidden", O_WRONLY | O_CREAT, 0644);
+	close(t);
+	CHECK_INT(1, publish_clean_temps(fd, "a/other.html"));
+	CHECK(faccessat(fd, "a/.cgisnap-tmp-1-2", F_OK, 0) < 0);
+	CHECK(faccessat(fd, "a/.hidden", F_OK, 0) == 0);
+	CHECK(faccessat(fd, "a/page.html", F_OK, 0) == 0);
 	close(fd);
 	remove_tree(path);
 }
