@@ -125,8 +125,10 @@ T=$TESTDIR/t7
 "$CGISNAP" snapshot --root "$SITE" -j 1 --seed /k/ "$T" 2>/dev/null &
 snap_pid=$!
 wait_until 30 test -s "$MARK" || fail "the crawl never reached the slow page"
-kill -9 "$snap_pid"
-{ wait "$snap_pid"; } 2>/dev/null
+{
+	kill -9 "$snap_pid"
+	wait "$snap_pid"
+} 2>/dev/null # no "Killed" line from the shell
 kill "$(cat "$MARK")" 2>/dev/null
 check_file "$T/k/k5.html" "the interrupted run published pages"
 check_no_file "$T/.cgisnap/manifest" "but saved no manifest"
