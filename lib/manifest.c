@@ -305,6 +305,9 @@ out:
 int manifest_recover(struct manifest *m, struct tree *t, long *recovered, char *err)
 {
 	*recovered = 0;
+	/* A run killed while saving leaves its temp file here too. */
+	if (t->meta_fd >= 0)
+		publish_clean_temps(t->meta_fd, MANIFEST_FILE);
 	FILE *f = open_meta(t, JOURNAL_FILE);
 	if (!f)
 		return errno == ENOENT ? 0

@@ -76,7 +76,8 @@ int manifest_save(const struct manifest *m, struct tree *t, char *err);
 int manifest_journal(struct tree *t, const struct manifest_entry *e, char *err);
 /* Replay the journal into m (after manifest_load; the tree locked): an
  * entry whose file holds the recorded size and sha256 is put, others are
- * dropped; temp files interrupted runs left beside them are removed.
+ * dropped; temp files interrupted runs left beside them (and in
+ * .cgisnap/) are removed.
  * *recovered counts the entries put. */
 int manifest_recover(struct manifest *m, struct tree *t, long *recovered, char *err);
 /* Empty the journal, once the manifest saved records all it held. */

@@ -181,6 +181,8 @@ TEST(manifest_journal_recovers_only_published_files)
 	close(fd);
 	fd = openat(t.fd, "a/.cgisnap-tmp-99-1", O_WRONLY | O_CREAT, 0644);
 	close(fd);
+	fd = openat(t.meta_fd, ".cgisnap-tmp-99-2", O_WRONLY | O_CREAT, 0644);
+	close(fd);
 
 	struct manifest m = MANIFEST_INIT;
 	long n;
@@ -191,6 +193,7 @@ TEST(manifest_journal_recovers_only_published_files)
 	e = manifest_get(&m, "/a/");
 	CHECK(e && e->key && !strcmp(e->key, "a/index.html"));
 	CHECK(faccessat(t.fd, "a/.cgisnap-tmp-99-1", F_OK, 0) < 0);
+	CHECK(faccessat(t.meta_fd, ".cgisnap-tmp-99-2", F_OK, 0) < 0);
 	CHECK(faccessat(t.fd, "a/index.html", F_OK, 0) == 0);
 	CHECK_INT(0, manifest_save(&m, &t, err));
 	CHECK_INT(0, manifest_journal_reset(&t, err));
