@@ -224,6 +224,7 @@ static void fill(struct fallback *f, const char *target, const struct origin_res
 		memcpy(rec_sha, old->sha256, sizeof rec_sha);
 	}
 	pthread_rwlock_unlock(&m->lock);
+	atomic_fetch_add(&m->fills_in_flight, 1);
 	int rc = publish_owner(treefd, key, rec_bytes, rec_sha, err);
 	if (rc == PUBLISH_FOREIGN)
 		rc = err_set(err, "'%s' was not published by cgisnap: not overwriting it", key);
@@ -237,6 +238,7 @@ static void fill(struct fallback *f, const char *target, const struct origin_res
 		log_warn("cannot store '%s': %s", target, err);
 		fill_unreserve(f, bytes);
 		manifest_entry_free(e);
+		atomic_fetch_sub(&m->fills_in_flight, 1);
 		return;
 	}
 
@@ -244,6 +246,7 @@ static void fill(struct fallback *f, const char *target, const struct origin_res
 	manifest_put(&m->manifest, e);
 	m->dirty = true;
 	atomic_fetch_add(&m->gen, 1);
+	atomic_fetch_sub(&m->fills_in_flight, 1);
 	pthread_rwlock_unlock(&m->lock);
 	log_debug("stored '%s' as '%s'", target, key);
 }

@@ -138,6 +138,10 @@ int meta_save_if_dirty(struct meta *m, struct tree *t, char *err)
 	rc = manifest_save(&m->manifest, t, err);
 	if (rc < 0)
 		m->dirty = true;
+	/* A fill in flight has a journal line the saved manifest lacks: keep
+	 * the journal for the next save (replaying a line twice is harmless). */
+	else if (atomic_load(&m->fills_in_flight) == 0)
+		rc = manifest_journal_reset(t, err);
 	pthread_rwlock_unlock(&m->lock);
 	return rc;
 }

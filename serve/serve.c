@@ -375,6 +375,19 @@ static int run(struct server *s)
 		log_error("%s", err);
 		goto out;
 	}
+	if (s->cfg.fill) {
+		/* The lock is ours: files an interrupted writer (a killed
+		 * snapshot, watch or serve --fill) published become entries. */
+		long recovered = 0;
+		if (manifest_recover(&s->meta.manifest, &s->tree, &recovered, err) < 0) {
+			log_error("%s", err);
+			goto out;
+		}
+		if (recovered) {
+			log_info("recorded %ld files an interrupted run had published", recovered);
+			s->meta.dirty = true;
+		}
+	}
 	if (s->cfg.fallback || s->cfg.dynamic) {
 		s->fallback = fallback_open(s, err);
 		if (!s->fallback) {

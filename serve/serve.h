@@ -65,6 +65,9 @@ struct meta {
 	struct fixed_response not_found; /* the 404 page (or a plain one) */
 	bool have_site;
 	bool dirty;                   /* --fill added entries not yet saved */
+	/* Fills between their journal line and their manifest entry: the
+	 * journal is emptied at a save only when none is. */
+	atomic_int fills_in_flight;
 	atomic_uint gen;              /* bumped whenever site or manifest change */
 };
 
