@@ -14,7 +14,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "buf.h"
 #include "log.h"
 #include "sha256.h"
 #include "xalloc.h"
@@ -125,70 +124,162 @@ static int open_temp(int dirfd, const char *key, char **tmp, char *err)
 	return err_set(err, "cannot create a temporary file for '%s'", key);
 }
 
-/* Does the file name in dirfd hold exactly data[0..len)? 1 yes, 0 no or
- * missing. */
-static int same_bytes(int dirfd, const char *name, const void *data, size_t len)
+/* Where the bytes to publish are: len bytes from off, in memory (mem) or
+ * in the file fd (a body spilled to a temporary file, a static file),
+ * always handled a chunk at a time, so a body of any size costs
+ * COPY_CHUNK of memory here. */
+struct range {
+	const char *mem; /* NULL: in fd (read with pread, never closed) */
+	int fd;
+	long long off, len;
+};
+
+/* Call fn on each chunk of r in turn, stopping early when it returns
+ * non-zero (its value is returned); -1 with err when r cannot be read. */
+static int each_chunk(const struct range *r, int (*fn)(void *arg, const char *data, size_t n),
+		      void *arg, char *err)
+{
+	int rc = 0;
+	if (r->mem) {
+		for (long long done = 0; done < r->len && rc == 0; done += COPY_CHUNK) {
+			long long n = r->len - done < COPY_CHUNK ? r->len - done : COPY_CHUNK;
+			rc = fn(arg, r->mem + r->off + done, (size_t)n);
+		}
+		return rc;
+	}
+	char *chunk = xmalloc(COPY_CHUNK);
+	long long off = r->off, left = r->len;
+	while (left > 0 && rc == 0) {
+		ssize_t n = pread(r->fd, chunk, left < COPY_CHUNK ? (size_t)left : COPY_CHUNK, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = n < 0 ? err_sys(err, "cannot read the body to publish")
+				   : err_set(err, "cannot read the body to publish: it became shorter");
+			break;
+		}
+		rc = fn(arg, chunk, (size_t)n);
+		off += n;
+		left -= n;
+	}
+	free(chunk);
+	return rc;
+}
+
+struct compare {
+	int fd;       /* the published file */
+	char *mine;   /* a chunk of it */
+};
+
+/* 0 while the published file goes on with the same bytes, 1 once not. */
+static int compare_chunk(void *arg, const char *data, size_t n)
+{
+	struct compare *c = arg;
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(c->fd, c->mine + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return 1;
+		got += (size_t)r;
+	}
+	return memcmp(c->mine, data, n) ? 1 : 0;
+}
+
+/* Does the file name in dirfd hold exactly the bytes of r? 1 yes, 0 no,
+ * missing or unreadable, -1 when r cannot be read (err). */
+static int same_bytes(int dirfd, const char *name, const struct range *r, char *err)
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	struct stat st;
 	int same = 0;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != len)
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size != r->len)
 		goto out;
-	char chunk[COPY_CHUNK];
-	size_t off = 0;
-	while (off < len) {
-		ssize_t r = read(fd, chunk, sizeof chunk);
-		if (r <= 0 || off + (size_t)r > len || memcmp(chunk, (const char *)data + off, (size_t)r))
-			goto out;
-		off += (size_t)r;
-	}
-	same = read(fd, chunk, 1) == 0;
+	struct compare c = { fd, xmalloc(COPY_CHUNK) };
+	int rc = each_chunk(r, compare_chunk, &c, err);
+	if (rc < 0)
+		same = -1;
+	else
+		same = rc == 0 && read(fd, c.mine, 1) == 0;
+	free(c.mine);
 out:
 	close(fd);
 	return same;
 }
 
-/* gzip (RFC 1952) of data at level 9, as nginx's gzip_static expects. */
-static int gzip_bytes(const void *data, size_t len, struct buf *out, char *err)
+static int write_chunk(void *arg, const char *data, size_t n)
 {
-	z_stream z;
-	memset(&z, 0, sizeof z);
-	if (deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK)
-		return err_set(err, "cannot start zlib");
-	buf_reset(out);
-	buf_grow(out, deflateBound(&z, (uLong)len));
-	z.next_in = (Bytef *)data;
-	z.avail_in = (uInt)len;
-	z.next_out = (Bytef *)out->data;
-	z.avail_out = (uInt)(out->cap - 1);
-	int zr = deflate(&z, Z_FINISH);
-	out->len = z.total_out;
-	out->data[out->len] = '\0';
-	deflateEnd(&z);
-	if (zr != Z_STREAM_END)
-		return err_set(err, "zlib could not compress (%d)", zr);
-	return 0;
+	return write_all(*(int *)arg, data, n) < 0 ? 2 : 0;
 }
 
-/* Write data into a temp file in dirfd; returns the temp name. name is
- * the file's path as messages give it. */
-static char *write_temp(int dirfd, const char *name, const void *data, size_t len, char *err)
+struct deflating {
+	z_stream z;
+	int fd;
+	char *out;
+};
+
+/* Deflate what is in z's input (finish: and end the stream) into fd. */
+static int deflate_out(struct deflating *d, int flush)
+{
+	for (;;) {
+		d->z.next_out = (Bytef *)d->out;
+		d->z.avail_out = COPY_CHUNK;
+		int zr = deflate(&d->z, flush);
+		if (zr == Z_STREAM_ERROR)
+			return 3;
+		size_t have = COPY_CHUNK - d->z.avail_out;
+		if (have && write_all(d->fd, d->out, have) < 0)
+			return 2;
+		if (flush == Z_FINISH ? zr == Z_STREAM_END : d->z.avail_out != 0)
+			return 0;
+	}
+}
+
+static int deflate_chunk(void *arg, const char *data, size_t n)
+{
+	struct deflating *d = arg;
+	d->z.next_in = (Bytef *)data;
+	d->z.avail_in = (uInt)n;
+	return deflate_out(d, Z_NO_FLUSH);
+}
+
+/* Write the bytes of r (gzip: as gzip at level 9, RFC 1952, what nginx's
+ * gzip_static reads) into a temp file in dirfd; returns the temp name.
+ * name is the file's path as messages give it. */
+static char *write_temp(int dirfd, const char *name, const struct range *r, bool gzip, char *err)
 {
 	char *tmp;
 	int fd = open_temp(dirfd, name, &tmp, err);
 	if (fd < 0)
 		return NULL;
-	if (write_all(fd, data, len) < 0) {
-		err_sys(err, "cannot write '%s'", name);
-		close(fd);
-		unlinkat(dirfd, tmp, 0);
-		free(tmp);
-		return NULL;
+	int rc;
+	if (gzip) {
+		struct deflating d;
+		memset(&d, 0, sizeof d);
+		d.fd = fd;
+		if (deflateInit2(&d.z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
+			rc = err_set(err, "cannot start zlib");
+		} else {
+			d.out = xmalloc(COPY_CHUNK);
+			rc = each_chunk(r, deflate_chunk, &d, err);
+			if (rc == 0)
+				rc = deflate_out(&d, Z_FINISH);
+			deflateEnd(&d.z);
+			free(d.out);
+		}
+	} else {
+		rc = each_chunk(r, write_chunk, &fd, err);
 	}
-	if (close(fd) < 0) {
+	if (rc == 2)
 		err_sys(err, "cannot write '%s'", name);
+	else if (rc == 3)
+		err_set(err, "zlib could not compress");
+	if (close(fd) < 0 && rc == 0)
+		rc = err_sys(err, "cannot write '%s'", name);
+	if (rc) {
 		unlinkat(dirfd, tmp, 0);
 		free(tmp);
 		return NULL;
@@ -197,18 +288,16 @@ static char *write_temp(int dirfd, const char *name, const void *data, size_t le
 }
 
 /* Keep the .gz sibling of name (a file of dirfd; key in messages) in step
- * with its bytes (given as data). mtime is the file's modification time:
- * the .gz gets the same, which is how serve tells a fresh .gz from a
- * stale one. */
-static int sync_gzip(int dirfd, const char *name, const char *key, const void *data, size_t len, bool want,
+ * with its bytes (r). mtime is the file's modification time: the .gz gets
+ * the same, which is how serve tells a fresh .gz from a stale one. */
+static int sync_gzip(int dirfd, const char *name, const char *key, const struct range *r, bool want,
 		     const struct timespec *mtime, char *err)
 {
 	char *gzname = xasprintf("%s.gz", name);
 	char *gzkey = xasprintf("%s.gz", key);
 	int rc = 0;
-	struct buf gz = BUF_INIT;
 	char *tmp = NULL;
-	if (!want || len < PUBLISH_GZIP_MIN) {
+	if (!want || r->len < PUBLISH_GZIP_MIN) {
 		if (unlinkat(dirfd, gzname, 0) < 0 && errno != ENOENT)
 			rc = err_sys(err, "cannot remove '%s'", gzkey);
 		goto out;
@@ -217,11 +306,7 @@ static int sync_gzip(int dirfd, const char *name, const char *key, const void *d
 	if (fstatat(dirfd, gzname, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
 	    st.st_mtim.tv_sec == mtime->tv_sec && st.st_mtim.tv_nsec == mtime->tv_nsec)
 		goto out;
-	if (gzip_bytes(data, len, &gz, err) < 0) {
-		rc = -1;
-		goto out;
-	}
-	tmp = write_temp(dirfd, gzkey, gz.data, gz.len, err);
+	tmp = write_temp(dirfd, gzkey, r, true, err);
 	if (!tmp) {
 		rc = -1;
 		goto out;
@@ -234,13 +319,13 @@ static int sync_gzip(int dirfd, const char *name, const char *key, const void *d
 	}
 out:
 	free(tmp);
-	buf_release(&gz);
 	free(gzname);
 	free(gzkey);
 	return rc;
 }
 
-int publish_data(int treefd, const char *key, const void *data, size_t len, bool gzip, char *err)
+/* publish_data and publish_fd: one path for bytes wherever they are. */
+static int publish_range(int treefd, const char *key, const struct range *r, bool gzip, char *err)
 {
 	const char *name;
 	int dirfd = open_parent(treefd, key, true, &name, err);
@@ -261,12 +346,17 @@ int publish_data(int treefd, const char *key, const void *data, size_t len, bool
 			     S_ISLNK(st.st_mode) ? "a symbolic link" : "a special file");
 		goto out;
 	}
-	if (existed && same_bytes(dirfd, name, data, len)) {
-		/* Unchanged: only repair a missing or stale .gz. */
-		rc = sync_gzip(dirfd, name, key, data, len, gzip, &st.st_mtim, err) < 0 ? -1 : PUBLISH_UNCHANGED;
+	int same = existed ? same_bytes(dirfd, name, r, err) : 0;
+	if (same < 0) {
+		rc = -1;
 		goto out;
 	}
-	tmp = write_temp(dirfd, key, data, len, err);
+	if (same) {
+		/* Unchanged: only repair a missing or stale .gz. */
+		rc = sync_gzip(dirfd, name, key, r, gzip, &st.st_mtim, err) < 0 ? -1 : PUBLISH_UNCHANGED;
+		goto out;
+	}
+	tmp = write_temp(dirfd, key, r, false, err);
 	if (!tmp) {
 		rc = -1;
 		goto out;
@@ -280,7 +370,7 @@ int publish_data(int treefd, const char *key, const void *data, size_t len, bool
 		goto fail;
 	}
 	/* The .gz first: when the new page appears, its .gz is already there. */
-	if (sync_gzip(dirfd, name, key, data, len, gzip, &now, err) < 0) {
+	if (sync_gzip(dirfd, name, key, r, gzip, &now, err) < 0) {
 		rc = -1;
 		goto fail;
 	}
@@ -297,27 +387,31 @@ out:
 	return rc;
 }
 
+int publish_data(int treefd, const char *key, const void *data, size_t len, bool gzip, char *err)
+{
+	const struct range r = { data ? data : "", -1, 0, (long long)len };
+	return publish_range(treefd, key, &r, gzip, err);
+}
+
+int publish_fd(int treefd, const char *key, int fd, long long off, long long len, bool gzip, char *err)
+{
+	const struct range r = { NULL, fd, off, len };
+	return publish_range(treefd, key, &r, gzip, err);
+}
+
 int publish_copy(int treefd, const char *key, const char *src, bool gzip, char *err)
 {
-	/* Static files are small enough in practice to pass through memory,
-	 * which keeps one code path for comparing, gzipping and writing. */
+	/* Streamed, not read into memory: a static file may be of any size. */
 	int fd = open(src, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err_sys(err, "cannot read '%s'", src);
-	struct buf b = BUF_INIT;
-	char chunk[COPY_CHUNK];
-	ssize_t r;
-	while ((r = read(fd, chunk, sizeof chunk)) > 0)
-		buf_add(&b, chunk, (size_t)r);
-	int saved = errno;
-	close(fd);
-	if (r < 0) {
-		errno = saved;
-		buf_release(&b);
-		return err_sys(err, "cannot read '%s'", src);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int rc = err_sys(err, "cannot read '%s'", src);
+		if (fd >= 0)
+			close(fd);
+		return rc;
 	}
-	int rc = publish_data(treefd, key, b.data ? b.data : "", b.len, gzip, err);
-	buf_release(&b);
+	int rc = publish_fd(treefd, key, fd, 0, (long long)st.st_size, gzip, err);
+	close(fd);
 	return rc;
 }
 
@@ -433,7 +527,8 @@ int publish_clean_temps(int treefd, const char *key)
 
 int write_file_atomic(int dirfd, const char *name, const void *data, size_t len, char *err)
 {
-	char *tmp = write_temp(dirfd, name, data, len, err);
+	const struct range r = { data ? data : "", -1, 0, (long long)len };
+	char *tmp = write_temp(dirfd, name, &r, false, err);
 	if (!tmp)
 		return -1;
 	int rc = 0;

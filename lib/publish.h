@@ -60,6 +60,12 @@ int publish_owner(int treefd, const char *key, long long bytes, const char *sha2
 /* publish_remove() left the file alone: it is not what was recorded. */
 #define PUBLISH_KEPT 1
 
+/* The same for len bytes of the file fd from offset off (a body kept in a
+ * temporary file, an open static file), streamed: compared with the
+ * published file, copied and gzipped a chunk at a time, never held in
+ * memory whole. fd is only read (pread), never closed. */
+int publish_fd(int treefd, const char *key, int fd, long long off, long long len, bool gzip, char *err);
+
 /* Remove key and its .gz, then the parent directories it leaves empty.
  * With bytes >= 0 the file is removed only when publish_owner() would say
  * PUBLISH_OURS; otherwise nothing is touched and PUBLISH_KEPT returned. A

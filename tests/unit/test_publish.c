@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -281,5 +282,103 @@ TEST(publish_clean_temps_removes_only_temp_files)
 	CHECK(faccessat(fd, "a/.hidden", F_OK, 0) == 0);
 	CHECK(faccessat(fd, "a/page.html", F_OK, 0) == 0);
 	close(fd);
+	remove_tree(path);
+}
+
+/* A temp file holding prefix then data (a spilled body after its header). */
+static int file_with(const char *prefix, const struct buf *data)
+{
+	char path[] = "/tmp/cgisnap-body-XXXXXX";
+	int fd = mkstemp(path);
+	unlink(path);
+	if (write(fd, prefix, strlen(prefix)) < 0 || write(fd, data->data, data->len) < 0)
+		unit_fail(__FILE__, __LINE__, "cannot write %s", path);
+	return fd;
+}
+
+/* The gunzipped bytes of dirfd/name, fresh. */
+static char *gunzip_file(int dirfd, const char *name, size_t max, size_t *len)
+{
+	size_t gzlen;
+	char *gz = read_all(dirfd, name, &gzlen);
+	char *plain = xmalloc(max + 1);
+	z_stream z = { 0 };
+	*len = 0;
+	if (!gz)
+		return plain;
+	inflateInit2(&z, 15 + 16);
+	z.next_in = (Bytef *)gz;
+	z.avail_in = (uInt)gzlen;
+	z.next_out = (Bytef *)plain;
+	z.avail_out = (uInt)max + 1;
+	if (inflate(&z, Z_FINISH) == Z_STREAM_END)
+		*len = z.total_out;
+	inflateEnd(&z);
+	free(gz);
+	return plain;
+}
+
+TEST(publish_fd_streams_a_range_compares_and_gzips_it)
+{
+	char path[] = "/tmp/cgisnap-pub-XXXXXX";
+	int tree = make_tree(path);
+	char err[ERR_LEN];
+	const char *head = "Content-Type: text/html\r\n\r\n";
+	long long off = (long long)strlen(head);
+	struct buf page = BUF_INIT;
+	/* Several of publish's chunks, so every loop goes round. */
+	for (int i = 0; i < 20000; i++)
+		buf_addf(&page, "<p>paragraph %d of a big page</p>\n", i);
+	int fd = file_with(head, &page);
+
+	CHECK_INT(PUBLISH_NEW, publish_fd(tree, "a/big.html", fd, off, (long long)page.len, true, err));
+	size_t len;
+	char *got = read_all(tree, "a/big.html", &len);
+	CHECK_INT(page.len, len);
+	CHECK(got && !memcmp(got, page.data, page.len));
+	free(got);
+	got = gunzip_file(tree, "a/big.html.gz", page.len, &len);
+	CHECK_INT(page.len, len);
+	CHECK(!memcmp(got, page.data, page.len));
+	free(got);
+	struct timespec tp = mtime_of(tree, "a/big.html"), tg = mtime_of(tree, "a/big.html.gz");
+	CHECK(tp.tv_sec == tg.tv_sec && tp.tv_nsec == tg.tv_nsec);
+
+	/* The same bytes: unchanged, whether they come from memory or a file;
+	 * a missing .gz is put back. */
+	CHECK_INT(PUBLISH_UNCHANGED, publish_fd(tree, "a/big.html", fd, off, (long long)page.len, true, err));
+	CHECK_INT(PUBLISH_UNCHANGED, publish_data(tree, "a/big.html", page.data, page.len, true, err));
+	unlinkat(tree, "a/big.html.gz", 0);
+	CHECK_INT(PUBLISH_UNCHANGED, publish_fd(tree, "a/big.html", fd, off, (long long)page.len, true, err));
+	got = gunzip_file(tree, "a/big.html.gz", page.len, &len);
+	CHECK_INT(page.len, len);
+	free(got);
+	tg = mtime_of(tree, "a/big.html.gz");
+	CHECK(tp.tv_sec == tg.tv_sec && tp.tv_nsec == tg.tv_nsec);
+
+	/* One byte less, or one byte different near the end: changed. */
+	CHECK_INT(PUBLISH_CHANGED, publish_fd(tree, "a/big.html", fd, off, (long long)page.len - 1, true, err));
+	got = read_all(tree, "a/big.html", &len);
+	CHECK_INT(page.len - 1, len);
+	free(got);
+	page.data[page.len - 2] = 'X';
+	CHECK_INT(PUBLISH_CHANGED, publish_data(tree, "a/big.html", page.data, page.len - 1, false, err));
+	page.data[page.len - 2] = '>';
+	CHECK_INT(PUBLISH_CHANGED, publish_fd(tree, "a/big.html", fd, off, (long long)page.len - 1, false, err));
+	CHECK(faccessat(tree, "a/big.html.gz", F_OK, 0) < 0);
+
+	/* A range past the file's end fails and publishes nothing. */
+	CHECK_INT(-1, publish_fd(tree, "b.html", fd, off, (long long)page.len + 10, false, err));
+	CHECK_STR("cannot read the body to publish: it became shorter", err);
+	CHECK(faccessat(tree, "b.html", F_OK, 0) < 0);
+	CHECK_INT(-1, publish_fd(tree, "a", fd, off, 10, false, err));
+	CHECK_STR("cannot publish 'a': a directory is in the way", err);
+
+	char *cmd = xasprintf("find '%s' -name '.cgisnap-tmp-*' | grep -q .", path);
+	CHECK(system(cmd) != 0); /* no temporary file left */
+	free(cmd);
+	close(fd);
+	buf_release(&page);
+	close(tree);
 	remove_tree(path);
 }

@@ -1,0 +1,100 @@
+/* test_spill.c - bodies in memory up to a threshold, in a file past it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "log.h"
+#include "sha256.h"
+#include "spill.h"
+#include "unit.h"
+
+TEST(spill_stays_in_memory_up_to_the_threshold)
+{
+	struct spill s;
+	char err[ERR_LEN];
+	spill_init(&s, 10);
+	CHECK_INT(0, spill_add(&s, "01234", 5, err));
+	CHECK_INT(0, spill_add(&s, "56789", 5, err));
+	CHECK_INT(-1, s.fd);
+	CHECK_INT(10, s.len);
+	CHECK_STR("0123456789", buf_str(&s.mem));
+	spill_release(&s);
+	CHECK_INT(-1, s.fd);
+}
+
+TEST(spill_moves_every_byte_to_a_file_past_the_threshold)
+{
+	struct spill s;
+	char err[ERR_LEN];
+	struct buf all = BUF_INIT, back = BUF_INIT;
+	spill_init(&s, 1000);
+	for (int i = 0; i < 500; i++) {
+		char line[32];
+		int n = snprintf(line, sizeof line, "line %d\n", i);
+		buf_add(&all, line, (size_t)n);
+		CHECK_INT(0, spill_add(&s, line, (size_t)n, err));
+	}
+	CHECK(s.fd >= 0);
+	CHECK_INT(0, s.mem.len); /* memory given back */
+	CHECK_INT(all.len, s.len);
+	CHECK_INT(0, spill_read(s.fd, 0, s.len, &back, "spill", err));
+	CHECK_INT(all.len, back.len);
+	CHECK(!memcmp(all.data, back.data, all.len));
+
+	/* The hash of a range is the hash of those bytes. */
+	char want[65], got[65];
+	sha256_hex(all.data + 7, all.len - 7, want);
+	CHECK_INT(0, spill_sha256_hex(s.fd, 7, s.len - 7, got, "spill", err));
+	CHECK_STR(want, got);
+
+	/* Past the end is an error, not a short read taken for the body. */
+	buf_reset(&back);
+	CHECK_INT(-1, spill_read(s.fd, 0, s.len + 1, &back, "spill", err));
+	CHECK_STR("cannot read 'spill': it became shorter", err);
+
+	/* Reset: empty again, and in memory until the threshold. */
+	spill_reset(&s);
+	CHECK_INT(0, s.len);
+	CHECK_INT(0, spill_add(&s, "abc", 3, err));
+	CHECK_STR("abc", buf_str(&s.mem));
+	spill_release(&s);
+	buf_release(&all);
+	buf_release(&back);
+}
+
+TEST(spill_hands_its_file_over)
+{
+	struct spill s;
+	char err[ERR_LEN];
+	spill_init(&s, 2);
+	CHECK_INT(0, spill_add(&s, "abcdef", 6, err));
+	int fd = spill_take_fd(&s);
+	CHECK(fd >= 0);
+	CHECK_INT(-1, s.fd);
+	CHECK_INT(0, s.len);
+	char b[7] = { 0 };
+	CHECK_INT(6, pread(fd, b, 6, 0));
+	CHECK_STR("abcdef", b);
+	close(fd);
+	spill_release(&s); /* nothing left to close */
+}
+
+TEST(spill_reports_a_temporary_directory_it_cannot_use)
+{
+	struct spill s;
+	char err[ERR_LEN];
+	char *saved = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+	setenv("TMPDIR", "/nonexistent-cgisnap-dir", 1);
+	spill_init(&s, 1);
+	CHECK_INT(-1, spill_add(&s, "ab", 2, err));
+	CHECK_STR("cannot create a temporary file in '/nonexistent-cgisnap-dir': No such file or directory",
+		  err);
+	spill_release(&s);
+	if (saved)
+		setenv("TMPDIR", saved, 1);
+	else
+		unsetenv("TMPDIR");
+	free(saved);
+}
