@@ -260,7 +260,7 @@ static void build_argv(const struct origin *o, const struct origin_script *s, ch
 }
 
 int cgi_run(const struct origin *o, const char *target, const struct origin_script *s,
-	    const struct strlist *env, struct buf *out, struct origin_response *rs, char *err)
+	    const struct strlist *env, struct spill *out, struct origin_response *rs, char *err)
 {
 	char *argv[8], *session_arg, *owned_env[2] = { NULL, NULL };
 	char **envp = NULL;
@@ -307,12 +307,7 @@ int cgi_run(const struct origin *o, const char *target, const struct origin_scri
 			if (pfd[i].fd < 0 || !pfd[i].revents)
 				continue;
 			char chunk[65536];
-			char *dst = chunk;
-			if (i == OUT) {
-				buf_grow(out, sizeof chunk);
-				dst = out->data + out->len;
-			}
-			ssize_t r = read(pfd[i].fd, dst, sizeof chunk);
+			ssize_t r = read(pfd[i].fd, chunk, sizeof chunk);
 			if (r < 0 && (errno == EINTR || errno == EAGAIN))
 				continue;
 			if (r <= 0) {
@@ -322,9 +317,11 @@ int cgi_run(const struct origin *o, const char *target, const struct origin_scri
 				continue;
 			}
 			if (i == OUT) {
-				out->len += (size_t)r;
-				out->data[out->len] = '\0';
-				over = out->len > o->max_output;
+				if (spill_add(out, chunk, (size_t)r, err) < 0) {
+					kill_group(pid);
+					goto out;
+				}
+				over = (unsigned long long)out->len > o->max_output;
 			} else if (i == ERR) {
 				origin_log_feed(&log, chunk, (size_t)r);
 			} else {

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "log.h"
+#include "spill.h"
 #include "xalloc.h"
 
 #define QUOTE_MAX 60
@@ -185,27 +186,22 @@ static int interpret_headers(struct origin_response *rs, bool *has_status, char 
 	return 0;
 }
 
-int cgiresp_parse(struct buf *raw, struct origin_response *rs, char *err)
+/* The header block of data[0..len) into rs; *body_start: where the body
+ * begins. */
+static int parse_head(const char *data, size_t len, struct origin_response *rs, size_t *body_start,
+		      bool *has_status, char *err)
 {
-	size_t body_start = 0;
-	bool has_status;
-
 	rs->status = 200;
-	if (parse_header_block(buf_str(raw), raw->len, rs, &body_start, err) < 0)
+	if (parse_header_block(data, len, rs, body_start, err) < 0)
 		return -1;
-	if (interpret_headers(rs, &has_status, err) < 0)
-		return -1;
+	return interpret_headers(rs, has_status, err);
+}
 
-	size_t body_len = raw->len - body_start;
+/* What the headers make of a response with a body of body_len bytes. */
+static int finish_kind(struct origin_response *rs, long long body_len, bool has_status, char *err)
+{
 	if (body_len && !rs->location && !rs->content_type)
 		return err_set(err, "no Content-Type");
-	if (body_start)
-		memmove(raw->data, raw->data + body_start, body_len);
-	buf_truncate(raw, body_len);
-	buf_release(&rs->body);
-	rs->body = *raw;
-	buf_init(raw);
-
 	if (rs->location) {
 		/* "//host/x" is a network-path reference, so a client redirect. */
 		bool local = rs->location[0] == '/' && rs->location[1] != '/';
@@ -215,4 +211,48 @@ int cgiresp_parse(struct buf *raw, struct origin_response *rs, char *err)
 			rs->status = 302;
 	}
 	return CGIRESP_DOCUMENT;
+}
+
+int cgiresp_parse(struct buf *raw, struct origin_response *rs, char *err)
+{
+	size_t body_start = 0;
+	bool has_status;
+
+	if (parse_head(buf_str(raw), raw->len, rs, &body_start, &has_status, err) < 0)
+		return -1;
+	size_t body_len = raw->len - body_start;
+	if (body_start)
+		memmove(raw->data, raw->data + body_start, body_len);
+	buf_truncate(raw, body_len);
+	buf_release(&rs->body);
+	rs->body = *raw;
+	buf_init(raw);
+	return finish_kind(rs, (long long)body_len, has_status, err);
+}
+
+int cgiresp_parse_spill(struct spill *raw, struct origin_response *rs, char *err)
+{
+	if (raw->fd < 0)
+		return cgiresp_parse(&raw->mem, rs, err);
+
+	/* The header block ends within its limit, or the output is refused:
+	 * the file's start is all the parser needs, with room past the limit
+	 * to quote the line crossing it as it would be quoted from memory. */
+	struct buf head = BUF_INIT;
+	size_t body_start = 0;
+	bool has_status;
+	long long room = CGIRESP_MAX_HEADER + 1024;
+	long long n = raw->len < room ? raw->len : room;
+	int rc = spill_read(raw->fd, 0, n, &head, "program output", err);
+	if (rc == 0)
+		rc = parse_head(buf_str(&head), head.len, rs, &body_start, &has_status, err);
+	buf_release(&head);
+	if (rc < 0)
+		return -1;
+	origin_body_drop(rs);
+	rs->body_off = (long long)body_start;
+	rs->body_size = raw->len - (long long)body_start;
+	rs->body_fd = spill_take_fd(raw);
+	rs->body_in_file = true;
+	return finish_kind(rs, rs->body_size, has_status, err);
 }

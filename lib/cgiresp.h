@@ -22,6 +22,7 @@
 
 #include "buf.h"
 #include "origin.h"
+#include "spill.h"
 
 #define CGIRESP_MAX_HEADER (64 * 1024)
 
@@ -36,6 +37,12 @@ enum cgiresp_kind {
  * and raw is left empty. Returns a cgiresp_kind, or -1 with err; on error
  * rs may hold part of the headers (release it as usual). */
 int cgiresp_parse(struct buf *raw, struct origin_response *rs, char *err);
+
+/* The same for output collected in a spill: in memory it is cgiresp_parse;
+ * in a file, the header block is read from the file's start and the body
+ * stays in the file, which rs then owns (rs->body_in_file, body_off past
+ * the header block); raw is left empty either way. */
+int cgiresp_parse_spill(struct spill *raw, struct origin_response *rs, char *err);
 
 /* Write line[0..len) into out as a quotable excerpt: at most max bytes of
  * it, bytes outside printable ASCII as \xNN, "..." when it was cut. */

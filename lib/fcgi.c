@@ -244,7 +244,7 @@ struct exchange {
 	long long deadline;
 	long timeout_s;
 	size_t max_output;
-	struct buf *out;
+	struct spill *out;
 	struct origin_log *log;
 	bool waiting;           /* counted in pool->fresh_waiting until an answer */
 	bool complete;          /* END_REQUEST came: the connection can serve again */
@@ -317,8 +317,9 @@ static int handle_record(struct exchange *x, int type, const unsigned char *c, s
 						"overloaded", "unknown role" };
 	switch (type) {
 	case FCGI_STDOUT:
-		buf_add(x->out, c, len);
-		if (x->out->len > x->max_output) {
+		if (spill_add(x->out, c, len, err) < 0)
+			return FAILED;
+		if ((unsigned long long)x->out->len > x->max_output) {
 			err_set(err, "output over %zu MiB", x->max_output >> 20);
 			return FAILED;
 		}
@@ -384,12 +385,11 @@ static int exchange(struct exchange *x, const struct buf *req, char *err)
 }
 
 int fcgi_run(struct fcgi_pool *p, const char *target, const struct strlist *env,
-	     long timeout_s, size_t max_output, struct buf *out, char *err)
+	     long timeout_s, size_t max_output, struct spill *out, char *err)
 {
 	struct buf req = BUF_INIT;
 	struct origin_log log;
 	long long deadline = origin_now_ms() + timeout_s * 1000LL;
-	size_t out_start = out->len;
 	int rc = FAILED;
 
 	origin_log_init(&log, target);
@@ -417,7 +417,7 @@ int fcgi_run(struct fcgi_pool *p, const char *target, const struct strlist *env,
 			close(x.fd);
 		if (rc != RETRY)
 			break;
-		buf_truncate(out, out_start);
+		spill_reset(out);
 	}
 	origin_log_flush(&log);
 	buf_release(&req);

@@ -7,8 +7,12 @@
  * queues it, wakes the thread (curl_multi_wakeup is the one multi call
  * that is safe from other threads) and waits on its own condition
  * variable. Redirects are not followed (a 3xx is a response like any
- * other) and no Accept-Encoding is sent: the tree stores what the server
- * sends, identity-encoded.
+ * other). The tree stores bodies identity-encoded, as the site's own
+ * bytes: "Accept-Encoding: identity" is asked for, and a server that
+ * compresses anyway (gzip, deflate, whatever this libcurl decodes) has its
+ * body decoded as it arrives, the Content-Encoding header dropped, and the
+ * --max-output limit applied to the decoded bytes. A body larger than the
+ * memory limit goes to a temporary file as it arrives (spill.h).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -31,7 +35,10 @@ struct http_request {
 	CURL *easy;
 	struct origin_response *rs;
 	size_t max_output;
+	struct spill body;
 	bool over;                      /* the body passed max_output */
+	bool write_failed;              /* the temporary file could not be written */
+	char write_err[ERR_LEN];
 	CURLcode result;
 	bool done;
 	pthread_cond_t done_cond;
@@ -52,6 +59,7 @@ struct http_origin {
 	struct curl_slist *headers;     /* Host when the site is elsewhere */
 	long timeout_s;
 	size_t max_output;
+	size_t memory_max;
 };
 
 /* Collects the last response's headers (a 100 Continue, say, comes
@@ -103,11 +111,14 @@ static size_t on_body(char *data, size_t size, size_t count, void *arg)
 {
 	struct http_request *rq = arg;
 	size_t len = size * count;
-	if (rq->rs->body.len + len > rq->max_output) {
+	if ((unsigned long long)rq->body.len + len > rq->max_output) {
 		rq->over = true;
 		return 0; /* ends the transfer with CURLE_WRITE_ERROR */
 	}
-	buf_add(&rq->rs->body, data, len);
+	if (spill_add(&rq->body, data, len, rq->write_err) < 0) {
+		rq->write_failed = true;
+		return 0;
+	}
 	return len;
 }
 
@@ -175,6 +186,10 @@ static void transfer_error(const struct http_origin *h, struct http_request *rq,
 		err_set(err, "output over %zu MiB", h->max_output >> 20);
 		return;
 	}
+	if (rq->write_failed) {
+		err_set(err, "%s", rq->write_err);
+		return;
+	}
 	switch (rq->result) {
 	case CURLE_OPERATION_TIMEDOUT:
 		err_set(err, "timed out after %ld s", h->timeout_s);
@@ -193,6 +208,35 @@ static void transfer_error(const struct http_origin *h, struct http_request *rq,
 	err_set(err, "%c%s", tolower((unsigned char)msg[0]), msg[0] ? msg + 1 : "");
 }
 
+/* libcurl decoded the body: the headers describing the encoded one go. */
+static void drop_decoded_headers(struct origin_response *rs)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < rs->nheaders; i++) {
+		struct origin_header *hd = &rs->headers[i];
+		bool encoded = !strcasecmp(hd->name, "Content-Encoding") && strcasecmp(hd->value, "identity");
+		if (!encoded) {
+			rs->headers[kept++] = *hd;
+			continue;
+		}
+		free(hd->name);
+		free(hd->value);
+	}
+	if (kept == rs->nheaders)
+		return;
+	/* Its length was the encoded body's. */
+	for (size_t i = 0; i < kept; i++) {
+		if (strcasecmp(rs->headers[i].name, "Content-Length"))
+			continue;
+		free(rs->headers[i].name);
+		free(rs->headers[i].value);
+		memmove(&rs->headers[i], &rs->headers[i + 1], (kept - i - 1) * sizeof *rs->headers);
+		kept--;
+		i--;
+	}
+	rs->nheaders = kept;
+}
+
 int http_origin_render(struct http_origin *h, const char *method, const char *target,
 		       struct origin_response *rs, char *err)
 {
@@ -203,6 +247,7 @@ int http_origin_render(struct http_origin *h, const char *method, const char *ta
 	memset(&rq, 0, sizeof rq);
 	rq.rs = rs;
 	rq.max_output = h->max_output;
+	spill_init(&rq.body, h->memory_max);
 	pthread_cond_init(&rq.done_cond, NULL);
 	rq.easy = curl_easy_init();
 	if (!rq.easy) {
@@ -223,6 +268,8 @@ int http_origin_render(struct http_origin *h, const char *method, const char *ta
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, &rq);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, &rq);
+	/* Any value turns libcurl's decoding on; this one asks for none. */
+	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "identity");
 	if (h->headers)
 		curl_easy_setopt(e, CURLOPT_HTTPHEADER, h->headers);
 	if (!strcmp(method, "HEAD"))
@@ -256,7 +303,19 @@ int http_origin_render(struct http_origin *h, const char *method, const char *ta
 	const char *location = origin_header(rs, "Location");
 	rs->content_type = type ? xstrdup(type) : NULL;
 	rs->location = location ? xstrdup(location) : NULL;
+	drop_decoded_headers(rs);
+	if (rq.body.fd >= 0) {
+		rs->body_size = rq.body.len;
+		rs->body_off = 0;
+		rs->body_fd = spill_take_fd(&rq.body);
+		rs->body_in_file = true;
+	} else {
+		buf_release(&rs->body);
+		rs->body = rq.body.mem;
+		buf_init(&rq.body.mem);
+	}
 out:
+	spill_release(&rq.body);
 	if (rq.easy)
 		curl_easy_cleanup(rq.easy);
 	pthread_cond_destroy(&rq.done_cond);
@@ -265,7 +324,8 @@ out:
 }
 
 struct http_origin *http_origin_open(const char *origin_url, const char *site_origin,
-				     long jobs, long timeout_s, size_t max_output, char *err)
+				     long jobs, long timeout_s, size_t max_output,
+				     size_t memory_max, char *err)
 {
 	struct http_origin *h;
 
@@ -279,6 +339,7 @@ struct http_origin *http_origin_open(const char *origin_url, const char *site_or
 	h->base = xstrdup(origin_url);
 	h->timeout_s = timeout_s;
 	h->max_output = max_output;
+	h->memory_max = memory_max;
 	h->multi = curl_multi_init();
 	if (!h->multi) {
 		err_set(err, "cannot initialise libcurl");

@@ -19,6 +19,7 @@
 #include "cgiresp.h"
 #include "log.h"
 #include "origin_impl.h"
+#include "spill.h"
 #include "urlkey.h"
 #include "xalloc.h"
 
@@ -100,6 +101,7 @@ long long origin_now_ms(void)
 void origin_response_init(struct origin_response *rs)
 {
 	memset(rs, 0, sizeof *rs);
+	rs->body_fd = -1;
 }
 
 void origin_response_release(struct origin_response *rs)
@@ -111,13 +113,42 @@ void origin_response_release(struct origin_response *rs)
 		free(rs->headers[i].value);
 	}
 	free(rs->headers);
-	buf_release(&rs->body);
+	origin_body_drop(rs);
 	free(rs->static_path);
 	strlist_clear(&rs->deps_read);
 	strlist_clear(&rs->deps_exist);
 	strlist_clear(&rs->deps_listed);
 	strlist_clear(&rs->deps_written);
 	origin_response_init(rs);
+}
+
+long long origin_body_size(const struct origin_response *rs)
+{
+	return rs->body_in_file ? rs->body_size : (long long)rs->body.len;
+}
+
+int origin_body_load(struct origin_response *rs, char *err)
+{
+	if (!rs->body_in_file)
+		return 0;
+	buf_reset(&rs->body);
+	if (spill_read(rs->body_fd, rs->body_off, rs->body_size, &rs->body, "response body", err) < 0)
+		return -1;
+	close(rs->body_fd);
+	rs->body_in_file = false;
+	rs->body_fd = -1;
+	rs->body_off = rs->body_size = 0;
+	return 0;
+}
+
+void origin_body_drop(struct origin_response *rs)
+{
+	buf_release(&rs->body);
+	if (rs->body_in_file)
+		close(rs->body_fd);
+	rs->body_in_file = false;
+	rs->body_fd = -1;
+	rs->body_off = rs->body_size = 0;
 }
 
 const char *origin_header(const struct origin_response *rs, const char *name)
@@ -579,9 +610,10 @@ static int render_once(const struct origin *o, const char *method, const char *t
 	size_t path_len = query ? (size_t)(query - target) : strlen(target);
 	struct resolved r;
 	struct strlist env = STRLIST_INIT;
-	struct buf raw = BUF_INIT;
+	struct spill raw;
 	int rc = 0;
 
+	spill_init(&raw, o->memory_max);
 	resolve(o, target, path_len, query ? query + 1 : NULL, &r);
 	if (r.kind == RESOLVE_MISSING && o->front_controller)
 		resolve_front_controller(o, &r);
@@ -617,14 +649,14 @@ static int render_once(const struct origin *o, const char *method, const char *t
 		else
 			rc = fcgi_run(o->fcgi, target, &env, o->timeout_s, o->max_output, &raw, err);
 		if (rc == 0)
-			rc = cgiresp_parse(&raw, rs, err);
+			rc = cgiresp_parse_spill(&raw, rs, err);
 		break;
 	}
 	/* A server sends no body for HEAD, whatever the program wrote. */
 	if (rc == CGIRESP_DOCUMENT && !strcmp(method, "HEAD"))
-		buf_release(&rs->body);
+		origin_body_drop(rs);
 	strlist_clear(&env);
-	buf_release(&raw);
+	spill_release(&raw);
 	resolved_release(&r);
 	return rc;
 }
@@ -931,6 +963,7 @@ struct origin *origin_open(const struct origin_config *cfg, const struct site *s
 	o->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 30;
 	o->max_output_mb = cfg->max_output_mb > 0 ? cfg->max_output_mb : 64;
 	o->max_output = (size_t)o->max_output_mb << 20;
+	o->memory_max = cfg->memory_max > 0 ? cfg->memory_max : ORIGIN_MEMORY_MAX;
 	set_site(o, site);
 
 	if (o->kind == ORIGIN_HTTP) {
@@ -942,7 +975,8 @@ struct origin *origin_open(const struct origin_config *cfg, const struct site *s
 			err_set(err, "bad --origin URL '%s': %s", cfg->origin_url, why);
 			goto fail;
 		}
-		o->http = http_origin_open(base, o->site_origin, cfg->jobs, o->timeout_s, o->max_output, err);
+		o->http = http_origin_open(base, o->site_origin, cfg->jobs, o->timeout_s, o->max_output,
+					   o->memory_max, err);
 		free(base);
 		if (!o->http)
 			goto fail;

@@ -45,6 +45,8 @@ struct origin_config {
 	struct strlist aliases; /* --alias URL */
 	long timeout_s;         /* --timeout S, default 30 */
 	long max_output_mb;     /* --max-output MB, default 64: larger responses fail */
+	size_t memory_max;      /* not an option: bodies over this many bytes go to a
+				 * temporary file; 0 is ORIGIN_MEMORY_MAX (tests set less) */
 	long jobs;              /* set by the caller: renders in flight at most (HTTP connections) */
 	/* Dependency tracing (watch), CGI only: the LD_PRELOAD library's path,
 	 * or NULL for no tracing. Borrowed: nothing in origin frees it
@@ -77,6 +79,10 @@ struct origin_header {
 	char *value;
 };
 
+/* A response body larger than this is kept in a temporary file, not in
+ * memory (see origin_response.body_in_file). */
+#define ORIGIN_MEMORY_MAX (1024 * 1024)
+
 struct origin_response {
 	int status;                   /* 200, 301, 404, ... */
 	char *content_type;           /* NULL when the response had none */
@@ -84,6 +90,13 @@ struct origin_response {
 	struct origin_header *headers; /* every header but Status, in order */
 	size_t nheaders;
 	struct buf body;
+	/* A body over the memory limit is not in body (left empty) but in an
+	 * unlinked temporary file the response owns: body_size bytes of
+	 * body_fd from offset body_off (a CGI header block may come first).
+	 * body_fd means nothing unless body_in_file. */
+	bool body_in_file;
+	int body_fd;
+	long long body_off, body_size;
 	/* CGI and FastCGI origins, static file under --root: the body is not
 	 * read; this is the file to copy (its size in static_size), status
 	 * 200 and content_type from mime_from_name(). NULL otherwise. */
@@ -147,6 +160,13 @@ enum origin_kind origin_kind(const struct origin *o);
  * target onto the --origin server's scheme, host and port. */
 int origin_render(struct origin *o, const struct origin_request *rq,
 		  struct origin_response *rs, char *err);
+
+/* The body's size, in memory or in its file. */
+long long origin_body_size(const struct origin_response *rs);
+/* Bring a body kept in a file into rs->body; -1 with err. */
+int origin_body_load(struct origin_response *rs, char *err);
+/* Drop the body, in memory or in a file. */
+void origin_body_drop(struct origin_response *rs);
 
 /* The value of a response header (case-insensitive name), or NULL. */
 const char *origin_header(const struct origin_response *rs, const char *name);

@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "origin.h"
+#include "spill.h"
 
 /* One --cgi EXT=PROGRAM, or the FastCGI origin's implied "php". */
 struct origin_handler {
@@ -45,6 +46,7 @@ struct origin {
 	long timeout_s;
 	long max_output_mb;
 	size_t max_output;                /* bytes */
+	size_t memory_max;                /* bodies past this go to a file */
 	struct fcgi_pool *fcgi;
 	struct http_origin *http;
 };
@@ -87,7 +89,7 @@ long long origin_now_ms(void);
  * rs->deps_*. 0, or -1 with err ("timed out after 30 s", "exited with
  * status 3", ...). */
 int cgi_run(const struct origin *o, const char *target, const struct origin_script *s,
-	    const struct strlist *env, struct buf *out, struct origin_response *rs, char *err);
+	    const struct strlist *env, struct spill *out, struct origin_response *rs, char *err);
 
 /* fcgi.c: a pool of connections to a FastCGI server at addr ("unix:/path",
  * "/path" or "HOST:PORT"); fcgi_open makes one test connection. */
@@ -95,15 +97,17 @@ struct fcgi_pool *fcgi_open(const char *addr, char *err);
 /* Send one request with params env; the FCGI_STDOUT stream goes into out
  * (at most max_output bytes), FCGI_STDERR to the log. 0, or -1 with err. */
 int fcgi_run(struct fcgi_pool *p, const char *target, const struct strlist *env,
-	     long timeout_s, size_t max_output, struct buf *out, char *err);
+	     long timeout_s, size_t max_output, struct spill *out, char *err);
 void fcgi_close(struct fcgi_pool *p);
 
 /* httporigin.c: HTTP through one libcurl multi handle driven by a thread.
  * origin_url: "scheme://host[:port]" to send requests to; site_origin:
- * the site's, sent as Host when it differs. http_origin_open asks for "/"
- * once to see that the server answers. */
+ * the site's, sent as Host when it differs; bodies over memory_max bytes
+ * go to a temporary file. http_origin_open asks for "/" once to see that
+ * the server answers. */
 struct http_origin *http_origin_open(const char *origin_url, const char *site_origin,
-				     long jobs, long timeout_s, size_t max_output, char *err);
+				     long jobs, long timeout_s, size_t max_output,
+				     size_t memory_max, char *err);
 int http_origin_render(struct http_origin *h, const char *method, const char *target,
 		       struct origin_response *rs, char *err);
 void http_origin_close(struct http_origin *h);

@@ -18,6 +18,7 @@
 #include "origin.h"
 #include "publish.h"
 #include "sha256.h"
+#include "spill.h"
 #include "urlkey.h"
 #include "xalloc.h"
 
@@ -195,7 +196,7 @@ static void fill(struct fallback *f, const char *target, const struct origin_res
 		log_debug("not storing '%s': %s", target, err);
 		return;
 	}
-	long long bytes = rs->static_path ? rs->static_size : (long long)rs->body.len;
+	long long bytes = rs->static_path ? rs->static_size : origin_body_size(rs);
 	if (strlen(key) > FILL_MAX_KEY || !fill_reserve(f, bytes)) {
 		free(key);
 		return;
@@ -206,8 +207,10 @@ static void fill(struct fallback *f, const char *target, const struct origin_res
 	e->key = key;
 	e->status = rs->status;
 	e->content_type = rs->content_type ? xstrdup(rs->content_type) : NULL;
-	e->bytes = rs->static_path ? rs->static_size : (long long)rs->body.len;
-	if (!rs->static_path)
+	e->bytes = rs->static_path ? rs->static_size : origin_body_size(rs);
+	if (rs->body_in_file)
+		spill_sha256_hex(rs->body_fd, rs->body_off, rs->body_size, e->sha256, target, err);
+	else if (!rs->static_path)
 		sha256_hex(rs->body.data ? rs->body.data : "", rs->body.len, e->sha256);
 	e->render_ms = rs->render_ms;
 	e->changed = time(NULL);
@@ -231,9 +234,11 @@ static void fill(struct fallback *f, const char *target, const struct origin_res
 	if (rc >= 0)
 		rc = manifest_journal(&f->s->tree, e, err);
 	if (rc >= 0)
-		rc = rs->static_path ? publish_copy(treefd, key, rs->static_path, gzip, err)
-				     : publish_data(treefd, key, rs->body.data ? rs->body.data : "",
-						    rs->body.len, gzip, err);
+		rc = rs->static_path    ? publish_copy(treefd, key, rs->static_path, gzip, err)
+		     : rs->body_in_file ? publish_fd(treefd, key, rs->body_fd, rs->body_off, rs->body_size,
+						     gzip, err)
+					: publish_data(treefd, key, rs->body.data ? rs->body.data : "",
+						       rs->body.len, gzip, err);
 	if (rc < 0) {
 		log_warn("cannot store '%s': %s", target, err);
 		fill_unreserve(f, bytes);
@@ -267,6 +272,15 @@ static void to_answer(struct origin_response *rs, struct fallback_answer *a)
 		}
 		if (fd >= 0 && (!r || !a->bytes))
 			close(fd);
+	} else if (rs->body_in_file) {
+		/* libmicrohttpd sends the file from its offset and closes it. */
+		r = MHD_create_response_from_fd_at_offset64((uint64_t)rs->body_size, rs->body_fd,
+							    (uint64_t)rs->body_off);
+		if (r) {
+			rs->body_in_file = false;
+			rs->body_fd = -1;
+		}
+		a->bytes = rs->body_size;
 	} else {
 		size_t len;
 		char *data = buf_detach(&rs->body, &len);

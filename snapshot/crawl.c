@@ -18,6 +18,7 @@
 #include "loops.h"
 #include "publish.h"
 #include "sha256.h"
+#include "spill.h"
 #include "urlkey.h"
 #include "xalloc.h"
 
@@ -83,6 +84,7 @@ void crawl_config_init(struct crawl_config *cfg)
 	cfg->max_pages = CRAWL_MAX_PAGES;
 	cfg->max_depth = -1;
 	cfg->loop_warn = CRAWL_LOOP_WARN;
+	cfg->max_parse = CRAWL_MAX_PARSE;
 	cfg->jobs = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
 	cfg->gzip = true;
 	cfg->prune = true;
@@ -445,61 +447,77 @@ static void collect_link(void *arg, const char *url, unsigned flags)
 		strlist_add_owned(&f->targets, t);
 }
 
-/* Read a static file into body when it is small enough; 0 or -1. */
-static int read_static(const char *path, long long max, struct buf *body, char *err)
+/* Where a body is when it is not in memory: len bytes of fd from off (a
+ * static file under --root, or a body the origin kept in a file). */
+struct body_file {
+	int fd;
+	bool owned;    /* opened here: close it */
+	long long off, len;
+};
+
+/* The body of rs as a file, or fd -1 when it is in rs->body; 0 or -1. */
+static int open_body(struct origin_response *rs, struct body_file *f, char *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err_sys(err, "cannot read '%s'", path);
-	char chunk[65536];
-	ssize_t r;
-	while ((r = read(fd, chunk, sizeof chunk)) > 0) {
-		buf_add(body, chunk, (size_t)r);
-		if ((long long)body->len > max)
-			break;
+	*f = (struct body_file){ -1, false, 0, 0 };
+	if (rs->static_path) {
+		struct stat st;
+		f->fd = open(rs->static_path, O_RDONLY | O_CLOEXEC);
+		if (f->fd < 0 || fstat(f->fd, &st) < 0) {
+			err_sys(err, "cannot read '%s'", rs->static_path);
+			if (f->fd >= 0)
+				close(f->fd);
+			f->fd = -1;
+			return -1;
+		}
+		f->owned = true;
+		f->len = (long long)st.st_size;
+	} else if (rs->body_in_file) {
+		f->fd = rs->body_fd;
+		f->off = rs->body_off;
+		f->len = rs->body_size;
 	}
-	int saved = errno;
-	close(fd);
-	errno = saved;
-	return r < 0 ? err_sys(err, "cannot read '%s'", path) : 0;
+	return 0;
 }
 
-/* Store a 2xx response; fills e and the links found. Unlocked; takes the
- * lock only to claim the file. Returns 0, or -1 with err. */
-static int store_page(struct crawl *c, const char *url, struct origin_response *rs, struct manifest_entry *e,
-		      struct found_links *links, char *err)
+static void close_body(struct body_file *f)
+{
+	if (f->owned && f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+}
+
+/* Bring the whole body of rs into rs->body, as if the origin had sent it
+ * so (a static file's path is forgotten); 0 or -1 with err. */
+static int load_body(struct origin_response *rs, char *err)
+{
+	if (!rs->static_path)
+		return origin_body_load(rs, err);
+	struct body_file f;
+	if (open_body(rs, &f, err) < 0)
+		return -1;
+	buf_reset(&rs->body);
+	int rc = spill_read(f.fd, 0, f.len, &rs->body, rs->static_path, err);
+	close_body(&f);
+	if (rc == 0) {
+		free(rs->static_path);
+		rs->static_path = NULL;
+	}
+	return rc;
+}
+
+/* Claim and publish the file of a page whose sha256 e holds; the rest of
+ * store_page. */
+static int publish_page(struct crawl *c, struct origin_response *rs, struct manifest_entry *e,
+			const struct body_file *f, char *err)
 {
 	const struct crawl_config *cfg = c->cfg;
 	const char *type = rs->content_type;
-	long long max = (origin_config.max_output_mb > 0 ? origin_config.max_output_mb : 64) * 1048576LL;
-	bool copy = false;
-
-	if (rs->static_path) {
-		if (rs->static_size > max)
-			copy = true; /* too big to hold: copied as it is, not hashed */
-		else if (read_static(rs->static_path, max, &rs->body, err) < 0)
-			return -1;
-	}
-	if (!copy && is_text_type(type))
-		strip_volatile(cfg, &rs->body);
-
-	struct page_meta meta = { false, false };
-	if (!copy && has_links(type))
-		links_extract(type, url, buf_str(&rs->body), rs->body.len, collect_link, links, &meta);
-	if (cfg->respect_robots_meta && meta.nofollow)
-		strlist_clear(&links->targets);
-	if (cfg->respect_robots_meta && meta.noindex)
-		return 1; /* not stored, by request */
-	if (cfg->respect_no_store && no_store(rs))
-		return 1;
-
+	bool copy = f->fd >= 0;
 	char *key = urlkey_for(e->target, type, err);
 	if (!key)
 		return -1;
-	if (!copy)
-		sha256_hex(buf_str(&rs->body), rs->body.len, e->sha256);
 	e->key = key; /* e owns it from here: freed with e on failure */
-	e->bytes = copy ? rs->static_size : (long long)rs->body.len;
+	e->bytes = copy ? f->len : (long long)rs->body.len;
 	e->content_type = type ? xstrdup(type) : NULL;
 
 	/* Two URLs may map to one file (/a/ and /a/index.html): fine when the
@@ -508,7 +526,7 @@ static int store_page(struct crawl *c, const char *url, struct origin_response *
 	struct claim *cl = hashmap_get(&c->claims, key);
 	bool alias = false;
 	if (cl && strcmp(cl->target, e->target)) {
-		if (copy || strcmp(cl->sha256, e->sha256)) {
+		if (strcmp(cl->sha256, e->sha256)) {
 			err_set(err, "'%s' and '%s' both map to file '%s' with different content", cl->target,
 				e->target, key);
 			pthread_mutex_unlock(&c->lock);
@@ -543,7 +561,7 @@ static int store_page(struct crawl *c, const char *url, struct origin_response *
 		e->changed = time(NULL);
 		if (!recorded && manifest_journal(c->tree, e, err) < 0)
 			return -1;
-		pr = copy ? publish_copy(c->tree->fd, key, rs->static_path, gz, err)
+		pr = copy ? publish_fd(c->tree->fd, key, f->fd, f->off, f->len, gz, err)
 			  : publish_data(c->tree->fd, key, buf_str(&rs->body), rs->body.len, gz, err);
 		if (pr < 0)
 			return -1;
@@ -576,10 +594,61 @@ static void note_writes_locked(struct crawl *c, const struct origin_response *rs
 		hashmap_put(&c->written, rs->deps_written.items[i], (void *)1);
 }
 
+/* Store a 2xx response; fills e and the links found. Unlocked; takes the
+ * lock only to claim the file. Returns 0, or -1 with err. */
+static int store_page(struct crawl *c, const char *url, struct origin_response *rs, struct manifest_entry *e,
+		      struct found_links *links, char *err)
+{
+	const struct crawl_config *cfg = c->cfg;
+	const char *type = rs->content_type;
+	struct body_file f;
+	int rc = -1;
+
+	if (open_body(rs, &f, err) < 0)
+		return -1;
+	long long size = f.fd >= 0 ? f.len : (long long)rs->body.len;
+	/* Parsing and --strip need the whole body in memory: only up to
+	 * --max-parse. Bigger bodies stay in their file and are streamed. */
+	bool wanted = has_links(type) || (cfg->nstrip && is_text_type(type));
+	bool parse = wanted && size <= cfg->max_parse;
+	if (wanted && !parse)
+		log_debug("%s was not parsed for links or --strip: %lld bytes, larger than --max-parse %lld",
+			  url, size, cfg->max_parse);
+	if (parse && f.fd >= 0) {
+		close_body(&f);
+		if (load_body(rs, err) < 0)
+			goto out;
+	}
+	if (parse && is_text_type(type))
+		strip_volatile(cfg, &rs->body);
+
+	struct page_meta meta = { false, false };
+	if (parse && has_links(type))
+		links_extract(type, url, buf_str(&rs->body), rs->body.len, collect_link, links, &meta);
+	if (cfg->respect_robots_meta && meta.nofollow)
+		strlist_clear(&links->targets);
+	if ((cfg->respect_robots_meta && meta.noindex) || (cfg->respect_no_store && no_store(rs))) {
+		rc = 1; /* not stored, by request */
+		goto out;
+	}
+
+	if (f.fd >= 0) {
+		if (spill_sha256_hex(f.fd, f.off, f.len, e->sha256, rs->static_path ? rs->static_path : url,
+				     err) < 0)
+			goto out;
+	} else {
+		sha256_hex(buf_str(&rs->body), rs->body.len, e->sha256);
+	}
+	rc = publish_page(c, rs, e, &f, err);
+out:
+	close_body(&f);
+	return rc;
+}
+
 /* Render one target and record what it gave. Unlocked. */
 static void process(struct crawl *c, struct job *j)
 {
-	char err[ERR_LEN];
+	char err[ERR_LEN], why[ERR_LEN];
 	char *url = site_url_for(c->site, j->target);
 	struct origin_request rq = { j->target, "GET", NULL };
 	struct origin_response rs;
@@ -627,7 +696,9 @@ static void process(struct crawl *c, struct job *j)
 		stored = -1;
 	}
 
-	if (j->optional && e && !strcmp(j->target, ROBOTS_TARGET) && rs.status == 200 && !c->have_robots) {
+	if (j->optional && e && !strcmp(j->target, ROBOTS_TARGET) && rs.status == 200 && !c->have_robots &&
+	    (rs.static_path ? rs.static_size : origin_body_size(&rs)) <= c->cfg->max_parse &&
+	    load_body(&rs, why) == 0) {
 		robots_parse(&c->robots, buf_str(&rs.body), rs.body.len);
 		c->have_robots = true; /* the first job runs alone: no lock needed */
 	}

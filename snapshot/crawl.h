@@ -40,6 +40,8 @@
  * URLs, and is named when its parameter took CRAWL_LOOP_WARN values. */
 #define CRAWL_MAX_PAGES 100000
 #define CRAWL_LOOP_WARN 1000
+/* Default --max-parse: 16 MiB of HTML is far more than any real page. */
+#define CRAWL_MAX_PARSE (16LL * 1024 * 1024)
 
 struct crawl_config {
 	struct strlist seeds;        /* targets or absolute URLs; default the site URL's path */
@@ -49,6 +51,8 @@ struct crawl_config {
 	long max_pages;              /* 0: no bound; default CRAWL_MAX_PAGES */
 	long max_depth;              /* -1: no bound */
 	long loop_warn;              /* warn at this many values in a URL family (loops.h); 0: never */
+	long long max_parse;         /* bodies over this many bytes are stored as they
+				      * are: no links followed, no --strip */
 	long jobs;
 	bool follow_nofollow;
 	bool respect_robots_meta;

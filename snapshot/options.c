@@ -13,7 +13,7 @@
 #define STR(x) STR_(x)
 
 /* -1: not given, the crawl's default. */
-struct snapshot_options snapshot_options = { .max_pages = -1, .max_depth = -1, .loop_warn = -1 };
+struct snapshot_options snapshot_options = { .max_pages = -1, .max_depth = -1, .loop_warn = -1, .max_parse = -1 };
 
 const struct opt snapshot_opts[] = {
 	{ "seed", 0, OPT_LIST, &snapshot_options.seeds, "URL",
@@ -38,6 +38,8 @@ const struct opt snapshot_opts[] = {
 	  0, 1L << 40 },
 	{ "strip", 0, OPT_LIST, &snapshot_options.strip, "REGEX",
 	  "remove matching text (per-request tokens, web bugs) before storing", 0, 0 },
+	{ "max-parse", 0, OPT_INT, &snapshot_options.max_parse, "BYTES",
+	  "store larger bodies unparsed: no links followed, no --strip (default 16 MiB)", 0, 1L << 40 },
 	{ "follow-nofollow", 0, OPT_BOOL, &snapshot_options.follow_nofollow, NULL,
 	  "also follow rel=\"nofollow\" links (edit, login, reply links)", 0, 0 },
 	{ "respect-robots-meta", 0, OPT_BOOL, &snapshot_options.respect_robots_meta, NULL,
@@ -100,6 +102,8 @@ int snapshot_setup_open(struct snapshot_setup *s, const char *dir, char *err)
 	if (o->loop_warn >= 0)
 		s->crawl.loop_warn = o->loop_warn;
 	s->crawl.max_depth = o->max_depth;
+	if (o->max_parse >= 0)
+		s->crawl.max_parse = o->max_parse;
 	s->crawl.follow_nofollow = o->follow_nofollow;
 	s->crawl.respect_robots_meta = o->respect_robots_meta;
 	s->crawl.respect_no_store = o->respect_no_store;

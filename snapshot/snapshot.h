@@ -20,6 +20,7 @@ struct snapshot_options {
 	bool no_prune, no_gzip, quiet, verbose, force;
 	long max_pages, max_depth, loop_warn; /* -1 when not given */
 	long jobs;
+	long max_parse;              /* -1: the default */
 	char *not_found;
 };
 

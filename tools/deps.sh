@@ -11,7 +11,7 @@ for group in "$@"; do
 	case "$group" in
 	build) pkgs="$pkgs gcc make pkg-config libc6-dev libxml2-dev libmicrohttpd-dev libcurl4-openssl-dev zlib1g-dev" ;;
 	sites) pkgs="$pkgs php-cgi php-cli php-sqlite3" ;;
-	test) pkgs="$pkgs inotify-tools curl procps iproute2 nginx apache2 chromium python3" ;;
+	test) pkgs="$pkgs inotify-tools curl procps iproute2 nginx apache2 chromium python3 time" ;;
 	bench) pkgs="$pkgs wrk nginx lighttpd apache2-utils wget" ;;
 	pkg:*) pkgs="$pkgs ${group#pkg:}" ;;
 	*) echo "deps.sh: unknown group '$group'" >&2; exit 2 ;;

@@ -1,6 +1,7 @@
 /* test_cgiresp.c - the CGI response parser, case by case. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cgiresp.h"
 #include "log.h"
@@ -188,4 +189,68 @@ TEST(cgiresp_quote_cuts_and_escapes)
 	cgiresp_quote(&q, "abcdef", 6, 3);
 	CHECK_STR("abc...", buf_str(&q));
 	buf_release(&q);
+}
+
+/* Parse in through a spill that keeps max_mem bytes in memory. */
+static int parse_spilled(const char *in, size_t max_mem, struct origin_response *rs, char *err)
+{
+	struct spill raw;
+	spill_init(&raw, max_mem);
+	origin_response_init(rs);
+	int rc = spill_add(&raw, in, strlen(in), err);
+	if (rc == 0)
+		rc = cgiresp_parse_spill(&raw, rs, err);
+	if (rc >= 0)
+		CHECK_INT(-1, raw.fd); /* the response has it now */
+	spill_release(&raw);
+	return rc;
+}
+
+TEST(cgiresp_spilled_output_keeps_its_body_in_the_file)
+{
+	struct origin_response rs;
+	char err[ERR_LEN];
+	const char *in = "Status: 201 Created\r\nContent-Type: text/html\r\n\r\n<p>the body</p>\n";
+
+	/* In memory: as cgiresp_parse. */
+	CHECK_INT(CGIRESP_DOCUMENT, parse_spilled(in, 1000, &rs, err));
+	CHECK(!rs.body_in_file);
+	CHECK_STR("<p>the body</p>\n", buf_str(&rs.body));
+	origin_response_release(&rs);
+
+	/* In a file: the same headers, the body left where it is. */
+	CHECK_INT(CGIRESP_DOCUMENT, parse_spilled(in, 8, &rs, err));
+	CHECK(rs.body_in_file);
+	CHECK_INT(201, rs.status);
+	CHECK_STR("text/html", rs.content_type);
+	CHECK_INT(0, rs.body.len);
+	CHECK_INT(strlen(in) - strlen("<p>the body</p>\n"), rs.body_off);
+	CHECK_INT(strlen("<p>the body</p>\n"), rs.body_size);
+	CHECK_INT(strlen("<p>the body</p>\n"), origin_body_size(&rs));
+	CHECK_INT(0, origin_body_load(&rs, err));
+	CHECK(!rs.body_in_file);
+	CHECK_STR("<p>the body</p>\n", buf_str(&rs.body));
+	origin_response_release(&rs);
+
+	/* Errors are the same as for output in memory. */
+	CHECK_INT(-1, parse_spilled("X-Only: header\n\nbody without a type", 4, &rs, err));
+	CHECK_STR("no Content-Type", err);
+	origin_response_release(&rs);
+	CHECK_INT(-1, parse_spilled("not a header at all\n\nbody", 4, &rs, err));
+	CHECK_STR("bad header line 'not a header at all'", err);
+	origin_response_release(&rs);
+	CHECK_INT(CGIRESP_LOCAL_REDIRECT, parse_spilled("Location: /elsewhere\n\n", 4, &rs, err));
+	CHECK_STR("/elsewhere", rs.location);
+	origin_response_release(&rs);
+
+	/* A header block over the limit is refused from the file too. */
+	struct buf big = BUF_INIT;
+	buf_adds(&big, "Content-Type: text/html\n");
+	while (big.len <= CGIRESP_MAX_HEADER)
+		buf_adds(&big, "X-Filler: 0123456789012345678901234567890123456789\n");
+	buf_adds(&big, "\nbody");
+	CHECK_INT(-1, parse_spilled(big.data, 1024, &rs, err));
+	CHECK_STR("bad header line 'X-Filler: 0123456789012345678901234567890123456789'", err);
+	origin_response_release(&rs);
+	buf_release(&big);
 }

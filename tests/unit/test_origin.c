@@ -584,6 +584,37 @@ TEST(origin_cgi_timeout_and_output_cap)
 	fixture_close(&f);
 }
 
+TEST(origin_cgi_body_over_the_memory_limit_goes_to_a_file)
+{
+	struct fixture f = { 0 };
+	struct origin_response small, big;
+	cgi_config(&f.cfg);
+	CHECK(fixture_open(&f, NULL));
+	CHECK_INT(0, render(f.o, "/hello.cgi", NULL, &small, f.err));
+	CHECK(!small.body_in_file);
+	origin_close(f.o);
+
+	f.cfg.memory_max = 64;
+	f.o = origin_open(&f.cfg, &f.site, f.err);
+	CHECK(f.o != NULL);
+	CHECK_INT(0, render(f.o, "/hello.cgi", NULL, &big, f.err));
+	CHECK(big.body_in_file);
+	CHECK_INT(0, big.body.len);
+	CHECK_STR("world", origin_header(&big, "X-Hello"));
+	CHECK_INT(small.body.len, origin_body_size(&big));
+	CHECK_INT(0, origin_body_load(&big, f.err));
+	CHECK_STR(buf_str(&small.body), buf_str(&big.body));
+	origin_response_release(&big);
+
+	/* HEAD: no body, in memory or in a file. */
+	CHECK_INT(0, render(f.o, "/hello.cgi", "HEAD", &big, f.err));
+	CHECK(!big.body_in_file);
+	CHECK_INT(0, origin_body_size(&big));
+	origin_response_release(&big);
+	origin_response_release(&small);
+	fixture_close(&f);
+}
+
 TEST(origin_cgi_stderr_goes_to_the_log)
 {
 	struct fixture f = { 0 };
