@@ -60,6 +60,7 @@ struct http_origin {
 	long timeout_s;
 	size_t max_output;
 	size_t memory_max;
+	int spill_dirfd;
 };
 
 /* Collects the last response's headers (a 100 Continue, say, comes
@@ -247,7 +248,7 @@ int http_origin_render(struct http_origin *h, const char *method, const char *ta
 	memset(&rq, 0, sizeof rq);
 	rq.rs = rs;
 	rq.max_output = h->max_output;
-	spill_init(&rq.body, h->memory_max);
+	spill_init(&rq.body, h->memory_max, h->spill_dirfd);
 	pthread_cond_init(&rq.done_cond, NULL);
 	rq.easy = curl_easy_init();
 	if (!rq.easy) {
@@ -340,6 +341,7 @@ struct http_origin *http_origin_open(const char *origin_url, const char *site_or
 	h->timeout_s = timeout_s;
 	h->max_output = max_output;
 	h->memory_max = memory_max;
+	h->spill_dirfd = -1;
 	h->multi = curl_multi_init();
 	if (!h->multi) {
 		err_set(err, "cannot initialise libcurl");
@@ -378,6 +380,11 @@ struct http_origin *http_origin_open(const char *origin_url, const char *site_or
 fail:
 	http_origin_close(h);
 	return NULL;
+}
+
+void http_origin_spill_in(struct http_origin *h, int dirfd)
+{
+	h->spill_dirfd = dirfd;
 }
 
 void http_origin_close(struct http_origin *h)

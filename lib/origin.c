@@ -613,7 +613,7 @@ static int render_once(const struct origin *o, const char *method, const char *t
 	struct spill raw;
 	int rc = 0;
 
-	spill_init(&raw, o->memory_max);
+	spill_init(&raw, o->memory_max, o->spill_dirfd);
 	resolve(o, target, path_len, query ? query + 1 : NULL, &r);
 	if (r.kind == RESOLVE_MISSING && o->front_controller)
 		resolve_front_controller(o, &r);
@@ -748,6 +748,13 @@ int origin_render(struct origin *o, const struct origin_request *rq, struct orig
 enum origin_kind origin_kind(const struct origin *o)
 {
 	return o->kind;
+}
+
+void origin_spill_in(struct origin *o, int dirfd)
+{
+	o->spill_dirfd = dirfd;
+	if (o->http)
+		http_origin_spill_in(o->http, dirfd);
 }
 
 /* The site's host, port and scheme from its origin, "scheme://host[:port]". */
@@ -964,6 +971,7 @@ struct origin *origin_open(const struct origin_config *cfg, const struct site *s
 	o->max_output_mb = cfg->max_output_mb > 0 ? cfg->max_output_mb : 64;
 	o->max_output = (size_t)o->max_output_mb << 20;
 	o->memory_max = cfg->memory_max > 0 ? cfg->memory_max : ORIGIN_MEMORY_MAX;
+	o->spill_dirfd = -1;
 	set_site(o, site);
 
 	if (o->kind == ORIGIN_HTTP) {

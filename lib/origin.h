@@ -129,6 +129,10 @@ struct origin;
  * removed with its contents by origin_close(). */
 struct origin *origin_open(const struct origin_config *cfg, const struct site *site, char *err);
 enum origin_kind origin_kind(const struct origin *o);
+/* Make the temporary files of big bodies in the directory dirfd (a
+ * tree's .cgisnap/, which must stay open until origin_close) instead of
+ * $TMPDIR. Call before the first render. */
+void origin_spill_in(struct origin *o, int dirfd);
 
 /* Render one request. 0: rs holds the response, whatever its status.
  * -1: no usable response; err says why in a few words, e.g.

@@ -47,6 +47,7 @@ struct origin {
 	long max_output_mb;
 	size_t max_output;                /* bytes */
 	size_t memory_max;                /* bodies past this go to a file */
+	int spill_dirfd;                  /* ... made in this directory (-1: $TMPDIR) */
 	struct fcgi_pool *fcgi;
 	struct http_origin *http;
 };
@@ -108,6 +109,7 @@ void fcgi_close(struct fcgi_pool *p);
 struct http_origin *http_origin_open(const char *origin_url, const char *site_origin,
 				     long jobs, long timeout_s, size_t max_output,
 				     size_t memory_max, char *err);
+void http_origin_spill_in(struct http_origin *h, int dirfd);
 int http_origin_render(struct http_origin *h, const char *method, const char *target,
 		       struct origin_response *rs, char *err);
 void http_origin_close(struct http_origin *h);

@@ -13,12 +13,13 @@
 
 #define CHUNK 65536
 
-void spill_init(struct spill *s, size_t max_mem)
+void spill_init(struct spill *s, size_t max_mem, int dirfd)
 {
 	buf_init(&s->mem);
 	s->fd = -1;
 	s->len = 0;
 	s->max_mem = max_mem;
+	s->dirfd = dirfd;
 }
 
 static int write_all(int fd, const char *p, size_t n)
@@ -35,9 +36,14 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* An unlinked file in $TMPDIR; -1 with err. */
-static int open_spill_file(char *err)
+/* An unlinked file in dirfd, else in $TMPDIR; -1 with err. */
+static int open_spill_file(int dirfd, char *err)
 {
+	if (dirfd >= 0) {
+		int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			return fd;
+	}
 	const char *dir = getenv("TMPDIR");
 	if (!dir || !*dir)
 		dir = "/tmp";
@@ -63,7 +69,7 @@ int spill_add(struct spill *s, const void *data, size_t n, char *err)
 		return 0;
 	}
 	if (s->fd < 0) {
-		if ((s->fd = open_spill_file(err)) < 0)
+		if ((s->fd = open_spill_file(s->dirfd, err)) < 0)
 			return -1;
 		if (write_all(s->fd, s->mem.data ? s->mem.data : "", s->mem.len) < 0)
 			return err_sys(err, "cannot write a temporary file");

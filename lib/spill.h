@@ -3,15 +3,17 @@
  * a render of any size holds at most that many bytes in memory.
  *
  *     struct spill s;
- *     spill_init(&s, 1 << 20);
+ *     spill_init(&s, 1 << 20, -1);
  *     while (more)
  *             if (spill_add(&s, chunk, n, err) < 0) ... (the disk is full)
  *     s.fd < 0: the bytes are s.mem; else the s.len bytes of s.fd from 0
  *     spill_release(&s);
  *
- * The file is made in $TMPDIR (default /tmp) with O_TMPFILE, or made and
- * unlinked at once where the file system lacks it: nothing is left behind
- * whatever happens to the process.
+ * The file is made with O_TMPFILE in the directory the caller names (the
+ * tree's .cgisnap/: on the disk that will hold the page anyway, where
+ * /tmp may be memory), else in $TMPDIR (default /tmp), made and unlinked
+ * at once where O_TMPFILE is missing: nothing is left behind whatever
+ * happens to the process.
  */
 #ifndef CGISNAP_SPILL_H
 #define CGISNAP_SPILL_H
@@ -25,9 +27,10 @@ struct spill {
 	int fd;           /* -1, or the file holding every byte */
 	long long len;    /* bytes added */
 	size_t max_mem;   /* more than this many bytes go to a file */
+	int dirfd;        /* the directory for the file, or -1: $TMPDIR */
 };
 
-void spill_init(struct spill *s, size_t max_mem);
+void spill_init(struct spill *s, size_t max_mem, int dirfd);
 /* Append data[0..n); -1 with err when the file cannot be made or written. */
 int spill_add(struct spill *s, const void *data, size_t n, char *err);
 /* Forget the bytes (and the file): as fresh from spill_init. */

@@ -138,6 +138,8 @@ struct fallback *fallback_open(struct server *s, char *err)
 	struct origin *o = origin_open(&origin_config, &s->meta.site, err);
 	if (!o)
 		return NULL;
+	if (s->have_tree && s->tree.meta_fd >= 0)
+		origin_spill_in(o, s->tree.meta_fd);
 	struct fallback *f = xcalloc(1, sizeof *f);
 	f->s = s;
 	f->origin = o;

@@ -136,6 +136,7 @@ int snapshot_setup_open(struct snapshot_setup *s, const char *dir, char *err)
 	if (tree_claim(&s->tree, dir, o->force, err) < 0)
 		return -1;
 	s->tree_open = true;
+	origin_spill_in(s->origin, s->tree.meta_fd);
 	if (tree_lock(&s->tree, err) < 0)
 		return -1;
 	return 0;

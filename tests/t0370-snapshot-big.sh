@@ -134,13 +134,16 @@ check_eq 0 $? "exit status"
 check_contains "$(cat "$TESTDIR/err")" "0 new, 0 changed, 1 unchanged" "summary"
 check_eq "$before" "$(stat -c %Y.%y "$TESTDIR/cgi/big.cgi" "$TESTDIR/cgi/big.cgi.gz")" "mtimes"
 
-try "CGI: a changed big page is rewritten"
+try "CGI: a changed big page is rewritten; the body waits in the tree's .cgisnap, not in \$TMPDIR"
 printf 'x' >>"$TESTDIR/expected"
 BYTES=$((BYTES + 1)) EXPECTED_SHA=$(sha256sum "$TESTDIR/expected" | cut -d' ' -f1)
 printf '#!/bin/sh\nprintf "Content-Type: text/html\\r\\n\\r\\n"\n{ yes %s | head -c %s; printf x; }\n' \
 	"'$LINE'" "$((BYTES - 1))" >"$SITE/big.cgi"
-"$CGISNAP" snapshot --root "$SITE" --max-output 1024 --seed /big.cgi "$TESTDIR/cgi" 2>"$TESTDIR/err"
-check_eq 0 $? "exit status"
+meta_before=$(ls -A "$TESTDIR/cgi/.cgisnap")
+TMPDIR=$TESTDIR/no-such-dir "$CGISNAP" snapshot --root "$SITE" --max-output 1024 --seed /big.cgi \
+	"$TESTDIR/cgi" 2>"$TESTDIR/err"
+check_eq 0 $? "exit status ($(tail -3 "$TESTDIR/err"))"
+check_eq "$meta_before" "$(ls -A "$TESTDIR/cgi/.cgisnap")" "files in .cgisnap"
 check_contains "$(cat "$TESTDIR/err")" "0 new, 1 changed, 0 unchanged" "summary"
 check_big_file "$TESTDIR/cgi" big.cgi /big.cgi
 head -c "$((BYTES - 1))" "$TESTDIR/expected" >"$TESTDIR/expected.tmp" && mv "$TESTDIR/expected.tmp" "$TESTDIR/expected"
@@ -150,7 +153,7 @@ cp "$SITE/big.cgi.orig" "$SITE/big.cgi"
 try "serve --fallback --fill: a $MB MiB page the tree lacks is sent and stored, RSS stays small"
 cp "$SITE/big.cgi" "$SITE/other.cgi"
 p=$(port 3)
-serve_start "$TESTDIR/cgi" "$p" --fallback --fill --root "$SITE" --max-output 1024
+TMPDIR=$TESTDIR/no-such-dir serve_start "$TESTDIR/cgi" "$p" --fallback --fill --root "$SITE" --max-output 1024
 check_eq 200 "$(code "http://127.0.0.1:$p/tiny.cgi")" "a tiny page first"
 base=$(awk '/^VmHWM/ { print $2 }' "/proc/$SERVE_PID/status")
 curl -s -o "$TESTDIR/fetched" "http://127.0.0.1:$p/other.cgi"
@@ -208,8 +211,8 @@ try "HTTP: a $MB MiB page is stored whole with a small peak RSS"
 peak_kib "$TESTDIR/rss-tiny" "$CGISNAP" snapshot -q --origin "http://127.0.0.1:$p/" --max-output 1024 \
 	--seed /linked.html "$TESTDIR/tiny-http" 2>"$TESTDIR/err"
 check_eq 0 $? "tiny page: exit status"
-peak_kib "$TESTDIR/rss-big" "$CGISNAP" snapshot -q --origin "http://127.0.0.1:$p/" --max-output 1024 \
-	--seed /big.html --max-depth 0 "$TESTDIR/http" 2>"$TESTDIR/err"
+TMPDIR=$TESTDIR/no-such-dir peak_kib "$TESTDIR/rss-big" "$CGISNAP" snapshot -q --origin "http://127.0.0.1:$p/" \
+	--max-output 1024 --seed /big.html --max-depth 0 "$TESTDIR/http" 2>"$TESTDIR/err"
 check_eq 0 $? "exit status ($(tail -3 "$TESTDIR/err"))"
 check_big_file "$TESTDIR/http" big.html /big.html
 check_peak "$TESTDIR/rss-tiny" "$TESTDIR/rss-big"

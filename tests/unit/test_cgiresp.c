@@ -195,7 +195,7 @@ TEST(cgiresp_quote_cuts_and_escapes)
 static int parse_spilled(const char *in, size_t max_mem, struct origin_response *rs, char *err)
 {
 	struct spill raw;
-	spill_init(&raw, max_mem);
+	spill_init(&raw, max_mem, -1);
 	origin_response_init(rs);
 	int rc = spill_add(&raw, in, strlen(in), err);
 	if (rc == 0)

@@ -1,7 +1,10 @@
 /* test_spill.c - bodies in memory up to a threshold, in a file past it. */
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -14,7 +17,7 @@ TEST(spill_stays_in_memory_up_to_the_threshold)
 {
 	struct spill s;
 	char err[ERR_LEN];
-	spill_init(&s, 10);
+	spill_init(&s, 10, -1);
 	CHECK_INT(0, spill_add(&s, "01234", 5, err));
 	CHECK_INT(0, spill_add(&s, "56789", 5, err));
 	CHECK_INT(-1, s.fd);
@@ -29,7 +32,7 @@ TEST(spill_moves_every_byte_to_a_file_past_the_threshold)
 	struct spill s;
 	char err[ERR_LEN];
 	struct buf all = BUF_INIT, back = BUF_INIT;
-	spill_init(&s, 1000);
+	spill_init(&s, 1000, -1);
 	for (int i = 0; i < 500; i++) {
 		char line[32];
 		int n = snprintf(line, sizeof line, "line %d\n", i);
@@ -68,7 +71,7 @@ TEST(spill_hands_its_file_over)
 {
 	struct spill s;
 	char err[ERR_LEN];
-	spill_init(&s, 2);
+	spill_init(&s, 2, -1);
 	CHECK_INT(0, spill_add(&s, "abcdef", 6, err));
 	int fd = spill_take_fd(&s);
 	CHECK(fd >= 0);
@@ -87,7 +90,7 @@ TEST(spill_reports_a_temporary_directory_it_cannot_use)
 	char err[ERR_LEN];
 	char *saved = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
 	setenv("TMPDIR", "/nonexistent-cgisnap-dir", 1);
-	spill_init(&s, 1);
+	spill_init(&s, 1, -1);
 	CHECK_INT(-1, spill_add(&s, "ab", 2, err));
 	CHECK_STR("cannot create a temporary file in '/nonexistent-cgisnap-dir': No such file or directory",
 		  err);
@@ -97,4 +100,39 @@ TEST(spill_reports_a_temporary_directory_it_cannot_use)
 	else
 		unsetenv("TMPDIR");
 	free(saved);
+}
+
+TEST(spill_file_goes_to_the_directory_given_and_leaves_no_name)
+{
+	struct spill s;
+	char err[ERR_LEN];
+	char dir[] = "/tmp/cgisnap-spilldir-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char *saved = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+	setenv("TMPDIR", "/nonexistent-cgisnap-dir", 1); /* not used */
+	spill_init(&s, 4, dirfd);
+	CHECK_INT(0, spill_add(&s, "0123456789", 10, err));
+	CHECK(s.fd >= 0);
+	struct stat st;
+	CHECK_INT(0, fstat(s.fd, &st));
+	struct stat dst;
+	CHECK_INT(0, fstat(dirfd, &dst));
+	CHECK(st.st_dev == dst.st_dev); /* on the directory's file system */
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int names = 0;
+	while (d && (de = readdir(d)))
+		names += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	if (d)
+		closedir(d);
+	CHECK_INT(0, names);
+	spill_release(&s);
+	if (saved)
+		setenv("TMPDIR", saved, 1);
+	else
+		unsetenv("TMPDIR");
+	free(saved);
+	close(dirfd);
+	rmdir(dir);
 }
