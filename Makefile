@@ -3,6 +3,7 @@
 #   make SANITIZE=1      the same with AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test            install missing packages, build, run every test
 #   make bench           the peer benchmarks (figures, never pass/fail)
+#   make fuzz            build the libFuzzer targets (clang), run each FUZZ_SECONDS
 #   make install         PREFIX=/usr/local DESTDIR= honoured
 #   make V=1             show the commands
 # Local settings can live in an uncommitted config.mak.
@@ -59,7 +60,7 @@ TRACE_LIB = $(if $(TRACE_SRCS),build/cgisnap-trace.so)
 # The man page is made from the binary's own --help texts: never out of step.
 MAN = build/cgisnap.1
 
-.PHONY: all test unit deps deps-bench bench demo install uninstall clean FORCE
+.PHONY: all test unit deps deps-bench bench demo install uninstall clean fuzz fuzz-build FORCE
 all: cgisnap $(TRACE_LIB) $(MAN)
 
 $(MAN): cgisnap tools/mkman.sh
@@ -120,6 +121,65 @@ demo:
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tools/demo.sh
 
+# Fuzzing: each tests/fuzz/fuzz_NAME.c is a libFuzzer target, linked with
+# the library sources it needs, all instrumented, under build/fuzz/ (apart
+# from build/obj and build/san: SANITIZE does not change it). make fuzz runs
+# each for FUZZ_SECONDS on FUZZ_CORPUS/NAME, a working copy of the committed
+# seeds in tests/fuzz/corpus/NAME (which a run never writes); what it finds
+# is saved as FUZZ_ARTIFACTS/NAME-crash-... and fails the run.
+FUZZ_CC ?= clang
+FUZZ_CFLAGS ?= -O1 -g
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD = build/fuzz
+FUZZ_CORPUS = $(FUZZ_BUILD)/corpus
+FUZZ_ARTIFACTS = $(FUZZ_BUILD)/artifacts
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wno-sign-compare \
+	-Ilib -Iserve -Itests/fuzz $(shell pkg-config --cflags libxml-2.0 2>/dev/null) \
+	$(FUZZ_SAN) $(FUZZ_CFLAGS)
+FUZZ_LIBS = $(shell pkg-config --libs libxml-2.0 2>/dev/null) -lpthread
+FUZZ_LIB_SRCS = lib/buf.c lib/xalloc.c lib/log.c lib/hashmap.c lib/sha256.c lib/url.c \
+	lib/urlkey.c lib/cgiresp.c lib/spill.c lib/links.c lib/robots.c lib/opts.c serve/reqpath.c
+FUZZ_LIB_OBJS = $(FUZZ_LIB_SRCS:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_NAMES = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS = $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
+
+$(FUZZ_BUILD)/FLAGS: FORCE
+	@mkdir -p $(FUZZ_BUILD)
+	@echo '$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) $(FUZZ_LIBS)' | cmp -s - $@ || \
+		echo '$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) $(FUZZ_LIBS)' > $@
+
+$(FUZZ_BUILD)/%.o: %.c $(FUZZ_BUILD)/FLAGS
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  FUZZCC  $<')
+	$(Q)$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+# An archive: each target takes only the objects it uses.
+$(FUZZ_BUILD)/libcgisnap.a: $(FUZZ_LIB_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $(FUZZ_LIB_OBJS)
+
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_BUILD)/libcgisnap.a
+	@$(if $(Q),echo '  FUZZLD  $@')
+	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libcgisnap.a $(FUZZ_LIBS)
+
+fuzz-build: $(FUZZ_BINS)
+.SECONDARY: $(FUZZ_NAMES:%=$(FUZZ_BUILD)/tests/fuzz/fuzz_%.o)
+
+# -max_total_time bounds each run. The seeds are copied into the working
+# corpus each time (what earlier runs added stays), so the committed corpus
+# is only read.
+fuzz:
+	$(Q)tools/deps.sh build fuzz
+	$(Q)$(MAKE) --no-print-directory fuzz-build
+	$(Q)mkdir -p $(FUZZ_ARTIFACTS)
+	$(Q)for t in $(FUZZ_NAMES); do \
+		mkdir -p $(FUZZ_CORPUS)/$$t && cp tests/fuzz/corpus/$$t/* $(FUZZ_CORPUS)/$$t/ && \
+		echo "fuzz $$t: $(FUZZ_SECONDS) s" && \
+		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_ARTIFACTS)/$$t- $(FUZZ_CORPUS)/$$t || \
+		{ echo "fuzz $$t: failed, see $(FUZZ_ARTIFACTS)/$$t-*" >&2; exit 1; }; \
+	done
+
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR)
 	install -m 755 cgisnap $(DESTDIR)$(BINDIR)/cgisnap
@@ -131,6 +191,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(LIBDIR)
 
 clean:
-	rm -rf $(BUILD) cgisnap
+	rm -rf $(BUILD) $(FUZZ_BUILD) cgisnap
 
 -include $(OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJS:.o=.d)
+-include $(wildcard $(FUZZ_BUILD)/*/*.d $(FUZZ_BUILD)/tests/fuzz/*.d)

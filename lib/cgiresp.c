@@ -249,7 +249,9 @@ int cgiresp_parse_spill(struct spill *raw, struct origin_response *rs, char *err
 	buf_release(&head);
 	if (rc < 0)
 		return -1;
-	origin_body_drop(rs);
+	/* rs came initialised: its body is empty memory, and the file takes
+	 * its place (no origin.c call, so the parser links on its own). */
+	buf_release(&rs->body);
 	rs->body_off = (long long)body_start;
 	rs->body_size = raw->len - (long long)body_start;
 	rs->body_fd = spill_take_fd(raw);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tools/deps.sh GROUP... - install the Debian packages cgisnap needs.
 #
-# GROUP is build, sites, test or bench (pkg:NAME asks for one package).
+# GROUP is build, sites, test, bench or fuzz (pkg:NAME asks for one package).
 # Installs nothing when everything is present. As root it runs apt-get;
 # otherwise it prints the exact command to run and fails.
 set -u
@@ -11,8 +11,10 @@ for group in "$@"; do
 	case "$group" in
 	build) pkgs="$pkgs gcc make pkg-config libc6-dev libxml2-dev libmicrohttpd-dev libcurl4-openssl-dev zlib1g-dev" ;;
 	sites) pkgs="$pkgs php-cgi php-cli php-sqlite3" ;;
-	test) pkgs="$pkgs inotify-tools curl procps iproute2 nginx apache2 chromium python3 time" ;;
+	test) pkgs="$pkgs inotify-tools curl procps iproute2 nginx apache2 chromium python3 time clang libclang-rt-14-dev" ;;
 	bench) pkgs="$pkgs wrk nginx lighttpd apache2-utils wget" ;;
+	# make fuzz alone; make test runs the fuzzers too (the test group).
+	fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
 	pkg:*) pkgs="$pkgs ${group#pkg:}" ;;
 	*) echo "deps.sh: unknown group '$group'" >&2; exit 2 ;;
 	esac

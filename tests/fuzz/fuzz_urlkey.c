@@ -1,0 +1,165 @@
+/* fuzz_urlkey.c - the keys of canonical targets (lib/urlkey.h).
+ *
+ * The input is up to 16 request targets, one a line, as clients send them.
+ * A line may start with a letter naming the response's content type (h
+ * html, c css, j javascript, x xml, p png, b an unknown type, n none;
+ * another byte picks one by its value) before its '/'. Invariants: a key
+ * is safe, at most URLKEY_MAX_PATH bytes, with names of at most
+ * URLKEY_MAX_NAME bytes, and the same on every call; a refusal says
+ * "cannot be stored: ..."; a query key without a hashed name reads back
+ * (urlkey_target) into a target with that very key; a key never reads
+ * back from a target without a query; and two targets share a key only
+ * where docs/url-keys.md section 4 says they do.
+ */
+#include "fuzz.h"
+
+#include "buf.h"
+#include "url.h"
+#include "urlkey.h"
+
+#define MAX_LINES 16
+
+static const struct {
+	char letter;
+	const char *type;
+} types[] = {
+	{ 'h', "text/html; charset=utf-8" },
+	{ 'c', "text/css" },
+	{ 'j', "application/javascript" },
+	{ 'x', "application/rss+xml" },
+	{ 'p', "image/png" },
+	{ 'b', "application/x-unknown" },
+	{ 'n', NULL },
+	{ 0, "application/xhtml+xml" },
+	{ 0, "TEXT/XML;charset=ISO-8859-1" },
+	{ 0, "" },
+};
+#define NTYPES (sizeof types / sizeof types[0])
+
+static const char *type_for(unsigned char c)
+{
+	for (size_t i = 0; i < NTYPES; i++)
+		if (types[i].letter == c)
+			return types[i].type;
+	return types[c % NTYPES].type;
+}
+
+/* What identifies a target's file by docs/url-keys.md section 4: the
+ * decoded path, a directory or extensionless name as its index.html
+ * without a query; with one, the query with '/' as "%2F" and the type's
+ * suffix. Fresh string. */
+static char *alias_of(const char *target, const char *type)
+{
+	struct buf path = BUF_INIT, out = BUF_INIT;
+	const char *q = strchr(target, '?');
+	size_t plen = q ? (size_t)(q - target) : strlen(target);
+	url_decode(&path, target, plen);
+	buf_add(&out, path.data, path.len);
+	if (q) {
+		buf_addc(&out, '?');
+		for (const char *p = q + 1; *p; p++) {
+			if (*p == '/')
+				buf_adds(&out, "%2F");
+			else
+				buf_addc(&out, *p);
+		}
+		buf_addc(&out, ' ');
+		buf_adds(&out, urlkey_suffix(type));
+	} else if (path.data[path.len - 1] == '/') {
+		buf_adds(&out, "index.html");
+	} else if (!strchr(strrchr(path.data, '/'), '.')) {
+		buf_adds(&out, "/index.html");
+	}
+	buf_release(&path);
+	return buf_detach(&out, NULL);
+}
+
+static void check_key_shape(const char *key, const char *target)
+{
+	FUZZ_CHECK(urlkey_is_safe(key), "key '%s' of '%s' is not safe", key, target);
+	FUZZ_CHECK(strlen(key) <= URLKEY_MAX_PATH, "key of '%s' is %zu bytes", target, strlen(key));
+	for (const char *seg = key;;) {
+		size_t n = strcspn(seg, "/");
+		FUZZ_CHECK(n <= URLKEY_MAX_NAME, "key '%s' of '%s' has a %zu-byte name", key, target, n);
+		if (!seg[n])
+			break;
+		seg += n + 1;
+	}
+	FUZZ_CHECK(strncmp(key, ".cgisnap/", 9), "key '%s' of '%s' is cgisnap's own", key, target);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct site plain = { 0 };
+	char *in = fuzz_str(data, size);
+	char *keys[MAX_LINES], *aliases[MAX_LINES], *targets[MAX_LINES];
+	size_t n = 0;
+	char err[512];
+
+	for (char *line = in, *next; line && n < MAX_LINES; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		const char *type = "text/html";
+		if (line[0] && line[0] != '/')
+			type = type_for((unsigned char)*line++);
+
+		/* A target as it arrives has a safe key or none. */
+		char *raw_key = urlkey_for(line, type, NULL);
+		if (raw_key)
+			check_key_shape(raw_key, line);
+		free(raw_key);
+
+		char *c = site_canonical_target(&plain, line);
+		if (!c)
+			continue;
+		err[0] = '\0';
+		char *key = urlkey_for(c, type, err);
+		if (!key) {
+			FUZZ_CHECK(!strncmp(err, "cannot be stored: ", 18), "'%s' refused with '%s'", c,
+				   err);
+			free(c);
+			continue;
+		}
+		check_key_shape(key, c);
+		char *again = urlkey_for(c, type, NULL);
+		FUZZ_CHECK(fuzz_streq(again, key), "'%s' has the key '%s', then '%s'", c, key,
+			   fuzz_show(again));
+		free(again);
+
+		bool query = strchr(c, '?') != NULL, hashed = strchr(key, '#') != NULL;
+		char *back = urlkey_target(key);
+		if (!query)
+			FUZZ_CHECK(!back, "key '%s' of '%s' reads back as '%s'", key, c, back);
+		else if (!hashed)
+			FUZZ_CHECK(back != NULL, "key '%s' of '%s' does not read back", key, c);
+		if (back) {
+			char *key2 = urlkey_for(back, type, NULL);
+			FUZZ_CHECK(fuzz_streq(key2, key), "key '%s' of '%s' reads back as '%s', keyed '%s'",
+				   key, c, back, fuzz_show(key2));
+			free(key2);
+			char *a1 = alias_of(c, type), *a2 = alias_of(back, type);
+			FUZZ_CHECK(!strcmp(a1, a2), "key '%s' of '%s' reads back as '%s', another file",
+				   key, c, back);
+			free(a1);
+			free(a2);
+			free(back);
+		}
+		keys[n] = key;
+		aliases[n] = alias_of(c, type);
+		targets[n] = c;
+		n++;
+	}
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			FUZZ_CHECK(strcmp(keys[i], keys[j]) || !strcmp(aliases[i], aliases[j]),
+				   "'%s' and '%s' share the key '%s'", targets[i], targets[j], keys[i]);
+	for (size_t i = 0; i < n; i++) {
+		free(keys[i]);
+		free(aliases[i]);
+		free(targets[i]);
+	}
+	free(in);
+	return 0;
+}
