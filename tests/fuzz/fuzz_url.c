@@ -4,7 +4,8 @@
  * a normalised URL is printable ASCII without '#', its escapes upper-case
  * and never of an unreserved character, no dot segments, no empty query;
  * normalising it again changes nothing; it is its origin followed by its
- * target; resolving "" against it gives it back; a site made from it maps
+ * target; resolving "" or its target against it gives it back, and it
+ * resolves to itself against any base; a site made from it maps
  * it to that target and back; canonical targets are fixed points, with
  * and without a query policy.
  */
@@ -97,6 +98,18 @@ static void check_normalized(const char *n, const char *from, const struct site 
 	char *same = url_resolve(n, "");
 	FUZZ_CHECK(fuzz_streq(same, n), "'' against '%s' resolved to '%s'", n, fuzz_show(same));
 	free(same);
+
+	/* An absolute URL ignores its base; an absolute path keeps its origin. */
+	char *abs = url_resolve(bases[1], n);
+	FUZZ_CHECK(fuzz_streq(abs, n), "'%s' against '%s' resolved to '%s'", n, bases[1],
+		   fuzz_show(abs));
+	free(abs);
+	if (target[1] != '/') { /* "//x" would be a network-path reference */
+		char *path = url_resolve(n, target);
+		FUZZ_CHECK(fuzz_streq(path, n), "'%s' against '%s' resolved to '%s'", target, n,
+			   fuzz_show(path));
+		free(path);
+	}
 
 	struct site own;
 	char err[512];
