@@ -8,7 +8,7 @@
 # tests/run points the sanitizers of SANITIZE=1 builds at a log file; the
 # fuzzers report on stderr, where these checks read them.
 unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
-secs=${FUZZ_SECONDS:-3}
+secs=${FUZZ_SECONDS:-2}
 names=$(cd "$ROOT/tests/fuzz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')
 # At least this many inputs in $secs seconds: far below what the slowest
 # target does on a loaded machine, far above what a target that stopped
@@ -23,7 +23,7 @@ for n in $names; do
 done
 
 try "make fuzz-build builds every target with libFuzzer"
-out=$(make -C "$ROOT" --no-print-directory fuzz-build 2>&1)
+out=$(make -C "$ROOT" -j2 --no-print-directory fuzz-build 2>&1)
 check_eq 0 $? "make fuzz-build status: $out"
 for n in $names; do
 	[ -x "$ROOT/build/fuzz/fuzz_$n" ] || fail "build/fuzz/fuzz_$n was not built"
