@@ -4,8 +4,9 @@
  * cgiresp_kind or -1; a refusal is one line of printable ASCII; a parsed
  * response has a status from 100 to 999, no Status header left, header
  * names of token characters and values without line ends, a body that is
- * exactly the bytes after the header block, a local redirect only to a
- * path; and the raw buffer is handed over (left empty).
+ * exactly the bytes after the header block (one that never ends is
+ * refused), a local redirect only to a path; and the raw buffer is handed
+ * over (left empty).
  */
 #include "fuzz.h"
 
@@ -35,7 +36,7 @@ static void release(struct origin_response *rs)
 }
 
 /* Where the body starts: after the first line that is empty or a lone
- * CR (the end of the header block); size when there is none. */
+ * CR (the end of the header block); (size_t)-1 when there is none. */
 static size_t header_end(const uint8_t *data, size_t size)
 {
 	for (size_t pos = 0; pos < size;) {
@@ -47,7 +48,7 @@ static size_t header_end(const uint8_t *data, size_t size)
 			return pos + len + 1;
 		pos += len + 1;
 	}
-	return size;
+	return (size_t)-1;
 }
 
 /* Does the header block data[0..end) hold a Status header? */
@@ -76,6 +77,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int kind = cgiresp_parse(&raw, &rs, err);
 	FUZZ_CHECK(kind == -1 || kind == CGIRESP_DOCUMENT || kind == CGIRESP_LOCAL_REDIRECT,
 		   "cgiresp_parse returned %d", kind);
+	size_t start = header_end(data, size);
+	if (start == (size_t)-1)
+		FUZZ_CHECK(kind < 0, "a header block without its end accepted");
 	if (kind < 0) {
 		FUZZ_CHECK(*err, "refused without a reason");
 		for (const char *p = err; *p; p++)
@@ -95,7 +99,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(value[0] != ' ' && value[0] != '\t', "header '%s' value not trimmed", name);
 	}
 	/* The header block ends at the first empty line, never later. */
-	size_t start = header_end(data, size);
 	FUZZ_CHECK(rs.body.len == size - start && !memcmp(rs.body.data, data + start, rs.body.len),
 		   "body of %zu bytes, %zu expected", rs.body.len, size - start);
 	if (rs.body.len && !rs.location)

@@ -5,7 +5,9 @@
  * html, c css, j javascript, x xml, p png, b an unknown type, n none;
  * another byte picks one by its value) before its '/'. Invariants: a key
  * is safe, at most URLKEY_MAX_PATH bytes, with names of at most
- * URLKEY_MAX_NAME bytes, and the same on every call; a refusal says
+ * URLKEY_MAX_NAME bytes, and the same on every call; a plain server
+ * gives its file the type of the target's name (or of the query key's
+ * suffix), hashed or not; a refusal says
  * "cannot be stored: ..."; a query key without a hashed name reads back
  * (urlkey_target) into a target with that very key; a key never reads
  * back from a target without a query; and two targets share a key only
@@ -88,6 +90,29 @@ static void check_key_shape(const char *key, const char *target)
 	FUZZ_CHECK(strncmp(key, ".cgisnap/", 9), "key '%s' of '%s' is cgisnap's own", key, target);
 }
 
+/* A plain server gives the key's file the type the target's own name
+ * implies, or for a query key the type of its response's suffix. */
+static void check_served_type(const char *target, const char *key, const char *type)
+{
+	const char *want;
+	struct buf path = BUF_INIT;
+	if (strchr(target, '?')) {
+		buf_adds(&path, "x");
+		buf_adds(&path, urlkey_suffix(type));
+		want = mime_from_name(path.data);
+	} else {
+		url_decode(&path, target, strlen(target));
+		if (!strchr(strrchr(path.data, '/'), '.')) { /* a directory's index.html */
+			buf_release(&path);
+			return;
+		}
+		want = mime_from_name(path.data);
+	}
+	FUZZ_CHECK(!strcmp(mime_from_name(key), want), "key '%s' of '%s' is served as %s, not %s",
+		   key, target, mime_from_name(key), want);
+	buf_release(&path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct site plain = { 0 };
@@ -128,6 +153,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(again);
 
 		bool query = strchr(c, '?') != NULL, hashed = strchr(key, '#') != NULL;
+		check_served_type(c, key, type);
 		char *back = urlkey_target(key);
 		if (!query)
 			FUZZ_CHECK(!back, "key '%s' of '%s' reads back as '%s'", key, c, back);
