@@ -4,7 +4,7 @@
  * Invariants: the answer is 0, 400 or 404; an accepted target's path is
  * raw printable ASCII (or 8-bit bytes) without '\' or '#', its decoded
  * segments are neither "." nor "..", start with no '.', hold no control
- * byte, '/' or '\' and no overlong UTF-8 lead byte; and what it lets
+ * byte, '/' or '\' and no overlong UTF-8 or surrogate; and what it lets
  * through stays the same shape for the later steps: its canonical target
  * has as many segments, and urlkey_for refuses it for no reason
  * reqpath_check should have seen first. A hidden (404) path has no key
@@ -42,14 +42,13 @@ static void check_accepted(const char *raw, const char *of)
 		   "target '%s' is not a part of '%s'", of, raw);
 	for (const char *seg = of + 1;;) {
 		size_t n = strcspn(seg, "/?"), decoded = 0, dots = 0;
-		unsigned char first = 0;
+		unsigned char first = 0, prev = 0;
 		for (size_t i = 0; i < n; i++) {
 			unsigned char c = (unsigned char)seg[i];
 			FUZZ_CHECK(c > 0x20 && c != 0x7f && c != '\\' && c != '#',
 				   "'%s' accepted with raw byte 0x%02x", raw, c);
 			if (c == '%') {
-				FUZZ_CHECK(i + 2 < n, "'%s' accepted, '%%' at the end",
-					   raw);
+				FUZZ_CHECK(i + 2 < n, "'%s' accepted, '%%' at the end", raw);
 				int hi = hex(seg[i + 1]), lo = hex(seg[i + 2]);
 				FUZZ_CHECK(hi >= 0 && lo >= 0, "'%s' accepted with a bad escape", raw);
 				c = (unsigned char)(hi * 16 + lo);
@@ -59,6 +58,11 @@ static void check_accepted(const char *raw, const char *of)
 				   "'%s' accepted, decoding to byte 0x%02x", raw, c);
 			FUZZ_CHECK(c != 0xc0 && c != 0xc1 && c < 0xf5, "'%s' accepted, overlong byte 0x%02x",
 				   raw, c);
+			FUZZ_CHECK(!(prev == 0xe0 && c >= 0x80 && c <= 0x9f) &&
+					   !(prev == 0xf0 && c >= 0x80 && c <= 0x8f) &&
+					   !(prev == 0xed && c >= 0xa0 && c <= 0xbf),
+				   "'%s' accepted, overlong or surrogate 0x%02x 0x%02x", raw, prev, c);
+			prev = c;
 			if (!decoded)
 				first = c;
 			dots += c == '.';
