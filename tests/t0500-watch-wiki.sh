@@ -95,6 +95,9 @@ wait_gone "$OUT/$(wiki_key "$Q")"
 check_eq 0 $? "Q's file removed"
 wait_file_has "$OUT/$L" "class=\"wikilink2\" title=\"$Q\""
 check_eq 0 $? "the linking page $L shows a missing page now"
+# The manifest is saved after the batch's files are published and removed.
+_q_is_404() { [ "$(manifest_field "$OUT" "/doku.php?id=$Q" 3)" = 404 ]; }
+wait_until "$WATCH_WAIT" _q_is_404
 check_eq 404 "$(manifest_field "$OUT" "/doku.php?id=$Q" 3)" "recorded as 404"
 
 try "an editor-style save (temp file renamed over the page) is caught"
