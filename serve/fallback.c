@@ -210,10 +210,26 @@ static void fill(struct fallback *f, const char *target, const struct origin_res
 	e->status = rs->status;
 	e->content_type = rs->content_type ? xstrdup(rs->content_type) : NULL;
 	e->bytes = rs->static_path ? rs->static_size : origin_body_size(rs);
-	if (rs->body_in_file)
-		spill_sha256_hex(rs->body_fd, rs->body_off, rs->body_size, e->sha256, target, err);
-	else if (!rs->static_path)
+	/* The hash is what later runs check ownership by: every kind of body
+	 * gets one, a static file of any size included. */
+	int hashed = 0;
+	if (rs->static_path) {
+		int sfd = open(rs->static_path, O_RDONLY | O_CLOEXEC);
+		hashed = sfd < 0 ? err_sys(err, "cannot read '%s'", rs->static_path)
+				 : spill_sha256_hex(sfd, 0, rs->static_size, e->sha256, rs->static_path, err);
+		if (sfd >= 0)
+			close(sfd);
+	} else if (rs->body_in_file) {
+		hashed = spill_sha256_hex(rs->body_fd, rs->body_off, rs->body_size, e->sha256, target, err);
+	} else {
 		sha256_hex(rs->body.data ? rs->body.data : "", rs->body.len, e->sha256);
+	}
+	if (hashed < 0) {
+		log_warn("cannot store '%s': %s", target, err);
+		fill_unreserve(f, bytes);
+		manifest_entry_free(e);
+		return;
+	}
 	e->render_ms = rs->render_ms;
 	e->changed = time(NULL);
 

@@ -178,6 +178,9 @@ check_eq "<p>a</p>" "$(curl -s "http://127.0.0.1:$P/a.html")" "filled from the o
 # Recorded at once: in the journal, or already in the manifest its
 # once-a-second save wrote (which empties the journal).
 check_contains "$(cat "$T/.cgisnap/journal" "$T/.cgisnap/manifest" 2>/dev/null)" "/a.html	a.html	200" "recorded"
+# A static file is hashed too: ownership is checked by size and sha256.
+sha=$(sha256sum "$SITE/a.html" | cut -d' ' -f1)
+check_eq "$sha" "$(cat "$T/.cgisnap/journal" "$T/.cgisnap/manifest" 2>/dev/null | awk -F'\t' '$1 == "/a.html" { print $6; exit }')" "sha256 recorded"
 bg_stop "$SERVE_PID" KILL
 err=$(snap --seed /other.html "$T" 2>&1)
 check_eq 0 $? "the next snapshot"
