@@ -1,4 +1,4 @@
-/* robots.c - reading robots.txt and matching targets against it (links.h).
+/* robots.c - reading robots.txt and matching targets against it (robots.h).
  *
  * As Google reads it (RFC 9309): groups of User-agent lines followed by
  * rules; the groups naming "cgisnap" are merged and used, else those naming
@@ -6,7 +6,7 @@
  * of characters and a final '$' anchors at the end; the longest matching
  * pattern decides and Allow wins a tie. Sitemap lines belong to no group.
  */
-#include "links.h"
+#include "robots.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* fuzz_robots.c - robots.txt (robots_parse, robots_allowed in lib/links.h).
+/* fuzz_robots.c - robots.txt (robots_parse, robots_allowed in lib/robots.h).
  *
  * The input is a robots.txt. Invariants: every rule is written as
  * canonical targets are (printable ASCII, upper-case %XX escapes);
@@ -10,7 +10,7 @@
  */
 #include "fuzz.h"
 
-#include "links.h"
+#include "robots.h"
 
 static bool is_hex_upper(char c)
 {
