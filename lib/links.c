@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <iconv.h>
 #include <limits.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +21,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "hashmap.h"
 #include "url.h"
 #include "xalloc.h"
 
@@ -33,19 +33,12 @@
 /* ------------------------------------------------------------------ */
 /* Emitting: clean the reference, resolve it, report each link once.  */
 
-/* The URLs already reported for one document, with their flags. */
-struct seen {
-	char **slots; /* "F url" strings, F the flags digit; NULL = free */
-	size_t cap;   /* power of two, or 0 */
-	size_t count;
-};
-
 struct out {
 	link_fn fn;
 	void *arg;
-	struct seen seen;
-	struct buf ref; /* scratch: the reference being cleaned */
-	struct buf key; /* scratch: the dedup key */
+	struct hashmap seen; /* "F url" for each link reported, F the flags */
+	struct buf ref;      /* scratch: the reference being cleaned */
+	struct buf key;      /* scratch: the dedup key */
 };
 
 static void out_init(struct out *o, link_fn fn, void *arg)
@@ -57,46 +50,16 @@ static void out_init(struct out *o, link_fn fn, void *arg)
 
 static void out_release(struct out *o)
 {
-	for (size_t i = 0; i < o->seen.cap; i++)
-		free(o->seen.slots[i]);
-	free(o->seen.slots);
+	hashmap_release(&o->seen);
 	buf_release(&o->ref);
 	buf_release(&o->key);
 }
 
-static uint64_t fnv1a(const char *s)
+/* Adds key to the set; returns false when it was there already. The value
+ * only has to be non-NULL. */
+static bool seen_add(struct hashmap *seen, const char *key)
 {
-	uint64_t h = 14695981039346656037ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-/* Adds key to the set; returns false when it was there already. */
-static bool seen_add(struct seen *s, const char *key)
-{
-	if ((s->count + 1) * 2 > s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 64;
-		char **nslots = xcalloc(ncap, sizeof *nslots);
-		for (size_t i = 0; i < s->cap; i++) {
-			if (!s->slots[i])
-				continue;
-			size_t j = fnv1a(s->slots[i]) & (ncap - 1);
-			while (nslots[j])
-				j = (j + 1) & (ncap - 1);
-			nslots[j] = s->slots[i];
-		}
-		free(s->slots);
-		s->slots = nslots;
-		s->cap = ncap;
-	}
-	size_t j = fnv1a(key) & (s->cap - 1);
-	for (; s->slots[j]; j = (j + 1) & (s->cap - 1))
-		if (!strcmp(s->slots[j], key))
-			return false;
-	s->slots[j] = xstrdup(key);
-	s->count++;
-	return true;
+	return hashmap_put(seen, key, seen) == NULL;
 }
 
 /* A reference with a scheme other than http(s) can never resolve to a URL
