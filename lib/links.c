@@ -1,8 +1,8 @@
 /* links.c - the URLs an HTML, CSS or XML document refers to (links.h).
  *
- * HTML and XML are first decoded to clean UTF-8 here (BOM, HTTP charset,
- * <meta> or XML declaration, or a guess), invalid bytes and NULs becoming
- * U+FFFD as in a browser: libxml2 stops at a NUL and at a failed
+ * HTML and XML are first decoded to clean UTF-8 (charset.c: BOM, HTTP
+ * charset, <meta> or XML declaration, or a guess), invalid bytes and NULs
+ * becoming U+FFFD as in a browser: libxml2 stops at a NUL and at a failed
  * conversion, and this way no byte of a page can end the walk early. The
  * HTML tree libxml2 builds in recovery mode is then walked twice: once for
  * <base href> and the robots meta (which apply to the whole document),
@@ -12,7 +12,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <iconv.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +20,12 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "charset.h"
 #include "hashmap.h"
 #include "url.h"
 #include "xalloc.h"
 
 #define ATOM_NS "http://www.w3.org/2005/Atom"
-/* The HTML spec's prescan looks at the first 1024 bytes; pages with long
- * comments or scripts before <meta charset> are common enough to look further. */
-#define PRESCAN_BYTES 4096
 
 /* ------------------------------------------------------------------ */
 /* Emitting: clean the reference, resolve it, report each link once.  */
@@ -358,230 +355,6 @@ int links_from_css(const char *url, const char *body, size_t len, link_fn fn, vo
 	css_scan(&o, url, body, len);
 	out_release(&o);
 	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Decoding HTML to clean UTF-8.                                       */
-
-/* Length of the valid UTF-8 sequence at s[0..len), or 0 when it is not one
- * (overlong forms, surrogates and code points past U+10FFFF are invalid). */
-static size_t utf8_seq(const unsigned char *s, size_t len)
-{
-	if (s[0] < 0x80)
-		return 1;
-	size_t n;
-	unsigned long cp;
-	if (s[0] >= 0xC2 && s[0] <= 0xDF)
-		n = 2, cp = s[0] & 0x1F;
-	else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-		n = 3, cp = s[0] & 0x0F;
-	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len < n)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3F);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-	    (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return n;
-}
-
-/* Copies s into out as UTF-8, each invalid byte and each NUL as U+FFFD. */
-static void utf8_clean(struct buf *out, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	buf_grow(out, len);
-	for (size_t i = 0; i < len;) {
-		size_t n = utf8_seq(p + i, len - i);
-		if (n == 0 || p[i] == 0) {
-			buf_add(out, "\xEF\xBF\xBD", 3);
-			i++;
-			continue;
-		}
-		buf_add(out, p + i, n);
-		i += n;
-	}
-}
-
-/* Does undeclared text look like UTF-8? Yes when it has more valid
- * multi-byte sequences than invalid bytes: a PHP page that cut a character
- * in half in a teaser is still UTF-8, a Latin-1 page has no valid ones. */
-static bool looks_utf8(const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t good = 0, bad = 0;
-	for (size_t i = 0; i < len;) {
-		if (p[i] < 0x80) {
-			i++;
-			continue;
-		}
-		size_t n = utf8_seq(p + i, len - i);
-		if (n)
-			good++, i += n;
-		else
-			bad++, i++;
-	}
-	return good >= bad;
-}
-
-/* Converts s from charset to UTF-8 into out; undecodable bytes become
- * U+FFFD. Returns false when iconv does not know the charset. */
-static bool convert_to_utf8(struct buf *out, const char *charset, const char *s, size_t len)
-{
-	iconv_t cd = iconv_open("UTF-8", charset);
-	if (cd == (iconv_t)-1)
-		return false;
-	char *in = (char *)s;
-	size_t inleft = len;
-	buf_grow(out, len + len / 2 + 16);
-	while (inleft) {
-		char *dst = out->data + out->len;
-		size_t room = out->cap - out->len - 1, before = room;
-		size_t r = iconv(cd, &in, &inleft, &dst, &room);
-		out->len += before - room;
-		out->data[out->len] = '\0';
-		if (r != (size_t)-1)
-			break;
-		if (errno == E2BIG) {
-			buf_grow(out, inleft * 2 + 16);
-		} else if (errno == EILSEQ) {
-			buf_add(out, "\xEF\xBF\xBD", 3);
-			in++, inleft--;
-		} else { /* EINVAL: a sequence cut off by the end of the text */
-			buf_add(out, "\xEF\xBF\xBD", 3);
-			break;
-		}
-	}
-	iconv(cd, NULL, NULL, NULL, NULL);
-	iconv_close(cd);
-	return true;
-}
-
-/* Copies the charset name at s (up to a quote, space, ';' or '>') into
- * name (size 40); returns false when there is none or it is too long. */
-static bool take_label(const char *s, const char *end, char *name)
-{
-	size_t n = 0;
-	while (s < end && (*s == '"' || *s == '\'' || css_space(*s)))
-		s++;
-	while (s < end && *s != '"' && *s != '\'' && *s != ';' && *s != '>' && *s != '/' && !css_space(*s)) {
-		if (n + 1 >= 40)
-			return false;
-		name[n++] = (char)tolower((unsigned char)*s++);
-	}
-	name[n] = '\0';
-	return n > 0;
-}
-
-/* Looks for charset= inside the <meta> tags near the top of the page (a
- * light version of the HTML spec's prescan); fills name (size 40). */
-static bool prescan_charset(const char *s, size_t len, char *name)
-{
-	size_t limit = len < PRESCAN_BYTES ? len : PRESCAN_BYTES;
-	for (size_t i = 0; i < limit; i++) {
-		if (s[i] != '<')
-			continue;
-		if (i + 4 <= len && !memcmp(s + i, "<!--", 4)) {
-			const char *end = memmem(s + i + 4, len - i - 4, "-->", 3);
-			if (!end)
-				return false;
-			i = (size_t)(end - s) + 2;
-			continue;
-		}
-		if (i + 6 > len || strncasecmp(s + i + 1, "meta", 4) ||
-		    !(css_space(s[i + 5]) || s[i + 5] == '/'))
-			continue;
-		const char *tag = s + i + 5;
-		const char *end = memchr(tag, '>', len - (size_t)(tag - s));
-		if (!end)
-			end = s + len;
-		for (const char *p = tag; p + 7 <= end; p++) {
-			if (strncasecmp(p, "charset", 7))
-				continue;
-			const char *q = p + 7;
-			while (q < end && css_space(*q))
-				q++;
-			if (q < end && *q == '=' && take_label(q + 1, end, name))
-				return true;
-		}
-		i = (size_t)(end - s);
-	}
-	return false;
-}
-
-/* The encoding named by an XML declaration into name (size 40). */
-static bool xml_decl_charset(const char *s, size_t len, char *name)
-{
-	if (len < 6 || memcmp(s, "<?xml", 5))
-		return false;
-	const char *end = memmem(s, len < 256 ? len : 256, "?>", 2);
-	if (!end)
-		return false;
-	for (const char *p = s + 5; p + 8 <= end; p++) {
-		if (memcmp(p, "encoding", 8))
-			continue;
-		const char *q = p + 8;
-		while (q < end && css_space(*q))
-			q++;
-		if (q < end && *q == '=' && take_label(q + 1, end, name))
-			return true;
-	}
-	return false;
-}
-
-enum doc_kind { DOC_HTML, DOC_XML };
-
-/* Decodes a document to clean UTF-8 into out. charset is the HTTP one, or
- * NULL. A BOM comes first, then charset, then what the document says (a
- * <meta> tag, an XML declaration); undeclared XML is UTF-8, undeclared
- * HTML is UTF-8 when it looks like it, else windows-1252 as browsers read it. */
-static void decode_document(struct buf *out, const char *s, size_t len, const char *charset,
-			    enum doc_kind kind)
-{
-	char name[40];
-	const char *use = NULL;
-
-	if (len >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
-		s += 3, len -= 3;
-		use = "utf-8";
-	} else if (len >= 2 && !memcmp(s, "\xFF\xFE", 2)) {
-		use = "UTF-16LE";
-		s += 2, len -= 2;
-	} else if (len >= 2 && !memcmp(s, "\xFE\xFF", 2)) {
-		use = "UTF-16BE";
-		s += 2, len -= 2;
-	} else if (charset && take_label(charset, charset + strlen(charset), name)) {
-		use = name;
-	} else if (kind == DOC_XML && len >= 4 && !memcmp(s, "<\0?\0", 4)) {
-		use = "UTF-16LE";
-	} else if (kind == DOC_XML && len >= 4 && !memcmp(s, "\0<\0?", 4)) {
-		use = "UTF-16BE";
-	} else if (kind == DOC_HTML ? prescan_charset(s, len, name) : xml_decl_charset(s, len, name)) {
-		/* a document that could be read to find the declaration is not UTF-16 */
-		use = !strncmp(name, "utf-16", 6) ? "utf-8" : name;
-	}
-	if (!use)
-		use = kind == DOC_XML || looks_utf8(s, len) ? "utf-8" : "windows-1252";
-	/* WHATWG Encoding: these labels all mean windows-1252 */
-	if (!strcmp(use, "iso-8859-1") || !strcmp(use, "latin1") || !strcmp(use, "us-ascii") ||
-	    !strcmp(use, "ascii") || !strcmp(use, "l1") || !strcmp(use, "iso8859-1"))
-		use = "windows-1252";
-	if (!strcasecmp(use, "utf-8") || !strcasecmp(use, "utf8")) {
-		utf8_clean(out, s, len);
-		return;
-	}
-	struct buf converted = BUF_INIT;
-	if (convert_to_utf8(&converted, use, s, len))
-		utf8_clean(out, converted.data, converted.len); /* NULs */
-	else
-		utf8_clean(out, s, len); /* an unknown label: as if undeclared */
-	buf_release(&converted);
 }
 
 /* ------------------------------------------------------------------ */
@@ -945,7 +718,7 @@ static int html_links(const char *url, const char *body, size_t len, const char 
 	if (!meta)
 		meta = &dummy;
 	meta->noindex = meta->nofollow = false;
-	decode_document(&text, body, len, charset, DOC_HTML);
+	charset_decode(&text, body, len, charset, CHARSET_HTML);
 	if (text.len > INT_MAX) {
 		buf_release(&text);
 		return -1;
@@ -1110,7 +883,7 @@ static int xml_links(const char *url, const char *body, size_t len, const char *
 	int ret = 0;
 
 	/* clean UTF-8 as for HTML: libxml2 gives up on a NUL byte */
-	decode_document(&text, body, len, charset, DOC_XML);
+	charset_decode(&text, body, len, charset, CHARSET_XML);
 	if (text.len == 0)
 		goto out;
 	if (text.len > INT_MAX) {
@@ -1165,24 +938,6 @@ static bool type_is(const char *mt, size_t n, const char *want)
 	return strlen(want) == n && !strncasecmp(mt, want, n);
 }
 
-/* The charset parameter of a Content-Type into name (size 40), or NULL. */
-static const char *type_charset(const char *ct, char *name)
-{
-	for (const char *p = strchr(ct, ';'); p; p = strchr(p + 1, ';')) {
-		const char *q = p + 1;
-		while (css_space(*q))
-			q++;
-		if (strncasecmp(q, "charset", 7))
-			continue;
-		q += 7;
-		while (css_space(*q))
-			q++;
-		if (*q == '=' && take_label(q + 1, q + 1 + strlen(q + 1), name))
-			return name;
-	}
-	return NULL;
-}
-
 int links_extract(const char *content_type, const char *url, const char *body, size_t len,
 		  link_fn fn, void *arg, struct page_meta *meta)
 {
@@ -1196,15 +951,15 @@ int links_extract(const char *content_type, const char *url, const char *body, s
 	size_t n = strcspn(mt, ";");
 	while (n && css_space(mt[n - 1]))
 		n--;
-	char name[40];
+	char name[CHARSET_NAME_MAX];
 	if (type_is(mt, n, "text/html") || type_is(mt, n, "application/xhtml+xml"))
-		return html_links(url, body, len, type_charset(mt, name), fn, arg, meta);
+		return html_links(url, body, len, charset_of_type(mt, name), fn, arg, meta);
 	if (type_is(mt, n, "text/css"))
 		return links_from_css(url, body, len, fn, arg);
 	if (type_is(mt, n, "application/rss+xml") || type_is(mt, n, "application/atom+xml") ||
 	    type_is(mt, n, "application/rdf+xml") || type_is(mt, n, "application/xml") ||
 	    type_is(mt, n, "text/xml"))
-		return xml_links(url, body, len, type_charset(mt, name), fn, arg);
+		return xml_links(url, body, len, charset_of_type(mt, name), fn, arg);
 	return 0;
 }
 
