@@ -21,6 +21,7 @@
 #include <libxml/tree.h>
 
 #include "charset.h"
+#include "css.h"
 #include "hashmap.h"
 #include "url.h"
 #include "xalloc.h"
@@ -57,6 +58,12 @@ static void out_release(struct out *o)
 static bool seen_add(struct hashmap *seen, const char *key)
 {
 	return hashmap_put(seen, key, seen) == NULL;
+}
+
+/* ASCII whitespace as HTML and CSS read it. */
+static bool ascii_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
 }
 
 /* A reference with a scheme other than http(s) can never resolve to a URL
@@ -113,236 +120,23 @@ static void emit_str(struct out *o, const char *base, const char *ref, unsigned 
 		emit(o, base, ref, strlen(ref), flags);
 }
 
-/* ------------------------------------------------------------------ */
-/* CSS: url(...), @import "...", strings inside image-set().         */
+/* CSS (css.c): every reference is a resource of the page. */
 
-static bool css_space(char c)
+struct css_emit {
+	struct out *o;
+	const char *base;
+};
+
+static void css_ref(void *arg, const char *ref, size_t len)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
+	struct css_emit *c = arg;
+	emit(c->o, c->base, ref, len, LINK_RESOURCE);
 }
 
-static bool css_word_char(unsigned char c)
+static void css_links(struct out *o, const char *base, const char *s, size_t len)
 {
-	return isalnum(c) || c == '-' || c == '_' || c >= 0x80;
-}
-
-static void add_utf8(struct buf *b, unsigned long cp)
-{
-	if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		cp = 0xFFFD;
-	if (cp < 0x80) {
-		buf_addc(b, (char)cp);
-	} else if (cp < 0x800) {
-		buf_addc(b, (char)(0xC0 | cp >> 6));
-		buf_addc(b, (char)(0x80 | (cp & 0x3F)));
-	} else if (cp < 0x10000) {
-		buf_addc(b, (char)(0xE0 | cp >> 12));
-		buf_addc(b, (char)(0x80 | (cp >> 6 & 0x3F)));
-		buf_addc(b, (char)(0x80 | (cp & 0x3F)));
-	} else {
-		buf_addc(b, (char)(0xF0 | cp >> 18));
-		buf_addc(b, (char)(0x80 | (cp >> 12 & 0x3F)));
-		buf_addc(b, (char)(0x80 | (cp >> 6 & 0x3F)));
-		buf_addc(b, (char)(0x80 | (cp & 0x3F)));
-	}
-}
-
-/* Appends one source byte to a CSS value; NUL becomes U+FFFD. */
-static void css_addc(struct buf *val, char c)
-{
-	if (c)
-		buf_addc(val, c);
-	else
-		add_utf8(val, 0xFFFD);
-}
-
-/* Decodes the escape whose backslash is at s[i] into val; returns the index
- * after it. The caller has checked that s[i + 1] exists and is no newline. */
-static size_t css_escape(const char *s, size_t len, size_t i, struct buf *val)
-{
-	i++;
-	if (!isxdigit((unsigned char)s[i])) {
-		css_addc(val, s[i]); /* bytes of a UTF-8 sequence follow as they are */
-		return i + 1;
-	}
-	unsigned long cp = 0;
-	size_t n = 0;
-	for (; i < len && n < 6 && isxdigit((unsigned char)s[i]); i++, n++) {
-		int c = tolower((unsigned char)s[i]);
-		cp = cp * 16 + (unsigned long)(isdigit(c) ? c - '0' : c - 'a' + 10);
-	}
-	add_utf8(val, cp);
-	if (i + 1 < len && s[i] == '\r' && s[i + 1] == '\n')
-		return i + 2;
-	if (i < len && css_space(s[i]))
-		i++;
-	return i;
-}
-
-/* Reads the string whose quote is at s[i] into val; returns the index after
- * it and sets *ok unless an unescaped newline made it a bad string. */
-static size_t css_string(const char *s, size_t len, size_t i, struct buf *val, bool *ok)
-{
-	char quote = s[i++];
-	buf_reset(val);
-	*ok = true;
-	while (i < len) {
-		char c = s[i];
-		if (c == quote)
-			return i + 1;
-		if (c == '\n' || c == '\r' || c == '\f') {
-			*ok = false;
-			return i;
-		}
-		if (c == '\\') {
-			if (i + 1 >= len)
-				return len;
-			if (s[i + 1] == '\n' || s[i + 1] == '\f') {
-				i += 2;
-				continue;
-			}
-			if (s[i + 1] == '\r') {
-				i += (i + 2 < len && s[i + 2] == '\n') ? 3 : 2;
-				continue;
-			}
-			i = css_escape(s, len, i, val);
-			continue;
-		}
-		css_addc(val, c);
-		i++;
-	}
-	return len;
-}
-
-/* Reads what follows "url(" at s[i] (CSS Syntax's "consume a url token",
- * or a quoted argument); returns the index after the ')' and sets *ok when
- * val holds a URL. */
-static size_t css_url(const char *s, size_t len, size_t i, struct buf *val, bool *ok)
-{
-	*ok = false;
-	buf_reset(val);
-	while (i < len && css_space(s[i]))
-		i++;
-	if (i < len && (s[i] == '"' || s[i] == '\'')) {
-		bool good;
-		i = css_string(s, len, i, val, &good);
-		while (i < len && css_space(s[i]))
-			i++;
-		if (i >= len || s[i] == ')') {
-			*ok = good;
-			return i < len ? i + 1 : len;
-		}
-		return i; /* url("a" junk): not a URL; the caller rescans from here */
-	}
-	while (i < len) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == ')') {
-			*ok = true;
-			return i + 1;
-		}
-		if (css_space((char)c)) {
-			while (i < len && css_space(s[i]))
-				i++;
-			if (i >= len || s[i] == ')') {
-				*ok = true;
-				return i < len ? i + 1 : len;
-			}
-			break; /* bad url */
-		}
-		if (c == '"' || c == '\'' || c == '(' || (c < 0x20 && c != 0) || c == 0x7F)
-			break;
-		if (c == '\\') {
-			if (i + 1 >= len || s[i + 1] == '\n' || s[i + 1] == '\r' || s[i + 1] == '\f')
-				break;
-			i = css_escape(s, len, i, val);
-			continue;
-		}
-		css_addc(val, (char)c);
-		i++;
-	}
-	if (i >= len) {
-		*ok = true; /* EOF ends a url token as if ')' were there */
-		return len;
-	}
-	/* The remnants of a bad url, up to and including the next ')' */
-	while (i < len && s[i] != ')')
-		i += (s[i] == '\\' && i + 1 < len) ? 2 : 1;
-	return i < len ? i + 1 : len;
-}
-
-static void css_scan(struct out *o, const char *base, const char *s, size_t len)
-{
-	struct buf val = BUF_INIT;
-	bool import_next = false; /* after "@import": a string there is a URL */
-	int depth = 0;            /* parentheses open */
-	int image_set = -1;       /* depth inside image-set(...), or -1 */
-	size_t i = 0;
-
-	while (i < len) {
-		char c = s[i];
-		if (c == '/' && i + 1 < len && s[i + 1] == '*') {
-			const char *end = memmem(s + i + 2, len - i - 2, "*/", 2);
-			i = end ? (size_t)(end - s) + 2 : len;
-			continue;
-		}
-		if (css_space(c)) {
-			i++;
-			continue;
-		}
-		if (c == '"' || c == '\'') {
-			bool ok;
-			i = css_string(s, len, i, &val, &ok);
-			if (ok && (import_next || (image_set >= 0 && depth == image_set)))
-				emit(o, base, val.data, val.len, LINK_RESOURCE);
-			import_next = false;
-			continue;
-		}
-		import_next = false;
-		if (c == '\\') {
-			i += 2;
-			continue;
-		}
-		if (c == '(') {
-			depth++;
-			i++;
-			continue;
-		}
-		if (c == ')') {
-			if (depth == image_set)
-				image_set = -1;
-			if (depth > 0)
-				depth--;
-			i++;
-			continue;
-		}
-		if (c == '@' || css_word_char((unsigned char)c)) {
-			size_t start = i++;
-			while (i < len && (css_word_char((unsigned char)s[i]) ||
-					   (s[i] == '\\' && i + 1 < len && s[i + 1] != '\n')))
-				i += s[i] == '\\' ? 2 : 1;
-			const char *w = s + start;
-			size_t n = i - start;
-			if (n == 7 && !strncasecmp(w, "@import", 7)) {
-				import_next = true;
-				continue;
-			}
-			if (i >= len || s[i] != '(')
-				continue;
-			if (n == 3 && !strncasecmp(w, "url", 3)) {
-				bool ok;
-				i = css_url(s, len, i + 1, &val, &ok);
-				if (ok)
-					emit(o, base, val.data, val.len, LINK_RESOURCE);
-				continue;
-			}
-			if ((n == 9 && !strncasecmp(w, "image-set", 9)) ||
-			    (n == 17 && !strncasecmp(w, "-webkit-image-set", 17)))
-				image_set = depth + 1;
-			continue;
-		}
-		i++;
-	}
-	buf_release(&val);
+	struct css_emit c = { o, base };
+	css_scan(s, len, css_ref, &c);
 }
 
 int links_from_css(const char *url, const char *body, size_t len, link_fn fn, void *arg)
@@ -352,7 +146,7 @@ int links_from_css(const char *url, const char *body, size_t len, link_fn fn, vo
 	/* a UTF-8 byte order mark is no part of the first token */
 	if (len >= 3 && !memcmp(body, "\xEF\xBB\xBF", 3))
 		body += 3, len -= 3;
-	css_scan(&o, url, body, len);
+	css_links(&o, url, body, len);
 	out_release(&o);
 	return 0;
 }
@@ -407,10 +201,10 @@ static bool has_token(const char *s, const char *token)
 {
 	size_t n = strlen(token);
 	while (s && *s) {
-		while (*s && css_space(*s))
+		while (*s && ascii_space(*s))
 			s++;
 		size_t len = 0;
-		while (s[len] && !css_space(s[len]))
+		while (s[len] && !ascii_space(s[len]))
 			len++;
 		if (len == n && !strncasecmp(s, token, n))
 			return true;
@@ -461,12 +255,12 @@ static void srcset_scan(struct out *o, const char *base, const char *s, unsigned
 	if (!s)
 		return;
 	while (*s) {
-		while (*s && (css_space(*s) || *s == ','))
+		while (*s && (ascii_space(*s) || *s == ','))
 			s++;
 		if (!*s)
 			break;
 		const char *u = s;
-		while (*s && !css_space(*s))
+		while (*s && !ascii_space(*s))
 			s++;
 		size_t n = (size_t)(s - u);
 		if (u[n - 1] == ',') {
@@ -493,7 +287,7 @@ static void srcset_scan(struct out *o, const char *base, const char *s, unsigned
  * steps"): sets *url and *len and returns true, or false when it has none. */
 static bool refresh_url(const char *s, const char **url, size_t *len)
 {
-	while (css_space(*s))
+	while (ascii_space(*s))
 		s++;
 	const char *digits = s;
 	while (isdigit((unsigned char)*s))
@@ -502,24 +296,24 @@ static bool refresh_url(const char *s, const char **url, size_t *len)
 		return false;
 	while (isdigit((unsigned char)*s) || *s == '.')
 		s++;
-	if (!*s || !(*s == ';' || *s == ',' || css_space(*s)))
+	if (!*s || !(*s == ';' || *s == ',' || ascii_space(*s)))
 		return false;
-	while (css_space(*s))
+	while (ascii_space(*s))
 		s++;
 	if (*s == ';' || *s == ',')
 		s++;
-	while (css_space(*s))
+	while (ascii_space(*s))
 		s++;
 	if (!*s)
 		return false;
 	const char *p = s;
 	if ((p[0] == 'u' || p[0] == 'U') && (p[1] == 'r' || p[1] == 'R') && (p[2] == 'l' || p[2] == 'L')) {
 		p += 3;
-		while (css_space(*p))
+		while (ascii_space(*p))
 			p++;
 		if (*p == '=') {
 			p++;
-			while (css_space(*p))
+			while (ascii_space(*p))
 				p++;
 			s = p;
 		}
@@ -538,10 +332,10 @@ static void robots_meta(const char *content, struct page_meta *meta)
 {
 	const char *s = content;
 	while (s && *s) {
-		while (*s && (css_space(*s) || *s == ','))
+		while (*s && (ascii_space(*s) || *s == ','))
 			s++;
 		size_t n = 0;
-		while (s[n] && !css_space(s[n]) && s[n] != ',')
+		while (s[n] && !ascii_space(s[n]) && s[n] != ',')
 			n++;
 		if ((n == 7 && !strncasecmp(s, "noindex", 7)) || (n == 4 && !strncasecmp(s, "none", 4)))
 			meta->noindex = true;
@@ -637,7 +431,7 @@ static void html_element(struct html *h, xmlNode *n)
 			if (!resource && has_token(rel, "alternate")) {
 				v = attr(n, "type", &h->tmp);
 				size_t tn = v ? strcspn(v, ";") : 0;
-				while (tn && css_space(v[tn - 1]))
+				while (tn && ascii_space(v[tn - 1]))
 					tn--;
 				/* JSON (REST API, oEmbed, ActivityPub) and XML oEmbed endpoints */
 				if (v && ((tn >= 16 && !strncasecmp(v, "application/json", 16)) ||
@@ -679,7 +473,7 @@ static void html_element(struct html *h, xmlNode *n)
 			if (v && *v && strncasecmp(v, "text/css", 8))
 				break;
 			text_of(&h->text, n);
-			css_scan(o, base, h->text.data ? h->text.data : "", h->text.len);
+			css_links(o, base, h->text.data ? h->text.data : "", h->text.len);
 		}
 		break;
 	case 't':
@@ -703,7 +497,7 @@ static void html_element(struct html *h, xmlNode *n)
 	}
 	v = attr(n, "style", &h->tmp);
 	if (v && *v)
-		css_scan(o, base, v, strlen(v));
+		css_links(o, base, v, strlen(v));
 }
 
 /* links_from_html with the charset the HTTP header named (or NULL). */
@@ -806,11 +600,11 @@ static void xml_stylesheet(struct out *o, xmlNode *pi, const char *url)
 	if (!p)
 		return;
 	p += 4;
-	while (css_space(*p))
+	while (ascii_space(*p))
 		p++;
 	if (*p++ != '=')
 		return;
-	while (css_space(*p))
+	while (ascii_space(*p))
 		p++;
 	if (*p != '"' && *p != '\'')
 		return;
@@ -845,15 +639,15 @@ static void xml_element(struct out *o, xmlNode *n, const char *url, struct buf *
 	} else if (!strcmp(name, "guid")) {
 		v = attr(n, "isPermaLink", tmp);
 		size_t vn = v ? strlen(v) : 0;
-		while (v && css_space(*v))
+		while (v && ascii_space(*v))
 			v++, vn--;
-		while (vn && css_space(v[vn - 1]))
+		while (vn && ascii_space(v[vn - 1]))
 			vn--;
 		if (v && !(vn == 4 && !strncasecmp(v, "true", 4)))
 			return;
 		text_of(text, n);
 		const char *t = buf_str(text);
-		while (css_space(*t))
+		while (ascii_space(*t))
 			t++;
 		if (!strncasecmp(t, "http://", 7) || !strncasecmp(t, "https://", 8))
 			xml_emit(o, n, url, t, strlen(t), 0);
@@ -946,10 +740,10 @@ int links_extract(const char *content_type, const char *url, const char *body, s
 	if (!content_type)
 		return 0;
 	const char *mt = content_type;
-	while (css_space(*mt))
+	while (ascii_space(*mt))
 		mt++;
 	size_t n = strcspn(mt, ";");
-	while (n && css_space(mt[n - 1]))
+	while (n && ascii_space(mt[n - 1]))
 		n--;
 	char name[CHARSET_NAME_MAX];
 	if (type_is(mt, n, "text/html") || type_is(mt, n, "application/xhtml+xml"))
