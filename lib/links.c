@@ -372,132 +372,142 @@ static void html_prepass(struct html *h, xmlDoc *doc, const char *url, char **ba
 	}
 }
 
-static void html_element(struct html *h, xmlNode *n)
+/* How html_refs[] reads an attribute, beside the link's own flags. */
+#define REF_SRCSET 0x100       /* a srcset: every URL in it */
+#define REF_REL_NOFOLLOW 0x200 /* LINK_NOFOLLOW when the element's rel says nofollow */
+#define REF_IMAGE_INPUT 0x400  /* only when the element's type is "image" */
+#define REF_LINK_FLAGS (LINK_NOFOLLOW | LINK_RESOURCE)
+_Static_assert(!((REF_SRCSET | REF_REL_NOFOLLOW | REF_IMAGE_INPUT) & REF_LINK_FLAGS),
+	       "REF_ flags apart from the link flags");
+
+/* The attributes that hold URLs, element by element, in the order they are
+ * reported; <link>, <meta> and <style> need code of their own
+ * (html_link, html_refresh, html_style), and every element's style
+ * attribute is read as CSS. */
+static const struct html_ref {
+	const char *tag;
+	const char *attr;
+	unsigned flags; /* link flags and REF_ */
+} html_refs[] = {
+	{ "a", "href", REF_REL_NOFOLLOW },
+	{ "area", "href", REF_REL_NOFOLLOW },
+	{ "audio", "src", LINK_RESOURCE },
+	{ "body", "background", LINK_RESOURCE },
+	{ "embed", "src", LINK_RESOURCE },
+	{ "frame", "src", LINK_RESOURCE },
+	{ "iframe", "src", LINK_RESOURCE },
+	{ "image", "href", LINK_RESOURCE }, /* SVG */
+	{ "image", "xlink:href", LINK_RESOURCE },
+	{ "img", "src", LINK_RESOURCE },
+	{ "img", "srcset", LINK_RESOURCE | REF_SRCSET },
+	/* lazy-loading scripts move the real image here */
+	{ "img", "data-src", LINK_RESOURCE },
+	{ "img", "data-srcset", LINK_RESOURCE | REF_SRCSET },
+	{ "input", "src", LINK_RESOURCE | REF_IMAGE_INPUT },
+	{ "object", "data", LINK_RESOURCE },
+	{ "script", "src", LINK_RESOURCE },
+	{ "source", "src", LINK_RESOURCE },
+	{ "source", "srcset", LINK_RESOURCE | REF_SRCSET },
+	{ "source", "data-srcset", LINK_RESOURCE | REF_SRCSET },
+	{ "table", "background", LINK_RESOURCE },
+	{ "td", "background", LINK_RESOURCE },
+	{ "th", "background", LINK_RESOURCE },
+	{ "track", "src", LINK_RESOURCE },
+	{ "use", "href", LINK_RESOURCE }, /* SVG */
+	{ "use", "xlink:href", LINK_RESOURCE },
+	{ "video", "src", LINK_RESOURCE },
+	{ "video", "poster", LINK_RESOURCE },
+};
+
+/* Reports what the html_refs[] entry r names in n. */
+static void html_ref(struct html *h, xmlNode *n, const struct html_ref *r)
 {
-	struct out *o = &h->o;
-	const char *base = h->base;
-	const char *name = (const char *)n->name;
+	unsigned flags = r->flags & REF_LINK_FLAGS;
 	const char *v;
 
-	switch (name[0]) {
-	case 'a':
-		if (!strcmp(name, "a") || !strcmp(name, "area")) {
-			unsigned flags = 0;
-			if (has_token(attr(n, "rel", &h->tmp), "nofollow"))
-				flags |= LINK_NOFOLLOW;
-			emit_str(o, base, attr(n, "href", &h->tmp), flags);
-		} else if (!strcmp(name, "audio")) {
-			emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
-		}
-		break;
-	case 'b':
-		if (!strcmp(name, "body"))
-			emit_str(o, base, attr(n, "background", &h->tmp), LINK_RESOURCE);
-		break;
-	case 'e':
-		if (!strcmp(name, "embed"))
-			emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
-		break;
-	case 'f':
-		if (!strcmp(name, "frame"))
-			emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
-		break;
-	case 'i':
-		if (!strcmp(name, "img")) {
-			emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
-			srcset_scan(o, base, attr(n, "srcset", &h->tmp), LINK_RESOURCE);
-			/* lazy-loading scripts move the real image here */
-			emit_str(o, base, attr(n, "data-src", &h->tmp), LINK_RESOURCE);
-			srcset_scan(o, base, attr(n, "data-srcset", &h->tmp), LINK_RESOURCE);
-		} else if (!strcmp(name, "iframe")) {
-			emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
-		} else if (!strcmp(name, "input")) {
-			v = attr(n, "type", &h->tmp);
-			if (v && !strcasecmp(v, "image"))
-				emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
-		} else if (!strcmp(name, "image")) { /* SVG */
-			emit_str(o, base, attr(n, "href", &h->tmp), LINK_RESOURCE);
-			emit_str(o, base, attr(n, "xlink:href", &h->tmp), LINK_RESOURCE);
-		}
-		break;
-	case 'l':
-		if (!strcmp(name, "link")) {
-			const char *rel = attr(n, "rel", &h->tmp);
-			if (!rel || any_token(rel, endpoint_rels) || strstr(rel, "://"))
-				break;
-			bool resource = any_token(rel, resource_rels);
-			if (!resource && !any_token(rel, page_rels))
-				break;
-			if (!resource && has_token(rel, "alternate")) {
-				v = attr(n, "type", &h->tmp);
-				size_t tn = v ? strcspn(v, ";") : 0;
-				while (tn && ascii_space(v[tn - 1]))
-					tn--;
-				/* JSON (REST API, oEmbed, ActivityPub) and XML oEmbed endpoints */
-				if (v && ((tn >= 16 && !strncasecmp(v, "application/json", 16)) ||
-					  (tn >= 5 && !strncasecmp(v + tn - 5, "+json", 5)) ||
-					  (tn >= 7 && !strncasecmp(v + tn - 7, "+oembed", 7))))
-					break;
-			}
-			unsigned flags = resource ? LINK_RESOURCE : 0;
-			emit_str(o, base, attr(n, "href", &h->tmp), flags);
-			if (resource)
-				srcset_scan(o, base, attr(n, "imagesrcset", &h->tmp), flags);
-		}
-		break;
-	case 'm':
-		if (!strcmp(name, "meta")) {
-			v = attr(n, "http-equiv", &h->tmp);
-			if (!v || strcasecmp(v, "refresh"))
-				break;
-			const char *url;
-			size_t len;
-			v = attr(n, "content", &h->tmp);
-			if (v && refresh_url(v, &url, &len))
-				emit(o, base, url, len, 0);
-		}
-		break;
-	case 'o':
-		if (!strcmp(name, "object"))
-			emit_str(o, base, attr(n, "data", &h->tmp), LINK_RESOURCE);
-		break;
-	case 's':
-		if (!strcmp(name, "script")) {
-			emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
-		} else if (!strcmp(name, "source")) {
-			emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
-			srcset_scan(o, base, attr(n, "srcset", &h->tmp), LINK_RESOURCE);
-			srcset_scan(o, base, attr(n, "data-srcset", &h->tmp), LINK_RESOURCE);
-		} else if (!strcmp(name, "style")) {
-			v = attr(n, "type", &h->tmp);
-			if (v && *v && strncasecmp(v, "text/css", 8))
-				break;
-			text_of(&h->text, n);
-			css_links(o, base, h->text.data ? h->text.data : "", h->text.len);
-		}
-		break;
-	case 't':
-		if (!strcmp(name, "track"))
-			emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
-		else if (!strcmp(name, "table") || !strcmp(name, "td") || !strcmp(name, "th"))
-			emit_str(o, base, attr(n, "background", &h->tmp), LINK_RESOURCE);
-		break;
-	case 'u':
-		if (!strcmp(name, "use")) { /* SVG */
-			emit_str(o, base, attr(n, "href", &h->tmp), LINK_RESOURCE);
-			emit_str(o, base, attr(n, "xlink:href", &h->tmp), LINK_RESOURCE);
-		}
-		break;
-	case 'v':
-		if (!strcmp(name, "video")) {
-			emit_str(o, base, attr(n, "src", &h->tmp), LINK_RESOURCE);
-			emit_str(o, base, attr(n, "poster", &h->tmp), LINK_RESOURCE);
-		}
-		break;
+	if (r->flags & REF_REL_NOFOLLOW) {
+		if (has_token(attr(n, "rel", &h->tmp), "nofollow"))
+			flags |= LINK_NOFOLLOW;
 	}
-	v = attr(n, "style", &h->tmp);
+	if (r->flags & REF_IMAGE_INPUT) {
+		v = attr(n, "type", &h->tmp);
+		if (!v || strcasecmp(v, "image"))
+			return;
+	}
+	v = attr(n, r->attr, &h->tmp);
+	if (r->flags & REF_SRCSET)
+		srcset_scan(&h->o, h->base, v, flags);
+	else
+		emit_str(&h->o, h->base, v, flags);
+}
+
+/* <link href>: a resource or a page by its rel, never an endpoint. */
+static void html_link(struct html *h, xmlNode *n)
+{
+	const char *rel = attr(n, "rel", &h->tmp);
+	if (!rel || any_token(rel, endpoint_rels) || strstr(rel, "://"))
+		return;
+	bool resource = any_token(rel, resource_rels);
+	if (!resource && !any_token(rel, page_rels))
+		return;
+	if (!resource && has_token(rel, "alternate")) {
+		const char *v = attr(n, "type", &h->tmp);
+		size_t tn = v ? strcspn(v, ";") : 0;
+		while (tn && ascii_space(v[tn - 1]))
+			tn--;
+		/* JSON (REST API, oEmbed, ActivityPub) and XML oEmbed endpoints */
+		if (v && ((tn >= 16 && !strncasecmp(v, "application/json", 16)) ||
+			  (tn >= 5 && !strncasecmp(v + tn - 5, "+json", 5)) ||
+			  (tn >= 7 && !strncasecmp(v + tn - 7, "+oembed", 7))))
+			return;
+	}
+	unsigned flags = resource ? LINK_RESOURCE : 0;
+	emit_str(&h->o, h->base, attr(n, "href", &h->tmp), flags);
+	if (resource)
+		srcset_scan(&h->o, h->base, attr(n, "imagesrcset", &h->tmp), flags);
+}
+
+/* <meta http-equiv=refresh content="5; url=...">: a page link. */
+static void html_refresh(struct html *h, xmlNode *n)
+{
+	const char *v = attr(n, "http-equiv", &h->tmp);
+	if (!v || strcasecmp(v, "refresh"))
+		return;
+	const char *url;
+	size_t len;
+	v = attr(n, "content", &h->tmp);
+	if (v && refresh_url(v, &url, &len))
+		emit(&h->o, h->base, url, len, 0);
+}
+
+/* <style> (of type text/css, or none): its text is CSS. */
+static void html_style(struct html *h, xmlNode *n)
+{
+	const char *v = attr(n, "type", &h->tmp);
+	if (v && *v && strncasecmp(v, "text/css", 8))
+		return;
+	text_of(&h->text, n);
+	css_links(&h->o, h->base, h->text.data ? h->text.data : "", h->text.len);
+}
+
+static void html_element(struct html *h, xmlNode *n)
+{
+	const char *name = (const char *)n->name;
+
+	for (size_t i = 0; i < sizeof html_refs / sizeof html_refs[0]; i++) {
+		const struct html_ref *r = &html_refs[i];
+		if (r->tag[0] == name[0] && !strcmp(r->tag, name))
+			html_ref(h, n, r);
+	}
+	if (!strcmp(name, "link"))
+		html_link(h, n);
+	else if (!strcmp(name, "meta"))
+		html_refresh(h, n);
+	else if (!strcmp(name, "style"))
+		html_style(h, n);
+	const char *v = attr(n, "style", &h->tmp);
 	if (v && *v)
-		css_links(o, base, v, strlen(v));
+		css_links(&h->o, h->base, v, strlen(v));
 }
 
 /* links_from_html with the charset the HTTP header named (or NULL). */
