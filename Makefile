@@ -135,12 +135,12 @@ FUZZ_CORPUS = $(FUZZ_BUILD)/corpus
 FUZZ_ARTIFACTS = $(FUZZ_BUILD)/artifacts
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wno-sign-compare \
-	-Ilib -Iserve -Itests/fuzz $(shell pkg-config --cflags libxml-2.0 2>/dev/null) \
+	-Ilib -Itests/fuzz $(shell pkg-config --cflags libxml-2.0 2>/dev/null) \
 	$(FUZZ_SAN) $(FUZZ_CFLAGS)
 FUZZ_LIBS = $(shell pkg-config --libs libxml-2.0 2>/dev/null) -lpthread
 FUZZ_LIB_SRCS = lib/buf.c lib/xalloc.c lib/log.c lib/hashmap.c lib/sha256.c lib/url.c \
 	lib/urlkey.c lib/cgiresp.c lib/spill.c lib/charset.c lib/css.c lib/links.c lib/robots.c \
-	lib/opts.c serve/reqpath.c
+	lib/opts.c lib/reqpath.c
 FUZZ_LIB_OBJS = $(FUZZ_LIB_SRCS:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_NAMES = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS = $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)

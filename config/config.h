@@ -53,7 +53,7 @@ void apache_write(struct buf *out, const struct treeinfo *ti, const struct confi
  * *type "text/html; charset=utf-8". Static strings. */
 size_t config_type_groups(size_t i, const char **type, const char **exts);
 
-/* Regular expressions (PCRE, case-insensitive) for what serve/reqpath.h
+/* Regular expressions (PCRE, case-insensitive) for what lib/reqpath.h
  * refuses with 400, to be matched anywhere in the path part of the raw
  * request target (the writers anchor them: nginx on $request_uri, Apache
  * on THE_REQUEST): bad escapes; encoded '/', '\' or control bytes; a raw

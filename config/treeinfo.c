@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../serve/reqpath.h"
 #include "log.h"
+#include "reqpath.h"
 #include "tree.h"
 #include "urlkey.h"
 #include "xalloc.h"

@@ -20,7 +20,7 @@
  *              recorded content type its file name does not imply
  *              (mime_implied): the blog's /feed/ is RSS stored as
  *              feed/index.html.
- * Targets that cgisnap serve refuses (serve/reqpath.h) are skipped: no
+ * Targets that cgisnap serve refuses (reqpath.h) are skipped: no
  * request can reach them.
  */
 #ifndef CGISNAP_CONFIG_TREEINFO_H

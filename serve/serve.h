@@ -8,7 +8,8 @@
  * treewatch.c  inotify on the tree, turned into cache invalidations
  * fallback.c   --fallback/--fill/--dynamic: pages from the origin
  * daemons.c    the HTTP daemons: one per thread, SO_REUSEPORT, limits
- * accesslog.c, http.c, reqpath.c, safeopen.c, listen.c: one job each
+ * accesslog.c, http.c, safeopen.c, listen.c: one job each
+ * (the request-target guard is lib/reqpath.c, shared with config)
  *
  * Threads: one libmicrohttpd daemon per worker thread (daemons.c) runs
  * handler.c; the main thread runs everything else (inotify, signals, log

@@ -1,4 +1,4 @@
-/* fuzz_reqpath.c - the request-path check of serve (serve/reqpath.h).
+/* fuzz_reqpath.c - the request-path check of serve (lib/reqpath.h).
  *
  * The input is a request target as it arrives (origin or absolute form).
  * Invariants: the answer is 0, 400 or 404; an accepted target's path is

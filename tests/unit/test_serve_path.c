@@ -1,10 +1,10 @@
-/* test_serve_path.c - the request-target guard (serve/reqpath.c): a table
+/* test_serve_path.c - the request-target guard (lib/reqpath.c): a table
  * of hostile and harmless targets, in the spirit of darkhttpd's
  * test_make_safe_uri. */
 #include <stdio.h>
 
-#include "../../serve/reqpath.h"
 #include "buf.h"
+#include "reqpath.h"
 #include "unit.h"
 
 TEST(serve_path_table)

@@ -1,8 +1,10 @@
-/* serve/reqpath.h - the first guard on a request target, before any
+/* lib/reqpath.h - the first guard on a request target, before any
  * normalisation: hostile paths are refused as they arrive, so that no
  * later step (site_canonical_target, urlkey_for, the file system) ever
  * sees them. The later steps have guards of their own (urlkey_is_safe,
  * openat2 RESOLVE_BENEATH); this one makes the answer a clean 400 or 404.
+ * serve asks it of every request; config skips the manifest targets it
+ * refuses, which no request can reach.
  *
  * Refused with 400 (malformed or hostile), looking at the path only:
  *  - raw bytes that may not appear in a target: controls, space, DEL, '\',
@@ -20,8 +22,8 @@
  * The query is only checked for raw controls and spaces: urlkey.h keeps
  * it percent-encoded in the file name, where it cannot name a directory.
  */
-#ifndef CGISNAP_SERVE_REQPATH_H
-#define CGISNAP_SERVE_REQPATH_H
+#ifndef CGISNAP_REQPATH_H
+#define CGISNAP_REQPATH_H
 
 #include <stdbool.h>
 

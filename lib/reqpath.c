@@ -1,4 +1,4 @@
-/* serve/reqpath.c - refuse hostile request targets before anything else
+/* lib/reqpath.c - refuse hostile request targets before anything else
  * looks at them (see reqpath.h for the rules). */
 #include "reqpath.h"
 
