@@ -1,4 +1,4 @@
-/* lib/reqpath.c - refuse hostile request targets before anything else
+/* reqpath.c - refuse hostile request targets before anything else
  * looks at them (see reqpath.h for the rules). */
 #include "reqpath.h"
 

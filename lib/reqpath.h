@@ -1,4 +1,4 @@
-/* lib/reqpath.h - the first guard on a request target, before any
+/* reqpath.h - the first guard on a request target, before any
  * normalisation: hostile paths are refused as they arrive, so that no
  * later step (site_canonical_target, urlkey_for, the file system) ever
  * sees them. The later steps have guards of their own (urlkey_is_safe,
