@@ -1,6 +1,6 @@
 /* serve/meta.c - the tree's settings, manifest and 404 page as the server
  * holds them, and the mapping of a request target to what the tree stores
- * for it (the same steps snapshot took to store it). */
+ * for it (the same steps snapshot took to store it; answer.h decides). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "answer.h"
 #include "buf.h"
 #include "log.h"
 #include "serve.h"
@@ -159,7 +160,6 @@ void meta_release(struct meta *m)
 
 void meta_resolve(struct meta *m, const char *target, struct resolution *r)
 {
-	char err[ERR_LEN];
 	memset(r, 0, sizeof *r);
 
 	pthread_rwlock_rdlock(&m->lock);
@@ -169,40 +169,32 @@ void meta_resolve(struct meta *m, const char *target, struct resolution *r)
 		r->kind = RESOLVE_BAD;
 		goto out;
 	}
-	const struct manifest_entry *e = manifest_get(&m->manifest, r->target);
-	if (e && e->status >= 300 && e->status < 400 && e->location) {
+	struct tree_answer a;
+	tree_answer(manifest_get(&m->manifest, r->target), r->target, &a);
+	switch (a.kind) {
+	case ANSWER_REDIRECT:
 		r->kind = RESOLVE_REDIRECT;
-		r->status = e->status;
-		r->location = xstrdup(e->location);
-		goto out;
-	}
-	if (e && (e->status == 404 || e->status == 410)) {
+		r->status = a.status;
+		r->location = xstrdup(a.location);
+		break;
+	case ANSWER_GONE:
 		r->kind = RESOLVE_GONE;
-		r->status = e->status;
-		goto out;
-	}
-	if (e && e->key) {
-		r->listed = true;
-		r->key = xstrdup(e->key);
-		if (e->content_type)
-			r->content_type = xstrdup(e->content_type);
-	} else if (!e) {
-		/* Files the manifest does not list (copied in by hand, or a
-		 * plain directory) are found by the same key rule. */
-		r->key = urlkey_for(r->target, NULL, err);
-	}
-	/* Entries without a file (failed renders) count as missing. */
-	if (!r->key || !urlkey_is_safe(r->key)) {
-		free(r->key);
-		r->key = NULL;
-		free(r->content_type);
-		r->content_type = NULL;
+		r->status = a.status;
+		break;
+	case ANSWER_MISSING:
 		r->kind = RESOLVE_MISSING;
-		goto out;
+		break;
+	case ANSWER_FILE:
+		r->kind = RESOLVE_FILE;
+		r->listed = a.listed;
+		r->key = a.key;
+		a.key = NULL;
+		/* The strings of a point into the manifest: copied before
+		 * the lock is let go. */
+		r->content_type = xstrdup(a.content_type ? a.content_type : mime_from_name(r->key));
+		break;
 	}
-	if (!r->content_type)
-		r->content_type = xstrdup(mime_from_name(r->key));
-	r->kind = RESOLVE_FILE;
+	tree_answer_release(&a);
 out:
 	pthread_rwlock_unlock(&m->lock);
 }
