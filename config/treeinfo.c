@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "answer.h"
 #include "log.h"
 #include "reqpath.h"
 #include "tree.h"
@@ -134,34 +135,40 @@ void treeinfo_add(struct treeinfo *ti, const struct manifest_entry *e)
 		ti->skipped++;
 		return;
 	}
-	/* The same order of questions as serve's meta_resolve. */
-	if (e->status >= 300 && e->status < 400 && e->location) {
-		list_add(&ti->redirects, e->target, e->status)->location = xstrdup(e->location);
-		return;
-	}
-	if (e->status == 404 || e->status == 410) {
-		list_add(&ti->statuses, e->target, e->status);
-		return;
-	}
-	if (!e->key || !urlkey_is_safe(e->key)) {
+	/* The same answer as cgisnap serve's (answer.h). */
+	struct tree_answer a;
+	tree_answer(e, e->target, &a);
+	switch (a.kind) {
+	case ANSWER_REDIRECT:
+		list_add(&ti->redirects, e->target, a.status)->location = xstrdup(a.location);
+		goto out;
+	case ANSWER_GONE:
+		list_add(&ti->statuses, e->target, a.status);
+		goto out;
+	case ANSWER_MISSING:
 		/* A failed render stores no file: serve answers 404 even when
 		 * an old file is still there. */
 		list_add(&ti->statuses, e->target, 404);
-		return;
+		goto out;
+	case ANSWER_FILE:
+		break;
 	}
-	const char *suffix = treeinfo_suffix(e->key);
+	const char *suffix = treeinfo_suffix(a.key);
 	if (strchr(e->target, '?') && *suffix && !strlist_contains(&ti->suffixes, suffix))
 		strlist_add(&ti->suffixes, suffix);
-	int type = e->content_type && !mime_implied(e->key, e->content_type) ?
-			   type_index(ti, e->content_type) :
+	int type = a.content_type && !mime_implied(a.key, a.content_type) ?
+			   type_index(ti, a.content_type) :
 			   0;
-	if (type || !rules_find(e->target, e->key)) {
+	if (type || !rules_find(e->target, a.key)) {
 		struct ti_entry *f = list_add(&ti->files, e->target, 200);
-		f->key = xstrdup(e->key);
+		f->key = a.key;
+		a.key = NULL;
 		f->type = type;
-		return;
+		goto out;
 	}
 	ti->by_rule++;
+out:
+	tree_answer_release(&a);
 }
 
 /* qsort's comparison of two strings of a strlist. */
