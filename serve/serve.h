@@ -9,7 +9,8 @@
  * fallback.c   --fallback/--fill/--dynamic: pages from the origin
  * daemons.c    the HTTP daemons: one per thread, SO_REUSEPORT, limits
  * accesslog.c, http.c, safeopen.c, listen.c: one job each
- * (the request-target guard is lib/reqpath.c, shared with config)
+ * From lib/, shared with config: reqpath.h (the request-target guard)
+ * and answer.h (what the tree answers for a URL).
  *
  * Threads: one libmicrohttpd daemon per worker thread (daemons.c) runs
  * handler.c; the main thread runs everything else (inotify, signals, log
@@ -120,8 +121,9 @@ struct resolution {
 };
 
 /* Map a request target (origin form, already checked by reqpath_check)
- * to what the tree holds for it, the way snapshot stored it. The strings
- * in r are fresh; resolution_release frees them. */
+ * to what the tree holds for it, the way snapshot stored it: its
+ * canonical form, then tree_answer (answer.h), which config follows too.
+ * The strings in r are fresh; resolution_release frees them. */
 void meta_resolve(struct meta *m, const char *target, struct resolution *r);
 void resolution_release(struct resolution *r);
 
