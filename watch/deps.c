@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inotify.h"
+#include "fswatch.h"
 #include "log.h"
 #include "xalloc.h"
 

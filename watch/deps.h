@@ -30,7 +30,7 @@
 #include "manifest.h"
 #include "url.h"
 
-/* The changes of one batch: absolute path -> FSW_* flags (inotify.h),
+/* The changes of one batch: absolute path -> FSW_* flags (fswatch.h),
  * merged over every event of the path. */
 struct changes {
 	struct hashmap paths;  /* values: flags, cast to a pointer */

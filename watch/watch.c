@@ -32,7 +32,7 @@
 #include "commands.h"
 #include "deps.h"
 #include "exec.h"
-#include "inotify.h"
+#include "sources.h"
 #include "links.h"
 #include "log.h"
 #include "opts.h"
@@ -79,7 +79,7 @@ static const struct opt watch_opts[] = {
 struct watcher {
 	struct snapshot_setup s;
 	struct crawl *crawl;
-	struct fswatch *fsw;
+	struct srcwatch *fsw;
 	struct watch_rules rules;
 	struct dep_index index;
 	regex_t *ignore;
@@ -378,7 +378,7 @@ static void take(struct watcher *w, const struct fsw_events *ev)
 static int take_events(struct watcher *w, char *err)
 {
 	struct fsw_events ev = FSW_EVENTS_INIT;
-	int rc = fswatch_read(w->fsw, &ev, err);
+	int rc = srcwatch_read(w->fsw, &ev, err);
 	take(w, &ev);
 	fsw_events_clear(&ev);
 	return rc;
@@ -389,7 +389,7 @@ static int take_events(struct watcher *w, char *err)
 static bool sources_present(struct watcher *w)
 {
 	struct fsw_events ev = FSW_EVENTS_INIT;
-	fswatch_check(w->fsw, &ev);
+	srcwatch_check(w->fsw, &ev);
 	take(w, &ev);
 	fsw_events_clear(&ev);
 	return w->missing.n == 0;
@@ -400,7 +400,7 @@ static bool sources_present(struct watcher *w)
 static bool removal_ok(void *arg)
 {
 	struct watcher *w = arg;
-	w->removal_refused = w->missing.n || !fswatch_intact(w->fsw);
+	w->removal_refused = w->missing.n || !srcwatch_intact(w->fsw);
 	return !w->removal_refused;
 }
 
@@ -549,7 +549,7 @@ static int main_loop(struct watcher *w)
 {
 	char err[ERR_LEN];
 	while (!w->stop) {
-		struct pollfd pfd[2] = { { fswatch_fd(w->fsw), POLLIN, 0 }, { w->sigfd, POLLIN, 0 } };
+		struct pollfd pfd[2] = { { srcwatch_fd(w->fsw), POLLIN, 0 }, { w->sigfd, POLLIN, 0 } };
 		/* While a source is missing only its return starts a batch. */
 		int timeout = w->missing.n ? MISSING_CHECK_MS : batch_wait(w);
 		int ready = poll(pfd, 2, timeout);
@@ -575,7 +575,7 @@ static int main_loop(struct watcher *w)
 static void watcher_release(struct watcher *w)
 {
 	crawl_free(w->crawl);
-	fswatch_free(w->fsw);
+	srcwatch_free(w->fsw);
 	watch_rules_release(&w->rules);
 	dep_index_release(&w->index);
 	for (size_t i = 0; i < w->nignore; i++)
@@ -643,10 +643,10 @@ static int watcher_open(struct watcher *w, const struct strlist *args)
 	crawl_set_removal_check(w->crawl, removal_ok, w);
 
 	/* Watch before the first crawl: nothing changed meanwhile is lost. */
-	if (!(w->fsw = fswatch_new(err)))
+	if (!(w->fsw = srcwatch_new(err)))
 		goto fail;
 	for (size_t i = 0; i < w->sources.n; i++)
-		if (fswatch_add(w->fsw, w->sources.items[i], err) < 0)
+		if (srcwatch_add(w->fsw, w->sources.items[i], err) < 0)
 			goto fail;
 	rc = 0;
 fail:
@@ -682,8 +682,8 @@ static int initial_crawl(struct watcher *w)
 	}
 	if (w->tracer)
 		dep_index_build(&w->index, crawl_manifest(w->crawl));
-	log_info("watching %zu director%s of %zu source%s (%s)", fswatch_count(w->fsw),
-		 fswatch_count(w->fsw) == 1 ? "y" : "ies", w->sources.n, w->sources.n == 1 ? "" : "s",
+	log_info("watching %zu director%s of %zu source%s (%s)", srcwatch_count(w->fsw),
+		 srcwatch_count(w->fsw) == 1 ? "y" : "ies", w->sources.n, w->sources.n == 1 ? "" : "s",
 		 w->tracer ? "dependencies traced" : watch_rules_empty(&w->rules) ? "every change re-crawls"
 										: "--depends/--always rules");
 	return rc;

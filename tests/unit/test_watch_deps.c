@@ -6,7 +6,7 @@
 
 #include "log.h"
 #include "../../watch/deps.h"
-#include "../../watch/inotify.h"
+#include "fswatch.h"
 #include "unit.h"
 
 TEST(watch_changes_merge_flags_and_keep_order)

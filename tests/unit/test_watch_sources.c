@@ -1,4 +1,4 @@
-/* test_watch_inotify.c - the recursive inotify watcher on real
+/* test_watch_sources.c - the sources watcher (recursive, over inotify) on real
  * directories: writes, new and removed directories, moves, a single file
  * replaced by rename, a real queue overflow, the watch-limit message, and
  * sources that go missing and come back (deleted, moved, a parent moved).
@@ -13,7 +13,7 @@
 
 #include "log.h"
 #include "xalloc.h"
-#include "../../watch/inotify.h"
+#include "../../watch/sources.h"
 #include "unit.h"
 
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
@@ -102,23 +102,23 @@ static bool overflowed(const struct fsw_events *ev)
 }
 
 /* Read what is ready into a fresh list. */
-static void drain(struct fswatch *w, struct fsw_events *ev)
+static void drain(struct srcwatch *w, struct fsw_events *ev)
 {
 	char err[ERR_LEN];
 	fsw_events_clear(ev);
-	CHECK_INT(0, fswatch_read(w, ev, err));
+	CHECK_INT(0, srcwatch_read(w, ev, err));
 }
 
-TEST(watch_inotify_tree_writes_creates_removes)
+TEST(watch_sources_tree_writes_creates_removes)
 {
 	char err[ERR_LEN];
 	char *d = temp_dir();
 	CHECK(d != NULL);
 	make_dir(d, "sub");
 	put(d, "sub/old.txt", "x");
-	struct fswatch *w = fswatch_new(err);
-	CHECK_INT(0, fswatch_add(w, d, err));
-	CHECK_INT(2, fswatch_count(w));
+	struct srcwatch *w = srcwatch_new(err);
+	CHECK_INT(0, srcwatch_add(w, d, err));
+	CHECK_INT(2, srcwatch_count(w));
 
 	struct fsw_events ev = FSW_EVENTS_INIT;
 	drain(w, &ev);
@@ -141,7 +141,7 @@ TEST(watch_inotify_tree_writes_creates_removes)
 	CHECK_INT(FSW_CREATED | FSW_CHANGED | FSW_REMOVED, flags_of(&ev, d, "sub/.new.txt.swp"));
 
 	fsw_events_clear(&ev);
-	fswatch_free(w);
+	srcwatch_free(w);
 	remove_tree(d);
 	free(old);
 	free(from);
@@ -149,13 +149,13 @@ TEST(watch_inotify_tree_writes_creates_removes)
 	free(d);
 }
 
-TEST(watch_inotify_new_directories_are_scanned_and_watched)
+TEST(watch_sources_new_directories_are_scanned_and_watched)
 {
 	char err[ERR_LEN];
 	char *d = temp_dir();
-	struct fswatch *w = fswatch_new(err);
+	struct srcwatch *w = srcwatch_new(err);
 	struct fsw_events ev = FSW_EVENTS_INIT;
-	CHECK_INT(0, fswatch_add(w, d, err));
+	CHECK_INT(0, srcwatch_add(w, d, err));
 
 	/* files made before watch has seen the new directories */
 	make_dir(d, "ns");
@@ -167,7 +167,7 @@ TEST(watch_inotify_new_directories_are_scanned_and_watched)
 	CHECK(flags_of(&ev, d, "ns/deep") & FSW_CREATED);
 	CHECK(flags_of(&ev, d, "ns/a.txt") & FSW_CREATED);
 	CHECK(flags_of(&ev, d, "ns/deep/b.txt") & FSW_CREATED);
-	CHECK_INT(3, fswatch_count(w));
+	CHECK_INT(3, srcwatch_count(w));
 
 	/* and from now on watched directly */
 	put(d, "ns/deep/c.txt", "c");
@@ -180,32 +180,32 @@ TEST(watch_inotify_new_directories_are_scanned_and_watched)
 	drain(w, &ev);
 	CHECK(flags_of(&ev, d, "ns") & FSW_REMOVED);
 	CHECK(flags_of(&ev, d, "ns/deep/c.txt") & FSW_REMOVED);
-	CHECK_INT(1, fswatch_count(w));
+	CHECK_INT(1, srcwatch_count(w));
 
 	fsw_events_clear(&ev);
-	fswatch_free(w);
+	srcwatch_free(w);
 	remove_tree(d);
 	free(ns);
 	free(d);
 }
 
-TEST(watch_inotify_directories_moved_out_and_in)
+TEST(watch_sources_directories_moved_out_and_in)
 {
 	char err[ERR_LEN];
 	char *d = temp_dir(), *outside = temp_dir();
-	struct fswatch *w = fswatch_new(err);
+	struct srcwatch *w = srcwatch_new(err);
 	struct fsw_events ev = FSW_EVENTS_INIT;
 	make_dir(d, "pages");
 	make_dir(d, "pages/ns");
 	put(d, "pages/ns/p.txt", "p");
-	CHECK_INT(0, fswatch_add(w, d, err));
-	CHECK_INT(3, fswatch_count(w));
+	CHECK_INT(0, srcwatch_add(w, d, err));
+	CHECK_INT(3, srcwatch_count(w));
 
 	char *from = xasprintf("%s/pages/ns", d), *away = xasprintf("%s/ns", outside);
 	CHECK_INT(0, rename(from, away));
 	drain(w, &ev);
 	CHECK_INT(FSW_REMOVED | FSW_DIR, flags_of(&ev, d, "pages/ns"));
-	CHECK_INT(2, fswatch_count(w));
+	CHECK_INT(2, srcwatch_count(w));
 	put(outside, "ns/later.txt", "x"); /* no longer ours */
 	drain(w, &ev);
 	CHECK_INT(0, ev.n);
@@ -216,13 +216,13 @@ TEST(watch_inotify_directories_moved_out_and_in)
 	CHECK_INT(FSW_CREATED | FSW_DIR, flags_of(&ev, d, "pages/back"));
 	CHECK_INT(FSW_CREATED, flags_of(&ev, d, "pages/back/p.txt"));
 	CHECK_INT(FSW_CREATED, flags_of(&ev, d, "pages/back/later.txt"));
-	CHECK_INT(3, fswatch_count(w));
+	CHECK_INT(3, srcwatch_count(w));
 	put(d, "pages/back/p.txt", "q");
 	drain(w, &ev);
 	CHECK_INT(FSW_CHANGED, flags_of(&ev, d, "pages/back/p.txt"));
 
 	fsw_events_clear(&ev);
-	fswatch_free(w);
+	srcwatch_free(w);
 	remove_tree(d);
 	remove_tree(outside);
 	free(from);
@@ -232,16 +232,16 @@ TEST(watch_inotify_directories_moved_out_and_in)
 	free(outside);
 }
 
-TEST(watch_inotify_single_file_survives_rename)
+TEST(watch_sources_single_file_survives_rename)
 {
 	char err[ERR_LEN];
 	char *d = temp_dir();
-	struct fswatch *w = fswatch_new(err);
+	struct srcwatch *w = srcwatch_new(err);
 	struct fsw_events ev = FSW_EVENTS_INIT;
 	put(d, "db.sqlite", "v1");
 	char *db = xasprintf("%s/db.sqlite", d);
-	CHECK_INT(0, fswatch_add(w, db, err));
-	CHECK_INT(1, fswatch_count(w));
+	CHECK_INT(0, srcwatch_add(w, db, err));
+	CHECK_INT(1, srcwatch_count(w));
 
 	put(d, "db.sqlite-journal", "j"); /* a neighbour: not watched */
 	put(d, "db.sqlite", "v2");
@@ -271,14 +271,14 @@ TEST(watch_inotify_single_file_survives_rename)
 	CHECK(flags_of(&ev, d, "db.sqlite") & FSW_CHANGED);
 
 	/* the same directory as a tree too: now every name counts */
-	CHECK_INT(0, fswatch_add(w, d, err));
-	CHECK_INT(1, fswatch_count(w));
+	CHECK_INT(0, srcwatch_add(w, d, err));
+	CHECK_INT(1, srcwatch_count(w));
 	put(d, "other", "o");
 	drain(w, &ev);
 	CHECK(flags_of(&ev, d, "other") & FSW_CREATED);
 
 	fsw_events_clear(&ev);
-	fswatch_free(w);
+	srcwatch_free(w);
 	remove_tree(d);
 	free(db);
 	free(tmp);
@@ -297,16 +297,16 @@ static long max_queued_events(void)
 	return v;
 }
 
-TEST(watch_inotify_real_overflow_then_rescan)
+TEST(watch_sources_real_overflow_then_rescan)
 {
 	long max = max_queued_events();
 	if (max <= 0 || max > 200000)
 		return; /* a queue this large takes too long to fill here */
 	char err[ERR_LEN];
 	char *d = temp_dir();
-	struct fswatch *w = fswatch_new(err);
+	struct srcwatch *w = srcwatch_new(err);
 	struct fsw_events ev = FSW_EVENTS_INIT;
-	CHECK_INT(0, fswatch_add(w, d, err));
+	CHECK_INT(0, srcwatch_add(w, d, err));
 	/* Each rename is two events (moved from, moved to), and back and
 	 * forth never repeats the last event (which the kernel would merge). */
 	put(d, "a", "");
@@ -321,33 +321,33 @@ TEST(watch_inotify_real_overflow_then_rescan)
 	CHECK(overflowed(&ev));
 	CHECK_INT(0, flags_of(&ev, d, "late"));
 	/* the rescan after the overflow watches it all the same */
-	CHECK_INT(2, fswatch_count(w));
+	CHECK_INT(2, srcwatch_count(w));
 	put(d, "late/x", "x");
 	drain(w, &ev);
 	CHECK(!overflowed(&ev));
 	CHECK(flags_of(&ev, d, "late/x") & FSW_CREATED);
 
 	fsw_events_clear(&ev);
-	fswatch_free(w);
+	srcwatch_free(w);
 	remove_tree(d);
 	free(d);
 }
 
-TEST(watch_inotify_missing_source_and_limit_message)
+TEST(watch_sources_missing_source_and_limit_message)
 {
 	char err[ERR_LEN];
-	struct fswatch *w = fswatch_new(err);
-	CHECK_INT(-1, fswatch_add(w, "/nonexistent/cgisnap/source", err));
+	struct srcwatch *w = srcwatch_new(err);
+	CHECK_INT(-1, srcwatch_add(w, "/nonexistent/cgisnap/source", err));
 	CHECK_STR("cannot watch '/nonexistent/cgisnap/source': No such file or directory", err);
-	fswatch_free(w);
+	srcwatch_free(w);
 
-	char *m = fswatch_limit_message("/srv/wiki/data", 8192, 120);
+	char *m = srcwatch_limit_message("/srv/wiki/data", 8192, 120);
 	CHECK_STR("cannot watch '/srv/wiki/data': the inotify watch limit is reached "
 		  "(fs.inotify.max_user_watches = 8192); the sources need 120 watches (one per directory) "
 		  "besides those other programs hold: raise it, e.g. sysctl fs.inotify.max_user_watches=8312",
 		  m);
 	free(m);
-	m = fswatch_limit_message("/d", -1, 1);
+	m = srcwatch_limit_message("/d", -1, 1);
 	CHECK_STR("cannot watch '/d': the inotify watch limit is reached (fs.inotify.max_user_watches); "
 		  "the sources need 1 watch (one per directory) besides those other programs hold: "
 		  "raise it with sysctl",
@@ -355,29 +355,29 @@ TEST(watch_inotify_missing_source_and_limit_message)
 	free(m);
 }
 
-TEST(watch_inotify_source_deleted_then_recreated)
+TEST(watch_sources_source_deleted_then_recreated)
 {
 	char err[ERR_LEN];
 	char *top = temp_dir();
 	char *src = xasprintf("%s/pages", top);
-	struct fswatch *w = fswatch_new(err);
+	struct srcwatch *w = srcwatch_new(err);
 	struct fsw_events ev = FSW_EVENTS_INIT;
 	make_dir(top, "pages");
 	make_dir(top, "pages/ns");
 	put(top, "pages/ns/p.txt", "p");
-	CHECK_INT(0, fswatch_add(w, src, err));
-	CHECK_INT(2, fswatch_count(w));
-	CHECK(fswatch_intact(w));
+	CHECK_INT(0, srcwatch_add(w, src, err));
+	CHECK_INT(2, srcwatch_count(w));
+	CHECK(srcwatch_intact(w));
 
 	remove_tree(src);
-	CHECK(!fswatch_intact(w)); /* seen by stat, before any event is read */
+	CHECK(!srcwatch_intact(w)); /* seen by stat, before any event is read */
 	drain(w, &ev);
 	CHECK_INT(FSW_GONE | FSW_DIR, flags_at(&ev, src)); /* not FSW_REMOVED: not a deletion of its pages */
 	CHECK_INT(1, count_flag(&ev, FSW_GONE));
 	CHECK_INT(0, count_flag(&ev, FSW_BACK));
-	CHECK_INT(0, fswatch_count(w));
+	CHECK_INT(0, srcwatch_count(w));
 	struct fsw_events none = FSW_EVENTS_INIT;
-	CHECK_INT(1, fswatch_check(w, &none));
+	CHECK_INT(1, srcwatch_check(w, &none));
 	CHECK_INT(0, none.n); /* reported once */
 
 	/* made again, with content: back, and watched below too */
@@ -387,9 +387,9 @@ TEST(watch_inotify_source_deleted_then_recreated)
 	drain(w, &ev);
 	CHECK_INT(FSW_BACK | FSW_DIR, flags_at(&ev, src));
 	CHECK_INT(0, count_flag(&ev, FSW_GONE));
-	CHECK_INT(2, fswatch_count(w));
-	CHECK(fswatch_intact(w));
-	CHECK_INT(0, fswatch_check(w, &none));
+	CHECK_INT(2, srcwatch_count(w));
+	CHECK(srcwatch_intact(w));
+	CHECK_INT(0, srcwatch_check(w, &none));
 	CHECK_INT(0, none.n);
 	put(top, "pages/ns/p.txt", "p3");
 	drain(w, &ev);
@@ -400,28 +400,28 @@ TEST(watch_inotify_source_deleted_then_recreated)
 	CHECK_INT(0, ev.n);
 
 	fsw_events_clear(&ev);
-	fswatch_free(w);
+	srcwatch_free(w);
 	remove_tree(top);
 	free(src);
 	free(top);
 }
 
-TEST(watch_inotify_source_moved_away_and_back)
+TEST(watch_sources_source_moved_away_and_back)
 {
 	char err[ERR_LEN];
 	char *top = temp_dir();
 	char *src = xasprintf("%s/pages", top), *away = xasprintf("%s/away", top);
 	char *other = xasprintf("%s/other", top);
-	struct fswatch *w = fswatch_new(err);
+	struct srcwatch *w = srcwatch_new(err);
 	struct fsw_events ev = FSW_EVENTS_INIT;
 	make_dir(top, "pages");
 	make_dir(top, "pages/ns");
-	CHECK_INT(0, fswatch_add(w, src, err));
+	CHECK_INT(0, srcwatch_add(w, src, err));
 
 	CHECK_INT(0, rename(src, away));
 	drain(w, &ev);
 	CHECK_INT(FSW_GONE | FSW_DIR, flags_at(&ev, src));
-	CHECK_INT(0, fswatch_count(w));
+	CHECK_INT(0, srcwatch_count(w));
 	put(top, "away/ns/x.txt", "x"); /* the moved copy is not the source */
 	drain(w, &ev);
 	CHECK_INT(0, ev.n);
@@ -429,7 +429,7 @@ TEST(watch_inotify_source_moved_away_and_back)
 	CHECK_INT(0, rename(away, src));
 	drain(w, &ev);
 	CHECK_INT(FSW_BACK | FSW_DIR, flags_at(&ev, src));
-	CHECK_INT(2, fswatch_count(w));
+	CHECK_INT(2, srcwatch_count(w));
 	put(top, "pages/ns/x.txt", "y");
 	drain(w, &ev);
 	CHECK_INT(FSW_CHANGED, flags_of(&ev, top, "pages/ns/x.txt"));
@@ -441,7 +441,7 @@ TEST(watch_inotify_source_moved_away_and_back)
 	CHECK_INT(0, rename(other, src));
 	drain(w, &ev);
 	CHECK_INT(FSW_GONE | FSW_BACK | FSW_DIR, flags_at(&ev, src));
-	CHECK_INT(1, fswatch_count(w));
+	CHECK_INT(1, srcwatch_count(w));
 	put(top, "pages/o.txt", "o2");
 	put(top, "away/ns/x.txt", "z");
 	drain(w, &ev);
@@ -449,7 +449,7 @@ TEST(watch_inotify_source_moved_away_and_back)
 	CHECK_INT(0, flags_of(&ev, top, "pages/ns/x.txt"));
 
 	fsw_events_clear(&ev);
-	fswatch_free(w);
+	srcwatch_free(w);
 	remove_tree(top);
 	free(src);
 	free(away);
@@ -457,18 +457,18 @@ TEST(watch_inotify_source_moved_away_and_back)
 	free(top);
 }
 
-TEST(watch_inotify_parent_of_source_moved_then_replaced)
+TEST(watch_sources_parent_of_source_moved_then_replaced)
 {
 	char err[ERR_LEN];
 	char *top = temp_dir();
 	char *data = xasprintf("%s/data", top), *old = xasprintf("%s/data.old", top);
 	char *src = xasprintf("%s/data/pages", top);
-	struct fswatch *w = fswatch_new(err);
+	struct srcwatch *w = srcwatch_new(err);
 	struct fsw_events ev = FSW_EVENTS_INIT;
 	make_dir(top, "data");
 	make_dir(top, "data/pages");
-	CHECK_INT(0, fswatch_add(w, src, err));
-	CHECK_INT(1, fswatch_count(w));
+	CHECK_INT(0, srcwatch_add(w, src, err));
+	CHECK_INT(1, srcwatch_count(w));
 
 	/* a deploy: the site's directory moved aside, a new one put there */
 	CHECK_INT(0, rename(data, old));
@@ -484,7 +484,7 @@ TEST(watch_inotify_parent_of_source_moved_then_replaced)
 	put(top, "data/pages/b.txt", "b");
 	drain(w, &ev);
 	CHECK_INT(FSW_BACK | FSW_DIR, flags_at(&ev, src));
-	CHECK_INT(1, fswatch_count(w));
+	CHECK_INT(1, srcwatch_count(w));
 	put(top, "data/pages/b.txt", "b2");
 	drain(w, &ev);
 	CHECK_INT(FSW_CHANGED, flags_of(&ev, top, "data/pages/b.txt"));
@@ -502,7 +502,7 @@ TEST(watch_inotify_parent_of_source_moved_then_replaced)
 	CHECK(flags_of(&ev, top, "data/pages/c.txt") & FSW_CREATED);
 
 	fsw_events_clear(&ev);
-	fswatch_free(w);
+	srcwatch_free(w);
 	remove_tree(top);
 	free(data);
 	free(old);
@@ -510,15 +510,15 @@ TEST(watch_inotify_parent_of_source_moved_then_replaced)
 	free(top);
 }
 
-TEST(watch_inotify_single_file_source_gone_and_back)
+TEST(watch_sources_single_file_source_gone_and_back)
 {
 	char err[ERR_LEN];
 	char *d = temp_dir();
 	char *db = xasprintf("%s/db.sqlite", d);
-	struct fswatch *w = fswatch_new(err);
+	struct srcwatch *w = srcwatch_new(err);
 	struct fsw_events ev = FSW_EVENTS_INIT;
 	put(d, "db.sqlite", "v1");
-	CHECK_INT(0, fswatch_add(w, db, err));
+	CHECK_INT(0, srcwatch_add(w, db, err));
 
 	/* replaced by a rename: a change, not a source gone */
 	put(d, "db.new", "v2");
@@ -530,18 +530,18 @@ TEST(watch_inotify_single_file_source_gone_and_back)
 	unlink(db);
 	drain(w, &ev);
 	CHECK_INT(FSW_REMOVED | FSW_GONE, flags_at(&ev, db));
-	CHECK(!fswatch_intact(w));
+	CHECK(!srcwatch_intact(w));
 	put(d, "db.sqlite", "v3");
 	drain(w, &ev);
 	CHECK(flags_at(&ev, db) & FSW_BACK);
-	CHECK(fswatch_intact(w));
-	CHECK_INT(1, fswatch_count(w));
+	CHECK(srcwatch_intact(w));
+	CHECK_INT(1, srcwatch_count(w));
 
 	/* its directory deleted and made again */
 	remove_tree(d);
 	drain(w, &ev);
 	CHECK(flags_at(&ev, db) & FSW_GONE);
-	CHECK_INT(0, fswatch_count(w));
+	CHECK_INT(0, srcwatch_count(w));
 	CHECK_INT(0, mkdir(d, 0755));
 	put(d, "db.sqlite", "v4");
 	drain(w, &ev);
@@ -551,45 +551,45 @@ TEST(watch_inotify_single_file_source_gone_and_back)
 	CHECK_INT(FSW_CHANGED, flags_at(&ev, db));
 
 	fsw_events_clear(&ev);
-	fswatch_free(w);
+	srcwatch_free(w);
 	remove_tree(d);
 	free(db);
 	free(tmp);
 	free(d);
 }
 
-TEST(watch_inotify_subdirectory_deleted_and_recreated)
+TEST(watch_sources_subdirectory_deleted_and_recreated)
 {
 	char err[ERR_LEN];
 	char *d = temp_dir();
 	char *ns = xasprintf("%s/ns", d);
-	struct fswatch *w = fswatch_new(err);
+	struct srcwatch *w = srcwatch_new(err);
 	struct fsw_events ev = FSW_EVENTS_INIT;
 	make_dir(d, "ns");
 	make_dir(d, "ns/deep");
 	put(d, "ns/deep/a.txt", "a");
-	CHECK_INT(0, fswatch_add(w, d, err));
-	CHECK_INT(3, fswatch_count(w));
+	CHECK_INT(0, srcwatch_add(w, d, err));
+	CHECK_INT(3, srcwatch_count(w));
 
 	for (int round = 0; round < 3; round++) {
 		remove_tree(ns);
 		drain(w, &ev);
 		CHECK(flags_of(&ev, d, "ns") & FSW_REMOVED); /* a deletion inside a source */
 		CHECK_INT(0, count_flag(&ev, FSW_GONE));
-		CHECK_INT(1, fswatch_count(w));
+		CHECK_INT(1, srcwatch_count(w));
 		make_dir(d, "ns");
 		make_dir(d, "ns/deep");
 		put(d, "ns/deep/a.txt", "a");
 		drain(w, &ev);
 		CHECK(flags_of(&ev, d, "ns/deep/a.txt") & FSW_CREATED);
-		CHECK_INT(3, fswatch_count(w));
+		CHECK_INT(3, srcwatch_count(w));
 		put(d, "ns/deep/a.txt", "b");
 		drain(w, &ev);
 		CHECK_INT(FSW_CHANGED, flags_of(&ev, d, "ns/deep/a.txt"));
 	}
 
 	fsw_events_clear(&ev);
-	fswatch_free(w);
+	srcwatch_free(w);
 	remove_tree(d);
 	free(ns);
 	free(d);
