@@ -1,71 +1,35 @@
-/* serve/treewatch.c - recursive inotify over the tree (see treewatch.h). */
+/* serve/treewatch.c - the tree watched through lib/fswatch (see
+ * treewatch.h). */
 #include "treewatch.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "buf.h"
+#include "fswatch.h"
 #include "log.h"
 #include "tree.h"
 #include "xalloc.h"
 
-#define WATCH_MASK (IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | \
-		    IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB | IN_MODIFY | IN_EXCL_UNLINK | \
-		    IN_ONLYDIR | IN_DONT_FOLLOW)
+#define WATCH_WANT (FSW_WATCH_WRITES | FSW_WATCH_NAMES | FSW_WATCH_SELF | FSW_WATCH_ATTRIB | \
+		    FSW_WATCH_MODIFY | FSW_WATCH_NOFOLLOW)
 
 struct treewatch {
-	int fd;
+	struct fswatch *fs;
 	char *root;
-	char **paths;   /* watch descriptor -> directory relative to root ("" for root) */
-	size_t npaths;
 	bool incomplete;
+	/* during treewatch_process */
+	const struct treewatch_ops *ops;
+	void *ctx;
 };
 
-static void set_path(struct treewatch *w, int wd, const char *rel)
+/* A watched path relative to the root ("" for the root itself). */
+static const char *rel_of(const struct treewatch *w, const char *path)
 {
-	if ((size_t)wd >= w->npaths) {
-		size_t n = w->npaths ? w->npaths : 64;
-		while (n <= (size_t)wd)
-			n *= 2;
-		w->paths = xrealloc(w->paths, n * sizeof *w->paths);
-		memset(w->paths + w->npaths, 0, (n - w->npaths) * sizeof *w->paths);
-		w->npaths = n;
-	}
-	free(w->paths[wd]);
-	w->paths[wd] = xstrdup(rel);
-}
-
-static const char *path_of(const struct treewatch *w, int wd)
-{
-	return wd >= 0 && (size_t)wd < w->npaths ? w->paths[wd] : NULL;
-}
-
-static void forget(struct treewatch *w, int wd)
-{
-	if (wd >= 0 && (size_t)wd < w->npaths) {
-		free(w->paths[wd]);
-		w->paths[wd] = NULL;
-	}
-}
-
-/* Stop watching dir and every directory under it (moved away, deleted). */
-static void forget_prefix(struct treewatch *w, const char *dir)
-{
-	size_t n = strlen(dir);
-	for (size_t wd = 0; wd < w->npaths; wd++) {
-		const char *p = w->paths[wd];
-		if (p && !strncmp(p, dir, n) && (p[n] == '\0' || p[n] == '/')) {
-			inotify_rm_watch(w->fd, (int)wd);
-			forget(w, (int)wd);
-		}
-	}
+	size_t n = strlen(w->root);
+	if (!strcmp(path, w->root))
+		return "";
+	return path + n + (n && w->root[n - 1] == '/' ? 0 : 1);
 }
 
 static char *join(const char *dir, const char *name)
@@ -73,63 +37,46 @@ static char *join(const char *dir, const char *name)
 	return *dir ? xasprintf("%s/%s", dir, name) : xstrdup(name);
 }
 
-/* Watch rel and the directories under it, breadth first (no descriptor
- * per level of depth). */
+/* Which directories are watched (an fsw_walk.enter): dot-directories are
+ * skipped but the top .cgisnap/, which is watched for its files only. */
+static bool enter(void *ctx, const char *path, const char *name)
+{
+	const char *dir = rel_of(ctx, path);
+	if (!strcmp(dir, TREE_META_DIR))
+		return false;
+	return !(name[0] == '.' && !(!*dir && !strcmp(name, TREE_META_DIR)));
+}
+
+/* Gone already (ENOENT, ENOTDIR): nothing to watch (fswatch skips it). Out
+ * of watches: the cache can no longer be trusted. */
+static void failed(void *ctx, const char *path, int errnum)
+{
+	struct treewatch *w = ctx;
+	(void)path;
+	if (errnum == ENOSPC || errnum == ENOMEM)
+		w->incomplete = true;
+}
+
+/* Watch rel and the directories under it. */
 static void add_tree(struct treewatch *w, const char *rel)
 {
-	struct strlist queue = STRLIST_INIT;
-	strlist_add(&queue, rel);
-	for (size_t i = 0; i < queue.n; i++) {
-		const char *dir = queue.items[i];
-		char *path = *dir ? xasprintf("%s/%s", w->root, dir) : xstrdup(w->root);
-		int wd = inotify_add_watch(w->fd, path, WATCH_MASK);
-		if (wd < 0) {
-			/* Gone already (ENOENT, ENOTDIR): nothing to watch. Out of
-			 * watches: the cache can no longer be trusted. */
-			if (errno == ENOSPC || errno == ENOMEM)
-				w->incomplete = true;
-			free(path);
-			continue;
-		}
-		set_path(w, wd, dir);
-		/* .cgisnap/ is watched for its files only. */
-		bool recurse = strcmp(dir, TREE_META_DIR) != 0;
-		int dfd = recurse ? open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-		free(path);
-		DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-		if (!d) {
-			if (dfd >= 0)
-				close(dfd);
-			continue;
-		}
-		struct dirent *de;
-		while ((de = readdir(d))) {
-			const char *name = de->d_name;
-			if (name[0] == '.' && !(!*dir && !strcmp(name, TREE_META_DIR)))
-				continue;
-			bool is_dir = de->d_type == DT_DIR;
-			if (de->d_type == DT_UNKNOWN) {
-				struct stat st;
-				is_dir = fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-					 S_ISDIR(st.st_mode);
-			}
-			if (is_dir)
-				strlist_add_owned(&queue, join(dir, name));
-		}
-		closedir(d);
-	}
-	strlist_clear(&queue);
+	char err[ERR_LEN];
+	const struct fsw_walk walk = { WATCH_WANT, enter, failed, w, NULL };
+	char *path = *rel ? xasprintf("%s/%s", w->root, rel) : xstrdup(w->root);
+	fswatch_add_tree(w->fs, path, &walk, err);
+	free(path);
 }
 
 struct treewatch *treewatch_open(const char *root, char *err)
 {
-	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (fd < 0) {
-		err_sys(err, "cannot watch tree '%s'", root);
+	char why[ERR_LEN];
+	struct fswatch *fs = fswatch_new(NULL, why);
+	if (!fs) {
+		err_set(err, "cannot watch tree '%s': %s", root, strerror(errno));
 		return NULL;
 	}
 	struct treewatch *w = xcalloc(1, sizeof *w);
-	w->fd = fd;
+	w->fs = fs;
 	w->root = xstrdup(root);
 	add_tree(w, "");
 	return w;
@@ -137,7 +84,7 @@ struct treewatch *treewatch_open(const char *root, char *err)
 
 int treewatch_fd(const struct treewatch *w)
 {
-	return w->fd;
+	return fswatch_fd(w->fs);
 }
 
 bool treewatch_complete(const struct treewatch *w)
@@ -145,84 +92,70 @@ bool treewatch_complete(const struct treewatch *w)
 	return !w->incomplete;
 }
 
-static void handle(struct treewatch *w, const struct inotify_event *ev,
-		   const struct treewatch_ops *ops, void *ctx)
+/* One event of fswatch, reported through w->ops (an fswatch_fn). */
+static void handle(void *ctx, struct fsw_dir *d, const char *name, unsigned flags)
 {
-	if (ev->mask & IN_Q_OVERFLOW) {
-		ops->overflow(ctx);
+	struct treewatch *w = ctx;
+	const struct treewatch_ops *ops = w->ops;
+	if (flags & FSW_OVERFLOW) {
+		ops->overflow(w->ctx);
 		/* Directories created meanwhile were missed: look again
 		 * (watched ones keep their descriptors). */
 		add_tree(w, "");
 		return;
 	}
-	const char *dir = path_of(w, ev->wd);
-	if (!dir)
-		return;
-	if (ev->mask & IN_IGNORED) {
-		forget(w, ev->wd);
-		return;
-	}
-	if (!ev->len) {
+	const char *dir = rel_of(w, d->path);
+	if (!name) {
 		/* The watched directory itself: deleted or moved. Its parent
 		 * reports the same for anything but the root. */
-		if ((ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) && !*dir)
-			ops->overflow(ctx);
+		if ((flags & FSW_SELF) && !*dir)
+			ops->overflow(w->ctx);
 		return;
 	}
-	const char *name = ev->name;
-	bool is_dir = ev->mask & IN_ISDIR;
+	bool is_dir = flags & FSW_DIR;
 	if (!strcmp(dir, TREE_META_DIR)) {
 		if (name[0] != '.' && !is_dir)
-			ops->meta_changed(ctx, name);
+			ops->meta_changed(w->ctx, name);
 		return;
 	}
 	if (name[0] == '.') {
 		/* .cgisnap/ itself (re)appearing: watch it, reread what it holds. */
-		if (!*dir && !strcmp(name, TREE_META_DIR) && is_dir &&
-		    (ev->mask & (IN_CREATE | IN_MOVED_TO))) {
+		if (!*dir && !strcmp(name, TREE_META_DIR) && is_dir && (flags & FSW_CREATED)) {
 			add_tree(w, TREE_META_DIR);
-			ops->meta_changed(ctx, "manifest");
+			ops->meta_changed(w->ctx, "manifest");
 		}
 		return;
 	}
 	char *rel = join(dir, name);
 	if (is_dir) {
-		if (ev->mask & (IN_MOVED_FROM | IN_DELETE))
-			forget_prefix(w, rel);
-		if (ev->mask & (IN_CREATE | IN_MOVED_TO))
-			add_tree(w, rel);
-		ops->dir_changed(ctx, rel);
+		char err[ERR_LEN];
+		char *path = fswatch_path(d, name);
+		const struct fsw_walk walk = { WATCH_WANT, enter, failed, w, NULL };
+		fswatch_follow(w->fs, path, flags, &walk, err);
+		free(path);
+		ops->dir_changed(w->ctx, rel);
 	} else {
-		ops->file_changed(ctx, rel);
+		ops->file_changed(w->ctx, rel);
 	}
 	free(rel);
 }
 
 void treewatch_process(struct treewatch *w, const struct treewatch_ops *ops, void *ctx)
 {
-	char buf[64 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
-	for (;;) {
-		ssize_t n = read(w->fd, buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		for (char *p = buf; p < buf + n;) {
-			const struct inotify_event *ev = (const struct inotify_event *)p;
-			handle(w, ev, ops, ctx);
-			p += sizeof *ev + ev->len;
-		}
-	}
+	char err[ERR_LEN];
+	w->ops = ops;
+	w->ctx = ctx;
+	while (fswatch_read(w->fs, handle, w, err) > 0)
+		;
+	w->ops = NULL;
+	w->ctx = NULL;
 }
 
 void treewatch_close(struct treewatch *w)
 {
 	if (!w)
 		return;
-	close(w->fd);
-	for (size_t i = 0; i < w->npaths; i++)
-		free(w->paths[i]);
-	free(w->paths);
+	fswatch_free(w->fs);
 	free(w->root);
 	free(w);
 }
