@@ -1,0 +1,294 @@
+/* test_fswatch.c - lib/fswatch on real directories: a tree walked with
+ * directories skipped, what the walk finds reported, a directory renamed
+ * inside a tree and followed, a directory deleted (its own events, then
+ * forgotten), a watch narrowed, the caller's data released, paths joined.
+ * The kernel queues events when the system call returns, so each check
+ * reads right after the change, without waiting. */
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fswatch.h"
+#include "log.h"
+#include "xalloc.h"
+#include "unit.h"
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void remove_tree(const char *path)
+{
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *temp_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *t = xasprintf("%s/cgisnap-unit-fswatch.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(t)) {
+		free(t);
+		return NULL;
+	}
+	char *real = realpath(t, NULL);
+	free(t);
+	return real;
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	free(p);
+}
+
+static void make_dir(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	mkdir(p, 0755);
+	free(p);
+}
+
+/* What the tests' fswatch_fn sees: each event as a path and its flags,
+ * trees kept watched with walk. */
+struct seen {
+	struct fswatch *w;
+	const struct fsw_walk *walk;
+	struct fsw_events ev;
+};
+
+static void record(void *ctx, struct fsw_dir *d, const char *name, unsigned flags)
+{
+	struct seen *s = ctx;
+	char err[ERR_LEN];
+	if (!d) {
+		fsw_events_add(&s->ev, flags, NULL);
+		return;
+	}
+	/* an event about d itself is told apart from its parent's about it */
+	char *path = name ? fswatch_path(d, name) : xasprintf("%s (itself)", d->path);
+	fsw_events_add(&s->ev, flags, path);
+	if (name && d->tree && s->walk)
+		CHECK_INT(0, fswatch_follow(s->w, path, flags, s->walk, err));
+	free(path);
+}
+
+static void drain(struct seen *s)
+{
+	char err[ERR_LEN];
+	fsw_events_clear(&s->ev);
+	while (fswatch_read(s->w, record, s, err) > 0)
+		;
+}
+
+/* Every flag reported for dir/name, or-ed (name " (itself)": for the
+ * events about the directory dir itself). */
+static unsigned flags_of(const struct fsw_events *ev, const char *dir, const char *name)
+{
+	char *p = name ? xasprintf(*name == ' ' ? "%s%s" : "%s/%s", dir, name) : xstrdup(dir);
+	unsigned f = 0;
+	for (size_t i = 0; i < ev->n; i++)
+		if (ev->items[i].path && !strcmp(ev->items[i].path, p))
+			f |= ev->items[i].flags;
+	free(p);
+	return f;
+}
+
+/* The watched directory at dir/name, or NULL. */
+static struct fsw_dir *dir_at(const struct fswatch *w, const char *dir, const char *name)
+{
+	char *p = name ? xasprintf("%s/%s", dir, name) : xstrdup(dir);
+	size_t it = 0;
+	struct fsw_dir *d;
+	while ((d = fswatch_next(w, &it)) && strcmp(d->path, p))
+		;
+	free(p);
+	return d;
+}
+
+static size_t count_dirs(const struct fswatch *w)
+{
+	size_t n = 0, it = 0;
+	while (fswatch_next(w, &it))
+		n++;
+	return n;
+}
+
+/* Skips dot-directories (an fsw_walk.enter). */
+static bool no_dot_dirs(void *ctx, const char *path, const char *name)
+{
+	(void)ctx;
+	(void)path;
+	return name[0] != '.';
+}
+
+#define WANT (FSW_WATCH_WRITES | FSW_WATCH_NAMES | FSW_WATCH_SELF)
+
+TEST(fswatch_tree_walk_skips_and_reports)
+{
+	char err[ERR_LEN];
+	char *d = temp_dir();
+	CHECK(d != NULL);
+	make_dir(d, "a");
+	make_dir(d, "a/b");
+	make_dir(d, ".hidden");
+	put(d, "a/b/f.txt", "f");
+	put(d, ".hidden/h.txt", "h");
+	struct fsw_events found = FSW_EVENTS_INIT;
+	const struct fsw_walk walk = { WANT, no_dot_dirs, NULL, NULL, &found };
+	struct seen s = { fswatch_new(NULL, err), &walk, FSW_EVENTS_INIT };
+	CHECK(s.w != NULL);
+	CHECK_INT(0, fswatch_add_tree(s.w, d, &walk, err));
+	CHECK_INT(3, count_dirs(s.w)); /* d, a, a/b: not .hidden */
+	CHECK(dir_at(s.w, d, "a/b") && dir_at(s.w, d, "a/b")->tree);
+	CHECK(!dir_at(s.w, d, ".hidden"));
+	CHECK_INT(FSW_CREATED | FSW_DIR, flags_of(&found, d, "a"));
+	CHECK_INT(FSW_CREATED | FSW_DIR, flags_of(&found, d, "a/b"));
+	CHECK_INT(FSW_CREATED, flags_of(&found, d, "a/b/f.txt"));
+	CHECK_INT(0, flags_of(&found, d, ".hidden/h.txt"));
+	fsw_events_clear(&found);
+
+	put(d, ".hidden/h.txt", "h2"); /* not watched */
+	put(d, "a/b/f.txt", "f2");
+	drain(&s);
+	CHECK_INT(0, flags_of(&s.ev, d, ".hidden/h.txt"));
+	CHECK_INT(FSW_CHANGED, flags_of(&s.ev, d, "a/b/f.txt"));
+
+	/* a directory gone before its watch was added is skipped */
+	CHECK_INT(0, fswatch_add_tree(s.w, "/nonexistent/cgisnap/tree", &walk, err));
+	CHECK_INT(3, count_dirs(s.w));
+
+	fsw_events_clear(&s.ev);
+	fsw_events_clear(&found);
+	fswatch_free(s.w);
+	remove_tree(d);
+	free(d);
+}
+
+TEST(fswatch_rename_inside_a_tree_is_followed)
+{
+	char err[ERR_LEN];
+	char *d = temp_dir();
+	make_dir(d, "old");
+	make_dir(d, "old/deep");
+	const struct fsw_walk walk = { WANT, NULL, NULL, NULL, NULL };
+	struct seen s = { fswatch_new(NULL, err), &walk, FSW_EVENTS_INIT };
+	CHECK_INT(0, fswatch_add_tree(s.w, d, &walk, err));
+	CHECK_INT(3, count_dirs(s.w));
+
+	char *from = xasprintf("%s/old", d), *to = xasprintf("%s/new", d);
+	CHECK_INT(0, rename(from, to));
+	drain(&s);
+	CHECK_INT(FSW_REMOVED | FSW_DIR, flags_of(&s.ev, d, "old"));
+	CHECK_INT(FSW_CREATED | FSW_DIR, flags_of(&s.ev, d, "new"));
+	/* watched under the new name only */
+	CHECK_INT(3, count_dirs(s.w));
+	CHECK(!dir_at(s.w, d, "old/deep"));
+	CHECK(dir_at(s.w, d, "new/deep") != NULL);
+	put(d, "new/deep/x.txt", "x");
+	drain(&s);
+	CHECK_INT(FSW_CREATED | FSW_CHANGED, flags_of(&s.ev, d, "new/deep/x.txt"));
+	CHECK_INT(0, flags_of(&s.ev, d, "old/deep/x.txt"));
+
+	fsw_events_clear(&s.ev);
+	fswatch_free(s.w);
+	remove_tree(d);
+	free(from);
+	free(to);
+	free(d);
+}
+
+static int released;
+
+static void release_count(void *data)
+{
+	released++;
+	free(data);
+}
+
+TEST(fswatch_deleted_directory_reports_itself_then_is_forgotten)
+{
+	char err[ERR_LEN];
+	char *d = temp_dir();
+	make_dir(d, "gone");
+	char *gone = xasprintf("%s/gone", d);
+	/* a single directory, not a tree: nothing follows it */
+	struct seen s = { fswatch_new(release_count, err), NULL, FSW_EVENTS_INIT };
+	struct fsw_dir *g = fswatch_watch(s.w, gone, WANT, err);
+	CHECK(g != NULL);
+	CHECK(!g->tree);
+	g->data = xstrdup("mine");
+	struct fsw_dir *top = fswatch_watch(s.w, d, WANT, err);
+	top->data = xstrdup("top");
+	/* asked again: the same entry, its data kept */
+	CHECK(fswatch_watch(s.w, gone, FSW_WATCH_MODIFY, err) == g);
+	CHECK_INT(2, count_dirs(s.w));
+
+	released = 0;
+	CHECK_INT(0, rmdir(gone));
+	drain(&s);
+	CHECK_INT(FSW_SELF | FSW_IGNORED, flags_of(&s.ev, gone, " (itself)"));
+	CHECK_INT(FSW_REMOVED | FSW_DIR, flags_of(&s.ev, d, "gone"));
+	CHECK_INT(1, count_dirs(s.w));
+	CHECK_INT(1, released);
+
+	CHECK(fswatch_watch(s.w, gone, WANT, err) == NULL);
+	CHECK_HAS(err, gone);
+	CHECK_HAS(err, "No such file or directory");
+
+	fswatch_free(s.w);
+	CHECK_INT(2, released);
+	fsw_events_clear(&s.ev);
+	remove_tree(d);
+	free(gone);
+	free(d);
+}
+
+TEST(fswatch_narrowed_watch_asks_for_less)
+{
+	char err[ERR_LEN];
+	char *d = temp_dir();
+	struct seen s = { fswatch_new(NULL, err), NULL, FSW_EVENTS_INIT };
+	struct fsw_dir *a = fswatch_watch(s.w, d, FSW_WATCH_NEW_NAMES | FSW_WATCH_SELF, err);
+	CHECK(a != NULL);
+	put(d, "one", "1");
+	drain(&s);
+	CHECK_INT(FSW_CREATED, flags_of(&s.ev, d, "one")); /* not its close: not asked */
+
+	fswatch_narrow(s.w, a, FSW_WATCH_SELF);
+	put(d, "two", "2");
+	drain(&s);
+	CHECK_INT(0, s.ev.n);
+	CHECK_INT(1, count_dirs(s.w));
+
+	fsw_events_clear(&s.ev);
+	fswatch_free(s.w);
+	remove_tree(d);
+	free(d);
+}
+
+TEST(fswatch_paths_join_once)
+{
+	struct fsw_dir root = { "/", true, 0, NULL, 1 }, slash = { "out/", true, 0, NULL, 2 },
+		       plain = { "out", true, 0, NULL, 3 };
+	char *p = fswatch_path(&root, "a");
+	CHECK_STR("/a", p);
+	free(p);
+	p = fswatch_path(&slash, "a");
+	CHECK_STR("out/a", p);
+	free(p);
+	p = fswatch_path(&plain, "a");
+	CHECK_STR("out/a", p);
+	free(p);
+}
