@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "origin_impl.h"
 #include "xalloc.h"
@@ -169,7 +170,7 @@ static int wait_until(pid_t pid, long long deadline, int *status)
 			*status = 0; /* reaped by someone else: nothing more to learn */
 			return 0;
 		}
-		if (origin_now_ms() >= deadline)
+		if (now_ms() >= deadline)
 			return -1;
 		struct timespec ts = { 0, delay_us * 1000 };
 		nanosleep(&ts, NULL);
@@ -286,13 +287,13 @@ int cgi_run(const struct origin *o, const char *target, const struct origin_scri
 	for (int i = 0; i < nstreams; i++)
 		close_fd(&pipes[i][1]);
 
-	long long deadline = origin_now_ms() + o->timeout_s * 1000LL;
+	long long deadline = now_ms() + o->timeout_s * 1000LL;
 	struct pollfd pfd[NSTREAMS];
 	int open_streams = nstreams;
 	for (int i = 0; i < nstreams; i++)
 		pfd[i] = (struct pollfd){ pipes[i][0], POLLIN, 0 };
 	while (open_streams && !over) {
-		long long left = deadline - origin_now_ms();
+		long long left = deadline - now_ms();
 		if (left <= 0) {
 			timed_out = true;
 			break;

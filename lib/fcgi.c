@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "origin_impl.h"
 #include "xalloc.h"
@@ -100,7 +101,7 @@ static int parse_addr(struct fcgi_pool *p, const char *addr, char *err)
 /* Milliseconds left before deadline, at least 0, at most a minute. */
 static int ms_left(long long deadline)
 {
-	long long left = deadline - origin_now_ms();
+	long long left = deadline - now_ms();
 	return left < 0 ? 0 : left > 60000 ? 60000 : (int)left;
 }
 
@@ -389,7 +390,7 @@ int fcgi_run(struct fcgi_pool *p, const char *target, const struct strlist *env,
 {
 	struct buf req = BUF_INIT;
 	struct origin_log log;
-	long long deadline = origin_now_ms() + timeout_s * 1000LL;
+	long long deadline = now_ms() + timeout_s * 1000LL;
 	int rc = FAILED;
 
 	origin_log_init(&log, target);
@@ -432,7 +433,7 @@ struct fcgi_pool *fcgi_open(const char *addr, char *err)
 	if (parse_addr(p, addr, err) < 0)
 		goto fail;
 	/* The server must answer now, not at the first page. */
-	int fd = connect_fresh(p, origin_now_ms() + 5000, err);
+	int fd = connect_fresh(p, now_ms() + 5000, err);
 	if (fd < 0)
 		goto fail;
 	close(fd);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cgiresp.h"
+#include "clock.h"
 #include "log.h"
 #include "origin_impl.h"
 #include "spill.h"
@@ -87,13 +88,6 @@ void origin_config_release(struct origin_config *cfg)
 	char *trace_lib = cfg->trace_lib; /* borrowed, see origin.h */
 	memset(cfg, 0, sizeof *cfg);
 	cfg->trace_lib = trace_lib;
-}
-
-long long origin_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* ---- responses ---- */
@@ -690,7 +684,7 @@ int origin_render(struct origin *o, const struct origin_request *rq, struct orig
 		  char *err)
 {
 	const char *method = rq->method ? rq->method : "GET";
-	long long start = origin_now_ms();
+	long long start = now_ms();
 	char *target = xstrdup(rq->target);
 	/* The dependencies of scripts that redirected locally count too. */
 	struct strlist kept[NDEPS];
@@ -739,7 +733,7 @@ int origin_render(struct origin *o, const struct origin_request *rq, struct orig
 			strlist_set(lists[i]);
 		}
 	}
-	rs->render_ms = (long)(origin_now_ms() - start);
+	rs->render_ms = (long)(now_ms() - start);
 	return 0;
 }
 

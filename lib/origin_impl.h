@@ -82,9 +82,6 @@ void origin_log_init(struct origin_log *l, const char *target);
 void origin_log_feed(struct origin_log *l, const char *data, size_t n);
 void origin_log_flush(struct origin_log *l);
 
-/* Milliseconds on the monotonic clock. */
-long long origin_now_ms(void);
-
 /* cgi.c: run the script's program with env, its stdout into out (at most
  * o->max_output bytes), its stderr to the log, its dependency trace into
  * rs->deps_*. 0, or -1 with err ("timed out after 30 s", "exited with

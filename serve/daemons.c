@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "hashmap.h"
 #include "log.h"
 #include "xalloc.h"
@@ -61,14 +62,6 @@ struct daemons {
 	pthread_mutex_t ip_lock;
 	struct hashmap per_ip; /* client address -> open connections (counted only with --max-per-ip) */
 };
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	/* Coarse: read on every request, and the deadlines are in seconds. */
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {
@@ -194,7 +187,7 @@ static void notify_connection(void *cls, struct MHD_Connection *c, void **socket
 		k->shut = k->fd < 0;
 		atomic_init(&k->keepalive, false);
 		atomic_init(&k->state, CONN_HEAD);
-		atomic_init(&k->since, now_ms());
+		atomic_init(&k->since, now_ms_coarse());
 		pthread_mutex_lock(&w->lock);
 		k->next = w->head;
 		if (w->head)
@@ -236,7 +229,7 @@ void daemons_request_done(struct MHD_Connection *c)
 	struct conn *k = conn_of(c);
 	if (!k)
 		return;
-	atomic_store_explicit(&k->since, now_ms(), memory_order_relaxed);
+	atomic_store_explicit(&k->since, now_ms_coarse(), memory_order_relaxed);
 	atomic_store_explicit(&k->keepalive, true, memory_order_relaxed);
 	atomic_store_explicit(&k->state, CONN_HEAD, memory_order_relaxed);
 }
@@ -244,7 +237,7 @@ void daemons_request_done(struct MHD_Connection *c)
 void daemons_tick(struct daemons *d)
 {
 	const struct serve_config *cfg = &d->s->cfg;
-	long long now = now_ms();
+	long long now = now_ms_coarse();
 	long long head = cfg->header_timeout_s * 1000LL;
 	/* After a response the client may first idle (libmicrohttpd closes
 	 * it after --idle-timeout of silence), then has --header-timeout for
@@ -350,8 +343,8 @@ void daemons_drain(struct daemons *d, long long drain_ms)
 		if (lfd != MHD_INVALID_SOCKET)
 			close(lfd);
 	}
-	long long deadline = now_ms() + drain_ms;
-	while (atomic_load(&d->s->inflight) > 0 && now_ms() < deadline) {
+	long long deadline = now_ms_coarse() + drain_ms;
+	while (atomic_load(&d->s->inflight) > 0 && now_ms_coarse() < deadline) {
 		struct timespec ts = { 0, 5 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}

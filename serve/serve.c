@@ -15,6 +15,7 @@
 
 #include "accesslog.h"
 #include "cache.h"
+#include "clock.h"
 #include "commands.h"
 #include "daemons.h"
 #include "fallback.h"
@@ -249,13 +250,6 @@ static void process_events(struct server *s, struct treewatch *w)
 	}
 	if (ctx.reload_404)
 		meta_reload_404(&s->meta, &s->tree);
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* The once-a-second chores: write the log, save the manifest (--fill). */

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "commands.h"
 #include "deps.h"
 #include "exec.h"
@@ -100,14 +101,6 @@ struct watcher {
 	const char *full_reason;     /* a full re-crawl is due, and why */
 	long batches;
 };
-
-/* A monotonic clock in ms. */
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void print_help(const struct opt *const *tables)
 {
