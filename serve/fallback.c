@@ -17,6 +17,7 @@
 #include "log.h"
 #include "origin.h"
 #include "publish.h"
+#include "relist.h"
 #include "sha256.h"
 #include "spill.h"
 #include "urlkey.h"
@@ -60,41 +61,13 @@ struct fallback {
 
 static void *render_thread(void *arg);
 
-/* The regexes of an --include or --exclude list (NULL list: none), as
- * snapshot compiles its own; -1 with err naming the bad one. */
-static int compile_list(const struct strlist *src, const char *option, regex_t **out, size_t *n,
-			char *err)
-{
-	size_t want = src ? src->n : 0;
-	*out = xcalloc(want ? want : 1, sizeof **out);
-	*n = 0;
-	for (size_t i = 0; i < want; i++) {
-		int rc = regcomp(&(*out)[i], src->items[i], REG_EXTENDED | REG_NOSUB);
-		if (rc) {
-			char msg[128];
-			regerror(rc, &(*out)[i], msg, sizeof msg);
-			return err_set(err, "bad %s regex '%s': %s", option, src->items[i], msg);
-		}
-		(*n)++;
-	}
-	return 0;
-}
-
-static bool matches_any(const regex_t *re, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (regexec(&re[i], s, 0, NULL, 0) == 0)
-			return true;
-	return false;
-}
-
 /* Whether --fill may store target: the crawl's --include/--exclude and
  * the depth bound. The key and size bounds are checked in fill(). */
 static bool fill_wanted(const struct fallback *f, const char *target)
 {
-	if (f->ninclude && !matches_any(f->include, f->ninclude, target))
+	if (f->ninclude && !relist_match(f->include, f->ninclude, target))
 		return false;
-	if (matches_any(f->exclude, f->nexclude, target))
+	if (relist_match(f->exclude, f->nexclude, target))
 		return false;
 	size_t segments = 0;
 	for (const char *p = target; *p && *p != '?'; p++)
@@ -147,8 +120,8 @@ struct fallback *fallback_open(struct server *s, char *err)
 	f->fill = s->cfg.fill && !s->cfg.dynamic;
 	pthread_mutex_init(&f->lock, NULL);
 	pthread_cond_init(&f->work, NULL);
-	if (compile_list(s->cfg.fill_include, "--include", &f->include, &f->ninclude, err) < 0 ||
-	    compile_list(s->cfg.fill_exclude, "--exclude", &f->exclude, &f->nexclude, err) < 0) {
+	if (relist_compile(s->cfg.fill_include, REG_NOSUB, "--include", &f->include, &f->ninclude, err) < 0 ||
+	    relist_compile(s->cfg.fill_exclude, REG_NOSUB, "--exclude", &f->exclude, &f->nexclude, err) < 0) {
 		fallback_close(f);
 		return NULL;
 	}
@@ -498,12 +471,8 @@ void fallback_close(struct fallback *f)
 	if (!f)
 		return;
 	fallback_stop(f);
-	for (size_t i = 0; i < f->ninclude; i++)
-		regfree(&f->include[i]);
-	for (size_t i = 0; i < f->nexclude; i++)
-		regfree(&f->exclude[i]);
-	free(f->include);
-	free(f->exclude);
+	relist_free(f->include, f->ninclude);
+	relist_free(f->exclude, f->nexclude);
 	pthread_cond_destroy(&f->work);
 	origin_close(f->origin);
 	hashmap_release(&f->flights);

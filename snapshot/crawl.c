@@ -17,6 +17,7 @@
 #include "log.h"
 #include "loops.h"
 #include "publish.h"
+#include "relist.h"
 #include "sha256.h"
 #include "spill.h"
 #include "urlkey.h"
@@ -90,43 +91,20 @@ void crawl_config_init(struct crawl_config *cfg)
 	cfg->prune = true;
 }
 
-static int compile_list(const struct strlist *src, const char *option, regex_t **out, size_t *n, char *err)
-{
-	*out = xcalloc(src->n ? src->n : 1, sizeof **out);
-	*n = 0;
-	for (size_t i = 0; i < src->n; i++) {
-		int rc = regcomp(&(*out)[i], src->items[i], REG_EXTENDED);
-		if (rc) {
-			char msg[128];
-			regerror(rc, &(*out)[i], msg, sizeof msg);
-			return err_set(err, "bad %s regex '%s': %s", option, src->items[i], msg);
-		}
-		(*n)++;
-	}
-	return 0;
-}
-
 int crawl_config_compile(struct crawl_config *cfg, char *err)
 {
-	if (compile_list(&cfg->include, "--include", &cfg->include_re, &cfg->ninclude, err) < 0 ||
-	    compile_list(&cfg->exclude, "--exclude", &cfg->exclude_re, &cfg->nexclude, err) < 0 ||
-	    compile_list(&cfg->strip, "--strip", &cfg->strip_re, &cfg->nstrip, err) < 0)
+	if (relist_compile(&cfg->include, 0, "--include", &cfg->include_re, &cfg->ninclude, err) < 0 ||
+	    relist_compile(&cfg->exclude, 0, "--exclude", &cfg->exclude_re, &cfg->nexclude, err) < 0 ||
+	    relist_compile(&cfg->strip, 0, "--strip", &cfg->strip_re, &cfg->nstrip, err) < 0)
 		return -1;
 	return 0;
 }
 
-static void free_regexes(regex_t *re, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		regfree(&re[i]);
-	free(re);
-}
-
 void crawl_config_release(struct crawl_config *cfg)
 {
-	free_regexes(cfg->include_re, cfg->ninclude);
-	free_regexes(cfg->exclude_re, cfg->nexclude);
-	free_regexes(cfg->strip_re, cfg->nstrip);
+	relist_free(cfg->include_re, cfg->ninclude);
+	relist_free(cfg->exclude_re, cfg->nexclude);
+	relist_free(cfg->strip_re, cfg->nstrip);
 	cfg->include_re = cfg->exclude_re = cfg->strip_re = NULL;
 	cfg->ninclude = cfg->nexclude = cfg->nstrip = 0;
 }
@@ -185,14 +163,6 @@ bool crawl_path_written(const struct crawl *c, const char *path)
 	return hashmap_get(&c->written, path) != NULL;
 }
 
-static bool matches_any(const regex_t *re, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (regexec(&re[i], s, 0, NULL, 0) == 0)
-			return true;
-	return false;
-}
-
 /* A crawl that runs away (a pager or calendar linking ?n=N+1 for ever)
  * is said while it runs, not only when --max-pages stops it: once when
  * the URLs reach 80% of the bound, once per URL family that keeps taking
@@ -221,9 +191,9 @@ static void enqueue_locked(struct crawl *c, const char *target, long depth, bool
 	if (!forced) {
 		if (c->have_robots && !robots_allowed(&c->robots, target))
 			return;
-		if (cfg->ninclude && !matches_any(cfg->include_re, cfg->ninclude, target))
+		if (cfg->ninclude && !relist_match(cfg->include_re, cfg->ninclude, target))
 			return;
-		if (matches_any(cfg->exclude_re, cfg->nexclude, target))
+		if (relist_match(cfg->exclude_re, cfg->nexclude, target))
 			return;
 		if (c->update_mode && manifest_get(&c->manifest, target))
 			return; /* known page: only its dependencies re-render it */

@@ -37,6 +37,7 @@
 #include "links.h"
 #include "log.h"
 #include "opts.h"
+#include "relist.h"
 #include "scan.h"
 #include "../snapshot/snapshot.h"
 #include "tracer.h"
@@ -137,18 +138,7 @@ static void print_help(const struct opt *const *tables)
 /* Compile the --ignore regexes; -1 with err. */
 static int compile_ignore(struct watcher *w, char *err)
 {
-	const struct strlist *l = &watch_options.ignore;
-	w->ignore = xcalloc(l->n ? l->n : 1, sizeof *w->ignore);
-	for (size_t i = 0; i < l->n; i++) {
-		int rc = regcomp(&w->ignore[i], l->items[i], REG_EXTENDED | REG_NOSUB);
-		if (rc) {
-			char msg[128];
-			regerror(rc, &w->ignore[i], msg, sizeof msg);
-			return err_set(err, "bad --ignore regex '%s': %s", l->items[i], msg);
-		}
-		w->nignore++;
-	}
-	return 0;
+	return relist_compile(&watch_options.ignore, REG_NOSUB, "--ignore", &w->ignore, &w->nignore, err);
 }
 
 /* The sources as absolute paths with symbolic links resolved (inotify and
@@ -294,10 +284,7 @@ static bool ignored(const struct watcher *w, const char *path)
 {
 	if (crawl_path_written(w->crawl, path))
 		return true; /* the site's own output (caches, indexes, logs) */
-	for (size_t i = 0; i < w->nignore; i++)
-		if (regexec(&w->ignore[i], path, 0, NULL, 0) == 0)
-			return true;
-	return false;
+	return relist_match(w->ignore, w->nignore, path);
 }
 
 /* A change came now: it starts (or extends) the pending batch. */
@@ -571,9 +558,7 @@ static void watcher_release(struct watcher *w)
 	srcwatch_free(w->fsw);
 	watch_rules_release(&w->rules);
 	dep_index_release(&w->index);
-	for (size_t i = 0; i < w->nignore; i++)
-		regfree(&w->ignore[i]);
-	free(w->ignore);
+	relist_free(w->ignore, w->nignore);
 	strlist_clear(&w->sources);
 	strlist_clear(&w->missing);
 	changes_clear(&w->pending);
