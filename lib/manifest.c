@@ -41,6 +41,25 @@ void manifest_entry_free(struct manifest_entry *e)
 	free(e);
 }
 
+struct manifest_entry *manifest_entry_dup(const struct manifest_entry *e)
+{
+	struct manifest_entry *n = manifest_entry_new(e->target);
+	n->key = e->key ? xstrdup(e->key) : NULL;
+	n->status = e->status;
+	n->content_type = e->content_type ? xstrdup(e->content_type) : NULL;
+	n->bytes = e->bytes;
+	memcpy(n->sha256, e->sha256, sizeof n->sha256);
+	n->render_ms = e->render_ms;
+	n->changed = e->changed;
+	n->location = e->location ? xstrdup(e->location) : NULL;
+	for (const char *k = MANIFEST_DEP_KINDS; *k; k++) {
+		const struct strlist *from = manifest_deps((struct manifest_entry *)e, *k);
+		for (size_t i = 0; i < from->n; i++)
+			strlist_add(manifest_deps(n, *k), from->items[i]);
+	}
+	return n;
+}
+
 struct strlist *manifest_deps(struct manifest_entry *e, char kind)
 {
 	switch (kind) {

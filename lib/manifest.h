@@ -99,6 +99,8 @@ size_t manifest_deps_count(const struct manifest_entry *e);
 
 struct manifest_entry *manifest_entry_new(const char *target);
 void manifest_entry_free(struct manifest_entry *e);
+/* A deep copy of e (dependencies included), for another manifest. */
+struct manifest_entry *manifest_entry_dup(const struct manifest_entry *e);
 /* Entries sorted by target (an array of borrowed pointers the caller frees). */
 struct manifest_entry **manifest_sorted(const struct manifest *m, size_t *n);
 

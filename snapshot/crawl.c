@@ -230,32 +230,13 @@ static void add_failure_locked(struct crawl *c, const char *target, const char *
 	r->failed++;
 }
 
-static struct manifest_entry *copy_entry(const struct manifest_entry *e)
-{
-	struct manifest_entry *n = manifest_entry_new(e->target);
-	n->key = e->key ? xstrdup(e->key) : NULL;
-	n->status = e->status;
-	n->content_type = e->content_type ? xstrdup(e->content_type) : NULL;
-	n->bytes = e->bytes;
-	memcpy(n->sha256, e->sha256, sizeof n->sha256);
-	n->render_ms = e->render_ms;
-	n->changed = e->changed;
-	n->location = e->location ? xstrdup(e->location) : NULL;
-	for (const char *k = MANIFEST_DEP_KINDS; *k; k++) {
-		const struct strlist *from = manifest_deps((struct manifest_entry *)e, *k);
-		for (size_t i = 0; i < from->n; i++)
-			strlist_add(manifest_deps(n, *k), from->items[i]);
-	}
-	return n;
-}
-
 /* A failed render leaves what was published before in place. Locked. */
 static void fail_locked(struct crawl *c, const char *target, const char *reason)
 {
 	add_failure_locked(c, target, reason);
 	const struct manifest_entry *old = manifest_get(&c->manifest, target);
 	if (old)
-		manifest_put(&c->next, copy_entry(old));
+		manifest_put(&c->next, manifest_entry_dup(old));
 }
 
 static bool is_text_type(const char *type)
@@ -806,7 +787,7 @@ static int drop_file(struct crawl *c, const struct manifest_entry *old, char *er
 	/* A removal that merely failed keeps its record, to be retried; a
 	 * changed file or a link in the way is no longer cgisnap's. */
 	if (rc < 0 && saved != ELOOP && saved != ENOTDIR && !manifest_get(&c->next, old->target))
-		manifest_put(&c->next, copy_entry(old));
+		manifest_put(&c->next, manifest_entry_dup(old));
 	return 0;
 }
 
@@ -854,7 +835,7 @@ static int commit(struct crawl *c, bool prune, char *err)
 			if (prune)
 				rc = drop_file(c, o, err);
 			else
-				manifest_put(&c->next, copy_entry(o));
+				manifest_put(&c->next, manifest_entry_dup(o));
 			continue;
 		}
 		if (!o->key || (now->key && !strcmp(now->key, o->key)))
@@ -862,7 +843,7 @@ static int commit(struct crawl *c, bool prune, char *err)
 		if (now->key || prune)
 			rc = drop_file(c, o, err); /* moved to another file, or gone */
 		else
-			manifest_put(&c->next, copy_entry(o)); /* keep serving the old page */
+			manifest_put(&c->next, manifest_entry_dup(o)); /* keep serving the old page */
 	}
 	free(old);
 	manifest_release(&c->manifest);
@@ -1002,7 +983,7 @@ int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_re
 	void *v;
 	while (hashmap_next(&c->manifest.entries, &it, &k, &v))
 		if (!manifest_get(&c->next, k))
-			manifest_put(&c->next, copy_entry(v));
+			manifest_put(&c->next, manifest_entry_dup(v));
 	/* Pages that now answer 404 go at once: watch has no later prune. */
 	return commit(c, removal_allowed(c), err);
 }

@@ -22,6 +22,34 @@ static void rm_rf(const char *path)
 	free(cmd);
 }
 
+/* A copy owns its strings: freeing the original leaves it whole. */
+TEST(manifest_entry_dup_is_deep)
+{
+	struct manifest_entry *e = manifest_entry_new("/doku.php?id=start");
+	e->key = xstrdup("doku.php@id=start.html");
+	e->status = 200;
+	e->content_type = xstrdup("text/html");
+	e->bytes = 42;
+	memset(e->sha256, 'b', 64);
+	e->render_ms = 7;
+	e->changed = 1700000000;
+	strlist_add(&e->deps_read, "/site/a.txt");
+	strlist_add(&e->deps_exist, "/site/b.txt");
+	strlist_add(&e->deps_listed, "/site");
+	strlist_add(&e->deps_contents, "/site/c");
+	struct manifest_entry *d = manifest_entry_dup(e);
+	manifest_entry_free(e);
+	CHECK_STR("/doku.php?id=start", d->target);
+	CHECK_STR("doku.php@id=start.html", d->key);
+	CHECK_STR("text/html", d->content_type);
+	CHECK(d->status == 200 && d->bytes == 42 && d->render_ms == 7 && d->changed == 1700000000);
+	CHECK_INT(64, strlen(d->sha256));
+	CHECK(d->location == NULL);
+	CHECK_INT(4, manifest_deps_count(d));
+	CHECK_STR("/site/c", d->deps_contents.n ? d->deps_contents.items[0] : NULL);
+	manifest_entry_free(d);
+}
+
 TEST(manifest_round_trip)
 {
 	char path[] = "/tmp/cgisnap-man-XXXXXX";
