@@ -34,7 +34,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wno-sign-compare \
-	-Ilib $(PKG_CFLAGS) -DCGISNAP_VERSION='"$(VERSION)"' -DCGISNAP_LIBDIR='"$(LIBDIR)"' \
+	-Ilib -I. $(PKG_CFLAGS) -DCGISNAP_VERSION='"$(VERSION)"' -DCGISNAP_LIBDIR='"$(LIBDIR)"' \
 	$(SAN_FLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 LIBS = $(PKG_LIBS) -lpthread
@@ -46,7 +46,7 @@ BUILD = build/san
 else
 BUILD = build/obj
 endif
-SRCS = $(wildcard lib/*.c snapshot/*.c serve/*.c watch/*.c bench/*.c config/*.c)
+SRCS = originopts.c $(wildcard lib/*.c snapshot/*.c serve/*.c watch/*.c bench/*.c config/*.c)
 OBJS = $(SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ = $(BUILD)/cgisnap.o
 UNIT_SRCS = $(wildcard tests/unit/*.c)

@@ -23,6 +23,7 @@
 #include "manifest.h"
 #include "opts.h"
 #include "origin.h"
+#include "originopts.h"
 #include "report.h"
 #include "spawn.h"
 #include "targets.h"
@@ -156,8 +157,8 @@ static void raise_file_limit(void)
 
 static bool origin_given(void)
 {
-	return origin_config.root || origin_config.fastcgi || origin_config.origin_url ||
-	       origin_config.cgi.n || origin_config.front_controller || origin_config.env.n;
+	return origin_options.root || origin_options.fastcgi || origin_options.origin_url ||
+	       origin_options.cgi.n || origin_options.front_controller || origin_options.env.n;
 }
 
 /* The checks opts_parse cannot make; NULL when the command line is fine. */
@@ -192,7 +193,7 @@ static const char *check_usage(const struct strlist *args, double *duration, cha
 	if (!tree_dir)
 		return "no --tree given: the snapshot to measure (or --dynamic-url/--static-url for "
 		       "servers already running)";
-	if (!origin_config.root && !origin_config.fastcgi && !origin_config.origin_url)
+	if (!origin_options.root && !origin_options.fastcgi && !origin_options.origin_url)
 		return "no origin given: --root, --fastcgi or --origin, as for snapshot";
 	return NULL;
 }
@@ -244,10 +245,10 @@ static int choose_paths(struct strlist *paths, char **from, char *err)
 static int check_origin(char *err)
 {
 	struct site site;
-	origin_config_defaults(&origin_config);
-	if (site_init(&site, origin_config.site_url, err) < 0)
+	origin_defaults(&origin_options);
+	if (site_init(&site, origin_options.site_url, err) < 0)
 		return -1;
-	struct origin *o = origin_open(&origin_config, &site, err);
+	struct origin *o = origin_open(&origin_options, &site, err);
 	site_release(&site);
 	if (!o)
 		return -1;
@@ -277,7 +278,7 @@ static void serve_argv(struct strlist *a, bool dynamic, int port)
 		strlist_add(a, tree_dir);
 		return;
 	}
-	const struct origin_config *c = &origin_config;
+	const struct origin_config *c = &origin_options;
 	const struct {
 		const char *name;
 		const char *value;

@@ -1,4 +1,4 @@
-/* origin.c - the origin interface (origin.h): options, set-up checks, the
+/* origin.c - the origin interface (origin.h): defaults, set-up checks, the
  * dispatch of a render to the CGI, FastCGI or HTTP back end, the mapping of
  * a request target to a script or file under the document root, and the
  * CGI environment shared by CGI and FastCGI. */
@@ -19,6 +19,7 @@
 #include "cgiresp.h"
 #include "clock.h"
 #include "log.h"
+#include "opts.h"
 #include "origin_impl.h"
 #include "spill.h"
 #include "urlkey.h"
@@ -31,46 +32,14 @@
 /* RFC 3875 6.2.2 lets a script hand a request on; this many times at most. */
 #define MAX_LOCAL_REDIRECTS 10
 
-struct origin_config origin_config;
-
-const struct opt origin_opts[] = {
-	{ "root", 0, OPT_STR, &origin_config.root, "DIR",
-	  "document root: its scripts run without a web server (or via --fastcgi)", 0, 0 },
-	{ "cgi", 0, OPT_LIST, &origin_config.cgi, "EXT=PROGRAM",
-	  "run *.EXT files through PROGRAM, e.g. php=php-cgi (repeatable)", 0, 0 },
-	{ "static-ext", 0, OPT_LIST, &origin_config.static_exts, "EXT",
-	  "publish *.EXT as it is, though it looks like a script ('': no extension)", 0, 0 },
-	{ "index", 0, OPT_STR, &origin_config.index, "NAMES",
-	  "directory index files (default index.html,index.php)", 0, 0 },
-	{ "front-controller", 0, OPT_STR, &origin_config.front_controller, "PATH",
-	  "script answering URLs that match no file, e.g. /index.php", 0, 0 },
-	{ "env", 0, OPT_LIST, &origin_config.env, "NAME=VALUE",
-	  "add to the CGI environment (repeatable)", 0, 0 },
-	{ "no-php-defaults", 0, OPT_BOOL, &origin_config.no_php_defaults, NULL,
-	  "run php-cgi without cgisnap's opcache and session settings", 0, 0 },
-	{ "fastcgi", 0, OPT_STR, &origin_config.fastcgi, "ADDR",
-	  "FastCGI server, unix:/path/sock or HOST:PORT (with --root)", 0, 0 },
-	{ "origin", 0, OPT_STR, &origin_config.origin_url, "URL",
-	  "HTTP server to render through, e.g. http://127.0.0.1:8080/", 0, 0 },
-	{ "site-url", 0, OPT_STR, &origin_config.site_url, "URL",
-	  "the site's public address (default: --origin, else http://localhost/)", 0, 0 },
-	{ "alias", 0, OPT_LIST, &origin_config.aliases, "URL",
-	  "another address of the same site (repeatable)", 0, 0 },
-	{ "timeout", 0, OPT_INT, &origin_config.timeout_s, "S",
-	  "seconds one render may take (default 30)", 1, 86400 },
-	{ "max-output", 0, OPT_INT, &origin_config.max_output_mb, "MB",
-	  "largest response accepted, in MiB (default 64)", 1, 16384 },
-	OPT_END
-};
-
-void origin_config_defaults(struct origin_config *cfg)
+void origin_defaults(struct origin_config *cfg)
 {
-	opts_default(&cfg->index, "index.html,index.php");
-	opts_default(&cfg->site_url, cfg->origin_url ? cfg->origin_url : "http://localhost/");
+	opts_default(&cfg->index, ORIGIN_INDEX);
+	opts_default(&cfg->site_url, cfg->origin_url ? cfg->origin_url : ORIGIN_SITE_URL);
 	if (cfg->timeout_s <= 0)
-		cfg->timeout_s = 30;
+		cfg->timeout_s = ORIGIN_TIMEOUT_S;
 	if (cfg->max_output_mb <= 0)
-		cfg->max_output_mb = 64;
+		cfg->max_output_mb = ORIGIN_MAX_OUTPUT_MB;
 }
 
 void origin_config_release(struct origin_config *cfg)
@@ -961,8 +930,8 @@ struct origin *origin_open(const struct origin_config *cfg, const struct site *s
 
 	o = xcalloc(1, sizeof *o);
 	o->kind = cfg->origin_url ? ORIGIN_HTTP : cfg->fastcgi ? ORIGIN_FASTCGI : ORIGIN_CGI;
-	o->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 30;
-	o->max_output_mb = cfg->max_output_mb > 0 ? cfg->max_output_mb : 64;
+	o->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : ORIGIN_TIMEOUT_S;
+	o->max_output_mb = cfg->max_output_mb > 0 ? cfg->max_output_mb : ORIGIN_MAX_OUTPUT_MB;
 	o->max_output = (size_t)o->max_output_mb << 20;
 	o->memory_max = cfg->memory_max > 0 ? cfg->memory_max : ORIGIN_MEMORY_MAX;
 	o->spill_dirfd = -1;

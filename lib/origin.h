@@ -3,10 +3,9 @@
  * --dynamic modes all render through this one interface.
  *
  * Steps for a caller:
- *   1. Options: include origin_opts in the command's option tables; they
- *      fill the global origin_config (--root, --cgi, --fastcgi, --origin,
- *      --site-url, ...).
- *   2. origin_open(&origin_config, site, err) checks the set-up (root is a
+ *   1. Fill a struct origin_config (the commands do it from their options,
+ *      originopts.h) and call origin_defaults() on it.
+ *   2. origin_open(cfg, site, err) checks the set-up (root is a
  *      directory, each --cgi program is executable, the FastCGI or HTTP
  *      server answers) and returns NULL with err when it is wrong: that is
  *      the caller's exit status 2.
@@ -24,7 +23,6 @@
 #include <stddef.h>
 
 #include "buf.h"
-#include "opts.h"
 #include "url.h"
 
 struct origin_config {
@@ -32,7 +30,7 @@ struct origin_config {
 	char *root;             /* --root DIR */
 	struct strlist cgi;     /* --cgi EXT=PROGRAM, e.g. "php=/usr/bin/php-cgi" */
 	struct strlist static_exts; /* --static-ext EXT: such files are not source */
-	char *index;            /* --index NAMES, default "index.html,index.php" */
+	char *index;            /* --index NAMES, default ORIGIN_INDEX */
 	char *front_controller; /* --front-controller /index.php */
 	struct strlist env;     /* --env NAME=VALUE */
 	bool no_php_defaults;   /* --no-php-defaults: no opcache/session overrides */
@@ -43,8 +41,8 @@ struct origin_config {
 	/* Every origin. */
 	char *site_url;         /* --site-url URL (default: the --origin URL, else http://localhost/) */
 	struct strlist aliases; /* --alias URL */
-	long timeout_s;         /* --timeout S, default 30 */
-	long max_output_mb;     /* --max-output MB, default 64: larger responses fail */
+	long timeout_s;         /* --timeout S, default ORIGIN_TIMEOUT_S */
+	long max_output_mb;     /* --max-output MB, default ORIGIN_MAX_OUTPUT_MB: larger responses fail */
 	size_t memory_max;      /* not an option: bodies over this many bytes go to a
 				 * temporary file; 0 is ORIGIN_MEMORY_MAX (tests set less) */
 	long jobs;              /* set by the caller: renders in flight at most (HTTP connections) */
@@ -54,14 +52,20 @@ struct origin_config {
 	char *trace_lib;
 };
 
-extern struct origin_config origin_config;
-extern const struct opt origin_opts[];
+/* The defaults, each written once: --help shows them, origin_defaults()
+ * and origin_open() apply them. */
+#define ORIGIN_INDEX "index.html,index.php"
+#define ORIGIN_SITE_URL "http://localhost/"
+#define ORIGIN_TIMEOUT_S 30
+#define ORIGIN_MAX_OUTPUT_MB 64
 
-/* Defaults for the fields the user left unset. Call after option parsing. */
-void origin_config_defaults(struct origin_config *cfg);
+/* Defaults for the fields left unset (NULL, 0): index, site_url (the
+ * --origin URL, else ORIGIN_SITE_URL), timeout_s, max_output_mb. Call
+ * after option parsing. */
+void origin_defaults(struct origin_config *cfg);
 
 /* Free the strings and lists of a configuration filled by hand (tests,
- * tools); the global origin_config is freed by opts_release() instead.
+ * tools); one filled by options is freed by opts_release() instead.
  * Every field becomes empty except trace_lib, which is borrowed. */
 void origin_config_release(struct origin_config *cfg);
 

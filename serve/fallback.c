@@ -16,6 +16,7 @@
 #include "hashmap.h"
 #include "log.h"
 #include "origin.h"
+#include "originopts.h"
 #include "publish.h"
 #include "relist.h"
 #include "sha256.h"
@@ -107,8 +108,8 @@ static void fill_unreserve(struct fallback *f, long long bytes)
 
 struct fallback *fallback_open(struct server *s, char *err)
 {
-	origin_config.jobs = s->cfg.threads;
-	struct origin *o = origin_open(&origin_config, &s->meta.site, err);
+	origin_options.jobs = s->cfg.threads;
+	struct origin *o = origin_open(&origin_options, &s->meta.site, err);
 	if (!o)
 		return NULL;
 	if (s->have_tree && s->tree.meta_fd >= 0)

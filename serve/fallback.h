@@ -39,7 +39,7 @@ struct fallback_answer {
 	struct flight *flight;         /* shared with concurrent requests, or NULL */
 };
 
-/* Open the origin described by origin_config (origin_config_defaults()
+/* Open the origin described by origin_options (origin_defaults()
  * already called) for server s. NULL with err. */
 struct fallback *fallback_open(struct server *s, char *err);
 

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "opts.h"
 #include "origin.h"
+#include "originopts.h"
 #include "serve.h"
 #include "treewatch.h"
 #include "xalloc.h"
@@ -242,7 +243,7 @@ static void process_events(struct server *s, struct treewatch *w)
 	/* With --fill this server is the tree's only writer: its memory
 	 * holds the newest manifest. */
 	if (ctx.reload_meta && !s->cfg.fill) {
-		if (meta_reload(&s->meta, &s->tree, origin_config.site_url, err) < 0)
+		if (meta_reload(&s->meta, &s->tree, origin_options.site_url, err) < 0)
 			log_warn("keeping the old manifest: %s", err);
 		else
 			log_debug("reloaded the manifest (%zu entries)",
@@ -365,7 +366,7 @@ static int run(struct server *s)
 			goto out;
 		}
 	}
-	if (meta_init(&s->meta, s->have_tree ? &s->tree : NULL, origin_config.site_url, err) < 0) {
+	if (meta_init(&s->meta, s->have_tree ? &s->tree : NULL, origin_options.site_url, err) < 0) {
 		log_error("%s", err);
 		goto out;
 	}
@@ -423,7 +424,7 @@ static int run(struct server *s)
 		 s->cfg.dynamic ? ", dynamic" : s->cfg.fallback ? ", with fallback" : "");
 
 	main_loop(s, w, d);
-	daemons_drain(d, 1000LL * (DRAIN_SECONDS + (s->fallback ? origin_config.timeout_s : 0)));
+	daemons_drain(d, 1000LL * (DRAIN_SECONDS + (s->fallback ? origin_options.timeout_s : 0)));
 	/* Renders resume their connections: all before the daemons stop. */
 	fallback_stop(s->fallback);
 	daemons_stop(d);
@@ -474,7 +475,7 @@ int cmd_serve(int argc, char **argv)
 		goto out;
 	}
 	log_set_verbose(verbose);
-	origin_config_defaults(&origin_config);
+	origin_defaults(&origin_options);
 	opts_default(&listen_spec, DEFAULT_LISTEN);
 	if (access_log && !strcmp(access_log, "off")) {
 		free(access_log);
@@ -496,8 +497,8 @@ int cmd_serve(int argc, char **argv)
 	s.cfg.fill_max_bytes = (long long)(fill_max_mb >= 0 ? fill_max_mb : DEFAULT_FILL_MAX_MB) << 20;
 	s.cfg.fill_include = &fill_include;
 	s.cfg.fill_exclude = &fill_exclude;
-	for (size_t i = 0; i < origin_config.cgi.n; i++) {
-		const char *ext = origin_config.cgi.items[i];
+	for (size_t i = 0; i < origin_options.cgi.n; i++) {
+		const char *ext = origin_options.cgi.items[i];
 		ext += *ext == '.';
 		size_t n = strcspn(ext, "=");
 		if (n)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "originopts.h"
 #include "snapshot.h"
 #include "xalloc.h"
 
@@ -114,24 +115,24 @@ int snapshot_setup_open(struct snapshot_setup *s, const char *dir, char *err)
 	if (crawl_config_compile(&s->crawl, err) < 0)
 		return -1;
 
-	origin_config.jobs = s->crawl.jobs;
-	origin_config_defaults(&origin_config);
-	if (site_init(&s->site, origin_config.site_url, err) < 0)
+	origin_options.jobs = s->crawl.jobs;
+	origin_defaults(&origin_options);
+	if (site_init(&s->site, origin_options.site_url, err) < 0)
 		return -1;
-	for (size_t i = 0; i < origin_config.aliases.n; i++)
-		if (site_add_alias(&s->site, origin_config.aliases.items[i], err) < 0)
+	for (size_t i = 0; i < origin_options.aliases.n; i++)
+		if (site_add_alias(&s->site, origin_options.aliases.items[i], err) < 0)
 			return -1;
 	copy_list(&s->site.ignore_params, &o->ignore_params);
 	s->site.sort_query = o->sort_query;
 	if (check_seeds(&s->site, &o->seeds, err) < 0)
 		return -1;
 
-	s->origin = origin_open(&origin_config, &s->site, err);
+	s->origin = origin_open(&origin_options, &s->site, err);
 	if (!s->origin)
 		return -1;
 	/* The tree must never overlap the site: pruning or publishing there
 	 * would overwrite the site's own scripts. */
-	if (origin_config.root && tree_check_apart(dir, origin_config.root, err) < 0)
+	if (origin_options.root && tree_check_apart(dir, origin_options.root, err) < 0)
 		return -1;
 	if (tree_claim(&s->tree, dir, o->force, err) < 0)
 		return -1;

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "links.h"
 #include "log.h"
+#include "originopts.h"
 #include "snapshot.h"
 #include "xalloc.h"
 

@@ -37,6 +37,7 @@
 #include "links.h"
 #include "log.h"
 #include "opts.h"
+#include "originopts.h"
 #include "relist.h"
 #include "scan.h"
 #include "../snapshot/snapshot.h"
@@ -218,8 +219,8 @@ static void set_dep_roots(struct watcher *w)
 	struct strlist *roots = &w->s.crawl.dep_roots;
 	for (size_t i = 0; i < w->sources.n; i++)
 		strlist_add(roots, w->sources.items[i]);
-	if (origin_config.root) {
-		char *real = realpath(origin_config.root, NULL);
+	if (origin_options.root) {
+		char *real = realpath(origin_options.root, NULL);
 		if (real && !strlist_contains(roots, real))
 			strlist_add(roots, real);
 		free(real);
@@ -565,7 +566,7 @@ static void watcher_release(struct watcher *w)
 	if (w->sigfd >= 0)
 		close(w->sigfd);
 	snapshot_setup_close(&w->s);
-	origin_config.trace_lib = NULL;
+	origin_options.trace_lib = NULL;
 	free(w->tracer);
 	if (w->masked)
 		pthread_sigmask(SIG_SETMASK, &w->old_mask, NULL);
@@ -591,7 +592,7 @@ static int watcher_open(struct watcher *w, const struct strlist *args)
 			goto fail;
 
 	/* Tracing: CGI origins only, and only with the library at hand. */
-	bool cgi = !origin_config.fastcgi && !origin_config.origin_url;
+	bool cgi = !origin_options.fastcgi && !origin_options.origin_url;
 	bool have_rules = watch_options.depends.n || watch_options.always.n;
 	if (cgi && !watch_options.no_trace) {
 		w->tracer = tracer_locate(err);
@@ -604,7 +605,7 @@ static int watcher_open(struct watcher *w, const struct strlist *args)
 		if (!w->tracer)
 			log_warn("%s: dependencies come from --depends/--always only", err);
 	}
-	origin_config.trace_lib = w->tracer;
+	origin_options.trace_lib = w->tracer;
 
 	if (check_tree_outside(w, dir, err) < 0 || (w->sigfd = signals_open(w, err)) < 0)
 		goto fail;

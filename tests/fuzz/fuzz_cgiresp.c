@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "cgiresp.h"
+#include "log.h"
 
 static bool is_tchar(unsigned char c)
 {

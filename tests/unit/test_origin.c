@@ -20,6 +20,7 @@
 
 #include "log.h"
 #include "origin.h"
+#include "originopts.h"
 #include "unit.h"
 #include "url.h"
 #include "urlkey.h"
@@ -66,7 +67,7 @@ static bool fixture_open(struct fixture *f, const char *site_url)
 {
 	if (site_url)
 		f->cfg.site_url = xstrdup(site_url);
-	origin_config_defaults(&f->cfg);
+	origin_defaults(&f->cfg);
 	memset(&f->site, 0, sizeof f->site);
 	if (site_init(&f->site, f->cfg.site_url, f->err) < 0)
 		return false;
@@ -473,7 +474,7 @@ TEST(origin_cgi_never_serves_a_scripts_source)
 	 * with a handler runs. */
 	f.cfg.root = xstrdup(dir);
 	f.cfg.front_controller = xstrdup("/index.php");
-	origin_config_defaults(&f.cfg);
+	origin_defaults(&f.cfg);
 	CHECK_INT(0, site_init(&f.site, "http://localhost/", f.err));
 	f.o = origin_open(&f.cfg, &f.site, f.err);
 	CHECK(f.o == NULL);
@@ -488,7 +489,7 @@ TEST(origin_cgi_never_serves_a_scripts_source)
 
 	f.cfg.root = xstrdup(dir);
 	strlist_add(&f.cfg.static_exts, "a.b");
-	origin_config_defaults(&f.cfg);
+	origin_defaults(&f.cfg);
 	CHECK_INT(0, site_init(&f.site, "http://localhost/", f.err));
 	f.o = origin_open(&f.cfg, &f.site, f.err);
 	CHECK(f.o == NULL);
@@ -819,7 +820,7 @@ TEST(origin_open_errors)
 			f.cfg.origin_url = xstrdup(c->origin);
 		if (c->front)
 			f.cfg.front_controller = xstrdup(c->front);
-		origin_config_defaults(&f.cfg);
+		origin_defaults(&f.cfg);
 		CHECK_INT(0, site_init(&f.site, "http://localhost/", f.err));
 		f.o = origin_open(&f.cfg, &f.site, f.err);
 		CHECK(f.o == NULL);
@@ -834,14 +835,14 @@ TEST(origin_config_defaults_and_options)
 {
 	struct origin_config cfg;
 	memset(&cfg, 0, sizeof cfg);
-	origin_config_defaults(&cfg);
+	origin_defaults(&cfg);
 	CHECK_STR("index.html,index.php", cfg.index);
 	CHECK_STR("http://localhost/", cfg.site_url);
 	CHECK_INT(30, cfg.timeout_s);
 	CHECK_INT(64, cfg.max_output_mb);
 	origin_config_release(&cfg);
 	cfg.origin_url = xstrdup("http://127.0.0.1:8080/");
-	origin_config_defaults(&cfg);
+	origin_defaults(&cfg);
 	CHECK_STR("http://127.0.0.1:8080/", cfg.site_url);
 	origin_config_release(&cfg);
 

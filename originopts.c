@@ -1,0 +1,37 @@
+/* originopts.c - the origin's command-line options (originopts.h). */
+#include "originopts.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+struct origin_config origin_options;
+
+const struct opt origin_opts[] = {
+	{ "root", 0, OPT_STR, &origin_options.root, "DIR",
+	  "document root: its scripts run without a web server (or via --fastcgi)", 0, 0 },
+	{ "cgi", 0, OPT_LIST, &origin_options.cgi, "EXT=PROGRAM",
+	  "run *.EXT files through PROGRAM, e.g. php=php-cgi (repeatable)", 0, 0 },
+	{ "static-ext", 0, OPT_LIST, &origin_options.static_exts, "EXT",
+	  "publish *.EXT as it is, though it looks like a script ('': no extension)", 0, 0 },
+	{ "index", 0, OPT_STR, &origin_options.index, "NAMES",
+	  "directory index files (default " ORIGIN_INDEX ")", 0, 0 },
+	{ "front-controller", 0, OPT_STR, &origin_options.front_controller, "PATH",
+	  "script answering URLs that match no file, e.g. /index.php", 0, 0 },
+	{ "env", 0, OPT_LIST, &origin_options.env, "NAME=VALUE",
+	  "add to the CGI environment (repeatable)", 0, 0 },
+	{ "no-php-defaults", 0, OPT_BOOL, &origin_options.no_php_defaults, NULL,
+	  "run php-cgi without cgisnap's opcache and session settings", 0, 0 },
+	{ "fastcgi", 0, OPT_STR, &origin_options.fastcgi, "ADDR",
+	  "FastCGI server, unix:/path/sock or HOST:PORT (with --root)", 0, 0 },
+	{ "origin", 0, OPT_STR, &origin_options.origin_url, "URL",
+	  "HTTP server to render through, e.g. http://127.0.0.1:8080/", 0, 0 },
+	{ "site-url", 0, OPT_STR, &origin_options.site_url, "URL",
+	  "the site's public address (default: --origin, else " ORIGIN_SITE_URL ")", 0, 0 },
+	{ "alias", 0, OPT_LIST, &origin_options.aliases, "URL",
+	  "another address of the same site (repeatable)", 0, 0 },
+	{ "timeout", 0, OPT_INT, &origin_options.timeout_s, "S",
+	  "seconds one render may take (default " STR(ORIGIN_TIMEOUT_S) ")", 1, 86400 },
+	{ "max-output", 0, OPT_INT, &origin_options.max_output_mb, "MB",
+	  "largest response accepted, in MiB (default " STR(ORIGIN_MAX_OUTPUT_MB) ")", 1, 16384 },
+	OPT_END
+};
