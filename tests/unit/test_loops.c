@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../snapshot/loops.h"
+#include "loops.h"
 #include "unit.h"
 #include "xalloc.h"
 
