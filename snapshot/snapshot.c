@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "commands.h"
+#include "crawlopts.h"
 #include "links.h"
 #include "log.h"
 #include "originopts.h"
-#include "snapshot.h"
 #include "xalloc.h"
 
 static void print_help(const struct opt *const *tables)
@@ -31,9 +31,9 @@ static void print_help(const struct opt *const *tables)
 
 int cmd_snapshot(int argc, char **argv)
 {
-	const struct opt *const tables[] = { origin_opts, snapshot_opts, NULL };
+	const struct opt *const tables[] = { origin_opts, crawl_opts, NULL };
 	struct strlist args = STRLIST_INIT;
-	struct snapshot_setup s;
+	struct crawl_setup s;
 	struct crawl_result res;
 	struct crawl *crawl = NULL;
 	char err[ERR_LEN];
@@ -57,7 +57,7 @@ int cmd_snapshot(int argc, char **argv)
 	}
 	links_init();
 	links_ready = true;
-	if (snapshot_setup_open(&s, args.items[0], err) < 0) {
+	if (crawl_setup_open(&s, args.items[0], err) < 0) {
 		log_error("%s", err);
 		rc = EXIT_USAGE;
 		goto out;
@@ -80,12 +80,12 @@ int cmd_snapshot(int argc, char **argv)
 		rc = res.failed ? EXIT_PARTIAL : 0;
 	}
 	char *what = xasprintf("snapshot of %s into '%s'", s.site.url, args.items[0]);
-	snapshot_report(&res, what, snapshot_options.quiet);
+	crawl_report(&res, what, crawl_options.quiet);
 	free(what);
 out:
 	crawl_result_release(&res);
 	crawl_free(crawl);
-	snapshot_setup_close(&s);
+	crawl_setup_close(&s);
 	if (links_ready)
 		links_cleanup();
 	strlist_clear(&args);

@@ -31,6 +31,7 @@
 
 #include "clock.h"
 #include "commands.h"
+#include "crawlopts.h"
 #include "deps.h"
 #include "exec.h"
 #include "sources.h"
@@ -40,7 +41,6 @@
 #include "originopts.h"
 #include "relist.h"
 #include "scan.h"
-#include "../snapshot/snapshot.h"
 #include "tracer.h"
 #include "xalloc.h"
 
@@ -80,7 +80,7 @@ static const struct opt watch_opts[] = {
 };
 
 struct watcher {
-	struct snapshot_setup s;
+	struct crawl_setup s;
 	struct crawl *crawl;
 	struct srcwatch *fsw;
 	struct watch_rules rules;
@@ -565,7 +565,7 @@ static void watcher_release(struct watcher *w)
 	changes_clear(&w->pending);
 	if (w->sigfd >= 0)
 		close(w->sigfd);
-	snapshot_setup_close(&w->s);
+	crawl_setup_close(&w->s);
 	origin_options.trace_lib = NULL;
 	free(w->tracer);
 	if (w->masked)
@@ -609,7 +609,7 @@ static int watcher_open(struct watcher *w, const struct strlist *args)
 
 	if (check_tree_outside(w, dir, err) < 0 || (w->sigfd = signals_open(w, err)) < 0)
 		goto fail;
-	if (snapshot_setup_open(&w->s, dir, err) < 0)
+	if (crawl_setup_open(&w->s, dir, err) < 0)
 		goto fail;
 	for (size_t i = 0; i < watch_options.always.n; i++)
 		if (watch_rules_always(&w->rules, &w->s.site, watch_options.always.items[i], err) < 0)
@@ -655,7 +655,7 @@ static int initial_crawl(struct watcher *w)
 		note_refused_removal(w);
 		sources_present(w); /* one gone meanwhile is logged before the watching line */
 		char *what = xasprintf("snapshot of %s into '%s'", w->s.site.url, w->s.tree.path);
-		snapshot_report(&res, what, snapshot_options.quiet);
+		crawl_report(&res, what, crawl_options.quiet);
 		free(what);
 		crawl_result_release(&res);
 	}
@@ -670,7 +670,7 @@ static int initial_crawl(struct watcher *w)
 
 int cmd_watch(int argc, char **argv)
 {
-	const struct opt *const tables[] = { origin_opts, snapshot_opts, watch_opts, NULL };
+	const struct opt *const tables[] = { origin_opts, crawl_opts, watch_opts, NULL };
 	struct strlist args = STRLIST_INIT;
 	struct watcher w;
 	bool links_ready = false;

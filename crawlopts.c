@@ -1,61 +1,61 @@
-/* options.c - snapshot's options and the set-up they describe (shared with
- * watch). */
+/* crawlopts.c - the crawl's options and the set-up they describe
+ * (crawlopts.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "crawlopts.h"
 #include "log.h"
 #include "originopts.h"
-#include "snapshot.h"
 #include "xalloc.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
 /* -1: not given, the crawl's default. */
-struct snapshot_options snapshot_options = { .max_pages = -1, .max_depth = -1, .loop_warn = -1, .max_parse = -1 };
+struct crawl_options crawl_options = { .max_pages = -1, .max_depth = -1, .loop_warn = -1, .max_parse = -1 };
 
-const struct opt snapshot_opts[] = {
-	{ "seed", 0, OPT_LIST, &snapshot_options.seeds, "URL",
+const struct opt crawl_opts[] = {
+	{ "seed", 0, OPT_LIST, &crawl_options.seeds, "URL",
 	  "start crawling here (repeatable; default the site URL's path)", 0, 0 },
-	{ "jobs", 'j', OPT_INT, &snapshot_options.jobs, "N", "render N pages at once (default: cores)", 1, 1024 },
-	{ "ignore-param", 0, OPT_LIST, &snapshot_options.ignore_params, "GLOB",
+	{ "jobs", 'j', OPT_INT, &crawl_options.jobs, "N", "render N pages at once (default: cores)", 1, 1024 },
+	{ "ignore-param", 0, OPT_LIST, &crawl_options.ignore_params, "GLOB",
 	  "drop query parameters named like GLOB (utm_*, fbclid; repeatable)", 0, 0 },
-	{ "sort-query", 0, OPT_BOOL, &snapshot_options.sort_query, NULL,
+	{ "sort-query", 0, OPT_BOOL, &crawl_options.sort_query, NULL,
 	  "put query parameters in a canonical (sorted) order", 0, 0 },
-	{ "include", 0, OPT_LIST, &snapshot_options.include, "REGEX",
+	{ "include", 0, OPT_LIST, &crawl_options.include, "REGEX",
 	  "crawl only targets matching REGEX (repeatable)", 0, 0 },
-	{ "exclude", 0, OPT_LIST, &snapshot_options.exclude, "REGEX",
+	{ "exclude", 0, OPT_LIST, &crawl_options.exclude, "REGEX",
 	  "never crawl targets matching REGEX (repeatable)", 0, 0 },
-	{ "max-pages", 0, OPT_INT, &snapshot_options.max_pages, "N",
+	{ "max-pages", 0, OPT_INT, &crawl_options.max_pages, "N",
 	  "stop after N URLs, with a warning (default " STR(CRAWL_MAX_PAGES) "; 0: no bound)",
 	  0, 1L << 40 },
-	{ "max-depth", 0, OPT_INT, &snapshot_options.max_depth, "N",
+	{ "max-depth", 0, OPT_INT, &crawl_options.max_depth, "N",
 	  "follow links at most N steps from a seed", 0, 1L << 20 },
-	{ "loop-warn", 0, OPT_INT, &snapshot_options.loop_warn, "N",
+	{ "loop-warn", 0, OPT_INT, &crawl_options.loop_warn, "N",
 	  "warn when a URL's parameter takes N ever-new values (default " STR(CRAWL_LOOP_WARN)
 	  "; 0: never)",
 	  0, 1L << 40 },
-	{ "strip", 0, OPT_LIST, &snapshot_options.strip, "REGEX",
+	{ "strip", 0, OPT_LIST, &crawl_options.strip, "REGEX",
 	  "remove matching text (per-request tokens, web bugs) before storing", 0, 0 },
-	{ "max-parse", 0, OPT_INT, &snapshot_options.max_parse, "BYTES",
+	{ "max-parse", 0, OPT_INT, &crawl_options.max_parse, "BYTES",
 	  "store larger bodies unparsed: no links followed, no --strip (default 16 MiB)", 0, 1L << 40 },
-	{ "follow-nofollow", 0, OPT_BOOL, &snapshot_options.follow_nofollow, NULL,
+	{ "follow-nofollow", 0, OPT_BOOL, &crawl_options.follow_nofollow, NULL,
 	  "also follow rel=\"nofollow\" links (edit, login, reply links)", 0, 0 },
-	{ "respect-robots-meta", 0, OPT_BOOL, &snapshot_options.respect_robots_meta, NULL,
+	{ "respect-robots-meta", 0, OPT_BOOL, &crawl_options.respect_robots_meta, NULL,
 	  "honour <meta name=robots> noindex/nofollow (off: wikis mark fresh pages so)", 0, 0 },
-	{ "respect-no-store", 0, OPT_BOOL, &snapshot_options.respect_no_store, NULL,
+	{ "respect-no-store", 0, OPT_BOOL, &crawl_options.respect_no_store, NULL,
 	  "skip pages sent with Cache-Control no-store/no-cache/private", 0, 0 },
-	{ "not-found", 0, OPT_STR, &snapshot_options.not_found, "TARGET",
+	{ "not-found", 0, OPT_STR, &crawl_options.not_found, "TARGET",
 	  "keep this URL's 404 page as the tree's 404 page (default /cgisnap-404-probe)", 0, 0 },
-	{ "no-prune", 0, OPT_BOOL, &snapshot_options.no_prune, NULL,
+	{ "no-prune", 0, OPT_BOOL, &crawl_options.no_prune, NULL,
 	  "keep files of URLs no longer reachable or now 404", 0, 0 },
-	{ "force", 0, OPT_BOOL, &snapshot_options.force, NULL,
+	{ "force", 0, OPT_BOOL, &crawl_options.force, NULL,
 	  "adopt a DIR that is neither empty nor a cgisnap tree (its files stay untouched)", 0, 0 },
-	{ "no-gzip", 0, OPT_BOOL, &snapshot_options.no_gzip, NULL, "write no .gz siblings", 0, 0 },
-	{ "quiet", 'q', OPT_BOOL, &snapshot_options.quiet, NULL, "print only failures", 0, 0 },
-	{ "verbose", 'v', OPT_BOOL, &snapshot_options.verbose, NULL, "say more", 0, 0 },
+	{ "no-gzip", 0, OPT_BOOL, &crawl_options.no_gzip, NULL, "write no .gz siblings", 0, 0 },
+	{ "quiet", 'q', OPT_BOOL, &crawl_options.quiet, NULL, "print only failures", 0, 0 },
+	{ "verbose", 'v', OPT_BOOL, &crawl_options.verbose, NULL, "say more", 0, 0 },
 	OPT_END
 };
 
@@ -85,9 +85,9 @@ static int check_seeds(const struct site *site, const struct strlist *seeds, cha
 	return 0;
 }
 
-int snapshot_setup_open(struct snapshot_setup *s, const char *dir, char *err)
+int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 {
-	const struct snapshot_options *o = &snapshot_options;
+	const struct crawl_options *o = &crawl_options;
 	memset(s, 0, sizeof *s);
 	log_set_verbose(o->verbose);
 
@@ -143,7 +143,7 @@ int snapshot_setup_open(struct snapshot_setup *s, const char *dir, char *err)
 	return 0;
 }
 
-void snapshot_setup_close(struct snapshot_setup *s)
+void crawl_setup_close(struct crawl_setup *s)
 {
 	if (s->origin)
 		origin_close(s->origin);
@@ -170,7 +170,7 @@ static void human_bytes(long long n, char *out, size_t len)
 		snprintf(out, len, "%lld bytes", n);
 }
 
-void snapshot_report(const struct crawl_result *r, const char *what, bool quiet)
+void crawl_report(const struct crawl_result *r, const char *what, bool quiet)
 {
 	char bytes[32];
 	human_bytes(r->bytes, bytes, sizeof bytes);

@@ -1,8 +1,10 @@
-/* snapshot.h - what 'snapshot' shares with 'watch': its options, the set-up
- * they describe (site, crawl configuration, origin, tree), and the summary
- * of a crawl. watch accepts every snapshot option and adds its own. */
-#ifndef CGISNAP_SNAPSHOT_H
-#define CGISNAP_SNAPSHOT_H
+/* crawlopts.h - the crawl's command line, shared by 'snapshot' and 'watch':
+ * its options, the set-up they describe (site, crawl configuration,
+ * origin, tree), and the summary of a crawl. Program code, next to
+ * originopts.h; the engine itself is lib/crawl.h. watch accepts every
+ * snapshot option and adds its own. */
+#ifndef CGISNAP_CRAWLOPTS_H
+#define CGISNAP_CRAWLOPTS_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,8 +15,8 @@
 #include "tree.h"
 #include "url.h"
 
-/* The options' storage (filled by opts_parse with snapshot_opts). */
-struct snapshot_options {
+/* The options' storage (filled by opts_parse with crawl_opts). */
+struct crawl_options {
 	struct strlist seeds, include, exclude, strip, ignore_params;
 	bool sort_query, follow_nofollow, respect_robots_meta, respect_no_store;
 	bool no_prune, no_gzip, quiet, verbose, force;
@@ -24,11 +26,11 @@ struct snapshot_options {
 	char *not_found;
 };
 
-extern struct snapshot_options snapshot_options;
-extern const struct opt snapshot_opts[];
+extern struct crawl_options crawl_options;
+extern const struct opt crawl_opts[];
 
 /* Everything a crawl needs, opened from the parsed options. */
-struct snapshot_setup {
+struct crawl_setup {
 	struct site site;
 	struct crawl_config crawl;
 	struct origin *origin;
@@ -40,10 +42,10 @@ struct snapshot_setup {
  * empty, a tree, or --force), open and lock the tree at dir, which must
  * not overlap --root. -1 with err on a usage or set-up error: nothing in the tree
  * was changed. */
-int snapshot_setup_open(struct snapshot_setup *s, const char *dir, char *err);
-void snapshot_setup_close(struct snapshot_setup *s);
+int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err);
+void crawl_setup_close(struct crawl_setup *s);
 
 /* The summary lines of a crawl, and each failed URL with its reason. */
-void snapshot_report(const struct crawl_result *res, const char *what, bool quiet);
+void crawl_report(const struct crawl_result *res, const char *what, bool quiet);
 
 #endif
