@@ -154,7 +154,6 @@ void crawl_setup_close(struct crawl_setup *s)
 	strlist_clear(&s->crawl.include);
 	strlist_clear(&s->crawl.exclude);
 	strlist_clear(&s->crawl.strip);
-	strlist_clear(&s->crawl.dep_roots);
 	crawl_config_release(&s->crawl);
 	site_release(&s->site);
 	memset(s, 0, sizeof *s);

@@ -48,8 +48,6 @@ struct crawl {
 	struct manifest manifest; /* the tree as published */
 	struct hashmap owned;     /* key -> entry of manifest: the files cgisnap wrote */
 	long recovered;           /* journal entries manifest_recover put, for the next result */
-	struct hashmap written;   /* paths a render opened for writing */
-	struct hashmap vanished;  /* written paths found gone after the last run */
 
 	/* One run's state, under lock. */
 	pthread_mutex_t lock;
@@ -70,6 +68,7 @@ struct crawl {
 	struct timespec start;
 	bool (*removal_ok)(void *arg); /* NULL: always */
 	void *removal_arg;
+	struct crawl_hooks hooks;
 };
 
 static double elapsed_since(const struct timespec *t0)
@@ -158,9 +157,17 @@ const struct manifest *crawl_manifest(const struct crawl *c)
 	return &c->manifest;
 }
 
-bool crawl_path_written(const struct crawl *c, const char *path)
+void crawl_set_hooks(struct crawl *c, const struct crawl_hooks *h)
 {
-	return hashmap_get(&c->written, path) != NULL;
+	c->hooks = *h;
+}
+
+/* Tell the hook about a render (e NULL: it failed, or records nothing).
+ * Unlocked: renders run at once, the hook locks what it shares. */
+static void on_render(struct crawl *c, struct manifest_entry *e, const struct origin_response *rs)
+{
+	if (c->hooks.on_render)
+		c->hooks.on_render(c->hooks.arg, e, rs);
 }
 
 /* A crawl that runs away (a pager or calendar linking ?n=N+1 for ever)
@@ -306,81 +313,6 @@ static bool no_store(const struct origin_response *rs)
 			return true;
 	}
 	return false;
-}
-
-static int cmp_strp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Keep only the traced paths under the configured roots. */
-static void filter_deps(const struct crawl_config *cfg, const struct strlist *in, struct strlist *out)
-{
-	for (size_t i = 0; i < in->n; i++) {
-		const char *p = in->items[i];
-		for (size_t r = 0; r < cfg->dep_roots.n; r++) {
-			const char *root = cfg->dep_roots.items[r];
-			size_t n = strlen(root);
-			if (!strncmp(p, root, n) && (p[n] == '/' || p[n] == '\0' || root[n - 1] == '/')) {
-				strlist_add(out, p);
-				break;
-			}
-		}
-	}
-}
-
-/* A page that read this many files of one directory read it wholesale. */
-#define CONTENTS_MIN 32
-
-/* The parent directory of path, as a length (0 for none). */
-static size_t dir_len(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash && slash != path ? (size_t)(slash - path) : 0;
-}
-
-/* Keep a page's dependencies small: an existence check of a file the page
- * also read says nothing more, and many reads in one directory (a
- * backlinks page reads every page) become one C line for the directory. */
-static void compact_deps(struct manifest_entry *e)
-{
-	struct strlist exist = STRLIST_INIT, read = STRLIST_INIT;
-	for (size_t i = 0; i < e->deps_exist.n; i++)
-		if (!bsearch(&e->deps_exist.items[i], e->deps_read.items, e->deps_read.n, sizeof(char *),
-			     cmp_strp))
-			strlist_add(&exist, e->deps_exist.items[i]);
-	strlist_clear(&e->deps_exist);
-	e->deps_exist = exist;
-
-	struct hashmap per_dir = HASHMAP_INIT; /* directory -> files read in it */
-	for (size_t i = 0; i < e->deps_read.n; i++) {
-		const char *p = e->deps_read.items[i];
-		size_t len = dir_len(p);
-		if (!len)
-			continue;
-		char *dir = xstrndup(p, len);
-		uintptr_t n = (uintptr_t)hashmap_get(&per_dir, dir);
-		hashmap_put(&per_dir, dir, (void *)(n + 1));
-		free(dir);
-	}
-	for (size_t i = 0; i < e->deps_read.n; i++) {
-		const char *p = e->deps_read.items[i];
-		size_t len = dir_len(p);
-		char *dir = len ? xstrndup(p, len) : NULL;
-		uintptr_t n = dir ? (uintptr_t)hashmap_get(&per_dir, dir) : 0;
-		if (n < CONTENTS_MIN) {
-			strlist_add(&read, p);
-			free(dir);
-		} else if (!strlist_contains(&e->deps_contents, dir)) {
-			strlist_add_owned(&e->deps_contents, dir);
-		} else {
-			free(dir);
-		}
-	}
-	hashmap_release(&per_dir);
-	strlist_sort(&e->deps_contents);
-	strlist_clear(&e->deps_read);
-	e->deps_read = read;
 }
 
 struct found_links {
@@ -536,15 +468,6 @@ static int publish_page(struct crawl *c, struct origin_response *rs, struct mani
 	return 0;
 }
 
-/* Files a render wrote (caches, indexes) are the site's own state: watch
- * ignores their events. Every render counts, whatever it answered or
- * whether it failed. Locked. */
-static void note_writes_locked(struct crawl *c, const struct origin_response *rs)
-{
-	for (size_t i = 0; i < rs->deps_written.n; i++)
-		hashmap_put(&c->written, rs->deps_written.items[i], (void *)1);
-}
-
 /* Store a 2xx response; fills e and the links found. Unlocked; takes the
  * lock only to claim the file. Returns 0, or -1 with err. */
 static int store_page(struct crawl *c, const char *url, struct origin_response *rs, struct manifest_entry *e,
@@ -608,8 +531,8 @@ static void process(struct crawl *c, struct job *j)
 
 	origin_response_init(&rs);
 	if (origin_render(c->origin, &rq, &rs, err) < 0) {
+		on_render(c, NULL, &rs);
 		pthread_mutex_lock(&c->lock);
-		note_writes_locked(c, &rs);
 		fail_locked(c, j->target, err);
 		pthread_mutex_unlock(&c->lock);
 		goto out;
@@ -618,10 +541,7 @@ static void process(struct crawl *c, struct job *j)
 	e->status = rs.status;
 	e->render_ms = rs.render_ms;
 	e->changed = time(NULL);
-	filter_deps(c->cfg, &rs.deps_read, &e->deps_read);
-	filter_deps(c->cfg, &rs.deps_exist, &e->deps_exist);
-	filter_deps(c->cfg, &rs.deps_listed, &e->deps_listed);
-	compact_deps(e);
+	on_render(c, e, &rs);
 
 	int stored = 0;
 	if (rs.status >= 300 && rs.status < 400 && rs.location) {
@@ -655,7 +575,6 @@ static void process(struct crawl *c, struct job *j)
 	}
 
 	pthread_mutex_lock(&c->lock);
-	note_writes_locked(c, &rs);
 	if (stored < 0) {
 		fail_locked(c, j->target, err);
 		manifest_entry_free(e);
@@ -791,35 +710,6 @@ static int drop_file(struct crawl *c, const struct manifest_entry *old, char *er
 	return 0;
 }
 
-/* Renders write temporary files and rename them away (the wiki's cache):
- * the set of written paths would grow for as long as watch runs. A path
- * gone at the end of two runs in a row is forgotten: by then watch has
- * read the events its writes caused (they arrive while the first run
- * renders), so forgetting it starts no batch. A render writing it again
- * puts it back. */
-static void forget_vanished_writes(struct crawl *c)
-{
-	struct strlist gone = STRLIST_INIT;
-	size_t it = 0;
-	const char *k;
-	void *v;
-	while (hashmap_next(&c->written, &it, &k, &v)) {
-		struct stat st;
-		bool exists = lstat(k, &st) == 0 || errno != ENOENT;
-		if (exists)
-			hashmap_remove(&c->vanished, k);
-		else if (hashmap_get(&c->vanished, k))
-			strlist_add(&gone, k);
-		else
-			hashmap_put(&c->vanished, k, (void *)1);
-	}
-	for (size_t i = 0; i < gone.n; i++) {
-		hashmap_remove(&c->written, gone.items[i]);
-		hashmap_remove(&c->vanished, gone.items[i]);
-	}
-	strlist_clear(&gone);
-}
-
 /* Make this run's findings the tree's manifest, removing the files that
  * went away (prune: allowed to remove files of URLs that vanished or now
  * fail with 404/redirect), and save it. */
@@ -850,21 +740,8 @@ static int commit(struct crawl *c, bool prune, char *err)
 	c->manifest = c->next;
 	memset(&c->next, 0, sizeof c->next);
 
-	/* Files a render wrote are the site's own state, never dependencies. */
-	size_t it = 0;
-	const char *k;
-	void *v;
-	while (hashmap_next(&c->manifest.entries, &it, &k, &v)) {
-		struct manifest_entry *e = v;
-		for (const char *kind = "RE"; *kind; kind++) {
-			struct strlist *l = manifest_deps(e, *kind), keep = STRLIST_INIT;
-			for (size_t i = 0; i < l->n; i++)
-				if (!hashmap_get(&c->written, l->items[i]))
-					strlist_add(&keep, l->items[i]);
-			strlist_clear(l);
-			*l = keep;
-		}
-	}
+	if (c->hooks.on_commit)
+		c->hooks.on_commit(c->hooks.arg, &c->manifest);
 	if (rc == 0)
 		rc = manifest_save(&c->manifest, c->tree, err);
 	/* The manifest now records every publish the journal held. */
@@ -872,7 +749,6 @@ static int commit(struct crawl *c, bool prune, char *err)
 		rc = manifest_journal_reset(c->tree, err);
 	index_owned(c);
 	free_claims(c);
-	forget_vanished_writes(c);
 	return rc;
 }
 
@@ -903,9 +779,7 @@ static void save_not_found_page(struct crawl *c)
 	struct origin_response rs;
 	origin_response_init(&rs);
 	int rc = origin_render(c->origin, &rq, &rs, err);
-	pthread_mutex_lock(&c->lock);
-	note_writes_locked(c, &rs);
-	pthread_mutex_unlock(&c->lock);
+	on_render(c, NULL, &rs);
 	if (rc == 0 && (rs.status == 404 || rs.status == 410) &&
 	    rs.content_type && !strncasecmp(rs.content_type, "text/html", 9) && rs.body.len) {
 		strip_volatile(c->cfg, &rs.body);
@@ -1009,8 +883,6 @@ void crawl_free(struct crawl *c)
 	manifest_release(&c->manifest);
 	manifest_release(&c->next);
 	hashmap_release(&c->owned);
-	hashmap_release(&c->written);
-	hashmap_release(&c->vanished);
 	hashmap_release(&c->seen);
 	loops_release(&c->loops);
 	free_claims(c);

@@ -1,12 +1,14 @@
-/* crawl.h - the crawler: renders pages through an origin, publishes them
- * into a tree, follows their links, and keeps the manifest. Used by
- * 'snapshot' (one full crawl) and 'watch' (a full crawl, then updates).
+/* crawl.h - the crawl engine: renders pages through an origin, publishes
+ * them into a tree, follows their links, and keeps the manifest. Driven
+ * by 'snapshot' (one full crawl) and 'watch' (a full crawl, then
+ * updates, with render hooks that record dependencies).
  *
  * Steps:
  *   1. Fill a struct crawl_config (crawl_config_init gives defaults);
  *      crawl_config_compile() checks and compiles its regexes.
  *   2. crawl_new() with an open origin, the site and a locked tree: it
- *      loads the tree's manifest.
+ *      loads the tree's manifest. Optionally crawl_set_hooks() and
+ *      crawl_set_removal_check().
  *   3. crawl_full(): every page reachable from the seeds (plus robots.txt
  *      and sitemaps); at the end of a complete crawl, files of URLs no
  *      longer reached, or now 404, are removed (unless prune is off).
@@ -61,9 +63,6 @@ struct crawl_config {
 	bool prune;
 	bool progress;               /* draw the progress bar (stderr a terminal) */
 	char *not_found;             /* target whose 404 page becomes .cgisnap/404.html ("" none) */
-	/* Dependencies worth recording (watch): traced paths under these
-	 * absolute directories or files; empty: none recorded. */
-	struct strlist dep_roots;
 
 	/* compiled by crawl_config_compile */
 	regex_t *include_re, *exclude_re, *strip_re;
@@ -113,10 +112,28 @@ int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_re
  * keeps its file and its manifest line). watch refuses while a source is
  * missing: its pages answer 404 then, and are not gone. */
 void crawl_set_removal_check(struct crawl *c, bool (*ok)(void *arg), void *arg);
+
+/* What a caller learns from each render, and its say in what the
+ * manifest keeps. watch records dependencies here (watch/deps.h);
+ * snapshot sets none. */
+struct crawl_hooks {
+	/* After every render, whatever it answered or whether it failed (the
+	 * --not-found probe too): rs as the origin gave it (after a failed
+	 * render, empty but for deps_written); e the manifest entry being
+	 * made for it, whose dependency lists the hook may fill, or NULL
+	 * when the render failed or is no page. Called from the render
+	 * threads at once: the hook locks what it shares. */
+	void (*on_render)(void *arg, struct manifest_entry *e, const struct origin_response *rs);
+	/* At the end of each run, after the renders, before the manifest m
+	 * is saved: the hook may change the entries' dependencies. */
+	void (*on_commit)(void *arg, struct manifest *m);
+	void *arg;
+};
+
+/* Set the hooks (copied; NULL members: none). Call before a run. */
+void crawl_set_hooks(struct crawl *c, const struct crawl_hooks *h);
 /* The crawl's manifest (owned by the crawl; valid until the next run). */
 const struct manifest *crawl_manifest(const struct crawl *c);
-/* Paths any render opened for writing so far (owned by the crawl). */
-bool crawl_path_written(const struct crawl *c, const char *path);
 void crawl_result_release(struct crawl_result *res);
 void crawl_free(struct crawl *c);
 

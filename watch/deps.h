@@ -1,4 +1,5 @@
-/* deps.h - which pages a set of changed source files affects.
+/* deps.h - which pages a set of changed source files affects, and the
+ * recording of dependencies as the crawl renders (struct dep_recorder).
  *
  * Three sources of knowledge, used together:
  *   - recorded dependencies (CGI origins, traced): the manifest's deps,
@@ -20,12 +21,14 @@
 #ifndef CGISNAP_WATCH_DEPS_H
 #define CGISNAP_WATCH_DEPS_H
 
+#include <pthread.h>
 #include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "buf.h"
+#include "crawl.h"
 #include "hashmap.h"
 #include "manifest.h"
 #include "url.h"
@@ -106,5 +109,36 @@ void dep_index_release(struct dep_index *ix);
  * warning. targets is appended to. */
 void deps_targets(const struct dep_index *ix, const struct watch_rules *r, const struct site *site,
 		  const struct changes *ch, struct strlist *targets);
+
+/* The dependency policy of the crawl's hooks (crawl.h): each page keeps
+ * the traced paths it read, checked or listed under the roots (the
+ * sources and the document root), compacted (an existence check of a
+ * file also read is dropped; CONTENTS_MIN reads in one directory become
+ * one C line for it); paths any render wrote (a cache, an index) are the
+ * site's own state: never a page's R or E dependency, and their events
+ * start nothing (dep_recorder_written). A written path gone at the end
+ * of two runs in a row is forgotten.
+ *
+ *     struct dep_recorder r;
+ *     dep_recorder_init(&r);
+ *     strlist_add(&r.roots, "/srv/wiki");
+ *     struct crawl_hooks h = dep_recorder_hooks(&r);
+ *     crawl_set_hooks(crawl, &h);
+ *     ... crawl_full(), crawl_update(), dep_recorder_written(&r, path) ...
+ *     crawl_free(crawl); dep_recorder_release(&r);
+ */
+struct dep_recorder {
+	struct strlist roots;     /* absolute directories or files; empty: nothing recorded */
+	pthread_mutex_t lock;     /* the hooks run on the render threads */
+	struct hashmap written;   /* paths a render opened for writing */
+	struct hashmap vanished;  /* written paths found gone after the last run */
+};
+
+void dep_recorder_init(struct dep_recorder *r);
+/* The hooks to give crawl_set_hooks(); r must outlive the crawl's runs. */
+struct crawl_hooks dep_recorder_hooks(struct dep_recorder *r);
+/* Whether any render so far wrote path. */
+bool dep_recorder_written(struct dep_recorder *r, const char *path);
+void dep_recorder_release(struct dep_recorder *r);
 
 #endif

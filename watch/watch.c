@@ -82,6 +82,7 @@ static const struct opt watch_opts[] = {
 struct watcher {
 	struct crawl_setup s;
 	struct crawl *crawl;
+	struct dep_recorder recorder; /* the crawl's render hooks */
 	struct srcwatch *fsw;
 	struct watch_rules rules;
 	struct dep_index index;
@@ -216,7 +217,7 @@ static int check_tree_outside(const struct watcher *w, const char *dir, char *er
  * root (its scripts). */
 static void set_dep_roots(struct watcher *w)
 {
-	struct strlist *roots = &w->s.crawl.dep_roots;
+	struct strlist *roots = &w->recorder.roots;
 	for (size_t i = 0; i < w->sources.n; i++)
 		strlist_add(roots, w->sources.items[i]);
 	if (origin_options.root) {
@@ -281,9 +282,9 @@ static const char *initial_crawl_reason(struct watcher *w)
 
 /* Whether a changed path starts nothing: the renders wrote it, or
  * --ignore says so. */
-static bool ignored(const struct watcher *w, const char *path)
+static bool ignored(struct watcher *w, const char *path)
 {
-	if (crawl_path_written(w->crawl, path))
+	if (dep_recorder_written(&w->recorder, path))
 		return true; /* the site's own output (caches, indexes, logs) */
 	return relist_match(w->ignore, w->nignore, path);
 }
@@ -556,6 +557,7 @@ static int main_loop(struct watcher *w)
 static void watcher_release(struct watcher *w)
 {
 	crawl_free(w->crawl);
+	dep_recorder_release(&w->recorder);
 	srcwatch_free(w->fsw);
 	watch_rules_release(&w->rules);
 	dep_index_release(&w->index);
@@ -619,6 +621,8 @@ static int watcher_open(struct watcher *w, const struct strlist *args)
 	set_dep_roots(w);
 	if (!(w->crawl = crawl_new(&w->s.crawl, w->s.origin, &w->s.site, &w->s.tree, err)))
 		goto fail;
+	struct crawl_hooks hooks = dep_recorder_hooks(&w->recorder);
+	crawl_set_hooks(w->crawl, &hooks);
 	crawl_set_removal_check(w->crawl, removal_ok, w);
 
 	/* Watch before the first crawl: nothing changed meanwhile is lost. */
@@ -679,6 +683,7 @@ int cmd_watch(int argc, char **argv)
 
 	memset(&w, 0, sizeof w);
 	w.sigfd = -1;
+	dep_recorder_init(&w.recorder);
 	if (rc == OPTS_HELP) {
 		print_help(tables);
 		rc = 0;

@@ -3,11 +3,14 @@
  * the result. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "log.h"
+#include "origin.h"
 #include "../../watch/deps.h"
 #include "fswatch.h"
 #include "unit.h"
+#include "xalloc.h"
 
 TEST(watch_changes_merge_flags_and_keep_order)
 {
@@ -253,4 +256,70 @@ TEST(watch_deps_empty_batch_has_no_targets)
 	CHECK_INT(0, t.n); /* --always needs a change */
 	watch_rules_release(&rules);
 	site_release(&site);
+}
+
+/* The crawl's hooks: a render's traced paths under the roots become the
+ * page's dependencies, compacted; what any render wrote is no dependency
+ * and is remembered until it is gone two runs in a row. */
+TEST(watch_dep_recorder_hooks)
+{
+	char dir[] = "/tmp/cgisnap-rec-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *cache = xasprintf("%s/cache", dir);
+	FILE *f = fopen(cache, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+
+	struct dep_recorder r;
+	dep_recorder_init(&r);
+	strlist_add(&r.roots, dir);
+	struct crawl_hooks h = dep_recorder_hooks(&r);
+
+	struct origin_response rs;
+	origin_response_init(&rs);
+	char *page_txt = xasprintf("%s/page.txt", dir);
+	strlist_add(&rs.deps_read, "/etc/hosts"); /* outside the roots */
+	strlist_add(&rs.deps_read, cache);        /* sorted, as the origin gives them */
+	strlist_add(&rs.deps_read, page_txt);
+	strlist_add(&rs.deps_exist, page_txt); /* also read: says nothing more */
+	strlist_add(&rs.deps_listed, dir);
+	strlist_add(&rs.deps_written, cache);
+	struct manifest_entry *e = manifest_entry_new("/page");
+	h.on_render(h.arg, e, &rs);
+	CHECK_INT(2, e->deps_read.n);
+	CHECK_INT(0, e->deps_exist.n);
+	CHECK_INT(1, e->deps_listed.n);
+	CHECK(dep_recorder_written(&r, cache));
+	CHECK(!dep_recorder_written(&r, page_txt));
+
+	/* A failed render's writes count too. */
+	struct origin_response failed;
+	origin_response_init(&failed);
+	char *tmp = xasprintf("%s/cache.tmp", dir);
+	strlist_add(&failed.deps_written, tmp);
+	h.on_render(h.arg, NULL, &failed);
+	CHECK(dep_recorder_written(&r, tmp));
+
+	struct manifest m = MANIFEST_INIT;
+	manifest_put(&m, e);
+	h.on_commit(h.arg, &m);
+	e = manifest_get(&m, "/page");
+	CHECK_INT(1, e ? e->deps_read.n : 0);
+	CHECK_STR(page_txt, e && e->deps_read.n ? e->deps_read.items[0] : NULL);
+	/* cache.tmp never existed: forgotten at the end of the second run */
+	CHECK(dep_recorder_written(&r, tmp));
+	h.on_commit(h.arg, &m);
+	CHECK(!dep_recorder_written(&r, tmp));
+	CHECK(dep_recorder_written(&r, cache));
+
+	manifest_release(&m);
+	origin_response_release(&rs);
+	origin_response_release(&failed);
+	dep_recorder_release(&r);
+	unlink(cache);
+	rmdir(dir);
+	free(cache);
+	free(tmp);
+	free(page_txt);
 }
