@@ -1,4 +1,4 @@
-/* test_loops.c - spotting pager and calendar loops (snapshot/loops.c). */
+/* test_loops.c - spotting pager and calendar loops (lib/loops.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
