@@ -469,7 +469,10 @@ static int publish_page(struct crawl *c, struct origin_response *rs, struct mani
 }
 
 /* Store a 2xx response; fills e and the links found. Unlocked; takes the
- * lock only to claim the file. Returns 0, or -1 with err. */
+ * lock only to claim the file. Returns 0 (stored), 1 (not stored, by the
+ * page's own request: a robots noindex meta or Cache-Control no-store,
+ * with the respect options; the caller records nothing for it), or -1
+ * with err. */
 static int store_page(struct crawl *c, const char *url, struct origin_response *rs, struct manifest_entry *e,
 		      struct found_links *links, char *err)
 {
