@@ -1,10 +1,12 @@
 /* buf.c - growable byte buffers and string lists. */
 #include "buf.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "xalloc.h"
 
@@ -97,6 +99,30 @@ char *buf_detach(struct buf *b, size_t *len)
 const char *buf_str(const struct buf *b)
 {
 	return b->data ? b->data : "";
+}
+
+int buf_read_fd(struct buf *b, int fd, size_t max)
+{
+	size_t start = b->len;
+	for (;;) {
+		size_t room = max + 1 - (b->len - start);
+		if (room > 65536)
+			room = 65536;
+		buf_grow(b, room);
+		ssize_t r = read(fd, b->data + b->len, room);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			return 0;
+		b->len += (size_t)r;
+		b->data[b->len] = '\0';
+		if (b->len - start > max) {
+			errno = EFBIG;
+			return -1;
+		}
+	}
 }
 
 void strlist_add_owned(struct strlist *l, char *s)

@@ -40,6 +40,11 @@ void buf_release(struct buf *b);
 char *buf_detach(struct buf *b, size_t *len);
 /* Text of the buffer: "" for a buffer that never held anything. */
 const char *buf_str(const struct buf *b);
+/* Append what fd holds up to its end: 0, or -1 with errno set (EFBIG when
+ * it holds more than max bytes; at most max + 1 are read, so /dev/zero
+ * ends). An interrupted read is retried. On failure b keeps what was read:
+ * the caller decides whether a part is any use. */
+int buf_read_fd(struct buf *b, int fd, size_t max);
 
 /* A list of owned strings, e.g. a repeatable option's values. */
 struct strlist {

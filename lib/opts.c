@@ -151,24 +151,15 @@ int opts_load_file(const struct opt *const *tables, const char *path, char *err)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return err_sys(err, "cannot read option file '%s'", path);
-	/* Read one byte past the cap, never more: "-c /dev/zero" must end. */
+	/* A big file is refused unread; anything else is read one byte past
+	 * the cap, never more: "-c /dev/zero" must end. */
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > OPTS_FILE_MAX)
 		goto too_big;
-	for (;;) {
-		buf_grow(&data, 65536);
-		size_t room = OPTS_FILE_MAX + 1 - data.len;
-		ssize_t r = read(fd, data.data + data.len, room < 65536 ? room : 65536);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err_sys(err, "cannot read option file '%s'", path);
-			goto out;
-		}
-		if (r == 0)
-			break;
-		data.len += (size_t)r;
-		if (data.len > OPTS_FILE_MAX)
+	if (buf_read_fd(&data, fd, OPTS_FILE_MAX) < 0) {
+		if (errno == EFBIG)
 			goto too_big;
+		err_sys(err, "cannot read option file '%s'", path);
+		goto out;
 	}
 	rc = opts_load_data(tables, path, data.data, data.len, err);
 	goto out;

@@ -43,11 +43,8 @@ static struct fixed_response load_404(struct tree *t)
 	if (fd >= 0) {
 		struct stat st;
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= NOT_FOUND_MAX) {
-			char chunk[16384];
-			ssize_t n;
-			while ((n = read(fd, chunk, sizeof chunk)) > 0)
-				buf_add(&b, chunk, (size_t)n);
-			if (n < 0)
+			/* One that grew past the cap since is not it either. */
+			if (buf_read_fd(&b, fd, NOT_FOUND_MAX) < 0)
 				buf_reset(&b);
 		}
 		close(fd);

@@ -135,16 +135,14 @@ static void capture_begin(struct capture *c)
 static char *capture_end(struct capture *c)
 {
 	struct buf b = BUF_INIT;
-	char chunk[4096];
-	ssize_t r;
 	fflush(stderr);
 	dup2(c->saved, 2);
 	close(c->saved);
 	int fd = open(c->path, O_RDONLY);
-	while (fd >= 0 && (r = read(fd, chunk, sizeof chunk)) > 0)
-		buf_add(&b, chunk, (size_t)r);
-	if (fd >= 0)
+	if (fd >= 0) {
+		buf_read_fd(&b, fd, (size_t)1 << 30);
 		close(fd);
+	}
 	unlink(c->path);
 	return buf_detach(&b, NULL);
 }

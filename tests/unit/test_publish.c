@@ -36,10 +36,7 @@ static char *read_all(int dirfd, const char *name, size_t *len)
 	if (fd < 0)
 		return NULL;
 	struct buf b = BUF_INIT;
-	char chunk[4096];
-	ssize_t r;
-	while ((r = read(fd, chunk, sizeof chunk)) > 0)
-		buf_add(&b, chunk, (size_t)r);
+	buf_read_fd(&b, fd, (size_t)1 << 30);
 	close(fd);
 	return buf_detach(&b, len);
 }
