@@ -189,68 +189,68 @@ static FILE *open_meta(struct tree *t, const char *name)
 	return f;
 }
 
-static int load_deps(struct manifest *m, struct tree *t, char *err)
+/* Call fn for each line of .cgisnap/NAME but blank ones and comments, the
+ * newline cut off, until fn returns -1: 0 (also when the file is absent),
+ * or -1 with err set by fn or naming the file that could not be read. */
+static int each_line(struct tree *t, const char *name, int (*fn)(char *line, int lineno, void *arg, char *err),
+		     void *arg, char *err)
 {
-	FILE *f = open_meta(t, DEPS_FILE);
+	FILE *f = open_meta(t, name);
 	if (!f)
-		return errno == ENOENT ? 0 : err_sys(err, "cannot read '%s/%s/%s'", t->path, TREE_META_DIR, DEPS_FILE);
+		return errno == ENOENT ? 0 : err_sys(err, "cannot read '%s/%s/%s'", t->path, TREE_META_DIR, name);
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	int lineno = 0, rc = 0;
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
 		lineno++;
 		if (len && line[len - 1] == '\n')
 			line[--len] = '\0';
 		if (!*line || *line == '#')
 			continue;
-		char *fields[4];
-		if (split_tabs(line, fields, 4) != 3 || strlen(fields[1]) != 1 ||
-		    !strchr("RELC", fields[1][0])) {
-			rc = err_set(err, "%s/%s/%s:%d: malformed line", t->path, TREE_META_DIR, DEPS_FILE, lineno);
-			break;
-		}
-		struct manifest_entry *e = manifest_get(m, fields[0]);
-		if (!e)
-			continue; /* a page no longer in the manifest */
-		strlist_add(manifest_deps(e, fields[1][0]), fields[2]);
+		rc = fn(line, lineno, arg, err);
 	}
+	if (rc == 0 && ferror(f))
+		rc = err_sys(err, "cannot read '%s/%s/%s'", t->path, TREE_META_DIR, name);
 	free(line);
 	fclose(f);
 	return rc;
 }
 
+struct load {
+	struct manifest *m;
+	struct tree *t;
+};
+
+static int deps_line(char *line, int lineno, void *arg, char *err)
+{
+	struct load *l = arg;
+	char *fields[4];
+	if (split_tabs(line, fields, 4) != 3 || strlen(fields[1]) != 1 || !strchr("RELC", fields[1][0]))
+		return err_set(err, "%s/%s/%s:%d: malformed line", l->t->path, TREE_META_DIR, DEPS_FILE, lineno);
+	struct manifest_entry *e = manifest_get(l->m, fields[0]);
+	if (e) /* else a page no longer in the manifest */
+		strlist_add(manifest_deps(e, fields[1][0]), fields[2]);
+	return 0;
+}
+
+static int manifest_line(char *line, int lineno, void *arg, char *err)
+{
+	struct load *l = arg;
+	struct manifest_entry *e;
+	if (parse_entry(line, &e) < 0)
+		return err_set(err, "%s/%s/%s:%d: malformed line", l->t->path, TREE_META_DIR, MANIFEST_FILE,
+			       lineno);
+	manifest_put(l->m, e);
+	return 0;
+}
+
 int manifest_load(struct manifest *m, struct tree *t, char *err)
 {
-	FILE *f = open_meta(t, MANIFEST_FILE);
-	if (!f) {
-		if (errno == ENOENT)
-			return 0;
-		return err_sys(err, "cannot read '%s/%s/%s'", t->path, TREE_META_DIR, MANIFEST_FILE);
-	}
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int lineno = 0, rc = 0;
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		lineno++;
-		if (len && line[len - 1] == '\n')
-			line[--len] = '\0';
-		if (!*line || *line == '#')
-			continue;
-		struct manifest_entry *e;
-		if (parse_entry(line, &e) < 0) {
-			rc = err_set(err, "%s/%s/%s:%d: malformed line", t->path, TREE_META_DIR,
-				     MANIFEST_FILE, lineno);
-			break;
-		}
-		manifest_put(m, e);
-	}
-	if (rc == 0 && ferror(f))
-		rc = err_sys(err, "cannot read '%s/%s/%s'", t->path, TREE_META_DIR, MANIFEST_FILE);
-	free(line);
-	fclose(f);
-	return rc < 0 ? rc : load_deps(m, t, err);
+	struct load l = { m, t };
+	if (each_line(t, MANIFEST_FILE, manifest_line, &l, err) < 0)
+		return -1;
+	return each_line(t, DEPS_FILE, deps_line, &l, err);
 }
 
 static const char *or_dash(const char *s)
@@ -321,52 +321,53 @@ out:
 	return rc;
 }
 
+struct recover {
+	struct manifest *m;
+	struct tree *t;
+	struct hashmap cleaned; /* directories whose temp files went */
+	long *recovered;
+};
+
+static int journal_line(char *line, int lineno, void *arg, char *err)
+{
+	struct recover *r = arg;
+	struct manifest_entry *e;
+	(void)lineno, (void)err;
+	if (parse_entry(line, &e) < 0)
+		return 0; /* torn by a full disk or a kill: its file was never published */
+	if (!e->key || !urlkey_is_safe(e->key)) {
+		manifest_entry_free(e);
+		return 0;
+	}
+	const char *slash = strrchr(e->key, '/');
+	char *dir = xstrndup(e->key, slash ? (size_t)(slash - e->key) : 0);
+	if (!hashmap_get(&r->cleaned, dir)) {
+		publish_clean_temps(r->t->fd, e->key);
+		hashmap_put(&r->cleaned, dir, (void *)1);
+	}
+	free(dir);
+	/* Recorded before its rename: only a file that really holds
+	 * these bytes was published. Otherwise the manifest's entry (the
+	 * file before) still describes it. */
+	char ignored[ERR_LEN];
+	if (publish_owner(r->t->fd, e->key, e->bytes, e->sha256, ignored) == PUBLISH_OURS) {
+		manifest_put(r->m, e);
+		(*r->recovered)++;
+	} else {
+		manifest_entry_free(e);
+	}
+	return 0;
+}
+
 int manifest_recover(struct manifest *m, struct tree *t, long *recovered, char *err)
 {
 	*recovered = 0;
 	/* A run killed while saving leaves its temp file here too. */
 	if (t->meta_fd >= 0)
 		publish_clean_temps(t->meta_fd, MANIFEST_FILE);
-	FILE *f = open_meta(t, JOURNAL_FILE);
-	if (!f)
-		return errno == ENOENT ? 0
-				       : err_sys(err, "cannot read '%s/%s/%s'", t->path, TREE_META_DIR, JOURNAL_FILE);
-	struct hashmap cleaned = HASHMAP_INIT; /* directories whose temp files went */
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		if (len && line[len - 1] == '\n')
-			line[--len] = '\0';
-		struct manifest_entry *e;
-		if (!*line || *line == '#' || parse_entry(line, &e) < 0)
-			continue; /* torn by a full disk or a kill: its file was never published */
-		if (!e->key || !urlkey_is_safe(e->key)) {
-			manifest_entry_free(e);
-			continue;
-		}
-		const char *slash = strrchr(e->key, '/');
-		char *dir = xstrndup(e->key, slash ? (size_t)(slash - e->key) : 0);
-		if (!hashmap_get(&cleaned, dir)) {
-			publish_clean_temps(t->fd, e->key);
-			hashmap_put(&cleaned, dir, (void *)1);
-		}
-		free(dir);
-		/* Recorded before its rename: only a file that really holds
-		 * these bytes was published. Otherwise the manifest's entry (the
-		 * file before) still describes it. */
-		char ignored[ERR_LEN];
-		if (publish_owner(t->fd, e->key, e->bytes, e->sha256, ignored) == PUBLISH_OURS) {
-			manifest_put(m, e);
-			(*recovered)++;
-		} else {
-			manifest_entry_free(e);
-		}
-	}
-	int rc = ferror(f) ? err_sys(err, "cannot read '%s/%s/%s'", t->path, TREE_META_DIR, JOURNAL_FILE) : 0;
-	free(line);
-	fclose(f);
-	hashmap_release(&cleaned);
+	struct recover r = { m, t, HASHMAP_INIT, recovered };
+	int rc = each_line(t, JOURNAL_FILE, journal_line, &r, err);
+	hashmap_release(&r.cleaned);
 	return rc;
 }
 

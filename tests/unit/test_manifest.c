@@ -125,6 +125,35 @@ TEST(manifest_round_trip)
 	free(treepath);
 }
 
+/* The three files share one line loop: each is named when it cannot be
+ * read, here because it is a directory (read gives EISDIR). */
+TEST(manifest_files_that_cannot_be_read_are_named)
+{
+	char path[] = "/tmp/cgisnap-man-XXXXXX";
+	CHECK(mkdtemp(path) != NULL);
+	char *treepath = xasprintf("%s/tree", path);
+	struct tree t;
+	char err[ERR_LEN];
+	CHECK_INT(0, tree_open(&t, treepath, true, err));
+	const char *names[] = { "deps", "manifest", "journal" };
+	for (int i = 0; i < 3; i++) {
+		CHECK_INT(0, mkdirat(t.meta_fd, names[i], 0755));
+		struct manifest m = MANIFEST_INIT;
+		long recovered = 0;
+		err[0] = '\0';
+		int rc = i < 2 ? manifest_load(&m, &t, err) : manifest_recover(&m, &t, &recovered, err);
+		CHECK_INT(-1, rc);
+		char *want = xasprintf("cannot read '%s/.cgisnap/%s'", treepath, names[i]);
+		CHECK_HAS(err, want);
+		free(want);
+		CHECK_INT(0, manifest_count(&m));
+		manifest_release(&m);
+	}
+	tree_close(&t);
+	rm_rf(path);
+	free(treepath);
+}
+
 TEST(tree_lock_excludes_a_second_writer)
 {
 	char path[] = "/tmp/cgisnap-lock-XXXXXX";
