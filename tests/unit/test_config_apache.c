@@ -7,20 +7,9 @@
 #include "../../config/config.h"
 #include "log.h"
 #include "manifest.h"
+#include "helpers.h"
 #include "unit.h"
 #include "xalloc.h"
-
-static void add(struct treeinfo *ti, const char *target, int status, const char *key, const char *type,
-		const char *location)
-{
-	struct manifest_entry *e = manifest_entry_new(target);
-	e->status = status;
-	e->key = key ? xstrdup(key) : NULL;
-	e->content_type = type ? xstrdup(type) : NULL;
-	e->location = location ? xstrdup(location) : NULL;
-	treeinfo_add(ti, e);
-	manifest_entry_free(e);
-}
 
 static void blog(struct treeinfo *ti)
 {
@@ -28,16 +17,16 @@ static void blog(struct treeinfo *ti)
 	ti->dir = xstrdup("out");
 	ti->root = xstrdup("/srv/my blog");
 	ti->have_404 = true;
-	add(ti, "/", 200, "index.html", "text/html; charset=UTF-8", NULL);
-	add(ti, "/?p=5", 301, NULL, NULL, "http://blog.example.com/2020/05/x/");
-	add(ti, "/cost", 302, NULL, NULL, "http://blog.example.com/a$b%25");
-	add(ti, "/feed/", 200, "feed/index.html", "application/rss+xml; charset=UTF-8", NULL);
-	add(ti, "/feed/0", 404, NULL, NULL, NULL);
-	add(ti, "/gone", 410, NULL, NULL, NULL);
-	add(ti, "/a.b%40c/", 200, "a.b%40c/index.html", "text/html", NULL);
-	add(ti, "/search?q=a/b", 200, "search@q=a%2Fb.html", "text/html", NULL);
-	add(ti, "/odd.php", 200, "odd.php", "text/html; charset=\"a,b\"", NULL);
-	add(ti, "/style.css?ver=1.0", 200, "style.css@ver=1.0.css", "text/css; charset=utf-8", NULL);
+	unit_treeinfo_add(ti, "/", 200, "index.html", "text/html; charset=UTF-8", NULL);
+	unit_treeinfo_add(ti, "/?p=5", 301, NULL, NULL, "http://blog.example.com/2020/05/x/");
+	unit_treeinfo_add(ti, "/cost", 302, NULL, NULL, "http://blog.example.com/a$b%25");
+	unit_treeinfo_add(ti, "/feed/", 200, "feed/index.html", "application/rss+xml; charset=UTF-8", NULL);
+	unit_treeinfo_add(ti, "/feed/0", 404, NULL, NULL, NULL);
+	unit_treeinfo_add(ti, "/gone", 410, NULL, NULL, NULL);
+	unit_treeinfo_add(ti, "/a.b%40c/", 200, "a.b%40c/index.html", "text/html", NULL);
+	unit_treeinfo_add(ti, "/search?q=a/b", 200, "search@q=a%2Fb.html", "text/html", NULL);
+	unit_treeinfo_add(ti, "/odd.php", 200, "odd.php", "text/html; charset=\"a,b\"", NULL);
+	unit_treeinfo_add(ti, "/style.css?ver=1.0", 200, "style.css@ver=1.0.css", "text/css; charset=utf-8", NULL);
 }
 
 static char *apache_text(const struct treeinfo *ti, const char *listen, const char *cc)

@@ -8,23 +8,12 @@
 #include "../../config/config.h"
 #include "log.h"
 #include "manifest.h"
+#include "helpers.h"
 #include "unit.h"
 #include "urlkey.h"
 #include "xalloc.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-static void add(struct treeinfo *ti, const char *target, int status, const char *key, const char *type,
-		const char *location)
-{
-	struct manifest_entry *e = manifest_entry_new(target);
-	e->status = status;
-	e->key = key ? xstrdup(key) : NULL;
-	e->content_type = type ? xstrdup(type) : NULL;
-	e->location = location ? xstrdup(location) : NULL;
-	treeinfo_add(ti, e);
-	manifest_entry_free(e);
-}
 
 /* A small blog-like tree at /srv/blog. */
 static void blog(struct treeinfo *ti)
@@ -33,16 +22,16 @@ static void blog(struct treeinfo *ti)
 	ti->dir = xstrdup("out");
 	ti->root = xstrdup("/srv/blog");
 	ti->have_404 = true;
-	add(ti, "/", 200, "index.html", "text/html; charset=UTF-8", NULL);
-	add(ti, "/?p=5", 301, NULL, NULL, "http://blog.example.com/2020/05/x/");
-	add(ti, "/cost", 302, NULL, NULL, "http://blog.example.com/a$b");
-	add(ti, "/feed/", 200, "feed/index.html", "application/rss+xml; charset=UTF-8", NULL);
-	add(ti, "/feed/0", 404, NULL, NULL, NULL);
-	add(ti, "/gone", 410, NULL, NULL, NULL);
-	add(ti, "/quote%22d/", 301, NULL, NULL, "http://blog.example.com/q/");
-	add(ti, "/a%40b/", 200, "a%40b/index.html", "text/html", NULL);
-	add(ti, "/style.css?ver=1.0", 200, "style.css@ver=1.0.css", "text/css; charset=utf-8", NULL);
-	add(ti, "/odd", 300, NULL, NULL, "http://blog.example.com/choices");
+	unit_treeinfo_add(ti, "/", 200, "index.html", "text/html; charset=UTF-8", NULL);
+	unit_treeinfo_add(ti, "/?p=5", 301, NULL, NULL, "http://blog.example.com/2020/05/x/");
+	unit_treeinfo_add(ti, "/cost", 302, NULL, NULL, "http://blog.example.com/a$b");
+	unit_treeinfo_add(ti, "/feed/", 200, "feed/index.html", "application/rss+xml; charset=UTF-8", NULL);
+	unit_treeinfo_add(ti, "/feed/0", 404, NULL, NULL, NULL);
+	unit_treeinfo_add(ti, "/gone", 410, NULL, NULL, NULL);
+	unit_treeinfo_add(ti, "/quote%22d/", 301, NULL, NULL, "http://blog.example.com/q/");
+	unit_treeinfo_add(ti, "/a%40b/", 200, "a%40b/index.html", "text/html", NULL);
+	unit_treeinfo_add(ti, "/style.css?ver=1.0", 200, "style.css@ver=1.0.css", "text/css; charset=utf-8", NULL);
+	unit_treeinfo_add(ti, "/odd", 300, NULL, NULL, "http://blog.example.com/choices");
 }
 
 static char *nginx_text(const struct treeinfo *ti, const char *listen, const char *cc)
@@ -148,7 +137,7 @@ TEST(config_nginx_hash_sizes_for_long_urls)
 	buf_adds(&target, "/?p=");
 	for (int i = 0; i < 100; i++)
 		buf_addc(&target, 'x');
-	add(&ti, target.data, 301, NULL, NULL, "http://localhost/");
+	unit_treeinfo_add(&ti, target.data, 301, NULL, NULL, "http://localhost/");
 	char *t = nginx_text(&ti, NULL, NULL);
 	CHECK_HAS(t, "map_hash_bucket_size 128;\nmap_hash_max_size 2048;\n");
 	free(t);

@@ -11,16 +11,9 @@
 #include "publish.h"
 #include "sha256.h"
 #include "tree.h"
+#include "helpers.h"
 #include "unit.h"
 #include "xalloc.h"
-
-static void rm_rf(const char *path)
-{
-	char *cmd = xasprintf("rm -rf '%s'", path);
-	if (system(cmd) != 0)
-		unit_fail(__FILE__, __LINE__, "cannot remove %s", path);
-	free(cmd);
-}
 
 /* A copy owns its strings: freeing the original leaves it whole. */
 TEST(manifest_entry_dup_is_deep)
@@ -121,7 +114,7 @@ TEST(manifest_round_trip)
 	CHECK(strstr(err, "/.cgisnap/manifest:2: malformed line") != NULL);
 	manifest_release(&m3);
 	tree_close(&t);
-	rm_rf(path);
+	unit_remove_tree(path);
 	free(treepath);
 }
 
@@ -150,7 +143,7 @@ TEST(manifest_files_that_cannot_be_read_are_named)
 		manifest_release(&m);
 	}
 	tree_close(&t);
-	rm_rf(path);
+	unit_remove_tree(path);
 	free(treepath);
 }
 
@@ -183,7 +176,7 @@ TEST(tree_lock_excludes_a_second_writer)
 	struct tree missing;
 	CHECK_INT(-1, tree_open(&missing, "/nonexistent/tree", false, err));
 	CHECK_STR("cannot open tree '/nonexistent/tree': No such file or directory", err);
-	rm_rf(path);
+	unit_remove_tree(path);
 }
 
 TEST(tree_settings_round_trip)
@@ -207,7 +200,7 @@ TEST(tree_settings_round_trip)
 	site_release(&s);
 	site_release(&r);
 	tree_close(&t);
-	rm_rf(path);
+	unit_remove_tree(path);
 }
 
 /* A page published and journaled, one journaled whose rename never
@@ -258,7 +251,7 @@ TEST(manifest_journal_recovers_only_published_files)
 	CHECK_INT(0, manifest_journal_reset(&t, err)); /* none is fine */
 	manifest_release(&m);
 	tree_close(&t);
-	rm_rf(path);
+	unit_remove_tree(path);
 }
 
 TEST(tree_claim_and_apart)
@@ -296,5 +289,5 @@ TEST(tree_claim_and_apart)
 	free(want);
 	free(users);
 	free(file);
-	rm_rf(path);
+	unit_remove_tree(path);
 }

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "publish.h"
 #include "sha256.h"
+#include "helpers.h"
 #include "unit.h"
 #include "xalloc.h"
 
@@ -20,14 +21,6 @@ static int make_tree(char *path)
 	if (!mkdtemp(path))
 		return -1;
 	return open(path, O_RDONLY | O_DIRECTORY);
-}
-
-static void remove_tree(const char *path)
-{
-	char *cmd = xasprintf("rm -rf '%s'", path);
-	if (system(cmd) != 0)
-		unit_fail(__FILE__, __LINE__, "cannot remove %s", path);
-	free(cmd);
 }
 
 static char *read_all(int dirfd, const char *name, size_t *len)
@@ -69,7 +62,7 @@ TEST(publish_new_unchanged_changed)
 	CHECK_INT(PUBLISH_NEW, publish_data(fd, "empty", "", 0, false, err));
 	CHECK_INT(PUBLISH_UNCHANGED, publish_data(fd, "empty", "", 0, false, err));
 	close(fd);
-	remove_tree(path);
+	unit_remove_tree(path);
 }
 
 TEST(publish_leaves_no_temp_files_and_reports_conflicts)
@@ -87,7 +80,7 @@ TEST(publish_leaves_no_temp_files_and_reports_conflicts)
 	CHECK_INT(0, system(cmd));
 	free(cmd);
 	close(fd);
-	remove_tree(path);
+	unit_remove_tree(path);
 }
 
 TEST(publish_gzip_sibling_in_step)
@@ -136,7 +129,7 @@ TEST(publish_gzip_sibling_in_step)
 	CHECK(faccessat(fd, "p.html.gz", F_OK, 0) < 0);
 	buf_release(&page);
 	close(fd);
-	remove_tree(path);
+	unit_remove_tree(path);
 }
 
 TEST(publish_copy_and_remove)
@@ -162,7 +155,7 @@ TEST(publish_copy_and_remove)
 	free(s);
 	free(src);
 	close(fd);
-	remove_tree(path);
+	unit_remove_tree(path);
 }
 
 /* A directory outside the tree, holding page/index.html, and a symbolic
@@ -215,8 +208,8 @@ TEST(publish_never_writes_through_a_symbolic_link)
 	free(s);
 	close(ofd);
 	close(fd);
-	remove_tree(path);
-	remove_tree(outside);
+	unit_remove_tree(path);
+	unit_remove_tree(outside);
 }
 
 TEST(publish_remove_walks_without_links_and_checks_ownership)
@@ -259,8 +252,8 @@ TEST(publish_remove_walks_without_links_and_checks_ownership)
 	CHECK(faccessat(fd, "p/q", F_OK, AT_SYMLINK_NOFOLLOW) == 0);
 	close(ofd);
 	close(fd);
-	remove_tree(path);
-	remove_tree(outside);
+	unit_remove_tree(path);
+	unit_remove_tree(outside);
 }
 
 TEST(publish_clean_temps_removes_only_temp_files)
@@ -279,7 +272,7 @@ TEST(publish_clean_temps_removes_only_temp_files)
 	CHECK(faccessat(fd, "a/.hidden", F_OK, 0) == 0);
 	CHECK(faccessat(fd, "a/page.html", F_OK, 0) == 0);
 	close(fd);
-	remove_tree(path);
+	unit_remove_tree(path);
 }
 
 /* A temp file holding prefix then data (a spilled body after its header). */
@@ -377,5 +370,5 @@ TEST(publish_fd_streams_a_range_compares_and_gzips_it)
 	close(fd);
 	buf_release(&page);
 	close(tree);
-	remove_tree(path);
+	unit_remove_tree(path);
 }

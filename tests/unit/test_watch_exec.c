@@ -2,7 +2,6 @@
  * stdin, its exit status) and the source scan (directories counted, the
  * newest file's mtime). */
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -13,25 +12,8 @@
 #include "xalloc.h"
 #include "../../watch/exec.h"
 #include "../../watch/scan.h"
+#include "helpers.h"
 #include "unit.h"
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-static char *temp_dir(void)
-{
-	const char *tmp = getenv("TMPDIR");
-	char *t = xasprintf("%s/cgisnap-unit-exec.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	char *real = mkdtemp(t) ? realpath(t, NULL) : NULL;
-	free(t);
-	return real;
-}
 
 static char *slurp(const char *path)
 {
@@ -50,7 +32,7 @@ static char *slurp(const char *path)
 TEST(watch_exec_runs_in_the_tree_with_keys_on_stdin)
 {
 	char err[ERR_LEN];
-	char *d = temp_dir();
+	char *d = unit_temp_dir("exec");
 	struct strlist keys = STRLIST_INIT;
 	strlist_add(&keys, "index.html");
 	strlist_add(&keys, "doku.php@id=wiki:syntax.html");
@@ -71,7 +53,7 @@ TEST(watch_exec_runs_in_the_tree_with_keys_on_stdin)
 	CHECK_STR("--exec 'kill -9 $$' was killed by signal 9", err);
 
 	strlist_clear(&keys);
-	nftw(d, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	unit_remove_tree(d);
 	free(got_path);
 	free(where_path);
 	free(got);
@@ -94,7 +76,7 @@ static void file_at(const char *dir, const char *name, time_t mtime)
 
 TEST(watch_scan_counts_directories_and_finds_the_newest_file)
 {
-	char *d = temp_dir();
+	char *d = unit_temp_dir("exec");
 	char *a = xasprintf("%s/a", d), *b = xasprintf("%s/a/b", d), *link = xasprintf("%s/link", d);
 	mkdir(a, 0755);
 	mkdir(b, 0755);
@@ -128,7 +110,7 @@ TEST(watch_scan_counts_directories_and_finds_the_newest_file)
 	CHECK(!timespec_after(&y, &x));
 	CHECK(!timespec_after(&y, &y));
 
-	nftw(d, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	unit_remove_tree(d);
 	free(a);
 	free(b);
 	free(link);

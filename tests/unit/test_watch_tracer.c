@@ -4,7 +4,6 @@
  * started by the traced one, and silence (no crash) without a usable
  * pipe. Needs build/cgisnap-trace.so (make builds it before the tests). */
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -17,27 +16,10 @@
 #include "log.h"
 #include "xalloc.h"
 #include "../../watch/tracer.h"
+#include "helpers.h"
 #include "unit.h"
 
 #define BUILT_TRACER "build/" TRACER_NAME
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-static char *temp_dir(void)
-{
-	const char *tmp = getenv("TMPDIR");
-	char *t = xasprintf("%s/cgisnap-unit-trace.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	char *real = mkdtemp(t) ? realpath(t, NULL) : NULL;
-	free(t);
-	return real;
-}
 
 static void touch(const char *path)
 {
@@ -49,7 +31,7 @@ static void touch(const char *path)
 TEST(watch_tracer_find_order)
 {
 	char err[ERR_LEN];
-	char *d = temp_dir();
+	char *d = unit_temp_dir("trace");
 	char *bin = xasprintf("%s/bin", d), *build = xasprintf("%s/bin/build", d), *lib = xasprintf("%s/lib", d);
 	char *exe = xasprintf("%s/cgisnap", bin), *built = xasprintf("%s/%s", build, TRACER_NAME),
 	     *installed = xasprintf("%s/%s", lib, TRACER_NAME), *env = xasprintf("%s/env.so", d);
@@ -83,7 +65,7 @@ TEST(watch_tracer_find_order)
 	got = tracer_find(lib, exe, lib, err);
 	CHECK(got == NULL);
 
-	nftw(d, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	unit_remove_tree(d);
 	free(d);
 	free(bin);
 	free(build);
@@ -164,7 +146,7 @@ static bool has_line(const struct buf *trace, char kind, const char *dir, const 
 
 TEST(watch_tracer_reports_reads_lists_and_writes)
 {
-	char *d = temp_dir();
+	char *d = unit_temp_dir("trace");
 	struct buf t = BUF_INIT;
 	char *sub = xasprintf("%s/t", d), *x = xasprintf("%s/t/x", d);
 	mkdir(sub, 0755);
@@ -198,7 +180,7 @@ TEST(watch_tracer_reports_reads_lists_and_writes)
 	strlist_clear(&lines);
 
 	buf_release(&t);
-	nftw(d, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	unit_remove_tree(d);
 	free(sub);
 	free(x);
 	free(d);
@@ -206,7 +188,7 @@ TEST(watch_tracer_reports_reads_lists_and_writes)
 
 TEST(watch_tracer_silent_without_a_usable_pipe)
 {
-	char *d = temp_dir();
+	char *d = unit_temp_dir("trace");
 	struct buf t = BUF_INIT;
 	const char *script = "for i in 1 2 3; do cat /etc/hostname >/dev/null; done; echo ok >out; cat out >/dev/null";
 
@@ -224,6 +206,6 @@ TEST(watch_tracer_silent_without_a_usable_pipe)
 	CHECK_INT(0, t.len);
 
 	buf_release(&t);
-	nftw(d, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	unit_remove_tree(d);
 	free(d);
 }

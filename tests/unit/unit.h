@@ -4,7 +4,8 @@
  * register themselves at start-up, so adding a file needs no list to edit.
  * The runner (main.c) runs every case, or those whose name contains the
  * first argument, and prints "ok - name" or "FAIL - name" with each failed
- * check as "file:line: expected X, saw Y".
+ * check as "file:line: expected X, saw Y". What several tests need around
+ * the code (scratch directories, fixtures) is in helpers.h, once.
  *
  *     TEST(url_removes_dot_segments) {
  *             char *s = url_normalize("http://a/b/../c");
