@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# t0020-build: the Makefile's knobs, read from what make would run (make -n,
+# nothing is built): warnings are errors only for developers.
+. "$(dirname "$0")/lib.sh"
+
+# A make that sees only what a user typed: nothing of the make test that
+# runs this script (its MAKEFLAGS and DEVELOPER=1) leaks in.
+plain_make() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u DEVELOPER -u SANITIZE \
+		make -C "$ROOT" --no-print-directory "$@" 2>&1
+}
+
+try "plain make warns without -Werror; DEVELOPER=1 and make test use it"
+out=$(plain_make -n -B cgisnap)
+check_eq 0 $? "make -n status: $out"
+check_match "$out" "-Wall -Wextra .*-c -o build/obj/lib/buf.o lib/buf.c" "compiles lib/buf.c"
+check_not_contains "$out" "-Werror" "plain make"
+out=$(plain_make -n -B cgisnap DEVELOPER=1)
+check_match "$out" "-Werror.*-c -o build/obj/lib/buf.o lib/buf.c" "DEVELOPER=1"
+# make test passes DEVELOPER=1 to the build it starts (and to tests/run).
+out=$(plain_make -n -B test T=t9999-none)
+check_match "$out" "-Werror.*-c -o build/obj/lib/buf.o lib/buf.c" "make test"
+check_match "$out" "tests/run t9999-none" "make test runs the tests"
+out=$(plain_make -n -B unit)
+check_match "$out" "-Werror.*-c -o build/obj/lib/buf.o lib/buf.c" "make unit"
+out=$(plain_make -n -B unit DEVELOPER=0)
+check_not_contains "$out" "-Werror" "make unit DEVELOPER=0"
+
+finish
