@@ -103,10 +103,19 @@ $(UNIT_RUNNER): $(UNIT_OBJS) $(OBJS)
 	@$(if $(Q),echo '  LINK    $@')
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJS) $(OBJS) $(LIBS)
 
-build/cgisnap-trace.so: $(TRACE_SRCS)
+# The tracer's own flags (never SAN_FLAGS) take the user's CFLAGS and
+# LDFLAGS; a change of them rebuilds it, as for the objects.
+TRACE_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -fPIC $(CFLAGS)
+TRACE_LDFLAGS = -shared $(LDFLAGS)
+
+build/TRACE_FLAGS: FORCE
+	@mkdir -p build
+	@echo '$(CC) $(TRACE_CFLAGS) $(TRACE_LDFLAGS)' | cmp -s - $@ || \
+		echo '$(CC) $(TRACE_CFLAGS) $(TRACE_LDFLAGS)' > $@
+
+build/cgisnap-trace.so: $(TRACE_SRCS) build/TRACE_FLAGS
 	@$(if $(Q),echo '  LINK    $@')
-	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -O2 -fPIC -shared \
-		-o $@ $(TRACE_SRCS) -ldl
+	$(Q)$(CC) $(TRACE_CFLAGS) $(TRACE_LDFLAGS) -o $@ $(TRACE_SRCS) -ldl
 
 deps:
 	$(Q)tools/deps.sh build sites test

@@ -26,4 +26,18 @@ check_match "$out" "-Werror.*-c -o build/obj/lib/buf.o lib/buf.c" "make unit"
 out=$(plain_make -n -B unit DEVELOPER=0)
 check_not_contains "$out" "-Werror" "make unit DEVELOPER=0"
 
+try "the tracer library takes CFLAGS and LDFLAGS, never the sanitizers"
+out=$(plain_make -n -B build/cgisnap-trace.so CFLAGS="-O1 -DT0020_MARK" LDFLAGS="-Wl,-z,now")
+check_eq 0 $? "make -n status: $out"
+check_match "$out" "-O1 -DT0020_MARK.*-Wl,-z,now.*-o build/cgisnap-trace.so" "flags on its line"
+check_no_match "$out" "-O2 .*-o build/cgisnap-trace.so" "no -O2 of its own"
+out=$(plain_make -n -B build/cgisnap-trace.so SANITIZE=1)
+check_not_contains "$out" "-fsanitize" "SANITIZE=1"
+# V=1 shows its command instead of one LINK line.
+out=$(plain_make -n -B build/cgisnap-trace.so)
+check_contains "$out" "echo '  LINK    build/cgisnap-trace.so'" "quiet"
+out=$(plain_make -n -B build/cgisnap-trace.so V=1)
+check_not_contains "$out" "LINK" "V=1"
+check_match "$out" "-fPIC.*-o build/cgisnap-trace.so" "V=1 command"
+
 finish
