@@ -212,8 +212,9 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cgisnap $(DESTDIR)$(LIBDIR)/cgisnap-trace.so $(DESTDIR)$(MANDIR)/cgisnap.1
 	-rmdir $(DESTDIR)$(LIBDIR)
 
+# Every output of every mode lives under build/, but ./cgisnap.
 clean:
-	rm -rf $(BUILD) $(FUZZ_BUILD) cgisnap
+	rm -rf build cgisnap
 
 -include $(OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJS:.o=.d)
 -include $(wildcard $(FUZZ_BUILD)/*/*.d $(FUZZ_BUILD)/tests/fuzz/*.d)

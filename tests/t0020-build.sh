@@ -40,4 +40,20 @@ out=$(plain_make -n -B build/cgisnap-trace.so V=1)
 check_not_contains "$out" "LINK" "V=1"
 check_match "$out" "-fPIC.*-o build/cgisnap-trace.so" "V=1 command"
 
+# In a copy that holds the Makefile alone: the checkout's build stays.
+try "make clean removes the outputs of both modes, the tracer, the man page and fuzzing"
+mkdir -p "$TESTDIR/copy" && cp "$ROOT/Makefile" "$TESTDIR/copy/"
+(
+	cd "$TESTDIR/copy" &&
+		mkdir -p build/obj/lib build/san/lib build/fuzz/tests/fuzz &&
+		touch build/obj/lib/buf.o build/san/lib/buf.o build/fuzz/tests/fuzz/fuzz_url.o \
+			build/cgisnap-trace.so build/cgisnap.1 build/LINKED build/TRACE_FLAGS cgisnap
+)
+out=$(plain_make -C "$TESTDIR/copy" clean)
+check_eq 0 $? "make clean status: $out"
+check_eq "" "$(cd "$TESTDIR/copy" && find build cgisnap 2>/dev/null)" "left behind"
+check_file "$TESTDIR/copy/Makefile" "the Makefile"
+out=$(plain_make -C "$TESTDIR/copy" clean SANITIZE=1)
+check_eq 0 $? "make clean SANITIZE=1 with nothing to remove"
+
 finish
