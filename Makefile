@@ -17,6 +17,7 @@ MANDIR = $(PREFIX)/share/man/man1
 CC ?= cc
 CFLAGS ?= -O2 -g
 LDFLAGS ?=
+PKG_CONFIG ?= pkg-config
 PKGS = libxml-2.0 libmicrohttpd libcurl zlib
 
 -include config.mak
@@ -42,8 +43,27 @@ ifeq ($(SANITIZE),1)
 SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
 
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# A library that pkg-config does not know stops the build at once, naming
+# the Debian package to install rather than a header the compiler misses.
+# The targets that install packages first (test, bench, demo, fuzz) check
+# in the make they start after that.
+PKG_DEB_libxml-2.0 = libxml2-dev
+PKG_DEB_libmicrohttpd = libmicrohttpd-dev
+PKG_DEB_libcurl = libcurl4-openssl-dev
+PKG_DEB_zlib = zlib1g-dev
+ifneq ($(filter-out clean deps deps-bench uninstall test bench demo fuzz,$(or $(MAKECMDGOALS),all)),)
+ifeq ($(shell command -v $(PKG_CONFIG)),)
+$(error cannot find '$(PKG_CONFIG)': install pkg-config (make deps installs what the build needs))
+endif
+PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) && echo y),,$(p))))
+ifneq ($(PKG_MISSING),)
+$(error missing $(foreach p,$(PKG_MISSING),'$(p)' (Debian package $(PKG_DEB_$(p))));\
+ make deps installs what is missing)
+endif
+endif
+
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -Wshadow -Wno-sign-compare \
 	-Ilib -I. $(PKG_CFLAGS) -DCGISNAP_VERSION='"$(VERSION)"' -DCGISNAP_LIBDIR='"$(LIBDIR)"' \
@@ -156,9 +176,9 @@ FUZZ_CORPUS = $(FUZZ_BUILD)/corpus
 FUZZ_ARTIFACTS = $(FUZZ_BUILD)/artifacts
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -Wshadow -Wno-sign-compare \
-	-Ilib -Itests/fuzz $(shell pkg-config --cflags libxml-2.0 2>/dev/null) \
+	-Ilib -Itests/fuzz $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null) \
 	$(FUZZ_SAN) $(FUZZ_CFLAGS)
-FUZZ_LIBS = $(shell pkg-config --libs libxml-2.0 2>/dev/null) -lpthread
+FUZZ_LIBS = $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null) -lpthread
 FUZZ_LIB_SRCS = lib/buf.c lib/xalloc.c lib/log.c lib/hashmap.c lib/sha256.c lib/url.c \
 	lib/urlkey.c lib/cgiresp.c lib/spill.c lib/charset.c lib/css.c lib/links.c lib/robots.c \
 	lib/opts.c lib/reqpath.c

@@ -56,4 +56,24 @@ check_file "$TESTDIR/copy/Makefile" "the Makefile"
 out=$(plain_make -C "$TESTDIR/copy" clean SANITIZE=1)
 check_eq 0 $? "make clean SANITIZE=1 with nothing to remove"
 
+# A pkg-config that knows every library but libmicrohttpd, as on a machine
+# without libmicrohttpd-dev.
+try "a library pkg-config does not know stops the build with its Debian package's name"
+mkdir -p "$TESTDIR/bin"
+real=$(command -v pkg-config)
+printf '#!/bin/sh\nfor a; do [ "$a" != libmicrohttpd ] || exit 1; done\nexec %s "$@"\n' "$real" \
+	> "$TESTDIR/bin/pkg-config"
+chmod +x "$TESTDIR/bin/pkg-config"
+out=$(PATH=$TESTDIR/bin:$PATH plain_make -n cgisnap)
+check_ne 0 $? "make status"
+check_contains "$out" "missing 'libmicrohttpd' (Debian package libmicrohttpd-dev)" "names it"
+check_not_contains "$out" "libxml2-dev" "only the missing one"
+check_not_contains "$out" ".h:" "no header error"
+check_eq 1 "$(printf '%s\n' "$out" | wc -l)" "one line"
+out=$(PATH=$TESTDIR/bin:$PATH plain_make -n clean)
+check_eq 0 $? "make clean still works: $out"
+out=$(plain_make -n cgisnap PKG_CONFIG="$TESTDIR/no-pkg-config")
+check_ne 0 $? "make status without pkg-config"
+check_contains "$out" "cannot find '$TESTDIR/no-pkg-config': install pkg-config" "names pkg-config"
+
 finish
