@@ -120,7 +120,8 @@ static void print_help(void)
 	       "the next one down. The client's CPU is measured per thread: a thread\n"
 	       "busy %d%% of the time or more may have been the bottleneck, which the\n"
 	       "output says.\n\n"
-	       "Exit status: 0 measured; 1 a server bench started failed on the way;\n"
+	       "Exit status: 0 measured; 1 a server bench started failed on the way, or\n"
+	       "the measurement itself failed (e.g. out of file descriptors);\n"
 	       "2 usage or set-up error (bad options, no tree, unreachable server);\n"
 	       "130 interrupted (the servers are stopped either way).\n",
 	       (int)(LOADGEN_CPU_WARN * 100));
@@ -476,7 +477,9 @@ static int run(double duration)
 		struct side *sd = &sides[i];
 		sd->res = xcalloc(1, sizeof *sd->res);
 		if (measure(sd, &cfg, err) < 0) {
+			/* Not a usage error: the command line was fine. */
 			log_error("%s", err);
+			rc = EXIT_PARTIAL;
 			goto out;
 		}
 		report_warnings(&warnings, sd->name, sd->res, sysconf(_SC_NPROCESSORS_ONLN),

@@ -203,4 +203,16 @@ expect_error "does not start with '/'" --tree "$OUT" "${WIKI_ORIGIN[@]}" --url d
 expect_error "cannot read" --tree "$OUT" "${WIKI_ORIGIN[@]}" --urls "$TESTDIR/no-such-list"
 expect_error "unexpected argument" "$OUT" "${WIKI_ORIGIN[@]}"
 
+# The server is there and answers the probe; with 32 descriptors at most,
+# the 64 client threads cannot each have their epoll instance.
+try "a failure during the measurement is exit status 1, not 2 (usage)"
+PF=$(port 5)
+serve_start "$VTREE" "$PF"
+err=$( (ulimit -n 32 && exec "$CGISNAP" bench --static-url "http://127.0.0.1:$PF/" --url /vary.cgi -n 64 \
+	-c 64 --client-threads 64 --no-warmup) 2>&1 >/dev/null)
+check_eq 1 $? "exit status"
+check_eq 1 "$(printf '%s\n' "$err" | grep -c 'error:')" "one error: $err"
+check_contains "$(printf '%s\n' "$err" | tail -1)" "error: cannot create an epoll instance" "last line"
+bg_stop "$SERVE_PID"
+
 finish
