@@ -2,7 +2,6 @@
 #include "httpresp.h"
 
 #include <ctype.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 

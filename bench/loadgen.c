@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <netdb.h>
-#include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
@@ -15,7 +14,6 @@
 #include <strings.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "httpresp.h"

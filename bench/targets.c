@@ -1,7 +1,6 @@
 /* bench/targets.c - lists of request paths (targets.h). */
 #include "targets.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

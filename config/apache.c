@@ -2,7 +2,6 @@
  * that pick the file the way urlkey.h names it (per-URL rules for what
  * the tree recorded, then general rules), then hand out FILE.gz and the
  * recorded content type. */
-#include <stdio.h>
 #include <string.h>
 
 #include "config.h"

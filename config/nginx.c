@@ -1,7 +1,6 @@
 /* config/nginx.c - the nginx configuration for a tree: http-level maps
  * (per-URL answers keyed by "$uri?$args") and one server block whose
  * rules find every other file the way urlkey.h names it. */
-#include <stdio.h>
 #include <string.h>
 
 #include "config.h"

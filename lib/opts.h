@@ -60,8 +60,9 @@ enum {
 int opts_parse(const struct opt *const *tables, int argc, char **argv, int flags,
 	       struct strlist *positional, char *err);
 
-/* The largest option file read (1 MiB): a bigger one is refused unread,
- * so "-c /dev/zero" ends at once. */
+/* The largest option file read (1 MiB): a bigger regular file is refused
+ * unread, and anything else (a pipe, "-c /dev/zero") is read one byte
+ * past it, never more. */
 #define OPTS_FILE_MAX (1024 * 1024)
 
 /* Read "name = value" lines from path into the options of tables. -1 with

@@ -3,7 +3,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,6 @@
 #include "daemons.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdint.h>

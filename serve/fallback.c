@@ -2,7 +2,6 @@
  * concurrent requests, store what was rendered (see fallback.h). */
 #include "fallback.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <regex.h>

@@ -2,12 +2,10 @@
 #include "listen.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <stdbool.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 

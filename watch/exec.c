@@ -2,18 +2,13 @@
 #include "exec.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "log.h"
-#include "xalloc.h"
 
 extern char **environ;
 

@@ -1,7 +1,6 @@
 /* tracer.c - finding the dependency tracer library (see tracer.h). */
 #include "tracer.h"
 
-#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,6 @@
 /* test_buf.c - struct buf and struct strlist. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include "buf.h"

@@ -1,12 +1,10 @@
 /* test_config_apache.c - the Apache virtual host 'cgisnap config apache'
  * writes (config/apache.c), checked by its lines; t0610 and t0611 run it
  * in Apache. */
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "../../config/config.h"
 #include "log.h"
-#include "manifest.h"
 #include "helpers.h"
 #include "unit.h"
 #include "xalloc.h"

@@ -7,7 +7,6 @@
 
 #include "../../config/config.h"
 #include "log.h"
-#include "manifest.h"
 #include "helpers.h"
 #include "unit.h"
 #include "urlkey.h"

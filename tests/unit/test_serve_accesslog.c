@@ -1,11 +1,9 @@
 /* test_serve_accesslog.c - combined log lines, their escaping, and the
  * buffered writer with reopen (serve/accesslog.c). */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../../serve/accesslog.h"

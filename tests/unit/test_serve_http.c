@@ -1,7 +1,6 @@
 /* test_serve_http.c - Range, validators, dates and gzip negotiation
  * (serve/http.c), as tables. */
 #include <stdint.h>
-#include <stdio.h>
 
 #include "../../serve/http.h"
 #include "unit.h"

@@ -1,7 +1,6 @@
 /* test_serve_path.c - the request-target guard (lib/reqpath.c): a table
  * of hostile and harmless targets, in the spirit of darkhttpd's
  * test_make_safe_uri. */
-#include <stdio.h>
 
 #include "buf.h"
 #include "reqpath.h"

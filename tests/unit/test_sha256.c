@@ -1,5 +1,4 @@
 /* test_sha256.c - SHA-256 against the FIPS 180-4 / NIST example vectors. */
-#include <stdlib.h>
 
 #include "sha256.h"
 #include "unit.h"

@@ -32,7 +32,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
