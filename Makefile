@@ -6,7 +6,8 @@
 #   make fuzz            build the libFuzzer targets (clang), run each FUZZ_SECONDS
 #   make install         PREFIX=/usr/local DESTDIR= honoured
 #   make V=1             show the commands
-#   make DEVELOPER=1     warnings are errors (the default of make test, unit, fuzz)
+#   make DEVELOPER=1     warnings are errors (the default of make test, unit, fuzz);
+#                        without it objects go to build/obj-warn (build/san-warn)
 # Local settings can live in an uncommitted config.mak.
 
 VERSION = 0.1.0
@@ -24,7 +25,6 @@ PKGS = libxml-2.0 libmicrohttpd libcurl zlib
 
 # Warnings are errors for the developers' targets (and so for CI): a
 # packager's plain make, with a compiler newer than ours, only warns.
-# DEVELOPER=1 in config.mak keeps make and make test on the same objects.
 ifneq ($(filter test unit fuzz fuzz-build,$(MAKECMDGOALS)),)
 DEVELOPER ?= 1
 endif
@@ -72,11 +72,13 @@ ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 LIBS = $(PKG_LIBS) -lpthread
 
 # Each mode keeps its own objects, so switching between a normal and a
-# sanitizer build (or several people doing both) never mixes them.
+# sanitizer build (or several people doing both) never mixes them; a
+# build without DEVELOPER=1 keeps its own too (build/obj-warn), so that
+# make and make test in turn do not rebuild everything each time.
 ifeq ($(SANITIZE),1)
-BUILD = build/san
+BUILD = build/san$(if $(WERROR),,-warn)
 else
-BUILD = build/obj
+BUILD = build/obj$(if $(WERROR),,-warn)
 endif
 SRCS = crawlopts.c originopts.c $(wildcard lib/*.c snapshot/*.c serve/*.c watch/*.c bench/*.c config/*.c)
 OBJS = $(SRCS:%.c=$(BUILD)/%.o)

@@ -13,7 +13,7 @@ plain_make() {
 try "plain make warns without -Werror; DEVELOPER=1 and make test use it"
 out=$(plain_make -n -B cgisnap)
 check_eq 0 $? "make -n status: $out"
-check_match "$out" "-Wall -Wextra .*-c -o build/obj/lib/buf.o lib/buf.c" "compiles lib/buf.c"
+check_match "$out" "-Wall -Wextra .*-c -o build/obj-warn/lib/buf.o lib/buf.c" "compiles lib/buf.c apart"
 check_not_contains "$out" "-Werror" "plain make"
 out=$(plain_make -n -B cgisnap DEVELOPER=1)
 check_match "$out" "-Werror.*-c -o build/obj/lib/buf.o lib/buf.c" "DEVELOPER=1"
@@ -25,6 +25,9 @@ out=$(plain_make -n -B unit)
 check_match "$out" "-Werror.*-c -o build/obj/lib/buf.o lib/buf.c" "make unit"
 out=$(plain_make -n -B unit DEVELOPER=0)
 check_not_contains "$out" "-Werror" "make unit DEVELOPER=0"
+out=$(plain_make -n -B cgisnap SANITIZE=1)
+check_match "$out" "-c -o build/san-warn/lib/buf.o lib/buf.c" "plain SANITIZE=1 apart"
+check_not_contains "$out" "-Werror" "plain SANITIZE=1"
 
 try "the tracer library takes CFLAGS and LDFLAGS, never the sanitizers"
 out=$(plain_make -n -B build/cgisnap-trace.so CFLAGS="-O1 -DT0020_MARK" LDFLAGS="-Wl,-z,now")
@@ -41,12 +44,13 @@ check_not_contains "$out" "LINK" "V=1"
 check_match "$out" "-fPIC.*-o build/cgisnap-trace.so" "V=1 command"
 
 # In a copy that holds the Makefile alone: the checkout's build stays.
-try "make clean removes the outputs of both modes, the tracer, the man page and fuzzing"
+try "make clean removes the outputs of every mode, the tracer, the man page and fuzzing"
 mkdir -p "$TESTDIR/copy" && cp "$ROOT/Makefile" "$TESTDIR/copy/"
 (
 	cd "$TESTDIR/copy" &&
-		mkdir -p build/obj/lib build/san/lib build/fuzz/tests/fuzz &&
-		touch build/obj/lib/buf.o build/san/lib/buf.o build/fuzz/tests/fuzz/fuzz_url.o \
+		mkdir -p build/obj/lib build/san/lib build/obj-warn/lib build/san-warn/lib build/fuzz/tests/fuzz &&
+		touch build/obj/lib/buf.o build/san/lib/buf.o build/obj-warn/lib/buf.o build/san-warn/lib/buf.o \
+			build/fuzz/tests/fuzz/fuzz_url.o \
 			build/cgisnap-trace.so build/cgisnap.1 build/LINKED build/TRACE_FLAGS cgisnap
 )
 out=$(plain_make -C "$TESTDIR/copy" clean)
