@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../../config/treeinfo.h"
+#include "helpers.h"
 #include "log.h"
 #include "unit.h"
 #include "urlkey.h"
@@ -228,14 +229,6 @@ static void write_file(const char *path, const char *text)
 	}
 }
 
-static void rm_rf(const char *path)
-{
-	char *cmd = xasprintf("rm -rf '%s'", path);
-	if (system(cmd) != 0)
-		unit_fail(__FILE__, __LINE__, "cannot remove %s", path);
-	free(cmd);
-}
-
 TEST(config_treeinfo_load_reads_the_tree)
 {
 	char dir[] = "/tmp/cgisnap-config-XXXXXX";
@@ -294,7 +287,7 @@ TEST(config_treeinfo_load_reads_the_tree)
 	CHECK_INT(-1, treeinfo_load(&ti, dir, NULL, err));
 	treeinfo_release(&ti);
 
-	rm_rf(dir);
+	unit_remove_tree(dir);
 	free(missing);
 	free(real);
 	free(meta);
