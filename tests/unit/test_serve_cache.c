@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../../serve/cache.h"
+#include "helpers.h"
 #include "unit.h"
 
 static char dir[64];
@@ -48,11 +49,8 @@ static int setup(void)
 
 static void teardown(int fd)
 {
-	char cmd[128];
 	close(fd);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		unit_fail(__FILE__, __LINE__, "cannot remove %s", dir);
+	unit_remove_tree(dir);
 }
 
 TEST(serve_cache_loads_and_reuses)
