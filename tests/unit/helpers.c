@@ -38,6 +38,24 @@ void unit_remove_tree(const char *path)
 		unit_fail(__FILE__, __LINE__, "cannot remove %s", path);
 }
 
+void unit_put(const char *dir, const char *name, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	free(p);
+}
+
+void unit_make_dir(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	mkdir(p, 0755);
+	free(p);
+}
+
 void unit_treeinfo_add(struct treeinfo *ti, const char *target, int status, const char *key, const char *type,
 		       const char *location)
 {

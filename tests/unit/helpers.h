@@ -20,6 +20,12 @@ char *unit_temp_dir(const char *tag);
  * still there afterwards fails the running test. */
 void unit_remove_tree(const char *path);
 
+/* Write text to dir/name (created or emptied first). */
+void unit_put(const char *dir, const char *name, const char *text);
+
+/* Make the directory dir/name. */
+void unit_make_dir(const char *dir, const char *name);
+
 /* Add a manifest entry to ti as the snapshot would have recorded it; key,
  * type and location may be NULL. */
 void unit_treeinfo_add(struct treeinfo *ti, const char *target, int status, const char *key, const char *type,

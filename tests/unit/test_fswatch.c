@@ -4,7 +4,6 @@
  * forgotten), a watch narrowed, the caller's data released, paths joined.
  * The kernel queues events when the system call returns, so each check
  * reads right after the change, without waiting. */
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -13,52 +12,8 @@
 #include "fswatch.h"
 #include "log.h"
 #include "xalloc.h"
+#include "helpers.h"
 #include "unit.h"
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-static void remove_tree(const char *path)
-{
-	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static char *temp_dir(void)
-{
-	const char *tmp = getenv("TMPDIR");
-	char *t = xasprintf("%s/cgisnap-unit-fswatch.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(t)) {
-		free(t);
-		return NULL;
-	}
-	char *real = realpath(t, NULL);
-	free(t);
-	return real;
-}
-
-static void put(const char *dir, const char *name, const char *text)
-{
-	char *p = xasprintf("%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-	free(p);
-}
-
-static void make_dir(const char *dir, const char *name)
-{
-	char *p = xasprintf("%s/%s", dir, name);
-	mkdir(p, 0755);
-	free(p);
-}
 
 /* What the tests' fswatch_fn sees: each event as a path and its flags,
  * trees kept watched with walk. */
@@ -138,13 +93,13 @@ static bool no_dot_dirs(void *ctx, const char *path, const char *name)
 TEST(fswatch_tree_walk_skips_and_reports)
 {
 	char err[ERR_LEN];
-	char *d = temp_dir();
+	char *d = unit_temp_dir("fswatch");
 	CHECK(d != NULL);
-	make_dir(d, "a");
-	make_dir(d, "a/b");
-	make_dir(d, ".hidden");
-	put(d, "a/b/f.txt", "f");
-	put(d, ".hidden/h.txt", "h");
+	unit_make_dir(d, "a");
+	unit_make_dir(d, "a/b");
+	unit_make_dir(d, ".hidden");
+	unit_put(d, "a/b/f.txt", "f");
+	unit_put(d, ".hidden/h.txt", "h");
 	struct fsw_events found = FSW_EVENTS_INIT;
 	const struct fsw_walk walk = { WANT, no_dot_dirs, NULL, NULL, &found };
 	struct seen s = { fswatch_new(NULL, err), &walk, FSW_EVENTS_INIT };
@@ -159,8 +114,8 @@ TEST(fswatch_tree_walk_skips_and_reports)
 	CHECK_INT(0, flags_of(&found, d, ".hidden/h.txt"));
 	fsw_events_clear(&found);
 
-	put(d, ".hidden/h.txt", "h2"); /* not watched */
-	put(d, "a/b/f.txt", "f2");
+	unit_put(d, ".hidden/h.txt", "h2"); /* not watched */
+	unit_put(d, "a/b/f.txt", "f2");
 	drain(&s);
 	CHECK_INT(0, flags_of(&s.ev, d, ".hidden/h.txt"));
 	CHECK_INT(FSW_CHANGED, flags_of(&s.ev, d, "a/b/f.txt"));
@@ -172,16 +127,16 @@ TEST(fswatch_tree_walk_skips_and_reports)
 	fsw_events_clear(&s.ev);
 	fsw_events_clear(&found);
 	fswatch_free(s.w);
-	remove_tree(d);
+	unit_remove_tree(d);
 	free(d);
 }
 
 TEST(fswatch_rename_inside_a_tree_is_followed)
 {
 	char err[ERR_LEN];
-	char *d = temp_dir();
-	make_dir(d, "old");
-	make_dir(d, "old/deep");
+	char *d = unit_temp_dir("fswatch");
+	unit_make_dir(d, "old");
+	unit_make_dir(d, "old/deep");
 	const struct fsw_walk walk = { WANT, NULL, NULL, NULL, NULL };
 	struct seen s = { fswatch_new(NULL, err), &walk, FSW_EVENTS_INIT };
 	CHECK_INT(0, fswatch_add_tree(s.w, d, &walk, err));
@@ -196,14 +151,14 @@ TEST(fswatch_rename_inside_a_tree_is_followed)
 	CHECK_INT(3, count_dirs(s.w));
 	CHECK(!dir_at(s.w, d, "old/deep"));
 	CHECK(dir_at(s.w, d, "new/deep") != NULL);
-	put(d, "new/deep/x.txt", "x");
+	unit_put(d, "new/deep/x.txt", "x");
 	drain(&s);
 	CHECK_INT(FSW_CREATED | FSW_CHANGED, flags_of(&s.ev, d, "new/deep/x.txt"));
 	CHECK_INT(0, flags_of(&s.ev, d, "old/deep/x.txt"));
 
 	fsw_events_clear(&s.ev);
 	fswatch_free(s.w);
-	remove_tree(d);
+	unit_remove_tree(d);
 	free(from);
 	free(to);
 	free(d);
@@ -220,8 +175,8 @@ static void release_count(void *data)
 TEST(fswatch_deleted_directory_reports_itself_then_is_forgotten)
 {
 	char err[ERR_LEN];
-	char *d = temp_dir();
-	make_dir(d, "gone");
+	char *d = unit_temp_dir("fswatch");
+	unit_make_dir(d, "gone");
 	char *gone = xasprintf("%s/gone", d);
 	/* a single directory, not a tree: nothing follows it */
 	struct seen s = { fswatch_new(release_count, err), NULL, FSW_EVENTS_INIT };
@@ -250,7 +205,7 @@ TEST(fswatch_deleted_directory_reports_itself_then_is_forgotten)
 	fswatch_free(s.w);
 	CHECK_INT(2, released);
 	fsw_events_clear(&s.ev);
-	remove_tree(d);
+	unit_remove_tree(d);
 	free(gone);
 	free(d);
 }
@@ -258,23 +213,23 @@ TEST(fswatch_deleted_directory_reports_itself_then_is_forgotten)
 TEST(fswatch_narrowed_watch_asks_for_less)
 {
 	char err[ERR_LEN];
-	char *d = temp_dir();
+	char *d = unit_temp_dir("fswatch");
 	struct seen s = { fswatch_new(NULL, err), NULL, FSW_EVENTS_INIT };
 	struct fsw_dir *a = fswatch_watch(s.w, d, FSW_WATCH_NEW_NAMES | FSW_WATCH_SELF, err);
 	CHECK(a != NULL);
-	put(d, "one", "1");
+	unit_put(d, "one", "1");
 	drain(&s);
 	CHECK_INT(FSW_CREATED, flags_of(&s.ev, d, "one")); /* not its close: not asked */
 
 	fswatch_narrow(s.w, a, FSW_WATCH_SELF);
-	put(d, "two", "2");
+	unit_put(d, "two", "2");
 	drain(&s);
 	CHECK_INT(0, s.ev.n);
 	CHECK_INT(1, count_dirs(s.w));
 
 	fsw_events_clear(&s.ev);
 	fswatch_free(s.w);
-	remove_tree(d);
+	unit_remove_tree(d);
 	free(d);
 }
 

@@ -5,7 +5,6 @@
  * The kernel queues events when the system call returns, so each check
  * reads right after the change, without waiting. */
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -14,53 +13,8 @@
 #include "log.h"
 #include "xalloc.h"
 #include "../../watch/sources.h"
+#include "helpers.h"
 #include "unit.h"
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-static void remove_tree(const char *path)
-{
-	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static char *temp_dir(void)
-{
-	const char *tmp = getenv("TMPDIR");
-	char *t = xasprintf("%s/cgisnap-unit-watch.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(t)) {
-		free(t);
-		return NULL;
-	}
-	/* inotify reports real paths: resolve /tmp symlinks up front */
-	char *real = realpath(t, NULL);
-	free(t);
-	return real;
-}
-
-static void put(const char *dir, const char *name, const char *text)
-{
-	char *p = xasprintf("%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-	free(p);
-}
-
-static void make_dir(const char *dir, const char *name)
-{
-	char *p = xasprintf("%s/%s", dir, name);
-	mkdir(p, 0755);
-	free(p);
-}
 
 /* Every flag reported for dir/name, or-ed. */
 static unsigned flags_of(const struct fsw_events *ev, const char *dir, const char *name)
@@ -112,10 +66,10 @@ static void drain(struct srcwatch *w, struct fsw_events *ev)
 TEST(watch_sources_tree_writes_creates_removes)
 {
 	char err[ERR_LEN];
-	char *d = temp_dir();
+	char *d = unit_temp_dir("watch");
 	CHECK(d != NULL);
-	make_dir(d, "sub");
-	put(d, "sub/old.txt", "x");
+	unit_make_dir(d, "sub");
+	unit_put(d, "sub/old.txt", "x");
 	struct srcwatch *w = srcwatch_new(err);
 	CHECK_INT(0, srcwatch_add(w, d, err));
 	CHECK_INT(2, srcwatch_count(w));
@@ -124,8 +78,8 @@ TEST(watch_sources_tree_writes_creates_removes)
 	drain(w, &ev);
 	CHECK_INT(0, ev.n); /* nothing happened yet */
 
-	put(d, "sub/new.txt", "1");
-	put(d, "sub/old.txt", "2");
+	unit_put(d, "sub/new.txt", "1");
+	unit_put(d, "sub/old.txt", "2");
 	char *old = xasprintf("%s/sub/old.txt", d);
 	unlink(old);
 	drain(w, &ev);
@@ -133,7 +87,7 @@ TEST(watch_sources_tree_writes_creates_removes)
 	CHECK_INT(FSW_CHANGED | FSW_REMOVED, flags_of(&ev, d, "sub/old.txt"));
 
 	/* an editor's save: write a temp file, rename it over the page */
-	put(d, "sub/.new.txt.swp", "3");
+	unit_put(d, "sub/.new.txt.swp", "3");
 	char *from = xasprintf("%s/sub/.new.txt.swp", d), *to = xasprintf("%s/sub/new.txt", d);
 	CHECK_INT(0, rename(from, to));
 	drain(w, &ev);
@@ -142,7 +96,7 @@ TEST(watch_sources_tree_writes_creates_removes)
 
 	fsw_events_clear(&ev);
 	srcwatch_free(w);
-	remove_tree(d);
+	unit_remove_tree(d);
 	free(old);
 	free(from);
 	free(to);
@@ -152,16 +106,16 @@ TEST(watch_sources_tree_writes_creates_removes)
 TEST(watch_sources_new_directories_are_scanned_and_watched)
 {
 	char err[ERR_LEN];
-	char *d = temp_dir();
+	char *d = unit_temp_dir("watch");
 	struct srcwatch *w = srcwatch_new(err);
 	struct fsw_events ev = FSW_EVENTS_INIT;
 	CHECK_INT(0, srcwatch_add(w, d, err));
 
 	/* files made before watch has seen the new directories */
-	make_dir(d, "ns");
-	make_dir(d, "ns/deep");
-	put(d, "ns/a.txt", "a");
-	put(d, "ns/deep/b.txt", "b");
+	unit_make_dir(d, "ns");
+	unit_make_dir(d, "ns/deep");
+	unit_put(d, "ns/a.txt", "a");
+	unit_put(d, "ns/deep/b.txt", "b");
 	drain(w, &ev);
 	CHECK_INT(FSW_CREATED | FSW_DIR, flags_of(&ev, d, "ns"));
 	CHECK(flags_of(&ev, d, "ns/deep") & FSW_CREATED);
@@ -170,13 +124,13 @@ TEST(watch_sources_new_directories_are_scanned_and_watched)
 	CHECK_INT(3, srcwatch_count(w));
 
 	/* and from now on watched directly */
-	put(d, "ns/deep/c.txt", "c");
+	unit_put(d, "ns/deep/c.txt", "c");
 	drain(w, &ev);
 	CHECK_INT(FSW_CREATED | FSW_CHANGED, flags_of(&ev, d, "ns/deep/c.txt"));
 
 	/* removed: reported, and the watches are gone */
 	char *ns = xasprintf("%s/ns", d);
-	remove_tree(ns);
+	unit_remove_tree(ns);
 	drain(w, &ev);
 	CHECK(flags_of(&ev, d, "ns") & FSW_REMOVED);
 	CHECK(flags_of(&ev, d, "ns/deep/c.txt") & FSW_REMOVED);
@@ -184,7 +138,7 @@ TEST(watch_sources_new_directories_are_scanned_and_watched)
 
 	fsw_events_clear(&ev);
 	srcwatch_free(w);
-	remove_tree(d);
+	unit_remove_tree(d);
 	free(ns);
 	free(d);
 }
@@ -192,12 +146,12 @@ TEST(watch_sources_new_directories_are_scanned_and_watched)
 TEST(watch_sources_directories_moved_out_and_in)
 {
 	char err[ERR_LEN];
-	char *d = temp_dir(), *outside = temp_dir();
+	char *d = unit_temp_dir("watch"), *outside = unit_temp_dir("watch");
 	struct srcwatch *w = srcwatch_new(err);
 	struct fsw_events ev = FSW_EVENTS_INIT;
-	make_dir(d, "pages");
-	make_dir(d, "pages/ns");
-	put(d, "pages/ns/p.txt", "p");
+	unit_make_dir(d, "pages");
+	unit_make_dir(d, "pages/ns");
+	unit_put(d, "pages/ns/p.txt", "p");
 	CHECK_INT(0, srcwatch_add(w, d, err));
 	CHECK_INT(3, srcwatch_count(w));
 
@@ -206,7 +160,7 @@ TEST(watch_sources_directories_moved_out_and_in)
 	drain(w, &ev);
 	CHECK_INT(FSW_REMOVED | FSW_DIR, flags_of(&ev, d, "pages/ns"));
 	CHECK_INT(2, srcwatch_count(w));
-	put(outside, "ns/later.txt", "x"); /* no longer ours */
+	unit_put(outside, "ns/later.txt", "x"); /* no longer ours */
 	drain(w, &ev);
 	CHECK_INT(0, ev.n);
 
@@ -217,14 +171,14 @@ TEST(watch_sources_directories_moved_out_and_in)
 	CHECK_INT(FSW_CREATED, flags_of(&ev, d, "pages/back/p.txt"));
 	CHECK_INT(FSW_CREATED, flags_of(&ev, d, "pages/back/later.txt"));
 	CHECK_INT(3, srcwatch_count(w));
-	put(d, "pages/back/p.txt", "q");
+	unit_put(d, "pages/back/p.txt", "q");
 	drain(w, &ev);
 	CHECK_INT(FSW_CHANGED, flags_of(&ev, d, "pages/back/p.txt"));
 
 	fsw_events_clear(&ev);
 	srcwatch_free(w);
-	remove_tree(d);
-	remove_tree(outside);
+	unit_remove_tree(d);
+	unit_remove_tree(outside);
 	free(from);
 	free(away);
 	free(back);
@@ -235,16 +189,16 @@ TEST(watch_sources_directories_moved_out_and_in)
 TEST(watch_sources_single_file_survives_rename)
 {
 	char err[ERR_LEN];
-	char *d = temp_dir();
+	char *d = unit_temp_dir("watch");
 	struct srcwatch *w = srcwatch_new(err);
 	struct fsw_events ev = FSW_EVENTS_INIT;
-	put(d, "db.sqlite", "v1");
+	unit_put(d, "db.sqlite", "v1");
 	char *db = xasprintf("%s/db.sqlite", d);
 	CHECK_INT(0, srcwatch_add(w, db, err));
 	CHECK_INT(1, srcwatch_count(w));
 
-	put(d, "db.sqlite-journal", "j"); /* a neighbour: not watched */
-	put(d, "db.sqlite", "v2");
+	unit_put(d, "db.sqlite-journal", "j"); /* a neighbour: not watched */
+	unit_put(d, "db.sqlite", "v2");
 	drain(w, &ev);
 	CHECK_INT(FSW_CHANGED, flags_of(&ev, d, "db.sqlite"));
 	CHECK_INT(0, flags_of(&ev, d, "db.sqlite-journal"));
@@ -259,27 +213,27 @@ TEST(watch_sources_single_file_survives_rename)
 	CHECK_INT(FSW_CHANGED, flags_of(&ev, d, "db.sqlite"));
 
 	/* replaced by a rename (a new database built beside it) */
-	put(d, "db.new", "v3");
+	unit_put(d, "db.new", "v3");
 	char *tmp = xasprintf("%s/db.new", d);
 	CHECK_INT(0, rename(tmp, db));
 	drain(w, &ev);
 	CHECK_INT(FSW_CREATED, flags_of(&ev, d, "db.sqlite"));
 	CHECK_INT(0, flags_of(&ev, d, "db.new"));
 	/* and still watched afterwards */
-	put(d, "db.sqlite", "v4");
+	unit_put(d, "db.sqlite", "v4");
 	drain(w, &ev);
 	CHECK(flags_of(&ev, d, "db.sqlite") & FSW_CHANGED);
 
 	/* the same directory as a tree too: now every name counts */
 	CHECK_INT(0, srcwatch_add(w, d, err));
 	CHECK_INT(1, srcwatch_count(w));
-	put(d, "other", "o");
+	unit_put(d, "other", "o");
 	drain(w, &ev);
 	CHECK(flags_of(&ev, d, "other") & FSW_CREATED);
 
 	fsw_events_clear(&ev);
 	srcwatch_free(w);
-	remove_tree(d);
+	unit_remove_tree(d);
 	free(db);
 	free(tmp);
 	free(d);
@@ -303,33 +257,33 @@ TEST(watch_sources_real_overflow_then_rescan)
 	if (max <= 0 || max > 200000)
 		return; /* a queue this large takes too long to fill here */
 	char err[ERR_LEN];
-	char *d = temp_dir();
+	char *d = unit_temp_dir("watch");
 	struct srcwatch *w = srcwatch_new(err);
 	struct fsw_events ev = FSW_EVENTS_INIT;
 	CHECK_INT(0, srcwatch_add(w, d, err));
 	/* Each rename is two events (moved from, moved to), and back and
 	 * forth never repeats the last event (which the kernel would merge). */
-	put(d, "a", "");
+	unit_put(d, "a", "");
 	char *a = xasprintf("%s/a", d), *b = xasprintf("%s/b", d);
 	for (long i = 0; i < max / 2 + 64; i++)
 		rename(i % 2 ? b : a, i % 2 ? a : b);
 	free(a);
 	free(b);
 	/* made while the queue is full: its event is lost */
-	make_dir(d, "late");
+	unit_make_dir(d, "late");
 	drain(w, &ev);
 	CHECK(overflowed(&ev));
 	CHECK_INT(0, flags_of(&ev, d, "late"));
 	/* the rescan after the overflow watches it all the same */
 	CHECK_INT(2, srcwatch_count(w));
-	put(d, "late/x", "x");
+	unit_put(d, "late/x", "x");
 	drain(w, &ev);
 	CHECK(!overflowed(&ev));
 	CHECK(flags_of(&ev, d, "late/x") & FSW_CREATED);
 
 	fsw_events_clear(&ev);
 	srcwatch_free(w);
-	remove_tree(d);
+	unit_remove_tree(d);
 	free(d);
 }
 
@@ -358,18 +312,18 @@ TEST(watch_sources_missing_source_and_limit_message)
 TEST(watch_sources_source_deleted_then_recreated)
 {
 	char err[ERR_LEN];
-	char *top = temp_dir();
+	char *top = unit_temp_dir("watch");
 	char *src = xasprintf("%s/pages", top);
 	struct srcwatch *w = srcwatch_new(err);
 	struct fsw_events ev = FSW_EVENTS_INIT;
-	make_dir(top, "pages");
-	make_dir(top, "pages/ns");
-	put(top, "pages/ns/p.txt", "p");
+	unit_make_dir(top, "pages");
+	unit_make_dir(top, "pages/ns");
+	unit_put(top, "pages/ns/p.txt", "p");
 	CHECK_INT(0, srcwatch_add(w, src, err));
 	CHECK_INT(2, srcwatch_count(w));
 	CHECK(srcwatch_intact(w));
 
-	remove_tree(src);
+	unit_remove_tree(src);
 	CHECK(!srcwatch_intact(w)); /* seen by stat, before any event is read */
 	drain(w, &ev);
 	CHECK_INT(FSW_GONE | FSW_DIR, flags_at(&ev, src)); /* not FSW_REMOVED: not a deletion of its pages */
@@ -381,9 +335,9 @@ TEST(watch_sources_source_deleted_then_recreated)
 	CHECK_INT(0, none.n); /* reported once */
 
 	/* made again, with content: back, and watched below too */
-	make_dir(top, "pages");
-	make_dir(top, "pages/ns");
-	put(top, "pages/ns/p.txt", "p2");
+	unit_make_dir(top, "pages");
+	unit_make_dir(top, "pages/ns");
+	unit_put(top, "pages/ns/p.txt", "p2");
 	drain(w, &ev);
 	CHECK_INT(FSW_BACK | FSW_DIR, flags_at(&ev, src));
 	CHECK_INT(0, count_flag(&ev, FSW_GONE));
@@ -391,17 +345,17 @@ TEST(watch_sources_source_deleted_then_recreated)
 	CHECK(srcwatch_intact(w));
 	CHECK_INT(0, srcwatch_check(w, &none));
 	CHECK_INT(0, none.n);
-	put(top, "pages/ns/p.txt", "p3");
+	unit_put(top, "pages/ns/p.txt", "p3");
 	drain(w, &ev);
 	CHECK_INT(FSW_CHANGED, flags_of(&ev, top, "pages/ns/p.txt"));
 	/* the parent is watched for names no longer: nothing about it */
-	put(top, "neighbour", "n");
+	unit_put(top, "neighbour", "n");
 	drain(w, &ev);
 	CHECK_INT(0, ev.n);
 
 	fsw_events_clear(&ev);
 	srcwatch_free(w);
-	remove_tree(top);
+	unit_remove_tree(top);
 	free(src);
 	free(top);
 }
@@ -409,20 +363,20 @@ TEST(watch_sources_source_deleted_then_recreated)
 TEST(watch_sources_source_moved_away_and_back)
 {
 	char err[ERR_LEN];
-	char *top = temp_dir();
+	char *top = unit_temp_dir("watch");
 	char *src = xasprintf("%s/pages", top), *away = xasprintf("%s/away", top);
 	char *other = xasprintf("%s/other", top);
 	struct srcwatch *w = srcwatch_new(err);
 	struct fsw_events ev = FSW_EVENTS_INIT;
-	make_dir(top, "pages");
-	make_dir(top, "pages/ns");
+	unit_make_dir(top, "pages");
+	unit_make_dir(top, "pages/ns");
 	CHECK_INT(0, srcwatch_add(w, src, err));
 
 	CHECK_INT(0, rename(src, away));
 	drain(w, &ev);
 	CHECK_INT(FSW_GONE | FSW_DIR, flags_at(&ev, src));
 	CHECK_INT(0, srcwatch_count(w));
-	put(top, "away/ns/x.txt", "x"); /* the moved copy is not the source */
+	unit_put(top, "away/ns/x.txt", "x"); /* the moved copy is not the source */
 	drain(w, &ev);
 	CHECK_INT(0, ev.n);
 
@@ -430,27 +384,27 @@ TEST(watch_sources_source_moved_away_and_back)
 	drain(w, &ev);
 	CHECK_INT(FSW_BACK | FSW_DIR, flags_at(&ev, src));
 	CHECK_INT(2, srcwatch_count(w));
-	put(top, "pages/ns/x.txt", "y");
+	unit_put(top, "pages/ns/x.txt", "y");
 	drain(w, &ev);
 	CHECK_INT(FSW_CHANGED, flags_of(&ev, top, "pages/ns/x.txt"));
 
 	/* replaced by another directory in one step */
-	make_dir(top, "other");
-	put(top, "other/o.txt", "o");
+	unit_make_dir(top, "other");
+	unit_put(top, "other/o.txt", "o");
 	CHECK_INT(0, rename(src, away));
 	CHECK_INT(0, rename(other, src));
 	drain(w, &ev);
 	CHECK_INT(FSW_GONE | FSW_BACK | FSW_DIR, flags_at(&ev, src));
 	CHECK_INT(1, srcwatch_count(w));
-	put(top, "pages/o.txt", "o2");
-	put(top, "away/ns/x.txt", "z");
+	unit_put(top, "pages/o.txt", "o2");
+	unit_put(top, "away/ns/x.txt", "z");
 	drain(w, &ev);
 	CHECK_INT(FSW_CHANGED, flags_of(&ev, top, "pages/o.txt"));
 	CHECK_INT(0, flags_of(&ev, top, "pages/ns/x.txt"));
 
 	fsw_events_clear(&ev);
 	srcwatch_free(w);
-	remove_tree(top);
+	unit_remove_tree(top);
 	free(src);
 	free(away);
 	free(other);
@@ -460,13 +414,13 @@ TEST(watch_sources_source_moved_away_and_back)
 TEST(watch_sources_parent_of_source_moved_then_replaced)
 {
 	char err[ERR_LEN];
-	char *top = temp_dir();
+	char *top = unit_temp_dir("watch");
 	char *data = xasprintf("%s/data", top), *old = xasprintf("%s/data.old", top);
 	char *src = xasprintf("%s/data/pages", top);
 	struct srcwatch *w = srcwatch_new(err);
 	struct fsw_events ev = FSW_EVENTS_INIT;
-	make_dir(top, "data");
-	make_dir(top, "data/pages");
+	unit_make_dir(top, "data");
+	unit_make_dir(top, "data/pages");
 	CHECK_INT(0, srcwatch_add(w, src, err));
 	CHECK_INT(1, srcwatch_count(w));
 
@@ -474,36 +428,36 @@ TEST(watch_sources_parent_of_source_moved_then_replaced)
 	CHECK_INT(0, rename(data, old));
 	drain(w, &ev);
 	CHECK_INT(FSW_GONE | FSW_DIR, flags_at(&ev, src));
-	put(top, "data.old/pages/a.txt", "a"); /* no longer the source */
+	unit_put(top, "data.old/pages/a.txt", "a"); /* no longer the source */
 	drain(w, &ev);
 	CHECK_INT(0, ev.n);
-	make_dir(top, "data");
+	unit_make_dir(top, "data");
 	drain(w, &ev);
 	CHECK_INT(0, ev.n); /* on the way, not there yet */
-	make_dir(top, "data/pages");
-	put(top, "data/pages/b.txt", "b");
+	unit_make_dir(top, "data/pages");
+	unit_put(top, "data/pages/b.txt", "b");
 	drain(w, &ev);
 	CHECK_INT(FSW_BACK | FSW_DIR, flags_at(&ev, src));
 	CHECK_INT(1, srcwatch_count(w));
-	put(top, "data/pages/b.txt", "b2");
+	unit_put(top, "data/pages/b.txt", "b2");
 	drain(w, &ev);
 	CHECK_INT(FSW_CHANGED, flags_of(&ev, top, "data/pages/b.txt"));
 
 	/* the whole parent deleted, then made again in one go */
-	remove_tree(data);
+	unit_remove_tree(data);
 	drain(w, &ev);
 	CHECK_INT(FSW_GONE | FSW_DIR, flags_at(&ev, src));
 	CHECK_INT(0, mkdir(data, 0755));
 	CHECK_INT(0, mkdir(src, 0755));
 	drain(w, &ev);
 	CHECK_INT(FSW_BACK | FSW_DIR, flags_at(&ev, src));
-	put(top, "data/pages/c.txt", "c");
+	unit_put(top, "data/pages/c.txt", "c");
 	drain(w, &ev);
 	CHECK(flags_of(&ev, top, "data/pages/c.txt") & FSW_CREATED);
 
 	fsw_events_clear(&ev);
 	srcwatch_free(w);
-	remove_tree(top);
+	unit_remove_tree(top);
 	free(data);
 	free(old);
 	free(src);
@@ -513,15 +467,15 @@ TEST(watch_sources_parent_of_source_moved_then_replaced)
 TEST(watch_sources_single_file_source_gone_and_back)
 {
 	char err[ERR_LEN];
-	char *d = temp_dir();
+	char *d = unit_temp_dir("watch");
 	char *db = xasprintf("%s/db.sqlite", d);
 	struct srcwatch *w = srcwatch_new(err);
 	struct fsw_events ev = FSW_EVENTS_INIT;
-	put(d, "db.sqlite", "v1");
+	unit_put(d, "db.sqlite", "v1");
 	CHECK_INT(0, srcwatch_add(w, db, err));
 
 	/* replaced by a rename: a change, not a source gone */
-	put(d, "db.new", "v2");
+	unit_put(d, "db.new", "v2");
 	char *tmp = xasprintf("%s/db.new", d);
 	CHECK_INT(0, rename(tmp, db));
 	drain(w, &ev);
@@ -531,28 +485,28 @@ TEST(watch_sources_single_file_source_gone_and_back)
 	drain(w, &ev);
 	CHECK_INT(FSW_REMOVED | FSW_GONE, flags_at(&ev, db));
 	CHECK(!srcwatch_intact(w));
-	put(d, "db.sqlite", "v3");
+	unit_put(d, "db.sqlite", "v3");
 	drain(w, &ev);
 	CHECK(flags_at(&ev, db) & FSW_BACK);
 	CHECK(srcwatch_intact(w));
 	CHECK_INT(1, srcwatch_count(w));
 
 	/* its directory deleted and made again */
-	remove_tree(d);
+	unit_remove_tree(d);
 	drain(w, &ev);
 	CHECK(flags_at(&ev, db) & FSW_GONE);
 	CHECK_INT(0, srcwatch_count(w));
 	CHECK_INT(0, mkdir(d, 0755));
-	put(d, "db.sqlite", "v4");
+	unit_put(d, "db.sqlite", "v4");
 	drain(w, &ev);
 	CHECK(flags_at(&ev, db) & FSW_BACK);
-	put(d, "db.sqlite", "v5");
+	unit_put(d, "db.sqlite", "v5");
 	drain(w, &ev);
 	CHECK_INT(FSW_CHANGED, flags_at(&ev, db));
 
 	fsw_events_clear(&ev);
 	srcwatch_free(w);
-	remove_tree(d);
+	unit_remove_tree(d);
 	free(db);
 	free(tmp);
 	free(d);
@@ -561,36 +515,36 @@ TEST(watch_sources_single_file_source_gone_and_back)
 TEST(watch_sources_subdirectory_deleted_and_recreated)
 {
 	char err[ERR_LEN];
-	char *d = temp_dir();
+	char *d = unit_temp_dir("watch");
 	char *ns = xasprintf("%s/ns", d);
 	struct srcwatch *w = srcwatch_new(err);
 	struct fsw_events ev = FSW_EVENTS_INIT;
-	make_dir(d, "ns");
-	make_dir(d, "ns/deep");
-	put(d, "ns/deep/a.txt", "a");
+	unit_make_dir(d, "ns");
+	unit_make_dir(d, "ns/deep");
+	unit_put(d, "ns/deep/a.txt", "a");
 	CHECK_INT(0, srcwatch_add(w, d, err));
 	CHECK_INT(3, srcwatch_count(w));
 
 	for (int round = 0; round < 3; round++) {
-		remove_tree(ns);
+		unit_remove_tree(ns);
 		drain(w, &ev);
 		CHECK(flags_of(&ev, d, "ns") & FSW_REMOVED); /* a deletion inside a source */
 		CHECK_INT(0, count_flag(&ev, FSW_GONE));
 		CHECK_INT(1, srcwatch_count(w));
-		make_dir(d, "ns");
-		make_dir(d, "ns/deep");
-		put(d, "ns/deep/a.txt", "a");
+		unit_make_dir(d, "ns");
+		unit_make_dir(d, "ns/deep");
+		unit_put(d, "ns/deep/a.txt", "a");
 		drain(w, &ev);
 		CHECK(flags_of(&ev, d, "ns/deep/a.txt") & FSW_CREATED);
 		CHECK_INT(3, srcwatch_count(w));
-		put(d, "ns/deep/a.txt", "b");
+		unit_put(d, "ns/deep/a.txt", "b");
 		drain(w, &ev);
 		CHECK_INT(FSW_CHANGED, flags_of(&ev, d, "ns/deep/a.txt"));
 	}
 
 	fsw_events_clear(&ev);
 	srcwatch_free(w);
-	remove_tree(d);
+	unit_remove_tree(d);
 	free(ns);
 	free(d);
 }
