@@ -23,11 +23,11 @@ watch_start() {
 	wait_until "$WATCH_WAIT" grep -q '^cgisnap: watching ' "$log"
 }
 
-# watch_stop [SIG]: signal the watcher (TERM) and wait for it; its exit
-# status goes to WATCH_STATUS (not a subshell: only this shell can wait).
+# watch_stop [SIG]: signal the watcher (TERM) and wait for it, and for its
+# renders; its exit status goes to WATCH_STATUS (not a subshell: only this
+# shell can wait).
 watch_stop() {
-	kill "-${1:-TERM}" "$WATCH_PID" 2>/dev/null
-	wait "$WATCH_PID" 2>/dev/null
+	bg_stop "$WATCH_PID" "${1:-TERM}"
 	WATCH_STATUS=$?
 }
 

@@ -14,7 +14,7 @@
 # a line "# counts: PASSED FAILED" that tests/run adds up, and exits non-zero
 # when anything failed. $TESTDIR is a fresh directory removed at exit, $ROOT
 # the repository, $CGISNAP the binary under test. Background processes
-# started with bg_start are killed at exit.
+# started with bg_start are stopped at exit, with whatever they forked.
 
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -33,11 +33,17 @@ _bg_pids=""
 
 _cleanup() {
 	local p
+	# Only the script's own shell cleans up: a subshell may inherit the trap
+	# (one signalled before it could exec its command runs it).
+	[ "$BASHPID" = "$$" ] || return 0
+	trap - EXIT
+	# Every group gets TERM at once, then each is given the grace period.
 	for p in $_bg_pids; do
-		kill "$p" 2>/dev/null
+		_bg_ours "$p" && kill -TERM "$p" 2>/dev/null
+		_bg_members "$p" | xargs -r kill -TERM 2>/dev/null
 	done
 	for p in $_bg_pids; do
-		wait "$p" 2>/dev/null
+		_bg_end "$p"
 	done
 	if [ -n "${KEEP_TESTDIR:-}" ]; then
 		echo "# kept $TESTDIR"
@@ -150,17 +156,78 @@ port() {
 	echo "$p"
 }
 
-# bg_start CMD...: run CMD in the background; killed at exit. Sets BG_PID.
+# Background processes. bg_start gives each one a process group of its own
+# (job control on for that one fork), so that stopping it reaches what it
+# forked as well: php -S and FastCGI workers, nginx and Apache children, the
+# renders of a server. tests/run fails a script that leaves anything behind.
+#
+# BG_GRACE: seconds a stopped process may take to exit before it is killed.
+BG_GRACE=${BG_GRACE:-30}
+_bg_sid=$(ps -o sid= -p $$ | tr -d ' ')
+
+# _bg_ours PID: PID is a child of this shell, alive (not a zombie): a
+# number the system has since given to someone else is never signalled.
+# (Not its session: a daemon such as php-cgi -b may have left it.)
+_bg_ours() {
+	local stat
+	read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
+	set -- ${stat##*) }
+	[ "$1" != Z ] && [ "$2" = "$BASHPID" ]
+}
+
+# _bg_members PGID: the live processes of group PGID in this session (the
+# group's number may be someone else's once it is empty).
+_bg_members() {
+	ps -e -o pid=,pgid=,sid=,stat= |
+		awk -v g="$1" -v s="$_bg_sid" '$2 == g && $3 == s && $4 !~ /^Z/ { print $1 }'
+}
+
+_bg_gone() {
+	! _bg_ours "$1"
+}
+
+_bg_group_empty() {
+	[ -z "$(_bg_members "$1")" ]
+}
+
+# _bg_end PID: the end of stopping PID, signalled already: give it the
+# grace period, then KILL its group; wait for it (its status is ours); then
+# what is left of its group gets TERM, the grace period and KILL.
+_bg_end() {
+	local pid=$1 status
+	wait_until "$BG_GRACE" _bg_gone "$pid" || kill -KILL -- "-$pid" "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	status=$?
+	if ! _bg_group_empty "$pid"; then
+		_bg_members "$pid" | xargs -r kill -TERM 2>/dev/null
+		if ! wait_until "$BG_GRACE" _bg_group_empty "$pid"; then
+			_bg_members "$pid" | xargs -r kill -KILL 2>/dev/null
+			wait_until 5 _bg_group_empty "$pid"
+		fi
+	fi
+	_bg_pids=" $_bg_pids "
+	_bg_pids=${_bg_pids// $pid / }
+	return "$status"
+}
+
+# bg_start CMD...: run CMD (a program or a function) in the background, in
+# a process group of its own, standard input from /dev/null; stopped at
+# exit. Sets BG_PID (the group's leader).
 bg_start() {
-	"$@" &
+	set -m
+	"$@" </dev/null &
 	BG_PID=$!
+	set +m
 	_bg_pids="$_bg_pids $BG_PID"
 }
 
-# bg_stop PID [SIG]: stop one background process and wait for it; returns its status.
+# bg_stop PID [SIG]: stop a process of bg_start: SIG (TERM) to it alone, so
+# that its own handling of the signal is what a test sees; KILL after
+# BG_GRACE seconds; then the rest of its group goes too. Returns its exit
+# status.
 bg_stop() {
-	kill "-${2:-TERM}" "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
+	_bg_ours "$1" && kill "-${2:-TERM}" "$1" 2>/dev/null
+	_bg_end "$1"
 }
 
 # wait_until SECONDS CMD...: poll CMD every 20 ms until it succeeds; 1 on timeout.

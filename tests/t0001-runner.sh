@@ -24,4 +24,64 @@ check_eq 0 $? "runner exit status"
 check_not_contains "$out" "# failed:" "no failed list"
 check_eq "3 passed, 0 failed" "$(printf '%s\n' "$out" | tail -1)" "closing line"
 
+# The scripts write the pids of their background processes to $pids/NAME.
+pids=$TESTDIR/pids
+mkdir -p "$pids"
+d2=$TESTDIR/leaky
+mkdir -p "$d2"
+# Through lib.sh: a server that forks (as php -S with workers does), left
+# to the cleanup at exit, and one stopped with bg_stop, whose child must
+# be gone when bg_stop returns.
+cat >"$d2/t9101-forks.sh" <<EOF
+#!/bin/bash
+. "$ROOT/tests/lib.sh"
+try "a forking server left to the cleanup at exit"
+bg_start bash -c 'sleep 1004 & echo \$! >"$pids/worker"; wait'
+wait_until 10 test -s "$pids/worker" || fail "no worker"
+try "bg_stop stops the children too"
+bg_start bash -c 'sleep 1005 & echo \$! >"$pids/child"; wait'
+wait_until 10 test -s "$pids/child" || fail "no child"
+bg_stop "\$BG_PID"
+check_eq 143 "\$?" "status of the stopped leader"
+ps -o stat= -p "\$(cat "$pids/child")" | grep -qv Z && fail "its child still runs"
+finish
+EOF
+# One deaf to TERM, its child too: KILL after BG_GRACE seconds.
+cat >"$d2/t9102-deaf.sh" <<EOF
+#!/bin/bash
+. "$ROOT/tests/lib.sh"
+BG_GRACE=1
+try "a server deaf to TERM is killed after the grace period"
+bg_start bash -c 'trap "" TERM; sleep 1006 & echo \$! >"$pids/deaf"; wait'
+wait_until 10 test -s "$pids/deaf" || fail "no child"
+bg_stop "\$BG_PID"
+check_eq 137 "\$?" "status of the killed leader"
+ps -o stat= -p "\$(cat "$pids/deaf")" | grep -qv Z && fail "its child still runs"
+finish
+EOF
+
+# alive NAME: the process whose pid is in $pids/NAME runs (a zombie not yet
+# reaped does not count).
+alive() {
+	local pid state
+	pid=$(cat "$pids/$1" 2>/dev/null) || return 1
+	state=$(ps -o stat= -p "$pid") || return 1
+	case "$state" in *Z*) return 1 ;; esac
+}
+
+try "bg_start's processes and what they fork are stopped, by bg_stop or at exit"
+# A bound, for a stop that would wait forever.
+out=$(TESTS_DIR=$d2 TEST_TIMEOUT=60 "$ROOT/tests/run" t9101 t9102 2>&1)
+check_eq 0 $? "runner exit status"
+check_not_contains "$out" "left processes" "no leftovers"
+check_eq "3 passed, 0 failed" "$(printf '%s\n' "$out" | tail -1)" "closing line"
+for what in worker child deaf; do
+	alive "$what" && fail "the $what sleep still runs"
+done
+
+# What a broken runner left is not this script's leftover.
+for f in "$pids"/*; do
+	[ -s "$f" ] && alive "${f##*/}" && kill -KILL "$(cat "$f")"
+done
+
 finish

@@ -325,10 +325,10 @@ http_get() {
 	exec 3<&-
 }
 p=$(port 0)
-(cd "$BLOG" && BLOG_SESSION_DIR=$SESSIONS BLOG_SITE_URL=http://127.0.0.1:$p exec php -S "127.0.0.1:$p" index.php) \
-	>"$TESTDIR/php-s.log" 2>&1 &
-BG_PID=$!
-_bg_pids="$_bg_pids $BG_PID"
+_php_s() {
+	cd "$BLOG" && BLOG_SESSION_DIR=$SESSIONS BLOG_SITE_URL=http://127.0.0.1:$p exec php -S "127.0.0.1:$p" index.php
+}
+bg_start _php_s >"$TESTDIR/php-s.log" 2>&1
 if wait_port "$p" 10; then
 	out=$(http_get "$p" /wp-content/themes/plain/style.css?ver=1.0)
 	check_match "$out" '^HTTP/1\.[01] 200' "style.css status"

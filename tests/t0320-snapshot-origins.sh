@@ -25,11 +25,12 @@ same_trees() {
 }
 
 # fastcgi_server ROOT PORT: php-cgi -b, two children, no request limit.
+_fastcgi_run() {
+	cd "$1" && PHP_FCGI_CHILDREN=2 PHP_FCGI_MAX_REQUESTS=0 exec php-cgi -b "127.0.0.1:$2" \
+		-d session.save_path="$SESS" >/dev/null 2>&1
+}
 fastcgi_server() {
-	(cd "$1" && PHP_FCGI_CHILDREN=2 PHP_FCGI_MAX_REQUESTS=0 exec php-cgi -b "127.0.0.1:$2" \
-		-d session.save_path="$SESS" >/dev/null 2>&1) &
-	BG_PID=$!
-	_bg_pids="$_bg_pids $BG_PID"
+	bg_start _fastcgi_run "$1" "$2"
 	wait_port "$2"
 }
 
@@ -46,12 +47,14 @@ header('Content-Type: text/html');
 echo "Not Found\n";
 PHP
 
-# http_server ROOT PORT [ROUTER]: php -S with two workers.
+# http_server ROOT PORT [ROUTER]: php -S with two workers (bg_stop stops
+# them with the master, which does not).
+_http_run() {
+	cd "$1" && PHP_CLI_SERVER_WORKERS=2 exec php -S "127.0.0.1:$2" -d session.save_path="$SESS" \
+		${3:+"$3"} >/dev/null 2>&1
+}
 http_server() {
-	(cd "$1" && PHP_CLI_SERVER_WORKERS=2 exec php -S "127.0.0.1:$2" -d session.save_path="$SESS" \
-		${3:+"$3"} >/dev/null 2>&1) &
-	BG_PID=$!
-	_bg_pids="$_bg_pids $BG_PID"
+	bg_start _http_run "$@"
 	wait_port "$2"
 }
 

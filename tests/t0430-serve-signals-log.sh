@@ -130,11 +130,10 @@ start_fails "tree is a file" "^cgisnap: error: cannot open tree '.*index.html': 
 	"$T/index.html" --listen "127.0.0.1:$P"
 # Something else holds a port (a plain listening socket).
 BUSY_PORT=$(port 4)
-python3 -c 'import socket,sys,time
+bg_start python3 -c 'import socket,sys,time
 s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); print("ready", flush=True); time.sleep(30)' "$BUSY_PORT" >"$TESTDIR/busy" &
-busy=$!
-_bg_pids="$_bg_pids $busy"
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); print("ready", flush=True); time.sleep(30)' "$BUSY_PORT" >"$TESTDIR/busy"
+busy=$BG_PID
 wait_until 5 grep -q ready "$TESTDIR/busy"
 start_fails "port in use" "^cgisnap: error: cannot listen on '127\.0\.0\.1:$BUSY_PORT': Address already in use$" \
 	"$T" --listen "127.0.0.1:$BUSY_PORT"
@@ -148,7 +147,7 @@ start_fails "--fill alone" "^cgisnap serve: --fill needs --fallback" "$T" --fill
 start_fails "fallback without origin" "no origin given" "$T" --fallback --listen "127.0.0.1:$P"
 start_fails "unwritable log" "cannot open access log '/nonexistent/dir/log'" "$T" \
 	--access-log /nonexistent/dir/log --listen "127.0.0.1:$P"
-kill "$busy" 2>/dev/null
+bg_stop "$busy"
 
 try "--help documents every option and its default"
 help=$("$CGISNAP" serve --help)
