@@ -24,11 +24,23 @@ check_eq 0 $? "runner exit status"
 check_not_contains "$out" "# failed:" "no failed list"
 check_eq "3 passed, 0 failed" "$(printf '%s\n' "$out" | tail -1)" "closing line"
 
-# The scripts write the pids of their background processes to $pids/NAME.
+# Scripts that leave processes behind write their pids to $pids/NAME.
 pids=$TESTDIR/pids
 mkdir -p "$pids"
 d2=$TESTDIR/leaky
 mkdir -p "$d2"
+# A plain background sleep, one double-forked (its parent gone) and one
+# that setsid()ed out of the script's session: only the environment mark
+# finds that one.
+cat >"$d2/t9100-leaky.sh" <<EOF
+#!/bin/bash
+sleep 1001 &
+echo \$! >"$pids/plain"
+( sleep 1002 & echo \$! >"$pids/double" ) &
+wait \$!
+( setsid sleep 1003 & echo \$! >"$pids/setsid" )
+echo "# counts: 1 0"
+EOF
 # Through lib.sh: a server that forks (as php -S with workers does), left
 # to the cleanup at exit, and one stopped with bg_stop, whose child must
 # be gone when bg_stop returns.
@@ -68,6 +80,18 @@ alive() {
 	state=$(ps -o stat= -p "$pid") || return 1
 	case "$state" in *Z*) return 1 ;; esac
 }
+
+try "a script that leaves processes running fails, naming them; they are killed"
+out=$(TESTS_DIR=$d2 "$ROOT/tests/run" t9100 2>&1)
+check_eq 1 $? "runner exit status"
+check_contains "$out" "FAIL - t9100-leaky: left processes running: " "leftovers reported"
+for what in plain:1001 double:1002 setsid:1003; do
+	pid=$(cat "$pids/${what%:*}" 2>/dev/null)
+	check_match "$out" "left processes running: .*$pid sleep ${what#*:}" "the ${what%:*} sleep named"
+	alive "${what%:*}" && fail "the ${what%:*} sleep still runs"
+done
+check_contains "$out" "# failed: t9100-leaky" "failed list"
+check_eq "1 passed, 1 failed" "$(printf '%s\n' "$out" | tail -1)" "closing line"
 
 try "bg_start's processes and what they fork are stopped, by bg_stop or at exit"
 # A bound, for a stop that would wait forever.
