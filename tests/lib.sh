@@ -36,7 +36,10 @@ _cleanup() {
 	# Only the script's own shell cleans up: a subshell may inherit the trap
 	# (one signalled before it could exec its command runs it).
 	[ "$BASHPID" = "$$" ] || return 0
+	# A second signal (timeout sends one to the process and one to its
+	# group) must not cut the cleanup short.
 	trap - EXIT
+	trap '' INT TERM
 	# Every group gets TERM at once, then each is given the grace period.
 	for p in $_bg_pids; do
 		_bg_ours "$p" && kill -TERM "$p" 2>/dev/null

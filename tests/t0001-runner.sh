@@ -71,6 +71,17 @@ check_eq 137 "\$?" "status of the killed leader"
 ps -o stat= -p "\$(cat "$pids/deaf")" | grep -qv Z && fail "its child still runs"
 finish
 EOF
+# One stopped by the runner's timeout: its cleanup still runs.
+cat >"$d2/t9103-slow.sh" <<EOF
+#!/bin/bash
+. "$ROOT/tests/lib.sh"
+try "never ends"
+bg_start sleep 1007
+echo "\$BG_PID" >"$pids/slow"
+echo "\$TESTDIR" >"$pids/testdir"
+sleep 1008
+finish
+EOF
 
 # alive NAME: the process whose pid is in $pids/NAME runs (a zombie not yet
 # reaped does not count).
@@ -103,8 +114,18 @@ for what in worker child deaf; do
 	alive "$what" && fail "the $what sleep still runs"
 done
 
+try "a script stopped by the timeout still stops its processes and removes its directory"
+out=$(TESTS_DIR=$d2 TEST_TIMEOUT=10 "$ROOT/tests/run" t9103 2>&1)
+check_eq 1 $? "runner exit status"
+check_contains "$out" "FAIL - t9103-slow: timed out" "timeout named"
+check_not_contains "$out" "left processes" "no leftovers"
+alive slow && fail "its background sleep still runs"
+check_file "$pids/testdir" "the script wrote its directory's name"
+[ -s "$pids/testdir" ] && check_no_file "$(cat "$pids/testdir")" "its directory"
+
 # What a broken runner left is not this script's leftover.
 for f in "$pids"/*; do
+	[ "${f##*/}" != testdir ] || continue
 	[ -s "$f" ] && alive "${f##*/}" && kill -KILL "$(cat "$f")"
 done
 
