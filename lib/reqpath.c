@@ -140,6 +140,19 @@ bool reqpath_is_script(const char *key, const struct strlist *extra)
 	size_t len = strlen(name);
 	if (len > 3 && !strcasecmp(name + len - 3, ".gz"))
 		len -= 3;
+	/* An editor's or an admin's copy of a script is its source too:
+	 * "local.php~", "wp-config.php.bak", "index.php.orig". */
+	static const char *const backups[] = { ".bak", ".backup", ".orig", ".old", ".save", ".swp",
+					       ".tmp", ".dist", ".copy", NULL };
+	while (len > 1 && name[len - 1] == '~')
+		len--;
+	for (size_t i = 0; backups[i]; i++) {
+		size_t b = strlen(backups[i]);
+		if (len > b && !strncasecmp(name + len - b, backups[i], b)) {
+			len -= b;
+			break;
+		}
+	}
 	const char *dot = memrchr(name, '.', len);
 	if (!dot || dot == name)
 		return false;

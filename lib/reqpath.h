@@ -43,7 +43,9 @@ struct strlist;
 
 /* True when the last component of key (a tree key or plain path) ends in
  * ".EXT" (any case) for EXT in REQPATH_SCRIPT_EXTS or in extra (may be
- * NULL), also behind a ".gz" (the precompressed copy of the same file).
+ * NULL), also behind a ".gz" (the precompressed copy of the same file)
+ * and behind a backup suffix ("~", ".bak", ".orig", ".old", ".save", ...:
+ * an editor's or admin's copy of a script is its source too).
  * A file so named is served only when the manifest lists it: then it is
  * a render cgisnap stored ("/info.php" -> "info.php"), not a source file
  * that happens to lie in the directory. */

@@ -37,6 +37,9 @@ printf 'print("secret")\n' >"$SRC/app.py"
 printf 'echo secret\n' >"$SRC/deploy.sh"
 printf '<%% secret %%>\n' >"$SRC/page.tpl"
 printf '<?php upper();\n' >"$SRC/UPPER.PHP"
+printf '<?php $db_password = "hunter2";\n' >"$SRC/conf/local.php~"
+printf '<?php $db_password = "hunter2";\n' >"$SRC/conf/local.php.bak"
+printf '<p>an old static page</p>\n' >"$SRC/page.html.bak"
 printf 'DB_PASSWORD=hunter2\n' >"$SRC/.env"
 printf 'secret git config\n' >"$SRC/.git/config"
 printf '<p>static page</p>\n' >"$SRC/page.html"
@@ -52,8 +55,10 @@ try "--any-dir serves static files, never scripts or dotfiles"
 serve_start "$SRC" "$P" --any-dir --cgi tpl=/bin/cat
 check_eq "<p>static page</p>" "$(curl -s "$U/page.html")" "a static page"
 check_eq 200 "$(code "$U/style.css")" "a stylesheet"
+check_eq 200 "$(code "$U/page.html.bak")" "a copy of a static page is no script"
 for t in /conf/local.php /index.php /only-php/ /only-php/index.php /conf/old.php.gz /run.cgi \
-	/tool.pl /app.py /deploy.sh /page.tpl /UPPER.PHP /.env /.git/config; do
+	/tool.pl /app.py /deploy.sh /page.tpl /UPPER.PHP /.env /.git/config \
+	/conf/local.php~ /conf/local.php.bak; do
 	curl -s -D "$H" -o "$TESTDIR/b" "$U$t"
 	check_match "$(head -1 "$H")" '^HTTP/1.1 404' "$t is 404"
 	check_not_contains "$(cat "$TESTDIR/b")" "secret" "$t: no source"

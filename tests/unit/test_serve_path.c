@@ -129,6 +129,9 @@ TEST(serve_path_scripts)
 		{ "index.html", false },      { "style.css", false },     { "doku.php@id=start.html", false },
 		{ "x.php/index.html", false }, { "php", false },          { "a.phpx", false },
 		{ "a.gz", false },            { "notes.txt.gz", false },  { "dir.php/a.css", false },
+		{ "local.php~", true },       { "wp-config.php.bak", true }, { "index.php.orig", true },
+		{ "x.PHP.Old", true },        { "run.cgi.save~", true },  { "page.html.bak", false },
+		{ "notes.bak", false },       { "a~", false },            { ".bak", false },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		if (reqpath_is_script(cases[i].key, &extra) != cases[i].script)
