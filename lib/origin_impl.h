@@ -61,14 +61,6 @@ struct origin_script {
 	const struct origin_handler *handler; /* NULL: an executable run directly */
 };
 
-/* The CGI environment (RFC 3875) for one request, "NAME=VALUE" strings in
- * env (appended to; the caller clears it). */
-void origin_cgi_env(const struct origin *o, const char *method, const char *target,
-		    const char *remote_addr, const struct origin_script *s, struct strlist *env);
-
-/* Set NAME to VALUE in an environment list, replacing an earlier entry. */
-void origin_env_set(struct strlist *env, const char *name, const char *value);
-
 /* A program's stderr, logged a line at a time as "cgisnap: TARGET: LINE".
  * Feed it bytes as they come; flush it at the end for a last line without
  * a newline. Lines are cut at ORIGIN_LOG_LINE_MAX bytes. */
