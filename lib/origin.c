@@ -1,7 +1,7 @@
-/* origin.c - the origin interface (origin.h): defaults, set-up checks, the
- * dispatch of a render to the CGI, FastCGI or HTTP back end, the mapping of
- * a request target to a script or file under the document root, and the
- * response type. The CGI environment is in cgienv.c. */
+/* origin.c - the origin interface (origin.h), the dispatcher: defaults,
+ * set-up checks, the response type, the stderr logger, and the dispatch of
+ * a render to the CGI, FastCGI or HTTP back end. What a target names under
+ * the document root is docroot.c's; the CGI environment, cgienv.c's. */
 #include "origin.h"
 
 #include <errno.h>
@@ -19,6 +19,7 @@
 #include "cgienv.h"
 #include "cgiresp.h"
 #include "clock.h"
+#include "docroot.h"
 #include "log.h"
 #include "opts.h"
 #include "origin_impl.h"
@@ -169,328 +170,6 @@ void origin_log_flush(struct origin_log *l)
 	buf_release(&l->line);
 }
 
-/* ---- from a target to a file under the root ---- */
-
-enum resolve_kind {
-	RESOLVE_SCRIPT,    /* run it: r->script */
-	RESOLVE_STATIC,    /* a file to copy: r->path, r->size */
-	RESOLVE_SOURCE,    /* a script without a handler: r->path, never published */
-	RESOLVE_SLASH,     /* a directory asked for without its slash: r->path is the Location */
-	RESOLVE_MISSING,   /* no such file: the front controller's turn */
-	RESOLVE_REFUSED,   /* never served ("..", dotfiles, leaving the root): 404 */
-};
-
-struct resolved {
-	enum resolve_kind kind;
-	struct origin_script script;
-	char *path;
-	long long size;
-};
-
-static void resolved_release(struct resolved *r)
-{
-	free(r->script.filename);
-	free(r->script.dir);
-	free(r->script.script_name);
-	free(r->script.path_info);
-	free(r->path);
-	memset(r, 0, sizeof *r);
-}
-
-static bool has_ext(const char *name, const char *ext)
-{
-	size_t n = strlen(name), e = strlen(ext);
-	return n > e + 1 && name[n - e - 1] == '.' && !strcmp(name + n - e, ext);
-}
-
-/* The handler of a file name, *direct when it is an executable CGI
- * program run as it is; false when the file is static. */
-static bool is_script(const struct origin *o, const char *name,
-		      const struct origin_handler **handler, bool *direct)
-{
-	*handler = NULL;
-	*direct = false;
-	for (size_t i = 0; i < o->nhandlers; i++) {
-		if (has_ext(name, o->handlers[i].ext)) {
-			*handler = &o->handlers[i];
-			return true;
-		}
-	}
-	/* *.cgi runs directly; a copy of its source must never be served, so
-	 * one that is not executable fails to run rather than being static. */
-	if (o->kind == ORIGIN_CGI && has_ext(name, "cgi"))
-		return *direct = true;
-	return false;
-}
-
-/* Extensions of server-side code. Without a handler such a file would be
- * copied as it is: its source, database passwords and all, published.
- * The program is the usual handler, for the hint; NULL: "PROGRAM". */
-struct script_ext {
-	const char *ext;
-	const char *prog;
-};
-
-static const struct script_ext script_exts[] = {
-	{ "php", "php-cgi" }, { "phtml", "php-cgi" }, { "php3", "php-cgi" }, { "php4", "php-cgi" },
-	{ "php5", "php-cgi" }, { "php6", "php-cgi" }, { "php7", "php-cgi" }, { "php8", "php-cgi" },
-	{ "phar", "php-cgi" }, { "inc", NULL }, { "cgi", NULL }, { "fcgi", NULL },
-	{ "pl", "perl" }, { "pm", NULL }, { "psgi", NULL }, { "py", "python3" }, { "wsgi", NULL },
-	{ "rb", "ruby" }, { "erb", NULL }, { "sh", "sh" }, { "bash", "bash" }, { "zsh", "zsh" },
-	{ "ksh", "ksh" }, { "lua", "lua" }, { "tcl", "tclsh" }, { "asp", NULL }, { "aspx", NULL },
-	{ "ashx", NULL }, { "asmx", NULL }, { "jsp", NULL }, { "jspx", NULL }, { "cfm", NULL },
-	{ "cfc", NULL },
-};
-
-/* Files that say what they are in their first bytes, whatever their
- * name: a "#!" program, PHP under another name (index.php~,
- * config.php.bak, a link to index.php). */
-static const struct script_ext shebang = { "#!", NULL }, php_tag = { "<?php", "php-cgi" };
-
-/* The extension of a file name without its dot; "" when it has none. */
-static const char *name_ext(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-	return dot && dot != name ? dot + 1 : "";
-}
-
-static const struct script_ext *script_ext_of(const char *name)
-{
-	const char *ext = name_ext(name);
-	for (size_t i = 0; i < sizeof script_exts / sizeof script_exts[0]; i++)
-		if (!strcasecmp(script_exts[i].ext, ext))
-			return &script_exts[i];
-	return NULL;
-}
-
-static bool static_ext_allowed(const struct origin *o, const char *ext)
-{
-	for (size_t i = 0; i < o->static_exts.n; i++)
-		if (!strcasecmp(o->static_exts.items[i], ext))
-			return true;
-	return false;
-}
-
-/* Why the static file fs (named name) is a script's source, or NULL:
- * a script's extension on its name or, for a symbolic link, on the file
- * it names; or "#!" or "<?php" as its first bytes. --static-ext allows
- * an extension (of the link and of its file alike). */
-static const struct script_ext *source_kind(const struct origin *o, const char *fs, const char *name)
-{
-	bool allowed = static_ext_allowed(o, name_ext(name));
-	const struct script_ext *kind = allowed ? NULL : script_ext_of(name);
-	struct stat st;
-	if (!kind && lstat(fs, &st) == 0 && S_ISLNK(st.st_mode)) {
-		char *real = realpath(fs, NULL);
-		const char *real_name = real ? strrchr(real, '/') + 1 : NULL;
-		if (real_name && !static_ext_allowed(o, name_ext(real_name)))
-			kind = script_ext_of(real_name);
-		free(real);
-	}
-	if (kind || allowed)
-		return kind;
-	char magic[5];
-	int fd = open(fs, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return NULL; /* unreadable: copying it fails later, with its reason */
-	ssize_t n = read(fd, magic, sizeof magic);
-	close(fd);
-	if (n >= 2 && !memcmp(magic, "#!", 2))
-		return &shebang;
-	if (n == 5 && !strncasecmp(magic, "<?php", 5))
-		return &php_tag;
-	return NULL;
-}
-
-/* The message for a script's source that would be published (fs under
- * the root); what names it: "'x.php'" or "front controller '/x.php'".
- * Returns -1. */
-static int source_error(const struct origin *o, const char *what, const char *fs, char *err)
-{
-	const char *name = strrchr(fs, '/') + 1, *ext = name_ext(name);
-	const struct script_ext *kind = source_kind(o, fs, name);
-	if (o->kind == ORIGIN_FASTCGI)
-		return err_set(err, "%s would be published as source: the FastCGI server runs only "
-			       "*.php; --static-ext '%s' publishes it as it is", what, ext);
-	/* A link to a script: the handler is the one of the file it names. */
-	if (kind && kind != &shebang && kind != &php_tag && strcasecmp(kind->ext, ext))
-		ext = kind->ext;
-	if (kind == &php_tag)
-		return err_set(err, "%s would be published as source: it starts with '<?php'; "
-			       "--static-ext '%s' publishes it as it is", what, ext);
-	return err_set(err, "%s would be published as source: add --cgi %s=%s", what, *ext ? ext : "EXT",
-		       kind && kind->prog ? kind->prog : "PROGRAM");
-}
-
-/* Whether path, which lstat says is a symbolic link, ends inside the root. */
-static bool link_inside_root(const struct origin *o, const char *path)
-{
-	char *real = realpath(path, NULL);
-	if (!real)
-		return false;
-	size_t n = strlen(o->root);
-	bool inside = !strncmp(real, o->root, n) && (real[n] == '/' || real[n] == '\0' ||
-						     !strcmp(o->root, "/"));
-	free(real);
-	return inside;
-}
-
-/* stat() of a path under the root that may be a link: -1 when it is
- * missing, -2 when it must not be served. */
-static int stat_under_root(const struct origin *o, const char *path, struct stat *st)
-{
-	if (lstat(path, st) < 0)
-		return -1;
-	if (S_ISLNK(st->st_mode)) {
-		if (!link_inside_root(o, path))
-			return -2;
-		if (stat(path, st) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* The regular file fs (URL path url_path) answers the request: a script
- * with rest as PATH_INFO, or a static file when nothing is left. */
-static void resolve_file(const struct origin *o, const char *fs, const char *url_path,
-			 const char *rest, const struct stat *st, struct resolved *r)
-{
-	const char *name = strrchr(fs, '/') + 1;
-	const struct origin_handler *handler;
-	bool direct;
-
-	if (is_script(o, name, &handler, &direct)) {
-		struct buf info = BUF_INIT;
-		url_decode(&info, rest, strlen(rest));
-		if (memchr(buf_str(&info), '\0', info.len)) {
-			buf_release(&info);
-			r->kind = RESOLVE_REFUSED;
-			return;
-		}
-		r->kind = RESOLVE_SCRIPT;
-		r->script.filename = xstrdup(fs);
-		r->script.dir = xstrndup(fs, (size_t)(name - 1 - fs));
-		if (!*r->script.dir) {
-			free(r->script.dir);
-			r->script.dir = xstrdup("/");
-		}
-		r->script.script_name = xstrdup(url_path);
-		r->script.path_info = buf_detach(&info, NULL);
-		r->script.handler = handler;
-		return;
-	}
-	if (*rest) {
-		r->kind = RESOLVE_REFUSED;
-		return;
-	}
-	if (source_kind(o, fs, name)) {
-		r->kind = RESOLVE_SOURCE;
-		r->path = xstrdup(fs);
-		return;
-	}
-	r->kind = RESOLVE_STATIC;
-	r->path = xstrdup(fs);
-	r->size = (long long)st->st_size;
-}
-
-/* Look for the index files of directory fs (URL path url_dir, ending
- * in '/'). */
-static void resolve_index(const struct origin *o, const char *fs, const char *url_dir,
-			  struct resolved *r)
-{
-	for (size_t i = 0; i < o->index_names.n; i++) {
-		const char *name = o->index_names.items[i];
-		char *path = xasprintf("%s/%s", fs, name);
-		struct stat st;
-		if (stat_under_root(o, path, &st) == 0 && S_ISREG(st.st_mode)) {
-			char *url_path = xasprintf("%s%s", url_dir, name);
-			resolve_file(o, path, url_path, "", &st, r);
-			free(url_path);
-			free(path);
-			return;
-		}
-		free(path);
-	}
-	r->kind = RESOLVE_MISSING;
-}
-
-/* Walk the path of a target (raw, up to '?' or its end) segment by segment
- * under the root: the first regular file decides. */
-static void resolve(const struct origin *o, const char *path, size_t len, const char *query,
-		    struct resolved *r)
-{
-	struct buf fs = BUF_INIT, url_path = BUF_INIT, seg = BUF_INIT;
-	size_t i = 0;
-
-	memset(r, 0, sizeof *r);
-	buf_adds(&fs, strcmp(o->root, "/") ? o->root : "");
-	for (;;) {
-		while (i < len && path[i] == '/')
-			i++;
-		if (i == len) {
-			/* A directory asked for with its slash. */
-			buf_addc(&url_path, '/');
-			resolve_index(o, fs.len ? fs.data : "/", url_path.data, r);
-			break;
-		}
-		size_t end = i;
-		while (end < len && path[end] != '/')
-			end++;
-		url_decode(&seg, path + i, end - i);
-		if (seg.data[0] == '.' || memchr(seg.data, '/', seg.len) ||
-		    memchr(seg.data, '\0', seg.len)) {
-			r->kind = RESOLVE_REFUSED;
-			break;
-		}
-		buf_addc(&fs, '/');
-		buf_add(&fs, seg.data, seg.len);
-		buf_addc(&url_path, '/');
-		buf_add(&url_path, seg.data, seg.len);
-
-		struct stat st;
-		int found = stat_under_root(o, fs.data, &st);
-		if (found == -2) {
-			r->kind = RESOLVE_REFUSED;
-		} else if (found < 0) {
-			r->kind = RESOLVE_MISSING;
-		} else if (S_ISREG(st.st_mode)) {
-			char *rest = xstrndup(path + end, len - end);
-			resolve_file(o, fs.data, url_path.data, rest, &st, r);
-			free(rest);
-		} else if (S_ISDIR(st.st_mode)) {
-			if (end < len) {
-				i = end;
-				continue;
-			}
-			r->kind = RESOLVE_SLASH;
-			r->path = xasprintf("%s%.*s/%s%s", o->site_origin, (int)len, path,
-					    query ? "?" : "", query ? query : "");
-		} else {
-			r->kind = RESOLVE_REFUSED;
-		}
-		break;
-	}
-	buf_release(&fs);
-	buf_release(&url_path);
-	buf_release(&seg);
-}
-
-/* The front controller answers a target that matched no file: its own
- * SCRIPT_NAME, no PATH_INFO. */
-static void resolve_front_controller(const struct origin *o, struct resolved *r)
-{
-	resolved_release(r);
-	resolve(o, o->front_controller, strlen(o->front_controller), NULL, r);
-	if (r->kind == RESOLVE_SCRIPT && *r->script.path_info) {
-		free(r->script.path_info);
-		r->script.path_info = xstrdup("");
-	}
-	if (r->kind != RESOLVE_SCRIPT && r->kind != RESOLVE_STATIC && r->kind != RESOLVE_SOURCE) {
-		resolved_release(r);
-		r->kind = RESOLVE_REFUSED;
-	}
-}
-
 /* ---- rendering ---- */
 
 static void respond_not_found(struct origin_response *rs)
@@ -519,9 +198,9 @@ static int render_once(const struct origin *o, const char *method, const char *t
 	int rc = 0;
 
 	spill_init(&raw, o->memory_max, o->spill_dirfd);
-	resolve(o, target, path_len, query ? query + 1 : NULL, &r);
+	docroot_resolve(o, target, path_len, query ? query + 1 : NULL, &r);
 	if (r.kind == RESOLVE_MISSING && o->front_controller)
-		resolve_front_controller(o, &r);
+		docroot_front_controller(o, &r);
 
 	switch (r.kind) {
 	case RESOLVE_MISSING:
@@ -536,7 +215,7 @@ static int render_once(const struct origin *o, const char *method, const char *t
 	case RESOLVE_SOURCE: {
 		const char *rel = r.path + (strcmp(o->root, "/") ? strlen(o->root) : 0) + 1;
 		char *what = xasprintf("'%s'", rel);
-		rc = source_error(o, what, r.path, err);
+		rc = docroot_source_error(o, what, r.path, err);
 		free(what);
 		break;
 	}
@@ -562,7 +241,7 @@ static int render_once(const struct origin *o, const char *method, const char *t
 		origin_body_drop(rs);
 	strlist_clear(&env);
 	spill_release(&raw);
-	resolved_release(&r);
+	docroot_release(&r);
 	return rc;
 }
 
@@ -812,18 +491,18 @@ static int open_root(struct origin *o, const struct origin_config *cfg, char *er
 		struct resolved r;
 		o->front_controller = xstrdup(cfg->front_controller);
 		if (cfg->front_controller[0] == '/')
-			resolve(o, o->front_controller, strlen(o->front_controller), NULL, &r);
+			docroot_resolve(o, o->front_controller, strlen(o->front_controller), NULL, &r);
 		else
 			memset(&r, 0, sizeof r), r.kind = RESOLVE_REFUSED;
 		bool ok = r.kind == RESOLVE_SCRIPT || r.kind == RESOLVE_STATIC;
 		if (r.kind == RESOLVE_SOURCE) {
 			char *what = xasprintf("front controller '%s'", cfg->front_controller);
-			source_error(o, what, r.path, err);
+			docroot_source_error(o, what, r.path, err);
 			free(what);
-			resolved_release(&r);
+			docroot_release(&r);
 			return -1;
 		}
-		resolved_release(&r);
+		docroot_release(&r);
 		if (!ok)
 			return err_set(err, "front controller '%s' is not a file under '%s'",
 				       cfg->front_controller, o->root);

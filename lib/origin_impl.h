@@ -1,6 +1,7 @@
-/* origin_impl.h - what origin.c shares with the origins' back ends: cgi.c
- * (programs run directly), fcgi.c (FastCGI client) and httporigin.c
- * (libcurl). Not for use outside those files.
+/* origin_impl.h - what origin.c (the dispatcher) shares with its parts:
+ * docroot.c (document-root resolution), cgienv.c (the CGI environment) and
+ * the back ends cgi.c (programs run directly), fcgi.c (FastCGI client) and
+ * httporigin.c (libcurl). Not for use outside those files.
  */
 #ifndef CGISNAP_ORIGIN_IMPL_H
 #define CGISNAP_ORIGIN_IMPL_H

@@ -1,0 +1,59 @@
+/* docroot.h - document-root resolution for the CGI and FastCGI origins:
+ * what a request target names under --root (a script with its PATH_INFO,
+ * a static file, a script's source that must not be published, a
+ * directory to redirect to its slash form, nothing, or something refused).
+ * The decision reads only the origin's set-up (root, handlers, index
+ * names, --static-ext, front controller) and the files under the root;
+ * origin.c turns it into a response. Not for use outside lib/origin*.
+ *
+ *     struct resolved r;
+ *     docroot_resolve(o, target, path_len, query, &r);
+ *     if (r.kind == RESOLVE_MISSING && o->front_controller)
+ *             docroot_front_controller(o, &r);
+ *     ...
+ *     docroot_release(&r);
+ */
+#ifndef CGISNAP_DOCROOT_H
+#define CGISNAP_DOCROOT_H
+
+#include <stddef.h>
+
+#include "origin_impl.h"
+
+enum resolve_kind {
+	RESOLVE_SCRIPT,    /* run it: r->script */
+	RESOLVE_STATIC,    /* a file to copy: r->path, r->size */
+	RESOLVE_SOURCE,    /* a script without a handler: r->path, never published */
+	RESOLVE_SLASH,     /* a directory asked for without its slash: r->path is the Location */
+	RESOLVE_MISSING,   /* no such file: the front controller's turn */
+	RESOLVE_REFUSED,   /* never served ("..", dotfiles, leaving the root): 404 */
+};
+
+struct resolved {
+	enum resolve_kind kind;
+	struct origin_script script;
+	char *path;
+	long long size;
+};
+
+/* Walk the path of a target (raw: path's first len bytes, up to '?' or
+ * its end; query after the '?' or NULL) segment by segment under the
+ * root: the first regular file decides. Fills r (no need to initialise
+ * it); the caller releases it. */
+void docroot_resolve(const struct origin *o, const char *path, size_t len, const char *query,
+		     struct resolved *r);
+
+/* The front controller answers a target that matched no file: r is
+ * released and refilled with its script (SCRIPT_NAME its own, no
+ * PATH_INFO), static file or source; anything else is RESOLVE_REFUSED. */
+void docroot_front_controller(const struct origin *o, struct resolved *r);
+
+/* The message for a script's source that would be published (fs under
+ * the root); what names it: "'x.php'" or "front controller '/x.php'".
+ * Returns -1. */
+int docroot_source_error(const struct origin *o, const char *what, const char *fs, char *err);
+
+/* Free what r holds and empty it. */
+void docroot_release(struct resolved *r);
+
+#endif

@@ -1,0 +1,262 @@
+/* test_docroot.c - document-root resolution (docroot.c) as a table, in the
+ * way of darkhttpd's path tests: a scratch root of files, directories,
+ * dotfiles and links, and rows of target -> decision. No program runs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "docroot.h"
+#include "helpers.h"
+#include "log.h"
+#include "origin.h"
+#include "unit.h"
+#include "url.h"
+#include "xalloc.h"
+
+struct docroot_row {
+	const char *target;
+	enum resolve_kind kind;
+	/* SCRIPT: its SCRIPT_NAME and PATH_INFO; STATIC and SOURCE: the path
+	 * under the root; SLASH: the Location. */
+	const char *name;
+	const char *path_info;
+	/* SOURCE: the error it becomes. */
+	const char *message;
+};
+
+static const char *kind_name(enum resolve_kind k)
+{
+	static const char *names[] = { "SCRIPT", "STATIC", "SOURCE", "SLASH", "MISSING", "REFUSED" };
+	return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
+}
+
+struct docroot_fixture {
+	char *root;
+	char *outside;
+	struct origin_config cfg;
+	struct site site;
+	struct origin *o;
+	char err[ERR_LEN];
+};
+
+static void link_at(const char *root, const char *target, const char *name)
+{
+	char *path = xasprintf("%s/%s", root, name);
+	if (symlink(target, path) < 0)
+		unit_fail(__FILE__, __LINE__, "cannot make the link '%s'", path);
+	free(path);
+}
+
+/* The scratch root, and a directory beside it that links point out to. */
+static bool docroot_open(struct docroot_fixture *f, const char *front_controller)
+{
+	memset(f, 0, sizeof *f);
+	f->root = unit_temp_dir("docroot");
+	f->outside = unit_temp_dir("docroot-out");
+	if (!f->root || !f->outside)
+		return false;
+	unit_put(f->root, "index.html", "<p>home</p>");
+	unit_put(f->root, "page.html", "<p>page</p>");
+	unit_put(f->root, "hello.cgi", "#!/bin/sh\n");
+	unit_put(f->root, "app.php", "<?php echo 1;");
+	unit_put(f->root, "config.pl", "my $password;");
+	unit_put(f->root, "notes.txt", "<?php echo 'hidden';");
+	unit_put(f->root, "tool", "#!/bin/sh\necho hi\n");
+	unit_make_dir(f->root, "sub");
+	unit_put(f->root, "sub/index.php", "<?php echo 2;");
+	unit_make_dir(f->root, "plain");
+	unit_put(f->root, "plain/index.html", "<p>plain</p>");
+	unit_make_dir(f->root, "empty");
+	unit_make_dir(f->root, ".git");
+	unit_put(f->root, ".git/config", "[core]");
+	unit_put(f->outside, "secret.html", "<p>secret</p>");
+	char *secret = xasprintf("%s/secret.html", f->outside);
+	link_at(f->root, secret, "link-out.html");
+	link_at(f->root, f->outside, "link-out-dir");
+	link_at(f->root, "page.html", "link-in.html");
+	link_at(f->root, "config.pl", "readme.txt");
+	free(secret);
+
+	f->cfg.root = xstrdup(f->root);
+	f->cfg.site_url = xstrdup("http://example.org/");
+	strlist_add(&f->cfg.cgi, "php=/bin/sh");
+	if (front_controller)
+		f->cfg.front_controller = xstrdup(front_controller);
+	origin_defaults(&f->cfg);
+	if (site_init(&f->site, f->cfg.site_url, f->err) < 0)
+		return false;
+	f->o = origin_open(&f->cfg, &f->site, f->err);
+	return f->o != NULL;
+}
+
+static void docroot_close(struct docroot_fixture *f)
+{
+	origin_close(f->o);
+	origin_config_release(&f->cfg);
+	site_release(&f->site);
+	if (f->root)
+		unit_remove_tree(f->root);
+	if (f->outside)
+		unit_remove_tree(f->outside);
+	free(f->root);
+	free(f->outside);
+}
+
+/* Resolve each row's target as origin.c does (the path up to '?', the
+ * front controller for what is missing) and compare. */
+static void check_rows(struct docroot_fixture *f, const struct docroot_row *rows, size_t n)
+{
+	size_t root_len = strlen(f->root);
+	for (size_t i = 0; i < n; i++) {
+		const struct docroot_row *row = &rows[i];
+		const char *query = strchr(row->target, '?');
+		size_t len = query ? (size_t)(query - row->target) : strlen(row->target);
+		struct resolved r;
+		docroot_resolve(f->o, row->target, len, query ? query + 1 : NULL, &r);
+		if (r.kind == RESOLVE_MISSING && f->o->front_controller)
+			docroot_front_controller(f->o, &r);
+		if (r.kind != row->kind)
+			unit_fail(__FILE__, __LINE__, "'%s': expected %s, saw %s", row->target,
+				  kind_name(row->kind), kind_name(r.kind));
+		const char *name = NULL, *path_info = NULL;
+		if (r.kind == RESOLVE_SCRIPT) {
+			name = r.script.script_name;
+			path_info = r.script.path_info;
+			char *filename = xasprintf("%s%s", f->root, r.script.script_name);
+			CHECK_STR(filename, r.script.filename);
+			free(filename);
+		} else if (r.kind == RESOLVE_STATIC || r.kind == RESOLVE_SOURCE) {
+			name = r.path && !strncmp(r.path, f->root, root_len) ? r.path + root_len : r.path;
+		} else if (r.kind == RESOLVE_SLASH) {
+			name = r.path;
+		}
+		if (row->kind == r.kind) {
+			if (!(row->name ? name && !strcmp(row->name, name) : !name))
+				unit_fail(__FILE__, __LINE__, "'%s': expected '%s', saw '%s'", row->target,
+					  row->name ? row->name : "(null)", name ? name : "(null)");
+			if (row->path_info && (!path_info || strcmp(row->path_info, path_info)))
+				unit_fail(__FILE__, __LINE__, "'%s': expected PATH_INFO '%s', saw '%s'",
+					  row->target, row->path_info, path_info ? path_info : "(null)");
+		}
+		if (row->message) {
+			char err[ERR_LEN] = "";
+			char *what = xasprintf("'%s'", r.path ? r.path + root_len + 1 : "?");
+			if (r.kind == RESOLVE_SOURCE)
+				CHECK_INT(-1, docroot_source_error(f->o, what, r.path, err));
+			if (strcmp(row->message, err))
+				unit_fail(__FILE__, __LINE__, "'%s': expected \"%s\", saw \"%s\"", row->target,
+					  row->message, err);
+			free(what);
+		}
+		docroot_release(&r);
+	}
+}
+
+TEST(docroot_table)
+{
+	static const struct docroot_row rows[] = {
+		/* Files, index files, scripts and their PATH_INFO. */
+		{ "/", RESOLVE_STATIC, "/index.html", NULL, NULL },
+		{ "/page.html", RESOLVE_STATIC, "/page.html", NULL, NULL },
+		{ "/page.html?x=1", RESOLVE_STATIC, "/page.html", NULL, NULL },
+		{ "//page.html", RESOLVE_STATIC, "/page.html", NULL, NULL },
+		{ "/pa%67e.html", RESOLVE_STATIC, "/page.html", NULL, NULL },
+		{ "/page.html/more", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/hello.cgi", RESOLVE_SCRIPT, "/hello.cgi", "", NULL },
+		{ "/hello.cgi/a%20b/c", RESOLVE_SCRIPT, "/hello.cgi", "/a b/c", NULL },
+		{ "/hello.cgi/", RESOLVE_SCRIPT, "/hello.cgi", "/", NULL },
+		{ "/hello.cgi/a%00b", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/app.php?id=3", RESOLVE_SCRIPT, "/app.php", "", NULL },
+		{ "/sub/", RESOLVE_SCRIPT, "/sub/index.php", "", NULL },
+		{ "//sub///", RESOLVE_SCRIPT, "/sub/index.php", "", NULL },
+		{ "/plain/", RESOLVE_STATIC, "/plain/index.html", NULL, NULL },
+		/* A directory without its slash: a redirect keeping the query. */
+		{ "/sub", RESOLVE_SLASH, "http://example.org/sub/", NULL, NULL },
+		{ "/sub?a=1&b", RESOLVE_SLASH, "http://example.org/sub/?a=1&b", NULL, NULL },
+		{ "/plain/../sub", RESOLVE_REFUSED, NULL, NULL, NULL },
+		/* Nothing there. */
+		{ "/empty/", RESOLVE_MISSING, NULL, NULL, NULL },
+		{ "/nothing", RESOLVE_MISSING, NULL, NULL, NULL },
+		{ "/sub/nothing.html", RESOLVE_MISSING, NULL, NULL, NULL },
+		/* Traversal and dotfiles. */
+		{ "/..", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/../etc/passwd", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/%2e%2e/etc/passwd", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/sub/%2E%2E/page.html", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/.git/config", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/%2egit/config", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/sub%2findex.php", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/page%00.html", RESOLVE_REFUSED, NULL, NULL, NULL },
+		/* Links: inside the root they are their file; out of it, refused. */
+		{ "/link-in.html", RESOLVE_STATIC, "/link-in.html", NULL, NULL },
+		{ "/link-out.html", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/link-out-dir/secret.html", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/link-out-dir/", RESOLVE_REFUSED, NULL, NULL, NULL },
+		/* A script's source is never a static file. */
+		{ "/config.pl", RESOLVE_SOURCE, "/config.pl", NULL,
+		  "'config.pl' would be published as source: add --cgi pl=perl" },
+		{ "/readme.txt", RESOLVE_SOURCE, "/readme.txt", NULL,
+		  "'readme.txt' would be published as source: add --cgi pl=perl" },
+		{ "/notes.txt", RESOLVE_SOURCE, "/notes.txt", NULL,
+		  "'notes.txt' would be published as source: it starts with '<?php'; "
+		  "--static-ext 'txt' publishes it as it is" },
+		{ "/tool", RESOLVE_SOURCE, "/tool", NULL,
+		  "'tool' would be published as source: add --cgi EXT=PROGRAM" },
+	};
+	struct docroot_fixture f;
+	if (docroot_open(&f, NULL))
+		check_rows(&f, rows, sizeof rows / sizeof rows[0]);
+	else
+		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.err);
+	docroot_close(&f);
+}
+
+TEST(docroot_front_controller_table)
+{
+	static const struct docroot_row rows[] = {
+		/* What is missing goes to the front controller, without PATH_INFO. */
+		{ "/nothing", RESOLVE_SCRIPT, "/app.php", "", NULL },
+		{ "/wiki/start?do=edit", RESOLVE_SCRIPT, "/app.php", "", NULL },
+		{ "/empty/", RESOLVE_SCRIPT, "/app.php", "", NULL },
+		/* What exists, or is refused, does not. */
+		{ "/page.html", RESOLVE_STATIC, "/page.html", NULL, NULL },
+		{ "/hello.cgi/x", RESOLVE_SCRIPT, "/hello.cgi", "/x", NULL },
+		{ "/sub", RESOLVE_SLASH, "http://example.org/sub/", NULL, NULL },
+		{ "/.git/config", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/link-out.html", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/config.pl", RESOLVE_SOURCE, "/config.pl", NULL, NULL },
+	};
+	struct docroot_fixture f;
+	if (docroot_open(&f, "/app.php"))
+		check_rows(&f, rows, sizeof rows / sizeof rows[0]);
+	else
+		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.err);
+	docroot_close(&f);
+}
+
+/* A front controller that is no file under the root, or a script's
+ * source, is refused when the origin opens. */
+TEST(docroot_front_controller_checked_at_open)
+{
+	static const struct {
+		const char *front_controller;
+		const char *message;
+	} cases[] = {
+		{ "/nothing.php", "front controller '/nothing.php' is not a file under '%s'" },
+		{ "app.php", "front controller 'app.php' is not a file under '%s'" },
+		{ "/.git/config", "front controller '/.git/config' is not a file under '%s'" },
+		{ "/sub", "front controller '/sub' is not a file under '%s'" },
+		{ "/config.pl", "front controller '/config.pl' would be published as source: add --cgi pl=perl" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct docroot_fixture f;
+		CHECK(!docroot_open(&f, cases[i].front_controller));
+		if (f.root) {
+			char *want = xasprintf(cases[i].message, f.root);
+			CHECK_STR(want, f.err);
+			free(want);
+		}
+		docroot_close(&f);
+	}
+}
