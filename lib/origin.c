@@ -334,6 +334,16 @@ enum origin_kind origin_kind(const struct origin *o)
 	return o->kind;
 }
 
+long origin_timeout_s(const struct origin *o)
+{
+	return o->timeout_s;
+}
+
+long origin_max_output_mb(const struct origin *o)
+{
+	return o->max_output_mb;
+}
+
 void origin_spill_in(struct origin *o, int dirfd)
 {
 	o->spill_dirfd = dirfd;

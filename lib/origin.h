@@ -133,6 +133,12 @@ struct origin;
  * removed with its contents by origin_close(). */
 struct origin *origin_open(const struct origin_config *cfg, const struct site *site, char *err);
 enum origin_kind origin_kind(const struct origin *o);
+/* The limits the origin was opened with, defaults applied: a render's
+ * time (--timeout, seconds) and output (--max-output, MiB). Callers that
+ * wait on renders (serve's drain at exit) ask here rather than read the
+ * options. */
+long origin_timeout_s(const struct origin *o);
+long origin_max_output_mb(const struct origin *o);
 /* Make the temporary files of big bodies in the directory dirfd (a
  * tree's .cgisnap/, which must stay open until origin_close) instead of
  * $TMPDIR. Call before the first render. */

@@ -97,6 +97,11 @@ static bool fill_reserve(struct fallback *f, long long bytes)
 	return ok;
 }
 
+long fallback_timeout_s(const struct fallback *f)
+{
+	return origin_timeout_s(f->origin);
+}
+
 static void fill_unreserve(struct fallback *f, long long bytes)
 {
 	pthread_mutex_lock(&f->lock);

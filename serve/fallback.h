@@ -43,6 +43,9 @@ struct fallback_answer {
  * already called) for server s. NULL with err. */
 struct fallback *fallback_open(struct server *s, char *err);
 
+/* How long one render may take, in seconds: the origin's --timeout. */
+long fallback_timeout_s(const struct fallback *f);
+
 /* A request waiting for a render; the caller owns it and keeps it alive
  * until done() was called. */
 struct fallback_waiter {

@@ -423,7 +423,7 @@ static int run(struct server *s)
 		 s->cfg.dynamic ? ", dynamic" : s->cfg.fallback ? ", with fallback" : "");
 
 	main_loop(s, w, d);
-	daemons_drain(d, 1000LL * (DRAIN_SECONDS + (s->fallback ? origin_options.timeout_s : 0)));
+	daemons_drain(d, 1000LL * (DRAIN_SECONDS + (s->fallback ? fallback_timeout_s(s->fallback) : 0)));
 	/* Renders resume their connections: all before the daemons stop. */
 	fallback_stop(s->fallback);
 	daemons_stop(d);

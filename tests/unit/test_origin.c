@@ -149,6 +149,33 @@ static char *capture_end(struct capture *c)
 
 /* ---- CGI ---- */
 
+/* The origin answers for its limits: what was configured, else the
+ * defaults. */
+TEST(origin_limits)
+{
+	struct fixture f = { 0 };
+	cgi_config(&f.cfg);
+	f.cfg.timeout_s = 7;
+	f.cfg.max_output_mb = 3;
+	if (fixture_open(&f, NULL)) {
+		CHECK_INT(7, origin_timeout_s(f.o));
+		CHECK_INT(3, origin_max_output_mb(f.o));
+	} else {
+		CHECK(false);
+	}
+	fixture_close(&f);
+
+	struct fixture d = { 0 };
+	cgi_config(&d.cfg);
+	if (fixture_open(&d, NULL)) {
+		CHECK_INT(ORIGIN_TIMEOUT_S, origin_timeout_s(d.o));
+		CHECK_INT(ORIGIN_MAX_OUTPUT_MB, origin_max_output_mb(d.o));
+	} else {
+		CHECK(false);
+	}
+	fixture_close(&d);
+}
+
 TEST(origin_cgi_environment)
 {
 	struct fixture f = { 0 };
