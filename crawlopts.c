@@ -115,7 +115,6 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 	if (crawl_config_compile(&s->crawl, err) < 0)
 		return -1;
 
-	origin_options.jobs = s->crawl.jobs;
 	origin_defaults(&origin_options);
 	if (site_init(&s->site, origin_options.site_url, err) < 0)
 		return -1;
@@ -127,7 +126,12 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 	if (check_seeds(&s->site, &o->seeds, err) < 0)
 		return -1;
 
-	s->origin = origin_open(&origin_options, &s->site, err);
+	/* The crawl's jobs bound the HTTP origin's connections: they go in
+	 * this open's own copy of the configuration (its strings borrowed,
+	 * origin_open only reads them), not into the options. */
+	struct origin_config cfg = origin_options;
+	cfg.jobs = s->crawl.jobs;
+	s->origin = origin_open(&cfg, &s->site, err);
 	if (!s->origin)
 		return -1;
 	/* The tree must never overlap the site: pruning or publishing there

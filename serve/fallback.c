@@ -112,8 +112,11 @@ static void fill_unreserve(struct fallback *f, long long bytes)
 
 struct fallback *fallback_open(struct server *s, char *err)
 {
-	origin_options.jobs = s->cfg.threads;
-	struct origin *o = origin_open(&origin_options, &s->meta.site, err);
+	/* One HTTP connection per render thread, in this open's own copy of
+	 * the configuration (strings borrowed), not in the options. */
+	struct origin_config cfg = origin_options;
+	cfg.jobs = s->cfg.threads;
+	struct origin *o = origin_open(&cfg, &s->meta.site, err);
 	if (!o)
 		return NULL;
 	if (s->have_tree && s->tree.meta_fd >= 0)
