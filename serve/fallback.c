@@ -305,6 +305,16 @@ static void to_answer(struct origin_response *rs, struct fallback_answer *a)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, rs->content_type);
 }
 
+/* A fixed page of cgisnap's own (502, 503) as the answer. */
+static void html_answer(struct fallback_answer *a, int status, const char *html, size_t len)
+{
+	a->response = response_text(html);
+	a->bytes = (long long)len;
+	if (a->response)
+		MHD_add_response_header(a->response, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
+	a->status = status;
+}
+
 /* One render, start to answer. */
 static void render(struct fallback *f, const char *target, const char *client,
 		   struct fallback_answer *a)
@@ -319,12 +329,7 @@ static void render(struct fallback *f, const char *target, const char *client,
 		log_warn("cannot render '%s': %s", target, err);
 		static const char bad_gateway[] =
 			"<!DOCTYPE html>\n<title>502 Bad Gateway</title><h1>Bad Gateway</h1>\n";
-		a->response = response_text(bad_gateway);
-		a->bytes = (long long)sizeof bad_gateway - 1;
-		if (a->response)
-			MHD_add_response_header(a->response, MHD_HTTP_HEADER_CONTENT_TYPE,
-						"text/html; charset=utf-8");
-		a->status = 502;
+		html_answer(a, 502, bad_gateway, sizeof bad_gateway - 1);
 		return;
 	}
 	if (f->fill)
@@ -352,12 +357,7 @@ static void unavailable(struct fallback_answer *a)
 	static const char html[] = "<!DOCTYPE html>\n<title>503 Service Unavailable</title>"
 				   "<h1>Service Unavailable</h1>\n";
 	memset(a, 0, sizeof *a);
-	a->response = response_text(html);
-	a->bytes = (long long)sizeof html - 1;
-	if (a->response)
-		MHD_add_response_header(a->response, MHD_HTTP_HEADER_CONTENT_TYPE,
-					"text/html; charset=utf-8");
-	a->status = 503;
+	html_answer(a, 503, html, sizeof html - 1);
 }
 
 /* A render thread: take a flight, render it, wake its waiters. */
