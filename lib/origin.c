@@ -493,7 +493,7 @@ static int open_root(struct origin *o, const struct origin_config *cfg, char *er
 	for (size_t i = 0; i < cfg->static_exts.n; i++)
 		if (add_static_ext(o, cfg->static_exts.items[i], err) < 0)
 			return -1;
-	add_index_names(o, cfg->index ? cfg->index : "index.html,index.php");
+	add_index_names(o, cfg->index ? cfg->index : ORIGIN_INDEX);
 	const char *path = getenv("PATH");
 	o->path_env = xstrdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
 
