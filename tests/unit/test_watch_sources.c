@@ -16,18 +16,6 @@
 #include "helpers.h"
 #include "unit.h"
 
-/* Every flag reported for dir/name, or-ed. */
-static unsigned flags_of(const struct fsw_events *ev, const char *dir, const char *name)
-{
-	char *p = xasprintf("%s/%s", dir, name);
-	unsigned f = 0;
-	for (size_t i = 0; i < ev->n; i++)
-		if (ev->items[i].path && !strcmp(ev->items[i].path, p))
-			f |= ev->items[i].flags;
-	free(p);
-	return f;
-}
-
 /* Every flag reported for path itself, or-ed. */
 static unsigned flags_at(const struct fsw_events *ev, const char *path)
 {
@@ -35,6 +23,15 @@ static unsigned flags_at(const struct fsw_events *ev, const char *path)
 	for (size_t i = 0; i < ev->n; i++)
 		if (ev->items[i].path && !strcmp(ev->items[i].path, path))
 			f |= ev->items[i].flags;
+	return f;
+}
+
+/* Every flag reported for dir/name, or-ed. */
+static unsigned flags_of(const struct fsw_events *ev, const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	unsigned f = flags_at(ev, p);
+	free(p);
 	return f;
 }
 
