@@ -149,27 +149,28 @@ int docroot_source_error(const struct origin *o, const char *what, const char *f
 		       kind && kind->prog ? kind->prog : "PROGRAM");
 }
 
-/* Whether path, which lstat says is a symbolic link, ends inside the root. */
-static bool link_inside_root(const struct origin *o, const char *path)
+/* Whether path, which lstat says is a symbolic link, ends inside base
+ * (the root, or the DIR of a --path-alias). */
+static bool link_inside(const char *base, const char *path)
 {
 	char *real = realpath(path, NULL);
 	if (!real)
 		return false;
-	size_t n = strlen(o->root);
-	bool inside = !strncmp(real, o->root, n) && (real[n] == '/' || real[n] == '\0' ||
-						     !strcmp(o->root, "/"));
+	size_t n = strlen(base);
+	bool inside = !strncmp(real, base, n) && (real[n] == '/' || real[n] == '\0' ||
+						  !strcmp(base, "/"));
 	free(real);
 	return inside;
 }
 
-/* stat() of a path under the root that may be a link: -1 when it is
+/* stat() of a path under base that may be a link: -1 when it is
  * missing, -2 when it must not be served. */
-static int stat_under_root(const struct origin *o, const char *path, struct stat *st)
+static int stat_under(const char *base, const char *path, struct stat *st)
 {
 	if (lstat(path, st) < 0)
 		return -1;
 	if (S_ISLNK(st->st_mode)) {
-		if (!link_inside_root(o, path))
+		if (!link_inside(base, path))
 			return -2;
 		if (stat(path, st) < 0)
 			return -1;
@@ -222,14 +223,14 @@ static void resolve_file(const struct origin *o, const char *fs, const char *url
 
 /* Look for the index files of directory fs (URL path url_dir, ending
  * in '/'). */
-static void resolve_index(const struct origin *o, const char *fs, const char *url_dir,
-			  struct resolved *r)
+static void resolve_index(const struct origin *o, const char *base, const char *fs,
+			  const char *url_dir, struct resolved *r)
 {
 	for (size_t i = 0; i < o->index_names.n; i++) {
 		const char *name = o->index_names.items[i];
 		char *path = xasprintf("%s/%s", fs, name);
 		struct stat st;
-		if (stat_under_root(o, path, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (stat_under(base, path, &st) == 0 && S_ISREG(st.st_mode)) {
 			char *url_path = xasprintf("%s%s", url_dir, name);
 			resolve_file(o, path, url_path, "", &st, r);
 			free(url_path);
@@ -241,23 +242,30 @@ static void resolve_index(const struct origin *o, const char *fs, const char *ur
 	r->kind = RESOLVE_MISSING;
 }
 
-/* Walk the path of a target (raw, up to '?' or its end) segment by segment
- * under the root: the first regular file decides. */
-void docroot_resolve(const struct origin *o, const char *path, size_t len, const char *query,
-		     struct resolved *r)
+/* Walk the path of a target (raw, len bytes up to '?' or its end) from
+ * offset i segment by segment under the directory base, whose URL path is
+ * url_base ("" for the root): the first regular file decides. */
+static void walk(const struct origin *o, const char *base, const char *url_base, const char *path,
+		 size_t i, size_t len, const char *query, struct resolved *r)
 {
 	struct buf fs = BUF_INIT, url_path = BUF_INIT, seg = BUF_INIT;
-	size_t i = 0;
 
-	memset(r, 0, sizeof *r);
-	buf_adds(&fs, strcmp(o->root, "/") ? o->root : "");
+	buf_adds(&fs, strcmp(base, "/") ? base : "");
+	buf_adds(&url_path, url_base);
+	if (i == len && *url_base) {
+		/* A mounted directory asked for without its slash. */
+		r->kind = RESOLVE_SLASH;
+		r->path = xasprintf("%s%.*s/%s%s", o->site_origin, (int)len, path,
+				    query ? "?" : "", query ? query : "");
+		goto out;
+	}
 	for (;;) {
 		while (i < len && path[i] == '/')
 			i++;
 		if (i == len) {
 			/* A directory asked for with its slash. */
 			buf_addc(&url_path, '/');
-			resolve_index(o, fs.len ? fs.data : "/", url_path.data, r);
+			resolve_index(o, base, fs.len ? fs.data : "/", url_path.data, r);
 			break;
 		}
 		size_t end = i;
@@ -275,7 +283,7 @@ void docroot_resolve(const struct origin *o, const char *path, size_t len, const
 		buf_add(&url_path, seg.data, seg.len);
 
 		struct stat st;
-		int found = stat_under_root(o, fs.data, &st);
+		int found = stat_under(base, fs.data, &st);
 		if (found == -2) {
 			r->kind = RESOLVE_REFUSED;
 		} else if (found < 0) {
@@ -297,9 +305,119 @@ void docroot_resolve(const struct origin *o, const char *path, size_t len, const
 		}
 		break;
 	}
+out:
 	buf_release(&fs);
 	buf_release(&url_path);
 	buf_release(&seg);
+}
+
+/* A --script-alias answers: its program, with rest (raw, n bytes) decoded
+ * as PATH_INFO. */
+static void resolve_program(const struct origin *o, const struct mount *m, const char *rest,
+			    size_t n, struct resolved *r)
+{
+	const char *name = strrchr(m->path, '/') + 1;
+	const struct origin_handler *handler;
+	bool direct;
+	struct buf info = BUF_INIT;
+
+	url_decode(&info, rest, n);
+	if (memchr(buf_str(&info), '\0', info.len)) {
+		buf_release(&info);
+		r->kind = RESOLVE_REFUSED;
+		return;
+	}
+	is_script(o, name, &handler, &direct);
+	r->kind = RESOLVE_SCRIPT;
+	r->script.filename = xstrdup(m->path);
+	r->script.dir = name - 1 == m->path ? xstrdup("/") : xstrndup(m->path, (size_t)(name - 1 - m->path));
+	r->script.script_name = xstrdup(m->prefix);
+	r->script.path_info = buf_detach(&info, NULL);
+	r->script.handler = handler;
+}
+
+/* PROGRAM's absolute path: its directory resolved, its name kept (a
+ * program may look at the name it was started by). NULL when the
+ * directory does not resolve. */
+static char *program_path(const char *prog)
+{
+	const char *slash = strrchr(prog, '/');
+	char *dir = !slash ? xstrdup(".") : slash == prog ? xstrdup("/") : xstrndup(prog, (size_t)(slash - prog));
+	char *real = realpath(dir, NULL);
+	char *path = real ? xasprintf("%s/%s", strcmp(real, "/") ? real : "", slash ? slash + 1 : prog) : NULL;
+	free(dir);
+	free(real);
+	return path;
+}
+
+/* Why the program of a --script-alias cannot run, or NULL. */
+static const char *program_problem(const struct origin *o, const char *path)
+{
+	const char *name = strrchr(path, '/') + 1;
+	const struct origin_handler *handler;
+	bool direct;
+	struct stat st;
+
+	if (!*name || stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return "is not a file";
+	is_script(o, name, &handler, &direct);
+	if (handler)
+		return access(path, R_OK) < 0 ? "is not readable" : NULL;
+	if (o->kind == ORIGIN_FASTCGI)
+		return "cannot run over FastCGI: the FastCGI server runs only *.php";
+	return access(path, X_OK) < 0 ? "is not executable" : NULL;
+}
+
+int docroot_add_mount(struct origin *o, const char *spec, bool script, char *err)
+{
+	const char *opt = script ? "--script-alias" : "--path-alias";
+	struct mount m;
+	struct stat st;
+	char *real;
+
+	if (mount_parse(&m, spec, script, err) < 0)
+		return -1;
+	for (size_t i = 0; i < o->nmounts; i++) {
+		if (!strcmp(o->mounts[i].prefix, m.prefix)) {
+			err_set(err, "%s prefix '%s' is mounted twice", opt, *m.prefix ? m.prefix : "/");
+			goto fail;
+		}
+	}
+	if (script) {
+		const char *why = NULL;
+		real = program_path(m.path);
+		if (!real || (why = program_problem(o, real))) {
+			err_set(err, "%s program '%s' %s", opt, m.path, why ? why : "is not a file");
+			free(real);
+			goto fail;
+		}
+	} else if (stat(m.path, &st) < 0 || !S_ISDIR(st.st_mode) || !(real = realpath(m.path, NULL))) {
+		err_set(err, "%s directory '%s' is not a directory", opt, m.path);
+		goto fail;
+	}
+	free(m.path);
+	m.path = real;
+	o->mounts = xrealloc(o->mounts, (o->nmounts + 1) * sizeof *o->mounts);
+	o->mounts[o->nmounts++] = m;
+	return 0;
+fail:
+	mount_release(&m);
+	return -1;
+}
+
+void docroot_resolve(const struct origin *o, const char *path, size_t len, const char *query,
+		     struct resolved *r)
+{
+	size_t rest = 0;
+	const struct mount *m = mount_find(o->mounts, o->nmounts, path, len, &rest);
+
+	memset(r, 0, sizeof *r);
+	if (m && m->script)
+		resolve_program(o, m, path + rest, len - rest, r);
+	else if (m)
+		walk(o, m->path, m->prefix, path, rest, len, query, r);
+	else
+		walk(o, o->root, "", path, 0, len, query, r);
 }
 
 /* The front controller answers a target that matched no file: its own

@@ -48,6 +48,14 @@ void docroot_resolve(const struct origin *o, const char *path, size_t len, const
  * PATH_INFO), static file or source; anything else is RESOLVE_REFUSED. */
 void docroot_front_controller(const struct origin *o, struct resolved *r);
 
+/* Add a --script-alias (script) or --path-alias value to o's mounts,
+ * after the --cgi handlers: PROGRAM must be a regular file that runs
+ * (executable; readable when its extension has a handler, the only way
+ * over FastCGI), DIR a directory; both are kept absolute (DIR and
+ * PROGRAM's directory with links resolved, PROGRAM's own name as given).
+ * 0, or -1 with err naming the value. */
+int docroot_add_mount(struct origin *o, const char *spec, bool script, char *err);
+
 /* The message for a script's source that would be published (fs under
  * the root); what names it: "'x.php'" or "front controller '/x.php'".
  * Returns -1. */

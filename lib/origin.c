@@ -48,6 +48,8 @@ void origin_config_release(struct origin_config *cfg)
 	free(cfg->index);
 	free(cfg->front_controller);
 	strlist_clear(&cfg->env);
+	strlist_clear(&cfg->script_aliases);
+	strlist_clear(&cfg->path_aliases);
 	free(cfg->fastcgi);
 	free(cfg->origin_url);
 	free(cfg->site_url);
@@ -213,7 +215,9 @@ static int render_once(const struct origin *o, const char *method, const char *t
 		response_add_header(rs, "Location", r.path);
 		break;
 	case RESOLVE_SOURCE: {
-		const char *rel = r.path + (strcmp(o->root, "/") ? strlen(o->root) : 0) + 1;
+		/* Named from the root, or whole when a --path-alias DIR holds it. */
+		size_t n = strcmp(o->root, "/") ? strlen(o->root) : 0;
+		const char *rel = !strncmp(r.path, o->root, n) && r.path[n] == '/' ? r.path + n + 1 : r.path;
 		char *what = xasprintf("'%s'", rel);
 		rc = docroot_source_error(o, what, r.path, err);
 		free(what);
@@ -332,6 +336,17 @@ int origin_render(struct origin *o, const struct origin_request *rq, struct orig
 enum origin_kind origin_kind(const struct origin *o)
 {
 	return o->kind;
+}
+
+void origin_mount_dirs(const struct origin *o, struct strlist *out)
+{
+	for (size_t i = 0; i < o->nmounts; i++) {
+		const char *path = o->mounts[i].path, *slash = strrchr(path, '/');
+		if (!o->mounts[i].script)
+			strlist_add(out, path);
+		else
+			strlist_add_owned(out, slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path)));
+	}
 }
 
 long origin_timeout_s(const struct origin *o)
@@ -490,6 +505,13 @@ static int open_root(struct origin *o, const struct origin_config *cfg, char *er
 	for (size_t i = 0; i < cfg->env.n; i++)
 		if (add_env(o, cfg->env.items[i], err) < 0)
 			return -1;
+	/* After the handlers: a program's extension may have one. */
+	for (size_t i = 0; i < cfg->script_aliases.n; i++)
+		if (docroot_add_mount(o, cfg->script_aliases.items[i], true, err) < 0)
+			return -1;
+	for (size_t i = 0; i < cfg->path_aliases.n; i++)
+		if (docroot_add_mount(o, cfg->path_aliases.items[i], false, err) < 0)
+			return -1;
 	for (size_t i = 0; i < cfg->static_exts.n; i++)
 		if (add_static_ext(o, cfg->static_exts.items[i], err) < 0)
 			return -1;
@@ -556,6 +578,12 @@ struct origin *origin_open(const struct origin_config *cfg, const struct site *s
 	}
 	if ((cgi || fastcgi) && !cfg->root) {
 		err_set(err, "%s needs --root DIR (where the scripts are)", fastcgi ? "--fastcgi" : "--cgi");
+		return NULL;
+	}
+	/* Mounts are the CGI environment's business: an HTTP server has its own. */
+	if ((cfg->script_aliases.n || cfg->path_aliases.n) && !cfg->root) {
+		err_set(err, "%s needs --root DIR (the document root; with --origin, mount on the HTTP server)",
+			cfg->script_aliases.n ? "--script-alias" : "--path-alias");
 		return NULL;
 	}
 
@@ -630,6 +658,9 @@ void origin_close(struct origin *o)
 	strlist_clear(&o->index_names);
 	strlist_clear(&o->static_exts);
 	free(o->front_controller);
+	for (size_t i = 0; i < o->nmounts; i++)
+		mount_release(&o->mounts[i]);
+	free(o->mounts);
 	strlist_clear(&o->user_env);
 	free(o->path_env);
 	free(o->php_session_dir);

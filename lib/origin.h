@@ -34,6 +34,10 @@ struct origin_config {
 	char *front_controller; /* --front-controller /index.php */
 	struct strlist env;     /* --env NAME=VALUE */
 	bool no_php_defaults;   /* --no-php-defaults: no opcache/session overrides */
+	/* Mounts, as Apache's ScriptAlias and Alias (CGI; path aliases for
+	 * FastCGI too): see origin_render. */
+	struct strlist script_aliases; /* --script-alias /PREFIX=PROGRAM */
+	struct strlist path_aliases;   /* --path-alias /PREFIX=DIR */
 	/* FastCGI: "unix:/path" or "HOST:PORT"; --root gives SCRIPT_FILENAME. */
 	char *fastcgi;
 	/* HTTP: "http://127.0.0.1:8080/" */
@@ -133,6 +137,11 @@ struct origin;
  * removed with its contents by origin_close(). */
 struct origin *origin_open(const struct origin_config *cfg, const struct site *site, char *err);
 enum origin_kind origin_kind(const struct origin *o);
+/* The directories the origin runs or serves files from besides --root:
+ * each --path-alias DIR and the directory of each --script-alias PROGRAM,
+ * real paths, appended to out. The tree must stay apart from them; watch
+ * records what renders read there. */
+void origin_mount_dirs(const struct origin *o, struct strlist *out);
 /* The limits the origin was opened with, defaults applied: a render's
  * time (--timeout, seconds) and output (--max-output, MiB). Callers that
  * wait on renders (serve's drain at exit) ask here rather than read the
@@ -152,6 +161,17 @@ void origin_spill_in(struct origin *o, int dirfd);
  * The call initialises rs itself (an earlier response in it must have
  * been released); on -1 rs is left empty but for deps_written (what the
  * failed render wrote). Either way the caller releases it.
+ *
+ * A target under a mount (the longest prefix that matches at a segment
+ * boundary: /tool is /tool, /tool/x and /tool?q, never /toolbox) leaves
+ * --root aside. --script-alias /PREFIX=PROGRAM runs PROGRAM with
+ * SCRIPT_NAME /PREFIX, SCRIPT_FILENAME PROGRAM and PATH_INFO the rest of
+ * the path percent-decoded (%2F too; "" and no PATH_INFO for /PREFIX
+ * itself); PROGRAM runs directly, or through the --cgi handler of its
+ * extension when it has one (FastCGI: only *.php). --path-alias
+ * /PREFIX=DIR walks the rest of the path under DIR by the rules below,
+ * links leaving DIR refused, SCRIPT_NAME /PREFIX/...; DOCUMENT_ROOT stays
+ * --root.
  *
  * CGI and FastCGI map the target's path onto --root segment by segment:
  * the first regular file decides (a script, with the rest as PATH_INFO,

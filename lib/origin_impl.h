@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "buf.h"
+#include "mount.h"
 #include "origin.h"
 #include "spill.h"
 
@@ -32,6 +33,8 @@ struct origin {
 	struct strlist index_names;
 	struct strlist static_exts;       /* --static-ext, without the dot; "" none */
 	char *front_controller;           /* URL path, or NULL */
+	struct mount *mounts;             /* --script-alias, --path-alias: paths absolute */
+	size_t nmounts;
 	struct strlist user_env;          /* validated NAME=VALUE, applied last */
 	char *path_env;                   /* PATH as cgisnap had it */
 	char *php_session_dir;            /* private session.save_path, or NULL */

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "log.h"
 #include "origin.h"
 #include "originopts.h"
@@ -338,6 +339,132 @@ TEST(origin_cgi_path_info)
 	CHECK_INT(0, render(f.o, "/pathinfo.cgi", NULL, &rs, f.err));
 	CHECK_LINE("(unset)", &rs.body, "PATH_INFO");
 	CHECK_LINE("(unset)", &rs.body, "PATH_TRANSLATED");
+	origin_response_release(&rs);
+	fixture_close(&f);
+}
+
+/* --script-alias and --path-alias, as Apache's ScriptAlias and Alias. */
+TEST(origin_cgi_mounts)
+{
+	struct fixture f = { 0 };
+	struct origin_response rs;
+	cgi_config(&f.cfg);
+	char *spec = xasprintf("/tool=%s/pathinfo.cgi", docroot());
+	strlist_add_owned(&f.cfg.script_aliases, spec);
+	strlist_add_owned(&f.cfg.path_aliases, xasprintf("/m=%s/sub", docroot()));
+	strlist_add_owned(&f.cfg.path_aliases, xasprintf("/m/app/=%s/app", docroot()));
+	strlist_add_owned(&f.cfg.path_aliases, xasprintf("/cgi=%s", docroot()));
+	CHECK(fixture_open(&f, NULL));
+
+	/* The rest of the path, decoded as a web server passes it: spaces,
+	 * UTF-8 and an encoded slash. REQUEST_URI stays as it came. */
+	CHECK_INT(0, render(f.o, "/tool/a%20b/%C3%A9t%C3%A9/x%2Fy?q=1", NULL, &rs, f.err));
+	CHECK_INT(200, rs.status);
+	CHECK_LINE("/tool", &rs.body, "SCRIPT_NAME");
+	CHECK_LINE("/a b/\xc3\xa9t\xc3\xa9/x/y", &rs.body, "PATH_INFO");
+	char *translated = xasprintf("%s/a b/\xc3\xa9t\xc3\xa9/x/y", docroot());
+	CHECK_LINE(translated, &rs.body, "PATH_TRANSLATED");
+	free(translated);
+	CHECK_LINE("/tool/a%20b/%C3%A9t%C3%A9/x%2Fy?q=1", &rs.body, "REQUEST_URI");
+	CHECK_LINE("q=1", &rs.body, "QUERY_STRING");
+	origin_response_release(&rs);
+	/* The prefix itself runs the program with no PATH_INFO; /tool/ has "/". */
+	CHECK_INT(0, render(f.o, "/tool?x", NULL, &rs, f.err));
+	CHECK_LINE("/tool", &rs.body, "SCRIPT_NAME");
+	CHECK_LINE("(unset)", &rs.body, "PATH_INFO");
+	origin_response_release(&rs);
+	CHECK_INT(0, render(f.o, "/tool/", NULL, &rs, f.err));
+	CHECK_LINE("/", &rs.body, "PATH_INFO");
+	origin_response_release(&rs);
+	/* Only at a segment boundary; a NUL in PATH_INFO is refused. */
+	CHECK_INT(0, render(f.o, "/toolbox", NULL, &rs, f.err));
+	CHECK_INT(404, rs.status);
+	origin_response_release(&rs);
+	CHECK_INT(0, render(f.o, "/tool/a%00b", NULL, &rs, f.err));
+	CHECK_INT(404, rs.status);
+	origin_response_release(&rs);
+
+	/* A directory: redirected to its slash, then its index; the longest
+	 * prefix wins; dotfiles stay refused. */
+	CHECK_INT(0, render(f.o, "/m?a=1", NULL, &rs, f.err));
+	CHECK_INT(301, rs.status);
+	CHECK_STR("http://localhost/m/?a=1", rs.location);
+	origin_response_release(&rs);
+	CHECK_INT(0, render(f.o, "/m/", NULL, &rs, f.err));
+	CHECK(rs.static_path && strstr(rs.static_path, "/sub/index.html"));
+	origin_response_release(&rs);
+	CHECK_INT(0, render(f.o, "/m/page.html", NULL, &rs, f.err));
+	CHECK(rs.static_path && strstr(rs.static_path, "/sub/page.html"));
+	origin_response_release(&rs);
+	CHECK_INT(0, render(f.o, "/m/app/front.cgi/x%20y", NULL, &rs, f.err));
+	CHECK_LINE("/m/app/front.cgi", &rs.body, "SCRIPT_NAME");
+	CHECK_LINE("/x y", &rs.body, "PATH_INFO");
+	origin_response_release(&rs);
+	CHECK_INT(0, render(f.o, "/cgi/.hidden", NULL, &rs, f.err));
+	CHECK_INT(404, rs.status);
+	origin_response_release(&rs);
+	CHECK_INT(0, render(f.o, "/m/nope.html", NULL, &rs, f.err));
+	CHECK_INT(404, rs.status);
+	origin_response_release(&rs);
+	/* Scripts under a mounted directory: SCRIPT_NAME under the prefix. */
+	CHECK_INT(0, render(f.o, "/cgi/pathinfo.cgi/p", NULL, &rs, f.err));
+	CHECK_LINE("/cgi/pathinfo.cgi", &rs.body, "SCRIPT_NAME");
+	CHECK_LINE("/p", &rs.body, "PATH_INFO");
+	origin_response_release(&rs);
+	CHECK_INT(-1, render(f.o, "/cgi/noexec.cgi", NULL, &rs, f.err));
+	origin_response_release(&rs);
+	fixture_close(&f);
+}
+
+/* A link in a mounted directory may not lead out of it, even into --root. */
+TEST(origin_cgi_path_alias_links)
+{
+	struct fixture f = { 0 };
+	struct origin_response rs;
+	char *dir = unit_temp_dir("mount");
+	unit_put(dir, "in.txt", "inside\n");
+	char *target = xasprintf("%s/style.css", docroot()), *link = xasprintf("%s/out.css", dir);
+	char *inner = xasprintf("%s/in-link.txt", dir);
+	CHECK_INT(0, symlink(target, link));
+	CHECK_INT(0, symlink("in.txt", inner));
+	cgi_config(&f.cfg);
+	strlist_add_owned(&f.cfg.path_aliases, xasprintf("/d=%s", dir));
+	CHECK(fixture_open(&f, NULL));
+	CHECK_INT(0, render(f.o, "/d/out.css", NULL, &rs, f.err));
+	CHECK_INT(404, rs.status);
+	origin_response_release(&rs);
+	CHECK_INT(0, render(f.o, "/d/in-link.txt", NULL, &rs, f.err));
+	CHECK_INT(200, rs.status);
+	CHECK(rs.static_path != NULL);
+	origin_response_release(&rs);
+	fixture_close(&f);
+	unit_remove_tree(dir);
+	free(dir);
+	free(target);
+	free(link);
+	free(inner);
+}
+
+/* A program whose extension has a --cgi handler runs through it, as
+ * Apache with PHP would given SCRIPT_FILENAME. */
+TEST(origin_cgi_script_alias_handler)
+{
+	if (!have_program("php-cgi"))
+		return;
+	struct fixture f = { 0 };
+	struct origin_response rs;
+	cgi_config(&f.cfg);
+	strlist_add(&f.cfg.cgi, "php=php-cgi");
+	strlist_add_owned(&f.cfg.script_aliases, xasprintf("/blog=%s/info.php", docroot()));
+	CHECK(fixture_open(&f, NULL));
+	CHECK_INT(0, render(f.o, "/blog/2019/post?nosession", NULL, &rs, f.err));
+	CHECK_INT(200, rs.status);
+	CHECK_LINE("/blog", &rs.body, "SCRIPT_NAME");
+	CHECK_LINE("/2019/post", &rs.body, "PATH_INFO");
+	char *fn = xasprintf("%s/info.php", docroot());
+	CHECK_LINE(fn, &rs.body, "SCRIPT_FILENAME");
+	free(fn);
+	CHECK_LINE("/blog/2019/post?nosession", &rs.body, "REQUEST_URI");
 	origin_response_release(&rs);
 	fixture_close(&f);
 }
@@ -856,6 +983,66 @@ TEST(origin_open_errors)
 	}
 }
 
+/* A bad mount is a set-up error naming it. "%s": the docroot. */
+TEST(origin_open_mount_errors)
+{
+	const struct { const char *script; const char *path; const char *err; } cases[] = {
+		{ "tool=/bin/true", NULL, "bad --script-alias prefix 'tool': it must start with '/'" },
+		{ "/a/../b=/bin/true", NULL, "bad --script-alias prefix '/a/../b': a '..' segment" },
+		{ "/tool", NULL, "bad --script-alias value '/tool' (expected /PREFIX=PROGRAM)" },
+		{ "/tool=%s/nope.cgi", NULL, "--script-alias program '%s/nope.cgi' is not a file" },
+		{ "/tool=/nonexistent/x.cgi", NULL, "--script-alias program '/nonexistent/x.cgi' is not a file" },
+		{ "/tool=%s/sub", NULL, "--script-alias program '%s/sub' is not a file" },
+		{ "/tool=%s/noexec.cgi", NULL, "--script-alias program '%s/noexec.cgi' is not executable" },
+		{ "/tool=%s/info.php", NULL, "--script-alias program '%s/info.php' is not executable" },
+		{ "/tool/=%s/hello.cgi", "/tool=%s/sub", "--path-alias prefix '/tool' is mounted twice" },
+		{ NULL, "/lib=%s/style.css", "--path-alias directory '%s/style.css' is not a directory" },
+		{ NULL, "/lib=/nonexistent", "--path-alias directory '/nonexistent' is not a directory" },
+		{ NULL, "/a%%00=/tmp", "bad --path-alias prefix '/a%%00': a NUL byte" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fixture f = { 0 };
+		cgi_config(&f.cfg);
+		if (cases[i].script)
+			strlist_add_owned(&f.cfg.script_aliases, xasprintf(cases[i].script, docroot()));
+		if (cases[i].path)
+			strlist_add_owned(&f.cfg.path_aliases, xasprintf(cases[i].path, docroot()));
+		origin_defaults(&f.cfg);
+		CHECK_INT(0, site_init(&f.site, "http://localhost/", f.err));
+		f.o = origin_open(&f.cfg, &f.site, f.err);
+		CHECK(f.o == NULL);
+		char *want = xasprintf(cases[i].err, docroot());
+		CHECK_STR(want, f.o ? "(opened)" : f.err);
+		free(want);
+		fixture_close(&f);
+	}
+	/* Mounts belong to the CGI environment: no --root, no mounts. */
+	struct fixture f = { 0 };
+	strlist_add(&f.cfg.script_aliases, "/tool=/bin/true");
+	f.cfg.origin_url = xstrdup("http://127.0.0.1:9/");
+	origin_defaults(&f.cfg);
+	CHECK_INT(0, site_init(&f.site, "http://localhost/", f.err));
+	f.o = origin_open(&f.cfg, &f.site, f.err);
+	CHECK(f.o == NULL);
+	CHECK_STR("--script-alias needs --root DIR (the document root; with --origin, mount on the HTTP server)",
+		  f.o ? "(opened)" : f.err);
+	fixture_close(&f);
+	/* A FastCGI server runs only *.php: a program is checked before connecting. */
+	memset(&f, 0, sizeof f);
+	cgi_config(&f.cfg);
+	f.cfg.fastcgi = xstrdup("127.0.0.1:9");
+	strlist_add_owned(&f.cfg.script_aliases, xasprintf("/tool=%s/pathinfo.cgi", docroot()));
+	origin_defaults(&f.cfg);
+	CHECK_INT(0, site_init(&f.site, "http://localhost/", f.err));
+	f.o = origin_open(&f.cfg, &f.site, f.err);
+	CHECK(f.o == NULL);
+	char *want = xasprintf("--script-alias program '%s/pathinfo.cgi' cannot run over FastCGI: the FastCGI "
+			       "server runs only *.php", docroot());
+	CHECK_STR(want, f.o ? "(opened)" : f.err);
+	free(want);
+	fixture_close(&f);
+}
+
 TEST(origin_config_defaults_and_options)
 {
 	struct origin_config cfg;
@@ -872,7 +1059,8 @@ TEST(origin_config_defaults_and_options)
 	origin_config_release(&cfg);
 
 	const char *names[] = { "root", "cgi", "index", "front-controller", "env", "no-php-defaults",
-				"fastcgi", "origin", "site-url", "alias", "timeout", "max-output" };
+				"fastcgi", "origin", "site-url", "alias", "timeout", "max-output",
+				"script-alias", "path-alias" };
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		bool found = false;
 		for (const struct opt *o = origin_opts; o->name; o++)
