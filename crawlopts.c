@@ -138,6 +138,15 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 	 * would overwrite the site's own scripts. */
 	if (origin_options.root && tree_check_apart(dir, origin_options.root, err) < 0)
 		return -1;
+	struct strlist mounted = STRLIST_INIT;
+	origin_mount_dirs(s->origin, &mounted);
+	for (size_t i = 0; i < mounted.n; i++) {
+		if (tree_check_apart_named(dir, mounted.items[i], "the mounted directory", err) < 0) {
+			strlist_clear(&mounted);
+			return -1;
+		}
+	}
+	strlist_clear(&mounted);
 	if (tree_claim(&s->tree, dir, o->force, err) < 0)
 		return -1;
 	s->tree_open = true;

@@ -572,18 +572,18 @@ struct origin *origin_open(const struct origin_config *cfg, const struct site *s
 		err_set(err, "choose one origin: --root/--cgi (CGI), --fastcgi (FastCGI) or --origin (HTTP)");
 		return NULL;
 	}
+	/* Mounts are the CGI environment's business: an HTTP server has its own. */
+	if ((cfg->script_aliases.n || cfg->path_aliases.n) && !cfg->root) {
+		err_set(err, "%s needs --root DIR (the document root; with --origin, mount on the HTTP server)",
+			cfg->script_aliases.n ? "--script-alias" : "--path-alias");
+		return NULL;
+	}
 	if (!cgi && !fastcgi && !http && !cfg->root) {
 		err_set(err, "no origin given: use --root DIR (CGI), --fastcgi ADDR or --origin URL");
 		return NULL;
 	}
 	if ((cgi || fastcgi) && !cfg->root) {
 		err_set(err, "%s needs --root DIR (where the scripts are)", fastcgi ? "--fastcgi" : "--cgi");
-		return NULL;
-	}
-	/* Mounts are the CGI environment's business: an HTTP server has its own. */
-	if ((cfg->script_aliases.n || cfg->path_aliases.n) && !cfg->root) {
-		err_set(err, "%s needs --root DIR (the document root; with --origin, mount on the HTTP server)",
-			cfg->script_aliases.n ? "--script-alias" : "--path-alias");
 		return NULL;
 	}
 

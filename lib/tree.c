@@ -167,16 +167,21 @@ static bool path_within(const char *path, const char *dir)
 
 int tree_check_apart(const char *path, const char *root, char *err)
 {
+	return tree_check_apart_named(path, root, "the document root", err);
+}
+
+int tree_check_apart_named(const char *path, const char *root, const char *what, char *err)
+{
 	char *real = tree_real_path(path);
 	char *real_root = realpath(root, NULL);
 	int rc = 0;
 	if (real && real_root) {
 		if (path_within(real, real_root))
-			rc = err_set(err, "the tree '%s' is inside the document root '%s': cgisnap does not write into the site",
-				     path, root);
+			rc = err_set(err, "the tree '%s' is inside %s '%s': cgisnap does not write into the site",
+				     path, what, root);
 		else if (path_within(real_root, real))
-			rc = err_set(err, "the document root '%s' is inside the tree '%s': cgisnap does not write into the site",
-				     root, path);
+			rc = err_set(err, "%s '%s' is inside the tree '%s': cgisnap does not write into the site",
+				     what, root, path);
 	}
 	free(real);
 	free(real_root);

@@ -50,6 +50,9 @@ char *tree_real_path(const char *path);
 /* -1 with err when the tree at path and the directory root (the site's
  * document root) are the same or one is inside the other. */
 int tree_check_apart(const char *path, const char *root, char *err);
+/* The same for another directory of the site, named by what ("the
+ * --path-alias directory"), or a file of it (a program). */
+int tree_check_apart_named(const char *path, const char *root, const char *what, char *err);
 
 /* Take the writer's lock without waiting; -1 with err "tree 'x' is locked
  * by another cgisnap (pid N)" when a snapshot or watch already holds it. */

@@ -213,8 +213,8 @@ static int check_tree_outside(const struct watcher *w, const char *dir, char *er
 	return rc;
 }
 
-/* Which traced paths become dependencies: the sources and the document
- * root (its scripts). */
+/* Which traced paths become dependencies: the sources, the document
+ * root and the mounted directories (their scripts). */
 static void set_dep_roots(struct watcher *w)
 {
 	struct strlist *roots = &w->recorder.roots;
@@ -226,6 +226,12 @@ static void set_dep_roots(struct watcher *w)
 			strlist_add(roots, real);
 		free(real);
 	}
+	struct strlist mounted = STRLIST_INIT;
+	origin_mount_dirs(w->s.origin, &mounted);
+	for (size_t i = 0; i < mounted.n; i++)
+		if (!strlist_contains(roots, mounted.items[i]))
+			strlist_add(roots, mounted.items[i]);
+	strlist_clear(&mounted);
 }
 
 /* Block the signals watch handles and return a descriptor that reads
