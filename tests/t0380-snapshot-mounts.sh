@@ -86,6 +86,33 @@ check_eq "$(cat "$LIB/style.css")" "$(curl -s "http://127.0.0.1:$P/lib/style.css
 check_eq 200 "$(code "http://127.0.0.1:$P/tool/page?q=1")" "/tool/page?q=1"
 bg_stop "$SERVE_PID"
 
+# The generated configurations serve the tree alone: the mounted pages are
+# files like any other, and must come back at their URLs as serve sends them.
+if command -v nginx >/dev/null && command -v apache2 >/dev/null; then
+	. "$(dirname "$0")/lib-config.sh"
+	try "nginx and Apache serve the mounted pages as cgisnap serve does"
+	PN=$(port 1) PA=$(port 2)
+	"$CGISNAP" config nginx --listen "127.0.0.1:$PN" "$OUT" >"$TESTDIR/nginx.conf" 2>"$TESTDIR/config.err"
+	check_eq 0 $? "nginx configuration"
+	"$CGISNAP" config apache --listen "127.0.0.1:$PA" "$OUT" >"$TESTDIR/apache.conf" 2>>"$TESTDIR/config.err"
+	check_eq 0 $? "Apache configuration"
+	serve_start "$OUT" "$P"
+	nginx_start nginx "$PN" -- "$TESTDIR/nginx.conf"
+	apache_start apache "$PA" -- "$TESTDIR/apache.conf"
+	L=$TESTDIR/list
+	printf '%s\n' /tool /tool/ "$DEEP" /tool/page?q=1 /lib /lib/ /lib/hello.cgi /lib/style.css \
+		/lib/env.pl/more '/lib/env.pl/x%20y' /lib/motd.txt /tool/nope >"$L"
+	fetch_all "http://127.0.0.1:$P" "$L" "$TESTDIR/f-serve"
+	fetch_all "http://127.0.0.1:$PN" "$L" "$TESTDIR/f-nginx"
+	fetch_all "http://127.0.0.1:$PA" "$L" "$TESTDIR/f-apache"
+	check_eq 200 "$(sed -n 3p "$TESTDIR/f-serve/records" | cut -d$'\037' -f1)" "serve: $DEEP"
+	check_eq "" "$(compare_fetches "$L" "$TESTDIR/f-serve" "$TESTDIR/f-nginx" serve nginx)" "nginx"
+	check_eq "" "$(compare_fetches "$L" "$TESTDIR/f-serve" "$TESTDIR/f-apache" serve Apache)" "Apache"
+	bg_stop "$NGINX_PID"
+	bg_stop "$APACHE_PID"
+	bg_stop "$SERVE_PID"
+fi
+
 try "serve --fallback renders what the tree lacks through the mounts"
 serve_start "$OUT" "$P" --fallback --root "$SITE" "${MOUNTS[@]}"
 body=$(curl -s "http://127.0.0.1:$P/tool/fresh/p%C3%A4ge?n=2")
