@@ -159,7 +159,8 @@ static void raise_file_limit(void)
 static bool origin_given(void)
 {
 	return origin_options.root || origin_options.fastcgi || origin_options.origin_url ||
-	       origin_options.cgi.n || origin_options.front_controller || origin_options.env.n;
+	       origin_options.cgi.n || origin_options.front_controller || origin_options.env.n ||
+	       origin_options.script_aliases.n || origin_options.path_aliases.n;
 }
 
 /* The checks opts_parse cannot make; NULL when the command line is fine. */
@@ -296,7 +297,8 @@ static void serve_argv(struct strlist *a, bool dynamic, int port)
 	const struct {
 		const char *name;
 		const struct strlist *l;
-	} lists[] = { { "--cgi", &c->cgi }, { "--env", &c->env }, { "--alias", &c->aliases } };
+	} lists[] = { { "--cgi", &c->cgi }, { "--env", &c->env }, { "--alias", &c->aliases },
+		      { "--script-alias", &c->script_aliases }, { "--path-alias", &c->path_aliases } };
 	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
 		for (size_t j = 0; j < lists[i].l->n; j++) {
 			strlist_add(a, lists[i].name);

@@ -124,6 +124,13 @@ check_eq 404 "$(code "http://127.0.0.1:$P/lib/.hidden")" "dotfiles of the mounte
 check_eq 404 "$(code "http://127.0.0.1:$P/toolbox")" "/toolbox is not under /tool"
 bg_stop "$SERVE_PID"
 
+try "bench passes the mounts on to the dynamic server it starts"
+"$CGISNAP" bench --root "$SITE" "${MOUNTS[@]}" --tree "$OUT" --url "$DEEP" --url /lib/env.pl/more \
+	-n 6 -c 1 --no-warmup --json >"$TESTDIR/bench.json" 2>"$TESTDIR/bench.err"
+check_eq 0 $? "exit status ($(cat "$TESTDIR/bench.err"))"
+dyn=$(php -r '$j = json_decode(file_get_contents($argv[1]), true); echo $j["dynamic"]["non_2xx"], " ", $j["dynamic"]["failed"];' "$TESTDIR/bench.json")
+check_eq "0 0" "$dyn" "dynamic side: non-2xx and failed"
+
 try "watch re-renders a page that read a file of a mounted directory"
 W=$TESTDIR/wtree
 watch_start "$TESTDIR/watch.log" --root "$SITE" "${MOUNTS[@]}" --source "$LIB" "$W"
