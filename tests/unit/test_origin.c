@@ -1364,6 +1364,52 @@ TEST(origin_fastcgi_php_cgi_tcp)
 	stop_server(pid);
 }
 
+/* Mounts over FastCGI: SCRIPT_FILENAME under the aliased directory, or
+ * the mounted *.php program. */
+TEST(origin_fastcgi_mounts)
+{
+	if (!have_program("php-cgi"))
+		return;
+	int port = 0;
+	pid_t pid = start_server(PHP_FCGI, &port);
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return;
+	struct fixture f = { 0 };
+	struct origin_response rs;
+	char *dir = unit_temp_dir("fcgi-mount");
+	f.cfg.root = xstrdup(dir);
+	f.cfg.fastcgi = xasprintf("127.0.0.1:%d", port);
+	f.cfg.timeout_s = 10;
+	strlist_add_owned(&f.cfg.path_aliases, xasprintf("/p=%s", docroot()));
+	strlist_add_owned(&f.cfg.script_aliases, xasprintf("/blog=%s/info.php", docroot()));
+	if (fixture_open(&f, NULL)) {
+		char *fn = xasprintf("%s/info.php", docroot());
+		CHECK_INT(0, render(f.o, "/p/info.php/x%20y?nosession=1", NULL, &rs, f.err));
+		CHECK_LINE("/p/info.php", &rs.body, "SCRIPT_NAME");
+		CHECK_LINE("/x y", &rs.body, "PATH_INFO");
+		CHECK_LINE(fn, &rs.body, "SCRIPT_FILENAME");
+		CHECK_LINE(dir, &rs.body, "DOCUMENT_ROOT");
+		origin_response_release(&rs);
+		CHECK_INT(0, render(f.o, "/blog/2019/post?nosession=1", NULL, &rs, f.err));
+		CHECK_LINE("/blog", &rs.body, "SCRIPT_NAME");
+		CHECK_LINE("/2019/post", &rs.body, "PATH_INFO");
+		CHECK_LINE(fn, &rs.body, "SCRIPT_FILENAME");
+		CHECK_LINE("/blog/2019/post?nosession=1", &rs.body, "REQUEST_URI");
+		origin_response_release(&rs);
+		CHECK_INT(0, render(f.o, "/p/style.css", NULL, &rs, f.err));
+		CHECK(rs.static_path && strstr(rs.static_path, "/docroot/style.css"));
+		origin_response_release(&rs);
+		free(fn);
+	} else {
+		CHECK(false);
+	}
+	fixture_close(&f);
+	stop_server(pid);
+	unit_remove_tree(dir);
+	free(dir);
+}
+
 TEST(origin_fastcgi_php_cgi_unix_socket)
 {
 	if (!have_program("php-cgi"))
