@@ -1,10 +1,11 @@
 /* docroot.h - document-root resolution for the CGI and FastCGI origins:
- * what a request target names under --root (a script with its PATH_INFO,
- * a static file, a script's source that must not be published, a
- * directory to redirect to its slash form, nothing, or something refused).
- * The decision reads only the origin's set-up (root, handlers, index
- * names, --static-ext, front controller) and the files under the root;
- * origin.c turns it into a response. Not for use outside lib/origin*.
+ * what a request target names under --root or a mount (a script with its
+ * PATH_INFO, a static file, a script's source that must not be published,
+ * a directory to redirect to its slash form, nothing, or something
+ * refused). The decision reads only the origin's set-up (root, mounts,
+ * handlers, index names, --static-ext, front controller) and the files
+ * under the root and the mounted directories; origin.c turns it into a
+ * response. Not for use outside lib/origin*.
  *
  *     struct resolved r;
  *     docroot_resolve(o, target, path_len, query, &r);
@@ -38,8 +39,10 @@ struct resolved {
 
 /* Walk the path of a target (raw: path's first len bytes, up to '?' or
  * its end; query after the '?' or NULL) segment by segment under the
- * root: the first regular file decides. Fills r (no need to initialise
- * it); the caller releases it. */
+ * root, or under the --path-alias DIR its longest mounted prefix names
+ * (a --script-alias prefix gives its program, the rest as PATH_INFO):
+ * the first regular file decides. Fills r (no need to initialise it);
+ * the caller releases it. */
 void docroot_resolve(const struct origin *o, const char *path, size_t len, const char *query,
 		     struct resolved *r);
 
