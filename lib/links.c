@@ -223,20 +223,27 @@ static bool any_token(const char *s, const char *const *tokens)
 /* ------------------------------------------------------------------ */
 /* HTML.                                                               */
 
-/* rel values of <link> that name a resource of the page, a page, or an
- * endpoint that is no page at all (WordPress's XML-RPC, oEmbed, REST). */
+/* rel values of <link> (docs/links.md has the table). Resources are
+ * fetched like stylesheets: files a page or a publishing client needs,
+ * even when they come from a script (WordPress's wlwmanifest.xml and its
+ * RSD document xmlrpc.php?rsd). Pages are followed as links. Endpoints
+ * are never fetched: pingback is xmlrpc.php, which only answers POST;
+ * dns-prefetch and preconnect name an origin, not a document. A rel
+ * that names none of these (or is a URL, as WordPress's
+ * https://api.w.org/ is) is not followed. */
 static const char *const resource_rels[] = {
-	"stylesheet", "icon", "apple-touch-icon", "apple-touch-icon-precomposed", "mask-icon",
-	"preload", "prefetch", "manifest", "modulepreload", NULL
+	"stylesheet", "icon", "apple-touch-icon", "apple-touch-icon-precomposed",
+	"apple-touch-startup-image", "mask-icon", "manifest", "preload", "prefetch", "modulepreload",
+	"wlwmanifest", "edituri", NULL
 };
 static const char *const page_rels[] = {
 	"alternate", "canonical", "prev", "previous", "next", "first", "last", "up", "index",
-	"start", "contents", "author", "license", "help",
+	"start", "contents", "author", "license", "help", "search",
 	/* WordPress: the /?p=ID form of a post; a redirect worth recording */
 	"shortlink", NULL
 };
 static const char *const endpoint_rels[] = {
-	"edituri", "pingback", "wlwmanifest", "dns-prefetch", "preconnect", "search", NULL
+	"pingback", "dns-prefetch", "preconnect", "webmention", NULL
 };
 
 struct html {
@@ -449,11 +456,15 @@ static void html_link(struct html *h, xmlNode *n)
 	bool resource = any_token(rel, resource_rels);
 	if (!resource && !any_token(rel, page_rels))
 		return;
+	const char *v = attr(n, "type", &h->tmp);
+	size_t tn = v ? strcspn(v, ";") : 0;
+	while (tn && ascii_space(v[tn - 1]))
+		tn--;
+	/* an OpenSearch description is a file the browser reads, no page */
+	if (!resource && has_token(rel, "search") && v && tn == 37 &&
+	    !strncasecmp(v, "application/opensearchdescription+xml", 37))
+		resource = true;
 	if (!resource && has_token(rel, "alternate")) {
-		const char *v = attr(n, "type", &h->tmp);
-		size_t tn = v ? strcspn(v, ";") : 0;
-		while (tn && ascii_space(v[tn - 1]))
-			tn--;
 		/* JSON (REST API, oEmbed, ActivityPub) and XML oEmbed endpoints */
 		if (v && ((tn >= 16 && !strncasecmp(v, "application/json", 16)) ||
 			  (tn >= 5 && !strncasecmp(v + tn - 5, "+json", 5)) ||
@@ -582,14 +593,63 @@ static char *xml_base(xmlNode *node, const char *url)
 	return resolved;
 }
 
-static bool parent_is(xmlNode *n, const char *name)
+/* The vocabularies whose elements hold links, by namespace URI: an
+ * element is read by its namespace, never by its prefix or its local name
+ * alone (WordPress feeds carry <slash:comments>3</slash:comments>, a count,
+ * beside <comments>, a URL). Elements of any other namespace hold none. */
+enum vocab {
+	V_NONE,    /* no namespace: RSS 0.91-2.0, a sitemap without xmlns */
+	V_RSS1,    /* RSS 1.0 and 0.90 (RDF) */
+	V_RDF,
+	V_ATOM,
+	V_WFW,     /* wfw:commentRss, an item's comment feed */
+	V_SITEMAP,
+	V_IMAGE,   /* image sitemaps */
+	V_VIDEO,   /* video sitemaps */
+	V_XHTML,   /* xhtml:link hreflang alternates in sitemaps */
+	V_OTHER
+};
+
+static const struct {
+	const char *uri;
+	enum vocab v;
+} vocabs[] = {
+	{ "http://purl.org/rss/1.0/", V_RSS1 },
+	{ "http://my.netscape.com/rdf/simple/0.9/", V_RSS1 },
+	{ "http://www.w3.org/1999/02/22-rdf-syntax-ns#", V_RDF },
+	{ ATOM_NS, V_ATOM },
+	{ "http://wellformedweb.org/CommentAPI/", V_WFW },
+	{ "http://www.sitemaps.org/schemas/sitemap/0.9", V_SITEMAP },
+	{ "http://www.google.com/schemas/sitemap/0.9", V_SITEMAP },
+	{ "http://www.google.com/schemas/sitemap/0.84", V_SITEMAP },
+	{ "http://www.google.com/schemas/sitemap-image/1.1", V_IMAGE },
+	{ "http://www.google.com/schemas/sitemap-video/1.1", V_VIDEO },
+	{ "http://www.w3.org/1999/xhtml", V_XHTML },
+};
+
+static enum vocab vocab_of(const xmlNode *n)
 {
-	return n->parent && n->parent->type == XML_ELEMENT_NODE && name_is(n->parent, name);
+	if (!n->ns || !n->ns->href)
+		return V_NONE;
+	for (size_t i = 0; i < sizeof vocabs / sizeof vocabs[0]; i++)
+		if (!strcmp((const char *)n->ns->href, vocabs[i].uri))
+			return vocabs[i].v;
+	return V_OTHER;
 }
 
-static bool in_ns(xmlNode *n, const char *href)
+/* Is n's parent the element name of vocabulary v? */
+static bool parent_is(xmlNode *n, enum vocab v, const char *name)
 {
-	return n->ns && n->ns->href && !strcmp((const char *)n->ns->href, href);
+	return n->parent && n->parent->type == XML_ELEMENT_NODE && vocab_of(n->parent) == v &&
+	       name_is(n->parent, name);
+}
+
+/* The value of node's attribute name in the RDF namespace (rdf:about,
+ * rdf:resource), or NULL; the caller frees it with xmlFree. */
+static xmlChar *rdf_attr(xmlNode *node, const char *name)
+{
+	return xmlGetNsProp(node, (const xmlChar *)name,
+			    (const xmlChar *)"http://www.w3.org/1999/02/22-rdf-syntax-ns#");
 }
 
 /* Emits text (the element's own) or value against node's base URL. */
@@ -622,30 +682,58 @@ static void xml_stylesheet(struct out *o, xmlNode *pi, const char *url)
 		emit(o, url, p + 1, (size_t)(end - p - 1), LINK_RESOURCE);
 }
 
-static void xml_element(struct out *o, xmlNode *n, const char *url, struct buf *text, struct buf *tmp)
+/* Flags for an Atom <link rel>, or -1 when it is not followed (RFC 4287
+ * and the IANA registry: publishing and WebSub endpoints, licences and
+ * unknown relations are no part of the site to crawl). */
+static int atom_rel_flags(const char *rel)
 {
-	const char *name = (const char *)n->name;
-	const char *v;
+	static const char *const pages[] = { "alternate", "self", "related", "via", "replies",
+					     "first", "last", "next", "previous", "prev", "current",
+					     "prev-archive", "next-archive", NULL };
+	static const char iana[] = "http://www.iana.org/assignments/relation/";
+	if (!rel)
+		return 0; /* alternate */
+	while (ascii_space(*rel))
+		rel++;
+	if (!strncasecmp(rel, iana, sizeof iana - 1))
+		rel += sizeof iana - 1;
+	size_t n = strlen(rel);
+	while (n && ascii_space(rel[n - 1]))
+		n--;
+	if (n == 0)
+		return 0;
+	if (n == 9 && !strncasecmp(rel, "enclosure", 9))
+		return LINK_RESOURCE;
+	for (const char *const *p = pages; *p; p++)
+		if (strlen(*p) == n && !strncasecmp(rel, *p, n))
+			return 0;
+	return -1;
+}
 
-	if (!strcmp(name, "link")) {
-		v = attr(n, "href", tmp);
-		if (!v) { /* RSS: the URL is the text */
-			text_of(text, n);
-			xml_emit(o, n, url, buf_str(text), text->len, 0);
-			return;
-		}
-		const char *rel = attr(n, "rel", tmp);
-		/* Atom publishing and WebSub endpoints are not pages */
-		if (rel && (!strcasecmp(rel, "edit") || !strcasecmp(rel, "edit-media") || !strcasecmp(rel, "hub")))
-			return;
-		unsigned flags = rel && !strcasecmp(rel, "enclosure") ? LINK_RESOURCE : 0;
-		v = attr(n, "href", tmp);
+/* The element text of n against its base, with flags. */
+static void xml_emit_text(struct out *o, xmlNode *n, const char *url, struct buf *text, unsigned flags)
+{
+	text_of(text, n);
+	xml_emit(o, n, url, buf_str(text), text->len, flags);
+}
+
+static void xml_emit_attr(struct out *o, xmlNode *n, const char *url, const char *v, unsigned flags)
+{
+	if (v)
 		xml_emit(o, n, url, v, strlen(v), flags);
-	} else if (!strcmp(name, "enclosure")) {
-		v = attr(n, "url", tmp);
-		if (v)
-			xml_emit(o, n, url, v, strlen(v), LINK_RESOURCE);
-	} else if (!strcmp(name, "guid")) {
+}
+
+/* RSS 0.91-2.0 (no namespace), and a sitemap that declares none. */
+static void xml_rss2(struct out *o, xmlNode *n, const char *url, struct buf *text, struct buf *tmp)
+{
+	const char *v;
+	if (name_is(n, "link") || name_is(n, "comments") || name_is(n, "loc")) {
+		xml_emit_text(o, n, url, text, 0);
+	} else if (name_is(n, "enclosure")) {
+		xml_emit_attr(o, n, url, attr(n, "url", tmp), LINK_RESOURCE);
+	} else if (name_is(n, "url") && parent_is(n, V_NONE, "image")) {
+		xml_emit_text(o, n, url, text, LINK_RESOURCE);
+	} else if (name_is(n, "guid")) {
 		v = attr(n, "isPermaLink", tmp);
 		size_t vn = v ? strlen(v) : 0;
 		while (v && ascii_space(*v))
@@ -660,21 +748,81 @@ static void xml_element(struct out *o, xmlNode *n, const char *url, struct buf *
 			t++;
 		if (!strncasecmp(t, "http://", 7) || !strncasecmp(t, "https://", 8))
 			xml_emit(o, n, url, t, strlen(t), 0);
-	} else if (!strcmp(name, "comments") || !strcmp(name, "commentRss")) {
-		text_of(text, n);
-		xml_emit(o, n, url, buf_str(text), text->len, 0);
-	} else if (!strcmp(name, "loc")) {
-		text_of(text, n);
-		xml_emit(o, n, url, buf_str(text), text->len, parent_is(n, "image") ? LINK_RESOURCE : 0);
-	} else if (!strcmp(name, "thumbnail_loc") || !strcmp(name, "content_loc") ||
-		   (!strcmp(name, "url") && parent_is(n, "image")) ||
-		   ((!strcmp(name, "icon") || !strcmp(name, "logo")) && in_ns(n, ATOM_NS))) {
-		text_of(text, n);
-		xml_emit(o, n, url, buf_str(text), text->len, LINK_RESOURCE);
-	} else if (!strcmp(name, "content") && in_ns(n, ATOM_NS)) {
-		v = attr(n, "src", tmp);
-		if (v)
-			xml_emit(o, n, url, v, strlen(v), 0);
+	}
+}
+
+/* RSS 1.0 and 0.90: <link> text, <image><url>, and the rdf:about of
+ * channel, item and image (the item's page, the image's file), the
+ * rdf:resource of <items><rdf:Seq><rdf:li> (an item's page). */
+static void xml_rss1(struct out *o, xmlNode *n, const char *url, struct buf *text)
+{
+	if (name_is(n, "link")) {
+		xml_emit_text(o, n, url, text, 0);
+	} else if (name_is(n, "url") && parent_is(n, V_RSS1, "image")) {
+		xml_emit_text(o, n, url, text, LINK_RESOURCE);
+	} else if (name_is(n, "channel") || name_is(n, "item") || name_is(n, "image")) {
+		unsigned flags = name_is(n, "image") ? LINK_RESOURCE : 0;
+		xmlChar *about = rdf_attr(n, "about");
+		if (!about && name_is(n, "image"))
+			about = rdf_attr(n, "resource");
+		if (about)
+			xml_emit_attr(o, n, url, (const char *)about, flags);
+		xmlFree(about);
+	}
+}
+
+static void xml_element(struct out *o, xmlNode *n, const char *url, struct buf *text, struct buf *tmp)
+{
+	int flags;
+
+	switch (vocab_of(n)) {
+	case V_NONE:
+		xml_rss2(o, n, url, text, tmp);
+		break;
+	case V_RSS1:
+		xml_rss1(o, n, url, text);
+		break;
+	case V_RDF:
+		if (name_is(n, "li") && n->parent && parent_is(n->parent, V_RSS1, "items")) {
+			xmlChar *r = rdf_attr(n, "resource");
+			xml_emit_attr(o, n, url, (const char *)r, 0);
+			xmlFree(r);
+		}
+		break;
+	case V_ATOM:
+		if (name_is(n, "link")) {
+			flags = atom_rel_flags(attr(n, "rel", tmp));
+			if (flags >= 0)
+				xml_emit_attr(o, n, url, attr(n, "href", tmp), (unsigned)flags);
+		} else if (name_is(n, "icon") || name_is(n, "logo")) {
+			xml_emit_text(o, n, url, text, LINK_RESOURCE);
+		} else if (name_is(n, "content")) {
+			xml_emit_attr(o, n, url, attr(n, "src", tmp), 0);
+		}
+		break;
+	case V_WFW:
+		/* wfw:comment is the Comment API's POST endpoint */
+		if (name_is(n, "commentRss"))
+			xml_emit_text(o, n, url, text, 0);
+		break;
+	case V_SITEMAP:
+		if (name_is(n, "loc"))
+			xml_emit_text(o, n, url, text, 0);
+		break;
+	case V_IMAGE:
+		if (name_is(n, "loc"))
+			xml_emit_text(o, n, url, text, LINK_RESOURCE);
+		break;
+	case V_VIDEO:
+		if (name_is(n, "thumbnail_loc") || name_is(n, "content_loc"))
+			xml_emit_text(o, n, url, text, LINK_RESOURCE);
+		break;
+	case V_XHTML:
+		if (name_is(n, "link") && has_token(attr(n, "rel", tmp), "alternate"))
+			xml_emit_attr(o, n, url, attr(n, "href", tmp), 0);
+		break;
+	case V_OTHER:
+		break;
 	}
 }
 

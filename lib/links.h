@@ -11,12 +11,14 @@
  *
  * HTML: a[href], area[href]; link[href] when its rel names a resource
  * (stylesheet, icon, shortcut icon, apple-touch-icon(-precomposed),
- * mask-icon, preload, prefetch, modulepreload, manifest; also its
- * imagesrcset) or a page (alternate, canonical, prev, next, first, last,
- * up, index, start, contents, author, license, help) - never when a token
- * is an endpoint (EditURI, pingback, search, wlwmanifest, dns-prefetch,
- * preconnect, or a URL such as WordPress's https://api.w.org/), nor an
- * alternate whose type is JSON (application/json, ...+json) or oEmbed;
+ * apple-touch-startup-image, mask-icon, preload, prefetch, modulepreload,
+ * manifest, wlwmanifest, EditURI, search of type
+ * application/opensearchdescription+xml; also its imagesrcset) or a page
+ * (alternate, canonical, prev, next, first, last, up, index, start,
+ * contents, author, license, help, search, shortlink) - never when a token
+ * is an endpoint (pingback, dns-prefetch, preconnect, webmention) or a URL
+ * (WordPress's https://api.w.org/), nor an alternate whose type is JSON
+ * (application/json, ...+json) or oEmbed; other rels are not followed;
  * script[src]; img[src|srcset|data-src|data-srcset];
  * source[src|srcset|data-srcset]; iframe[src]; frame[src]; embed[src];
  * object[data]; video[src|poster]; audio[src]; track[src];
@@ -25,13 +27,21 @@
  * <style> (type text/css or none) and in every style="...".
  * The document's base is its first <base href>, for links before it too.
  * CSS: url(...), @import "...", strings inside image-set(); not comments.
- * XML: RSS <link>, <comments>, <wfw:commentRss>, <enclosure url>, <guid>
- * when isPermaLink is absent or "true" and it is an http(s) URL, channel
- * <image><url>; Atom <link href> (not rel edit, edit-media, hub), <icon>,
- * <logo>, <content src>, all against xml:base; sitemap <loc> (urlset and
- * sitemapindex), image:loc, video thumbnail_loc/content_loc;
+ * XML: elements are matched by namespace URI, never by prefix or local
+ * name alone; an element of any other namespace holds no link (so
+ * <slash:comments>0</slash:comments> is a count, not a URL). No namespace
+ * (RSS 0.91-2.0): <link>, <comments>, <enclosure url>, <guid> when
+ * isPermaLink is absent or "true" and it is an http(s) URL, <image><url>;
+ * a sitemap without xmlns: <loc>. RSS 1.0/0.90: <link>, <image><url>, the
+ * rdf:about of channel, item and image, <items> rdf:li rdf:resource.
+ * Atom: <link href> of rel alternate (or none), self, related, via,
+ * replies, first, last, next, previous, current, prev-archive,
+ * next-archive, enclosure (a resource) - not edit, hub or others - <icon>,
+ * <logo>, <content src>, all against xml:base. wfw:commentRss (not
+ * wfw:comment, an endpoint). Sitemaps (urlset and sitemapindex) <loc>,
+ * image:loc, video thumbnail_loc/content_loc, xhtml:link rel=alternate.
  * <?xml-stylesheet href?>. An XML document whose root is <html> is read
- * as HTML. Elements match by local name, so any namespace prefix works.
+ * as HTML.
  *
  * Encodings: a BOM wins, then the charset of the Content-Type (through
  * links_extract), then <meta charset> / the XML declaration. Undeclared

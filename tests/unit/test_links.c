@@ -167,7 +167,9 @@ TEST(links_html_link_rels_follow_pages_and_resources)
 
 TEST(links_html_link_rels_skip_endpoints)
 {
-	/* what WordPress puts in every <head> */
+	/* what WordPress puts in every <head>: the files its publishing
+	 * clients read (RSD, wlwmanifest) and an OpenSearch description are
+	 * resources; pingback, JSON and oEmbed endpoints are not fetched */
 	struct strlist l = STRLIST_INIT;
 	html(&l, "<head><link rel=\"EditURI\" type=\"application/rsd+xml\" href=\"/xmlrpc.php?rsd\">"
 		 "<link rel=\"pingback\" href=\"/xmlrpc.php\">"
@@ -181,7 +183,9 @@ TEST(links_html_link_rels_skip_endpoints)
 		 "<link rel=\"shortlink\" href=\"/?p=2\"><link rel=\"pingback stylesheet\" href=\"/odd.css\">"
 		 "<link rel=\"alternate\" type=\"application/rss+xml\" href=\"/feed/\"></head>",
 	     NULL);
-	CHECK_LINKS(&l, "http://site.test/?p=2", "http://site.test/feed/");
+	CHECK_LINKS(&l, "http://site.test/?p=2", "http://site.test/feed/",
+		    "http://site.test/xmlrpc.php?rsd resource",
+		    "http://site.test/wp-includes/wlwmanifest.xml resource", "http://site.test/os.xml resource");
 }
 
 TEST(links_html_base_href_applies_to_the_whole_document)
