@@ -53,6 +53,9 @@ const struct opt crawl_opts[] = {
 	  "keep files of URLs no longer reachable or now 404", 0, 0 },
 	{ "force", 0, OPT_BOOL, &crawl_options.force, NULL,
 	  "adopt a DIR that is neither empty nor a cgisnap tree (its files stay untouched)", 0, 0 },
+	{ "keep-archives", 0, OPT_BOOL, &crawl_options.keep_archives, NULL,
+	  "store archives made on the fly (tar.gz, zip, ... by type or attachment name): skipped by default",
+	  0, 0 },
 	{ "no-gzip", 0, OPT_BOOL, &crawl_options.no_gzip, NULL, "write no .gz siblings", 0, 0 },
 	{ "quiet", 'q', OPT_BOOL, &crawl_options.quiet, NULL, "print only failures", 0, 0 },
 	{ "verbose", 'v', OPT_BOOL, &crawl_options.verbose, NULL, "say more", 0, 0 },
@@ -110,6 +113,7 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 	s->crawl.respect_no_store = o->respect_no_store;
 	s->crawl.gzip = !o->no_gzip;
 	s->crawl.prune = !o->no_prune;
+	s->crawl.keep_archives = o->keep_archives;
 	s->crawl.progress = !o->quiet && progress_enabled();
 	s->crawl.not_found = xstrdup(o->not_found ? o->not_found : "/cgisnap-404-probe");
 	if (crawl_config_compile(&s->crawl, err) < 0)
@@ -192,10 +196,17 @@ void crawl_report(const struct crawl_result *r, const char *what, bool quiet)
 		log_info("%s: %ld URLs in %.1f s (%.1f pages/s)", what, r->pages, r->seconds,
 			 r->seconds > 0 ? r->pages / r->seconds : 0.0);
 		log_info("stored %ld files (%ld new, %ld changed, %ld unchanged), %ld removed, "
-			 "%ld redirects, %ld not found, %ld failed, %s",
+			 "%ld redirects, %ld not found, %ld failed, %ld skipped, %s",
 			 r->stored_new + r->stored_changed + r->stored_unchanged, r->stored_new,
 			 r->stored_changed, r->stored_unchanged, r->removed, r->redirects, r->not_found,
-			 r->failed, bytes);
+			 r->failed, r->skipped, bytes);
+	}
+	/* A page too big to store is missing from the tree: said even with -q. */
+	for (int i = 0; i < CRAWL_NSKIP; i++) {
+		if (r->skips[i].note && i == CRAWL_SKIP_OVERSIZE)
+			log_warn("%s", r->skips[i].note);
+		else if (r->skips[i].note && !quiet)
+			log_info("%s", r->skips[i].note);
 	}
 	if (r->bound_note)
 		log_warn("%s; nothing was pruned", r->bound_note);

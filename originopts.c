@@ -36,6 +36,7 @@ const struct opt origin_opts[] = {
 	{ "timeout", 0, OPT_INT, &origin_options.timeout_s, "S",
 	  "seconds one render may take (default " STR(ORIGIN_TIMEOUT_S) ")", 1, 86400 },
 	{ "max-output", 0, OPT_INT, &origin_options.max_output_mb, "MB",
-	  "largest response accepted, in MiB (default " STR(ORIGIN_MAX_OUTPUT_MB) ")", 1, 16384 },
+	  "largest response accepted, in MiB (default " STR(ORIGIN_MAX_OUTPUT_MB) "; a crawl skips larger ones)",
+	  1, 16384 },
 	OPT_END
 };

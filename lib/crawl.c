@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "archive.h"
 #include "hashmap.h"
 #include "links.h"
 #include "log.h"
@@ -244,6 +245,19 @@ static void fail_locked(struct crawl *c, const char *target, const char *reason)
 	const struct manifest_entry *old = manifest_get(&c->manifest, target);
 	if (old)
 		manifest_put(&c->next, manifest_entry_dup(old));
+}
+
+/* Count target as skipped for why, keeping the first example in sort
+ * order (renders finish in any order). Locked. */
+static void skip_locked(struct crawl *c, const char *target, enum crawl_skip_why why)
+{
+	struct crawl_skip *s = &c->res->skips[why];
+	s->n++;
+	c->res->skipped++;
+	if (!s->example || strcmp(target, s->example) < 0) {
+		free(s->example);
+		s->example = xstrdup(target);
+	}
 }
 
 static bool is_text_type(const char *type)
@@ -536,7 +550,11 @@ static void process(struct crawl *c, struct job *j)
 	if (origin_render(c->origin, &rq, &rs, err) < 0) {
 		on_render(c, NULL, &rs);
 		pthread_mutex_lock(&c->lock);
-		fail_locked(c, j->target, err);
+		if (rs.over_max_output)
+			skip_locked(c, j->target, CRAWL_SKIP_OVERSIZE);
+		else
+			fail_locked(c, j->target, err);
+		c->res->pages++;
 		pthread_mutex_unlock(&c->lock);
 		goto out;
 	}
@@ -547,6 +565,8 @@ static void process(struct crawl *c, struct job *j)
 	on_render(c, e, &rs);
 
 	int stored = 0;
+	bool counted = true; /* in the result's pages */
+	bool archive = false;
 	if (rs.status >= 300 && rs.status < 400 && rs.location) {
 		char *abs = url_resolve(url, rs.location);
 		if (!abs) {
@@ -559,10 +579,16 @@ static void process(struct crawl *c, struct job *j)
 				strlist_add_owned(&links.targets, t);
 		}
 	} else if (rs.status == 404 || rs.status == 410) {
-		if (j->optional) {
+		if (j->optional) { /* no robots.txt: nothing to count either */
 			manifest_entry_free(e);
 			e = NULL;
+			counted = false;
 		}
+	} else if (rs.status >= 200 && rs.status < 300 && !c->cfg->keep_archives && !rs.static_path &&
+		   !j->optional && archive_response(rs.content_type, origin_header(&rs, "Content-Disposition"))) {
+		/* A file under --root is the site's own, whatever it holds, and
+		 * a sitemap.xml.gz robots.txt names is no snapshot tarball. */
+		archive = true;
 	} else if (rs.status >= 200 && rs.status < 300) {
 		stored = store_page(c, url, &rs, e, &links, err);
 	} else {
@@ -581,19 +607,21 @@ static void process(struct crawl *c, struct job *j)
 	if (stored < 0) {
 		fail_locked(c, j->target, err);
 		manifest_entry_free(e);
-	} else if (e && stored == 0) {
+	} else if (e && stored == 0 && !archive) {
 		if (e->location)
 			c->res->redirects++;
 		else if (e->status == 404 || e->status == 410)
 			c->res->not_found++;
 		strlist_add(&c->res->rendered, j->target);
 		manifest_put(&c->next, e);
-	} else {
-		manifest_entry_free(e); /* skipped by request (robots meta, no-store) */
+	} else if (e) { /* an archive, or by request (robots meta, no-store: store_page's 1) */
+		skip_locked(c, j->target, archive ? CRAWL_SKIP_ARCHIVE : CRAWL_SKIP_REQUESTED);
+		manifest_entry_free(e);
 	}
 	for (size_t i = 0; i < links.targets.n; i++)
 		enqueue_locked(c, links.targets.items[i], j->depth + 1, false, false);
-	c->res->pages++;
+	if (counted)
+		c->res->pages++;
 	pthread_mutex_unlock(&c->lock);
 out:
 	strlist_clear(&links.targets);
@@ -755,6 +783,30 @@ static int commit(struct crawl *c, bool prune, char *err)
 	return rc;
 }
 
+/* The summary line of each kind of skip, naming an example and the option
+ * that would store it. */
+static void skip_notes(const struct crawl *c, struct crawl_result *res)
+{
+	struct crawl_skip *s = res->skips;
+	long n = s[CRAWL_SKIP_ARCHIVE].n;
+	if (n)
+		s[CRAWL_SKIP_ARCHIVE].note =
+			xasprintf("skipped %ld archive%s (e.g. %s): --keep-archives to store them", n,
+				  n == 1 ? "" : "s", s[CRAWL_SKIP_ARCHIVE].example);
+	n = s[CRAWL_SKIP_OVERSIZE].n;
+	if (n)
+		s[CRAWL_SKIP_OVERSIZE].note =
+			xasprintf("skipped %ld response%s over --max-output %ld MiB (e.g. %s): raise "
+				  "--max-output to store them", n, n == 1 ? "" : "s",
+				  origin_max_output_mb(c->origin), s[CRAWL_SKIP_OVERSIZE].example);
+	n = s[CRAWL_SKIP_REQUESTED].n;
+	if (n)
+		s[CRAWL_SKIP_REQUESTED].note =
+			xasprintf("skipped %ld page%s that asked not to be stored (e.g. %s): robots noindex "
+				  "or Cache-Control no-store", n, n == 1 ? "" : "s",
+				  s[CRAWL_SKIP_REQUESTED].example);
+}
+
 static void finish_result(struct crawl *c, struct crawl_result *res)
 {
 	res->seconds = elapsed_since(&c->start);
@@ -766,6 +818,7 @@ static void finish_result(struct crawl *c, struct crawl_result *res)
 		res->bound_note = xasprintf("--max-depth %ld reached: %ld links not crawled",
 					    c->cfg->max_depth, c->dropped_depth);
 	res->complete = !res->failed && !res->bounded;
+	skip_notes(c, res);
 	hashmap_release(&c->seen);
 	loops_release(&c->loops);
 	if (c->cfg->progress)
@@ -873,6 +926,10 @@ void crawl_result_release(struct crawl_result *res)
 	}
 	free(res->failures);
 	free(res->bound_note);
+	for (int i = 0; i < CRAWL_NSKIP; i++) {
+		free(res->skips[i].example);
+		free(res->skips[i].note);
+	}
 	strlist_clear(&res->changed_keys);
 	strlist_clear(&res->rendered);
 	strlist_clear(&res->kept);

@@ -61,6 +61,7 @@ struct crawl_config {
 	bool respect_no_store;
 	bool gzip;                   /* .gz siblings for compressible files */
 	bool prune;
+	bool keep_archives;          /* store archives made on the fly (archive.h) too */
 	bool progress;               /* draw the progress bar (stderr a terminal) */
 	char *not_found;             /* target whose 404 page becomes .cgisnap/404.html ("" none) */
 
@@ -80,12 +81,31 @@ struct crawl_failure {
 	char *reason;
 };
 
+/* Why a URL that rendered was not stored. A skip is no failure: the run
+ * stays complete, nothing is recorded for the URL, and a file an earlier
+ * run stored for it is pruned like a vanished page's. */
+enum crawl_skip_why {
+	CRAWL_SKIP_ARCHIVE,   /* an archive made on the fly, without keep_archives */
+	CRAWL_SKIP_OVERSIZE,  /* output over --max-output (origin_response.over_max_output) */
+	CRAWL_SKIP_REQUESTED, /* robots noindex or no-store, with the respect options */
+	CRAWL_NSKIP
+};
+
+struct crawl_skip {
+	long n;
+	char *example; /* the first such target in sort order */
+	char *note;    /* e.g. "skipped 2 archives (e.g. /x.tgz): --keep-archives to store them" */
+};
+
 struct crawl_result {
-	long pages;        /* URLs visited */
+	long pages;        /* URLs visited: stored (new, changed, unchanged) + redirects
+			    * + not_found + failed + skipped */
 	long stored_new, stored_changed, stored_unchanged, removed;
 	long redirects;    /* 3xx recorded */
 	long not_found;    /* 404/410 recorded */
 	long failed;
+	long skipped;      /* the sum of skips[].n */
+	struct crawl_skip skips[CRAWL_NSKIP];
 	long long bytes;   /* bytes of the files stored (new, changed, unchanged) */
 	double seconds;
 	bool complete;     /* nothing failed and no bound was hit */

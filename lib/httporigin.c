@@ -293,6 +293,7 @@ int http_origin_render(struct http_origin *h, const char *method, const char *ta
 	pthread_mutex_unlock(&h->lock);
 
 	if (rq.result != CURLE_OK) {
+		rs->over_max_output = rq.over;
 		transfer_error(h, &rq, err);
 		rc = -1;
 		goto out;

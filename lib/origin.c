@@ -236,6 +236,9 @@ static int render_once(const struct origin *o, const char *method, const char *t
 			rc = cgi_run(o, target, &r.script, &env, &raw, rs, err);
 		else
 			rc = fcgi_run(o->fcgi, target, &env, o->timeout_s, o->max_output, &raw, err);
+		/* both stop reading just past the limit */
+		if (rc < 0 && (unsigned long long)raw.len > o->max_output)
+			rs->over_max_output = true;
 		if (rc == 0)
 			rc = cgiresp_parse_spill(&raw, rs, err);
 		break;
@@ -311,6 +314,7 @@ int origin_render(struct origin *o, const struct origin_request *rq, struct orig
 		/* What a failed render wrote is still the site's own state:
 		 * watch must know it, or the write starts a batch. */
 		struct strlist written = STRLIST_INIT;
+		bool over = rs->over_max_output;
 		strlist_move(&written, &kept[3]);
 		strlist_move(&written, &rs->deps_written);
 		origin_response_release(rs);
@@ -318,6 +322,7 @@ int origin_render(struct origin *o, const struct origin_request *rq, struct orig
 			strlist_clear(&kept[i]);
 		strlist_set(&written);
 		rs->deps_written = written;
+		rs->over_max_output = over;
 		return -1;
 	}
 	if (any) {

@@ -46,7 +46,8 @@ struct origin_config {
 	char *site_url;         /* --site-url URL (default: the --origin URL, else http://localhost/) */
 	struct strlist aliases; /* --alias URL */
 	long timeout_s;         /* --timeout S, default ORIGIN_TIMEOUT_S */
-	long max_output_mb;     /* --max-output MB, default ORIGIN_MAX_OUTPUT_MB: larger responses fail */
+	long max_output_mb;     /* --max-output MB, default ORIGIN_MAX_OUTPUT_MB: larger responses
+				 * fail, with over_max_output set */
 	size_t memory_max;      /* not an option: bodies over this many bytes go to a
 				 * temporary file; 0 is ORIGIN_MEMORY_MAX (tests set less) */
 	long jobs;              /* set by the caller: renders in flight at most (HTTP connections) */
@@ -111,6 +112,10 @@ struct origin_response {
 	char *static_path;
 	long long static_size;
 	long render_ms;               /* wall time of the render */
+	/* The render failed (-1) because the output passed --max-output: the
+	 * program was stopped or the transfer cut there, nothing beyond was
+	 * read. The one field besides deps_written a failed render sets. */
+	bool over_max_output;
 	/* Dependency trace (CGI with trace_lib): absolute paths the program
 	 * read (opened read-only, stat'ed), only checked for existence
 	 * (access'ed), listed (opendir, scandir) and wrote (opened for
@@ -160,7 +165,8 @@ void origin_spill_in(struct origin *o, int dirfd);
  * 64 MiB", "local redirect loop", "connection refused". Thread-safe.
  * The call initialises rs itself (an earlier response in it must have
  * been released); on -1 rs is left empty but for deps_written (what the
- * failed render wrote). Either way the caller releases it.
+ * failed render wrote) and over_max_output. Either way the caller
+ * releases it.
  *
  * A target under a mount (the longest prefix that matches at a segment
  * boundary: /tool is /tool, /tool/x and /tool?q, never /toolbox) leaves

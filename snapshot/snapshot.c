@@ -25,8 +25,9 @@ static void print_help(const struct opt *const *tables)
 	       "  cgisnap snapshot --origin http://127.0.0.1:8080/ out/\n\n"
 	       "Options (also from a file with -c FILE, one 'name = value' per line):\n");
 	opts_print_help(stdout, tables);
-	printf("\nExit status: 0 all pages stored; 1 some URLs failed (the rest is published);\n"
-	       "2 usage or set-up error (nothing changed).\n");
+	printf("\nExit status: 0 all pages stored (or skipped: archives, responses over\n"
+	       "--max-output, each kind named in the summary); 1 some URLs failed (the rest\n"
+	       "is published); 2 usage or set-up error (nothing changed).\n");
 }
 
 int cmd_snapshot(int argc, char **argv)

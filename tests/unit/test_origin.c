@@ -729,10 +729,12 @@ TEST(origin_cgi_timeout_and_output_cap)
 	CHECK_STR("timed out after 1 s", f.err);
 	double took = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	CHECK(took >= 0.9 && took < 3);
+	CHECK(!rs.over_max_output);
 	origin_response_release(&rs);
 
 	CHECK_INT(-1, render(f.o, "/huge.cgi", NULL, &rs, f.err));
 	CHECK_STR("output over 1 MiB", f.err);
+	CHECK(rs.over_max_output);
 	origin_response_release(&rs);
 	fixture_close(&f);
 }
@@ -1441,6 +1443,7 @@ TEST(origin_fastcgi_php_cgi_unix_socket)
 			if (i == 3) {
 				CHECK_INT(-1, render(f.o, "/echo.php?fill=2000000", NULL, &rs, f.err));
 				CHECK_STR("output over 1 MiB", f.err);
+				CHECK(rs.over_max_output);
 				origin_response_release(&rs);
 			}
 		}
@@ -1768,6 +1771,7 @@ TEST(origin_http_php_builtin_server)
 	CHECK(fixture_open(&f, NULL));
 	CHECK_INT(-1, render(f.o, "/echo.php?fill=2000000", NULL, &rs, f.err));
 	CHECK_STR("output over 1 MiB", f.err);
+	CHECK(rs.over_max_output);
 	origin_response_release(&rs);
 	CHECK_INT(0, render(f.o, "/echo.php?fill=1000000", NULL, &rs, f.err));
 	CHECK_INT(200, rs.status);
