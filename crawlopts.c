@@ -32,7 +32,8 @@ const struct opt crawl_opts[] = {
 	  "stop after N URLs, with a warning (default " STR(CRAWL_MAX_PAGES) "; 0: no bound)",
 	  0, 1L << 40 },
 	{ "max-depth", 0, OPT_INT, &crawl_options.max_depth, "N",
-	  "follow links at most N steps from a seed", 0, 1L << 20 },
+	  "follow links at most N steps from a seed (a page's stylesheets, images and icons are no step)",
+	  0, 1L << 20 },
 	{ "loop-warn", 0, OPT_INT, &crawl_options.loop_warn, "N",
 	  "warn when a URL's parameter takes N ever-new values (default " STR(CRAWL_LOOP_WARN)
 	  "; 0: never)",

@@ -329,9 +329,14 @@ static bool no_store(const struct origin_response *rs)
 	return false;
 }
 
+/* A page's links: other pages, a step further from the seeds, and the
+ * resources it needs to display (stylesheets, images, icons, manifests;
+ * links.h), fetched with the page as wget -p does - no step further, and
+ * even when a robots nofollow meta stops its page links. */
 struct found_links {
 	const struct crawl *c;
 	struct strlist targets;
+	struct strlist resources;
 };
 
 static void collect_link(void *arg, const char *url, unsigned flags)
@@ -341,7 +346,7 @@ static void collect_link(void *arg, const char *url, unsigned flags)
 		return;
 	char *t = site_target(f->c->site, url);
 	if (t)
-		strlist_add_owned(&f->targets, t);
+		strlist_add_owned(flags & LINK_RESOURCE ? &f->resources : &f->targets, t);
 }
 
 /* Where a body is when it is not in memory: len bytes of fd from off (a
@@ -519,6 +524,7 @@ static int store_page(struct crawl *c, const char *url, struct origin_response *
 	if (cfg->respect_robots_meta && meta.nofollow)
 		strlist_clear(&links->targets);
 	if ((cfg->respect_robots_meta && meta.noindex) || (cfg->respect_no_store && no_store(rs))) {
+		strlist_clear(&links->resources); /* nothing will display them */
 		rc = 1; /* not stored, by request */
 		goto out;
 	}
@@ -543,7 +549,7 @@ static void process(struct crawl *c, struct job *j)
 	char *url = site_url_for(c->site, j->target);
 	struct origin_request rq = { j->target, "GET", NULL };
 	struct origin_response rs;
-	struct found_links links = { c, STRLIST_INIT };
+	struct found_links links = { c, STRLIST_INIT, STRLIST_INIT };
 	struct manifest_entry *e = NULL;
 
 	origin_response_init(&rs);
@@ -618,6 +624,8 @@ static void process(struct crawl *c, struct job *j)
 		skip_locked(c, j->target, archive ? CRAWL_SKIP_ARCHIVE : CRAWL_SKIP_REQUESTED);
 		manifest_entry_free(e);
 	}
+	for (size_t i = 0; i < links.resources.n; i++)
+		enqueue_locked(c, links.resources.items[i], j->depth, false, false);
 	for (size_t i = 0; i < links.targets.n; i++)
 		enqueue_locked(c, links.targets.items[i], j->depth + 1, false, false);
 	if (counted)
@@ -625,6 +633,7 @@ static void process(struct crawl *c, struct job *j)
 	pthread_mutex_unlock(&c->lock);
 out:
 	strlist_clear(&links.targets);
+	strlist_clear(&links.resources);
 	origin_response_release(&rs);
 	free(url);
 }

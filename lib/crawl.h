@@ -51,7 +51,8 @@ struct crawl_config {
 	struct strlist exclude;      /* --exclude REGEX on targets (none may match) */
 	struct strlist strip;        /* --strip REGEX removed from stored text */
 	long max_pages;              /* 0: no bound; default CRAWL_MAX_PAGES */
-	long max_depth;              /* -1: no bound */
+	long max_depth;              /* -1: no bound; a page's resources (links.h) are
+				      * no step further than the page */
 	long loop_warn;              /* warn at this many values in a URL family (loops.h); 0: never */
 	long long max_parse;         /* bodies over this many bytes are stored as they
 				      * are: no links followed, no --strip */

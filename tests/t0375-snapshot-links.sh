@@ -108,6 +108,31 @@ for f in canonical prev next; do
 	check_file "$OUT/$f.html" "$f.html"
 done
 
+try "a page's resources are fetched with it: beyond --max-depth, and behind a robots nofollow meta"
+cat >"$SITE/nofollow.html" <<'HTML'
+<html><head><meta name="robots" content="nofollow"><link rel="stylesheet" href="/nf.css">
+<link rel="icon" href="/nf.ico"></head><body><a href="/behind-nofollow.html">x</a></body></html>
+HTML
+printf 'body { background: url(/nf-bg.png) }\n' >"$SITE/nf.css"
+printf 'ico\n' >"$SITE/nf.ico"
+printf 'png\n' >"$SITE/nf-bg.png"
+printf '<p>behind</p>\n' >"$SITE/behind-nofollow.html"
+"$CGISNAP" snapshot --root "$SITE" --seed /index.html --max-depth 0 "$TESTDIR/depth" 2>"$TESTDIR/err-d"
+check_eq 0 $? "exit status ($(tail -3 "$TESTDIR/err-d"))"
+for f in site.webmanifest wlwmanifest.cgi favicon.ico touch.png; do
+	check_file "$TESTDIR/depth/$f" "$f at the page's own depth"
+done
+for f in canonical.html next.html post-1.html; do
+	check_no_file "$TESTDIR/depth/$f" "$f is a step further"
+done
+check_contains "$(cat "$TESTDIR/err-d")" "--max-depth 0 reached" "bound said"
+"$CGISNAP" snapshot --root "$SITE" --seed /nofollow.html --respect-robots-meta "$TESTDIR/nf" 2>"$TESTDIR/err-nf"
+check_eq 0 $? "exit status ($(tail -3 "$TESTDIR/err-nf"))"
+for f in nf.css nf.ico nf-bg.png; do
+	check_file "$TESTDIR/nf/$f" "$f"
+done
+check_no_file "$TESTDIR/nf/behind-nofollow.html" "its page link is not followed"
+
 try "archives made on the fly are skipped with a summary line; a static one under --root is stored"
 err=$(cat "$TESTDIR/err")
 check_contains "$err" "cgisnap: skipped 3 archives (e.g. /snap.cgi?rev=1): --keep-archives to store them" "archive line"
