@@ -453,6 +453,8 @@ static void log_batch(const struct watcher *w, const char *full_reason, const st
 		 res->stored_new + res->stored_changed == 1 ? "" : "s", res->removed);
 	if (res->failed)
 		buf_addf(&b, ", %ld failed", res->failed);
+	if (res->skipped)
+		buf_addf(&b, ", %ld skipped", res->skipped);
 	buf_addf(&b, ", %lld ms", ms);
 	log_info("%s", b.data);
 	buf_release(&b);
