@@ -26,6 +26,7 @@
 #include "xalloc.h"
 
 #define ATOM_NS "http://www.w3.org/2005/Atom"
+#define RDF_NS "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 
 /* ------------------------------------------------------------------ */
 /* Emitting: clean the reference, resolve it, report each link once.  */
@@ -598,7 +599,7 @@ static char *xml_base(xmlNode *node, const char *url)
  * alone (WordPress feeds carry <slash:comments>3</slash:comments>, a count,
  * beside <comments>, a URL). Elements of any other namespace hold none. */
 enum vocab {
-	V_NONE,    /* no namespace: RSS 0.91-2.0, a sitemap without xmlns */
+	V_NONE,    /* no namespace (or Userland's): RSS 0.91-2.0, a sitemap without xmlns */
 	V_RSS1,    /* RSS 1.0 and 0.90 (RDF) */
 	V_RDF,
 	V_ATOM,
@@ -614,9 +615,11 @@ static const struct {
 	const char *uri;
 	enum vocab v;
 } vocabs[] = {
+	/* Userland's RSS 2.0 namespace, which a few feeds still declare */
+	{ "http://backend.userland.com/rss2", V_NONE },
 	{ "http://purl.org/rss/1.0/", V_RSS1 },
 	{ "http://my.netscape.com/rdf/simple/0.9/", V_RSS1 },
-	{ "http://www.w3.org/1999/02/22-rdf-syntax-ns#", V_RDF },
+	{ RDF_NS, V_RDF },
 	{ ATOM_NS, V_ATOM },
 	{ "http://wellformedweb.org/CommentAPI/", V_WFW },
 	{ "http://www.sitemaps.org/schemas/sitemap/0.9", V_SITEMAP },
@@ -648,8 +651,7 @@ static bool parent_is(xmlNode *n, enum vocab v, const char *name)
  * rdf:resource), or NULL; the caller frees it with xmlFree. */
 static xmlChar *rdf_attr(xmlNode *node, const char *name)
 {
-	return xmlGetNsProp(node, (const xmlChar *)name,
-			    (const xmlChar *)"http://www.w3.org/1999/02/22-rdf-syntax-ns#");
+	return xmlGetNsProp(node, (const xmlChar *)name, (const xmlChar *)RDF_NS);
 }
 
 /* Emits text (the element's own) or value against node's base URL. */

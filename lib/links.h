@@ -30,7 +30,7 @@
  * XML: elements are matched by namespace URI, never by prefix or local
  * name alone; an element of any other namespace holds no link (so
  * <slash:comments>0</slash:comments> is a count, not a URL). No namespace
- * (RSS 0.91-2.0): <link>, <comments>, <enclosure url>, <guid> when
+ * (RSS 0.91-2.0, or Userland's http://backend.userland.com/rss2): <link>, <comments>, <enclosure url>, <guid> when
  * isPermaLink is absent or "true" and it is an http(s) URL, <image><url>;
  * a sitemap without xmlns: <loc>. RSS 1.0/0.90: <link>, <image><url>, the
  * rdf:about of channel, item and image, <items> rdf:li rdf:resource.

@@ -82,6 +82,11 @@ TEST(links_feeds_prefixes_do_not_decide)
 		       "http://blog.test/c.xml\n"
 		       "http://blog.test/self.xml\n");
 
+	/* RSS 2.0 under the namespace Userland once gave it */
+	CHECK_LINKS_OF("application/rss+xml",
+		       "<rss xmlns=\"http://backend.userland.com/rss2\"><channel><link>/u2</link></channel></rss>",
+		       "http://blog.test/u2\n");
+
 	/* Atom elements outside the Atom namespace are nothing either */
 	CHECK_LINKS_OF("application/atom+xml",
 		       "<feed xmlns=\"http://www.w3.org/2005/Atom\" xmlns:t=\"http://example.test/t\">"
