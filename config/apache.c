@@ -148,8 +148,7 @@ static void write_headers(struct buf *out, const struct treeinfo *ti, const stru
 		      "    Header always merge Vary Accept-Encoding env=CGISNAP_VARY\n\n");
 }
 
-/* Steps 0 to 2 of the rewrite rules: the 404 page, hostile targets,
- * dotfiles. */
+/* Steps 0 and 1 of the rewrite rules: the 404 page, hostile targets. */
 static void write_guards(struct buf *out, const struct treeinfo *ti)
 {
 	buf_adds(out, "    RewriteEngine On\n");
@@ -166,15 +165,15 @@ static void write_guards(struct buf *out, const struct treeinfo *ti)
 		buf_addf(out, "    RewriteCond %%{THE_REQUEST} \"^\\S+\\s+[^?\\s]*(?:%s)\" [NC]\n", g->re);
 		buf_adds(out, "    RewriteRule ^ - [R=400]\n");
 	}
-	buf_adds(out, "    # 2. Dotfiles and cgisnap's own .cgisnap/ are never served.\n"
-		      "    RewriteRule \"/\\.\" - [R=404]\n");
 }
 
-/* Step 3: one rule (and its query condition) per recorded URL. */
+/* Steps 2 and 3: one rule (and its query condition) per recorded URL,
+ * then no other dotfile. */
 static void write_recorded(struct buf *out, const struct treeinfo *ti)
 {
 	if (ti->redirects.n || ti->statuses.n || ti->files.n)
-		buf_adds(out, "    # 3. What the tree recorded for exact URLs (decoded path, raw query).\n");
+		buf_adds(out, "    # 2. What the tree recorded for exact URLs (decoded path, raw query),\n"
+			      "    # dotfile names included (\"/.well-known/x\" is the file %2Ewell-known/x).\n");
 	for (size_t i = 0; i < ti->redirects.n; i++) {
 		const struct ti_entry *e = &ti->redirects.items[i];
 		if (!entry_writable(e))
@@ -216,6 +215,9 @@ static void write_recorded(struct buf *out, const struct treeinfo *ti)
 			buf_addf(out, ",E=CGISNAP_TYPE:%s", type);
 		buf_adds(out, SPLIT_FLAGS "]\"\n");
 	}
+	buf_adds(out, "    # 3. No other dotfile name is served, nor cgisnap's own .cgisnap/.\n"
+		      "    RewriteCond %{ENV:CGISNAP_FOUND} !=1\n"
+		      "    RewriteRule \"/\\.\" - [R=404]\n");
 }
 
 /* One general rule: when nothing was found yet and the file exists, take
@@ -239,6 +241,11 @@ static void write_rules(struct buf *out, const struct treeinfo *ti)
 		      "    RewriteCond %{ENV:CGISNAP_FOUND} !=1\n"
 		      "    RewriteCond %{THE_REQUEST} \"^\\S+\\s+(?:[a-z][a-z0-9+.-]*://[^/?\\s]*)?[^?\\s]*//\" [NC]\n"
 		      "    RewriteRule ^ - [R=404]\n"
+		      "    # A key writes '%', '@' and '#' of the path as %25, %40 and %23 (and a\n"
+		      "    # leading '.' as %2E): a path holding them is listed above or is no\n"
+		      "    # page (\"/%252Ex\" is not the file %2Ex of \"/.x\").\n"
+		      "    RewriteCond %{ENV:CGISNAP_FOUND} !=1\n"
+		      "    RewriteRule \"[%@#]\" - [R=404]\n"
 		      "    # A query is stored as PATH@QUERY plus a type suffix (those this tree\n"
 		      "    # uses), with a '/' of the query written %2F: a raw '/' names no file.\n"
 		      "    RewriteCond %{ENV:CGISNAP_FOUND} !=1\n"

@@ -42,7 +42,9 @@ static void print_help(const struct opt *const *tables)
 	       "(query-string pages included), recorded redirects and 404/410 statuses are\n"
 	       "replayed, recorded content types that a file's name does not imply are sent,\n"
 	       "FILE.gz goes to clients that accept gzip, the tree's 404 page answers misses,\n"
-	       "and nothing under .cgisnap/ or any dotfile is ever served.\n\n"
+	       "and nothing under .cgisnap/ nor any dotfile is ever served: a URL with a\n"
+	       "segment starting with '.' (/.well-known/x) is answered only as the\n"
+	       "manifest records it (its file is %%2Ewell-known/x).\n\n"
 	       "Options:\n");
 	opts_print_help(stdout, tables);
 	printf("\nOutput:\n"

@@ -259,11 +259,10 @@ static void write_guards(struct buf *out, const struct treeinfo *ti, const struc
 		buf_release(&re);
 		buf_adds(out, ") {\n        return 400;\n    }\n");
 	}
-	buf_adds(out, "    # 2. Dotfiles and cgisnap's own .cgisnap/ are never served.\n"
-		      "    if ($uri ~ \"/\\.\") {\n        return 404;\n    }\n");
 	bool any = ti->redirects.n || ti->statuses.n || ti->files.n;
 	if (any)
-		buf_adds(out, "    # 3. What the tree recorded for exact URLs (the maps above).\n");
+		buf_adds(out, "    # 2. What the tree recorded for exact URLs (the maps above), dotfile\n"
+			      "    # names included (\"/.well-known/x\" is the file %2Ewell-known/x).\n");
 	for (size_t c = 0; c < sizeof redirect_codes / sizeof redirect_codes[0]; c++)
 		if (count_status(&ti->redirects, redirect_codes[c]))
 			buf_addf(out, "    if ($cgisnap_%s_%d) {\n        return %d $cgisnap_%s_%d;\n    }\n",
@@ -276,6 +275,8 @@ static void write_guards(struct buf *out, const struct treeinfo *ti, const struc
 		buf_addf(out, "    if ($cgisnap_%s_file) {\n"
 			      "        rewrite ^ /.cgisnap-file/$cgisnap_%s_file? last;\n    }\n",
 			 p->id, p->id);
+	buf_adds(out, "    # 3. No other dotfile name is served, nor cgisnap's own .cgisnap/.\n"
+		      "    if ($uri ~ \"/\\.\") {\n        return 404;\n    }\n");
 }
 
 /* Step 4: the rules, as locations. */
@@ -284,6 +285,10 @@ static void write_rules(struct buf *out, const struct treeinfo *ti)
 	buf_adds(out, "    # 4. The rules, for every other URL (docs/url-keys.md). An empty segment\n"
 		      "    # (\"/a//b\") names no file.\n"
 		      "    if ($uri ~ \"//\") {\n        return 404;\n    }\n"
+		      "    # A key writes '%', '@' and '#' of the path as %25, %40 and %23 (and a\n"
+		      "    # leading '.' as %2E): a path holding them is listed above or is no\n"
+		      "    # page (\"/%252Ex\" is not the file %2Ex of \"/.x\").\n"
+		      "    if ($uri ~ \"[%@#]\") {\n        return 404;\n    }\n"
 		      "    # A query is stored as PATH@QUERY plus a type suffix, with a '/' of the\n"
 		      "    # query written %2F: a raw '/' can name no file.\n"
 		      "    if ($args ~ \"/\") {\n        return 404;\n    }\n"

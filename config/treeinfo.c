@@ -130,8 +130,11 @@ void treeinfo_add(struct treeinfo *ti, const struct manifest_entry *e)
 {
 	const char *origin_form;
 	/* What cgisnap serve refuses before looking (hostile or malformed
-	 * targets) no configuration needs to answer either. */
-	if (e->target[0] != '/' || reqpath_check(e->target, &origin_form) != 0) {
+	 * targets) no configuration needs to answer either. Hidden ones
+	 * (dotfile names, 404) are answered as recorded: the rules never
+	 * find their files ("/.x" is "%2Ex"), so they are listed. */
+	int rc = e->target[0] == '/' ? reqpath_check(e->target, &origin_form) : 400;
+	if (rc != 0 && rc != 404) {
 		ti->skipped++;
 		return;
 	}

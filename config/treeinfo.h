@@ -17,12 +17,15 @@
  *   statuses   recorded 404 and 410 answers, and manifest entries without
  *              a file (failed renders), which cgisnap serve answers 404;
  *   files      pages the rules would miss (a key with "%25", "%40",
- *              "%23", "%2F" in its query or a hashed long name) or whose
+ *              "%23", "%2E" for a dotfile name, "%2F" in its query or a
+ *              hashed long name) or whose
  *              recorded content type its file name does not imply
  *              (mime_implied): the blog's /feed/ is RSS stored as
  *              feed/index.html.
  * Targets that cgisnap serve refuses (reqpath.h) are skipped: no
- * request can reach them.
+ * request can reach them. Hidden ones (a segment starting with '.') are
+ * sorted like the others: the configurations answer them only from these
+ * lists, and every other dotfile request with 404.
  */
 #ifndef CGISNAP_CONFIG_TREEINFO_H
 #define CGISNAP_CONFIG_TREEINFO_H

@@ -16,9 +16,14 @@
  *    and F5..FF, E0 followed by 80..9F, F0 followed by 80..8F, and UTF-16
  *    surrogates (ED A0..BF). Other non-UTF-8 bytes are let through: old
  *    sites use Latin-1 URLs, and the file system gives them no meaning.
- * Refused with 404 (hidden, never served): a decoded segment starting with
- * '.', which covers .cgisnap/, .htpasswd, .git and the temporary files of
- * an atomic publish.
+ * Hidden, 404: a decoded segment starting with '.' (.well-known/, .git,
+ * .htpasswd, .cgisnap/). Its key escapes the dot ("%2Ewell-known/...",
+ * urlkey.h), so no such request reaches a dotfile on disk (.cgisnap/, the
+ * temporary files of an atomic publish, a .htaccess of an adopted tree);
+ * and it is answered only as the manifest records the target (a page
+ * cgisnap rendered, a redirect, a 404): never from a file the manifest
+ * does not list, never by the origin. config writes such targets out one
+ * by one for the same reason.
  * The query is only checked for raw controls and spaces: urlkey.h keeps
  * it percent-encoded in the file name, where it cannot name a directory.
  */
@@ -27,7 +32,8 @@
 
 #include <stdbool.h>
 
-/* 0 when raw may be looked up, else the status to answer (400 or 404).
+/* 0 when raw may be looked up, 404 when it is hidden (see above: looked
+ * up in the manifest only), 400 when it is refused.
  * *origin_form is set to the "/path?query" part of raw: raw itself, or
  * for an absolute-form target ("http://host/x") the part after the
  * authority (a static "/" when there is no path). */

@@ -284,8 +284,10 @@ static void add_name(struct buf *out, const char *name, size_t len, const char *
 }
 
 /* Decode one path segment seg[0..len) into out (reset first), writing
- * '%', '@' and '#' as "%25", "%40" and "%23"; NULL when it may be stored,
- * else what is wrong with it. */
+ * '%', '@' and '#' as "%25", "%40" and "%23", and a leading '.' as "%2E"
+ * (no file of the tree is a dotfile: those are the temp files of a
+ * publish and .cgisnap/, and servers hide them); NULL when it may be
+ * stored, else what is wrong with it. */
 static const char *decode_segment(struct buf *out, const char *seg, size_t len)
 {
 	buf_reset(out);
@@ -307,7 +309,9 @@ static const char *decode_segment(struct buf *out, const char *seg, size_t len)
 			return "a control character in the path";
 		if (c == '\\')
 			return "a '\\' in the path";
-		if (c == '%')
+		if (c == '.' && !out->len)
+			buf_adds(out, "%2E");
+		else if (c == '%')
 			buf_adds(out, "%25");
 		else if (c == '@')
 			buf_adds(out, "%40");
@@ -316,9 +320,16 @@ static const char *decode_segment(struct buf *out, const char *seg, size_t len)
 		else
 			buf_addc(out, (char)c);
 	}
-	if (out->len && out->data[0] == '.')
-		return "a path segment starting with '.'";
+	if (!strcmp(buf_str(out), "%2E") || !strcmp(buf_str(out), "%2E."))
+		return "a '.' or '..' segment in the path";
 	return NULL;
+}
+
+/* True for a decoded segment whose name starts with '.' ("%2E" in the
+ * key): ".htaccess" has a dot like "a.css", and is a file. */
+static bool starts_with_dot(const struct buf *seg)
+{
+	return seg->len >= 3 && !memcmp(seg->data, "%2E", 3);
 }
 
 /* The extension of a plain file name worth keeping through hashing
@@ -385,7 +396,7 @@ char *urlkey_for(const char *target, const char *content_type, char *err)
 		add_name(&out, seg.data, seg.len, urlkey_suffix(content_type));
 	} else if (!seg.len) {
 		buf_adds(&out, "index.html");
-	} else if (memchr(seg.data, '.', seg.len)) {
+	} else if (memchr(seg.data, '.', seg.len) || starts_with_dot(&seg)) {
 		const char *ext = kept_extension(seg.data, seg.len);
 		add_name(&out, seg.data, seg.len - strlen(ext), ext);
 	} else {
@@ -451,7 +462,9 @@ char *urlkey_target(const char *key)
 	for (const char *p = key; p < at; p++) {
 		char c = *p;
 		if (c == '%' && p + 3 <= at) {
-			if (!strncmp(p, "%25", 3))
+			if (!strncmp(p, "%2E", 3) && (p == key || p[-1] == '/'))
+				c = '.', p += 2; /* a dot-leading name */
+			else if (!strncmp(p, "%25", 3))
 				p += 2; /* c is '%' already */
 			else if (!strncmp(p, "%40", 3))
 				c = '@', p += 2;

@@ -6,9 +6,14 @@
  *  - The path is percent-decoded segment by segment; in the decoded text
  *    '%' is written "%25", '@' "%40" and '#' "%23" (so '@' in a key's last
  *    component always separates path and query, and '#' only marks hashed
- *    names). A target whose decoded path holds NUL, a control byte, '\',
- *    an encoded '/' (%2F), an empty segment ("/a//b"), or a segment
- *    starting with '.' (dotfiles, ".cgisnap", "..") cannot be stored.
+ *    names), and a segment's leading '.' "%2E" ("/.well-known/x" ->
+ *    "%2Ewell-known/x/index.html"): no key segment starts with '.', so no
+ *    page is ever a dotfile, ".cgisnap/" or a publish's temp file, and
+ *    "%2E" cannot come from a '%' of the URL (that is "%25"). A name so
+ *    escaped counts as holding a dot (".htaccess" is a file, like
+ *    "a.css"). A target whose decoded path holds NUL, a control byte,
+ *    '\', an encoded '/' (%2F), an empty segment ("/a//b"), or a "." or
+ *    ".." segment cannot be stored.
  *  - No query: "/" -> "index.html"; "/a/" -> "a/index.html"; a last
  *    segment without '.' ("/a/b") -> "a/b/index.html"; otherwise the path
  *    as it is ("/a/b.css" -> "a/b.css").

@@ -9,7 +9,8 @@
  *      and HTTP/1.1 requests without Host (400);
  *   2. fast path: the route cache maps the raw target straight to a cached
  *      file (no canonicalisation, no allocation);
- *   3. slow path: reqpath_check (400/404 for hostile targets), meta_resolve
+ *   3. slow path: reqpath_check (400 for hostile targets; a hidden one,
+ *      a dotfile name, is answered only as the manifest lists it), meta_resolve
  *      (canonical target, manifest entry or key), then redirect, 404/410,
  *      the file (cache_get; never a script's source), or the origin
  *      (--fallback: the connection is suspended while a render thread
@@ -395,14 +396,19 @@ static enum MHD_Result resolve_and_reply(struct ctx *x)
 	struct server *s = x->s;
 	const char *target;
 	int bad = reqpath_check(x->rq->target, &target);
-	if (bad == 404)
-		return reply_not_found(x, 404);
-	if (bad)
+	if (bad && bad != 404)
 		return reply_fixed(x, MHD_HTTP_BAD_REQUEST, &s->bad_request);
 
 	struct resolution res;
 	enum MHD_Result ret;
 	meta_resolve(&s->meta, target, &res);
+	/* A hidden target (a dotfile name) is answered only as the manifest
+	 * records it, never from a file it does not list nor by the origin. */
+	if (bad == 404 && res.kind != RESOLVE_REDIRECT && res.kind != RESOLVE_GONE &&
+	    !(res.kind == RESOLVE_FILE && res.listed)) {
+		ret = reply_not_found(x, 404);
+		goto out;
+	}
 	if (s->cfg.dynamic && res.kind != RESOLVE_BAD) {
 		ret = reply_from_origin(x, res.target);
 		goto out;

@@ -25,6 +25,8 @@ static void print_help(const struct opt *const *tables)
 	       "  cgisnap snapshot --origin http://127.0.0.1:8080/ out/\n\n"
 	       "Options (also from a file with -c FILE, one 'name = value' per line):\n");
 	opts_print_help(stdout, tables);
+	printf("\nKeys: a URL segment starting with '.' (/.well-known/x) is stored with that\n"
+	       "dot written %%2E (%%2Ewell-known/x): no page is a dotfile.\n");
 	printf("\nExit status: 0 all pages stored (or skipped: archives, responses over\n"
 	       "--max-output, each kind named in the summary); 1 some URLs failed (the rest\n"
 	       "is published); 2 usage or set-up error (nothing changed).\n");

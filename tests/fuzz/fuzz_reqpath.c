@@ -7,9 +7,10 @@
  * byte, '/' or '\' and no overlong UTF-8 or surrogate; and what it lets
  * through stays the same shape for the later steps: its canonical target
  * has as many segments, and urlkey_for refuses it for no reason
- * reqpath_check should have seen first. A hidden (404) path has no key
- * unless a ".." segment after it removed it ("/.x/../y": refused all the
- * same).
+ * reqpath_check should have seen first. A hidden (404) path, a dotfile
+ * name, has a key only with that dot escaped: some key segment starts
+ * with "%2E", none with '.' (unless a ".." segment after it removed it,
+ * "/.x/../y": refused all the same).
  */
 #include "fuzz.h"
 
@@ -110,7 +111,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* Unless a ".." took the hidden segment away. */
 		if (c && slashes(c) == slashes(raw)) {
 			char *key = urlkey_for(c, "text/html", NULL);
-			FUZZ_CHECK(!key, "hidden '%s' has the key '%s'", raw, key);
+			if (key) {
+				FUZZ_CHECK(urlkey_is_safe(key), "hidden '%s' has the unsafe key '%s'", raw, key);
+				FUZZ_CHECK(!strncmp(key, "%2E", 3) || strstr(key, "/%2E"),
+					   "hidden '%s' has the key '%s', without an escaped dot", raw, key);
+			}
 			free(key);
 		}
 		free(c);

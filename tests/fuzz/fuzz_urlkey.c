@@ -4,7 +4,8 @@
  * A line may start with a letter naming the response's content type (h
  * html, c css, j javascript, x xml, p png, b an unknown type, n none;
  * another byte picks one by its value) before its '/'. Invariants: a key
- * is safe, at most URLKEY_MAX_PATH bytes, with names of at most
+ * is safe (no key segment starts with '.': a dotfile name is "%2E..."),
+ * at most URLKEY_MAX_PATH bytes, with names of at most
  * URLKEY_MAX_NAME bytes, and the same on every call; a plain server
  * gives its file the type of the target's name (or of the query key's
  * suffix), hashed or not; a refusal says

@@ -75,7 +75,8 @@ TEST(serve_path_table)
 		{ "*", 400 },
 		{ "index.html", 400 },
 		{ "../etc/passwd", 400 },
-		/* Hidden: dotfiles and cgisnap's own directory. */
+		/* Hidden, answered only as the manifest records them: dotfile
+		 * names and cgisnap's own directory. */
 		{ "/.cgisnap/manifest", 404 },
 		{ "/.cgisnap/", 404 },
 		{ "/.cgisnap", 404 },
@@ -86,6 +87,9 @@ TEST(serve_path_table)
 		{ "/.git/config", 404 },
 		{ "/a/.cgisnap-tmp-1-2", 404 },
 		{ "/..htpasswd", 404 },
+		{ "/.well-known/security.txt", 404 },
+		/* An escaped '%' before "2E" is no dot: the key "%252Ex". */
+		{ "/%252Ecgisnap/manifest", 0 },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const char *origin = NULL;

@@ -83,15 +83,27 @@ static const struct {
 	{ "/a%3Bb?x", NULL, "a;b@x.html", "/a;b?x" },
 	{ "/~user/x.html", NULL, "~user/x.html", NONE },
 	{ "/a..b/c..", NULL, "a..b/c..", NONE },
+	/* a segment's leading '.' is "%2E": no key names a dotfile */
+	{ "/.well-known/security.txt", NULL, "%2Ewell-known/security.txt", NONE },
+	{ "/.well-known/", NULL, "%2Ewell-known/index.html", NONE },
+	{ "/.well-known", NULL, "%2Ewell-known", NONE },
+	{ "/.git/config", NULL, "%2Egit/config/index.html", NONE },
+	{ "/a/.htaccess", NULL, "a/%2Ehtaccess", NONE },
+	{ "/a/.x.css", css, "a/%2Ex.css", NONE },
+	{ "/.cgisnap/manifest", NULL, "%2Ecgisnap/manifest/index.html", NONE },
+	{ "/.cgisnap", NULL, "%2Ecgisnap", NONE },
+	{ "/...", NULL, "%2E..", NONE },
+	{ "/a/.x?y", NULL, "a/%2Ex@y.html", SAME },
+	{ "/tool/repo/commit/.gitignore?id=1", NULL, "tool/repo/commit/%2Egitignore@id=1.html", SAME },
+	{ "/.x/.y?z", NULL, "%2Ex/%2Ey@z.html", SAME },
+	{ "/a.b/c.d?e", NULL, "a.b/c.d@e.html", SAME },
+	{ "/%252Ex?y", NULL, "%252Ex@y.html", SAME },   /* a '%' of the URL is never "%2E" */
+	{ "/%252Ex", NULL, "%252Ex/index.html", NONE },
 	/* cannot be stored */
 	{ "/a%2Fb", NULL, NULL, NONE },
 	{ "/a%2fb?x", NULL, NULL, NONE },
-	{ "/.git/config", NULL, NULL, NONE },
-	{ "/a/.htaccess", NULL, NULL, NONE },
-	{ "/.cgisnap/manifest", NULL, NULL, NONE },
-	{ "/.cgisnap", NULL, NULL, NONE },
-	{ "/.well-known/security.txt", NULL, NULL, NONE },
-	{ "/a/.x?y", NULL, NULL, NONE },
+	{ "/a/./b?x", NULL, NULL, NONE },
+	{ "/a/..?x", NULL, NULL, NONE },
 	{ "/%2e%2e/x", NULL, NULL, NONE },
 	{ "/%2E/x", NULL, NULL, NONE },
 	{ "/a/../b", NULL, NULL, NONE },
@@ -149,8 +161,8 @@ TEST(urlkey_for_table)
 TEST(urlkey_for_error_messages)
 {
 	char err[ERR_LEN];
-	CHECK(!urlkey_for("/a/.git/config", NULL, err));
-	CHECK_STR("cannot be stored: a path segment starting with '.'", err);
+	CHECK(!urlkey_for("/a/../config", NULL, err));
+	CHECK_STR("cannot be stored: a '.' or '..' segment in the path", err);
 	CHECK(!urlkey_for("/a%2Fb", NULL, err));
 	CHECK_STR("cannot be stored: an encoded '/' (%2F) in the path", err);
 	CHECK(!urlkey_for("/a//b", NULL, err));
@@ -290,6 +302,8 @@ TEST(urlkey_is_safe_table)
 		{ "a/b..", true },
 		{ "x.", true },
 		{ "a#0123", true },
+		{ "%2Ex", true },              /* an escaped dotfile name */
+		{ "%2Ecgisnap/manifest", true },
 		{ "", false },
 		{ "/a", false },
 		{ "/", false },
@@ -347,6 +361,14 @@ TEST(urlkey_target_rejects)
 	}
 	char *t = urlkey_target("a/b.php@x=1&y.bin");
 	CHECK_STR("/a/b.php?x=1&y", t);
+	free(t);
+	/* "%2E" is a dot only where a name starts: elsewhere urlkey_for
+	 * never writes it, and it is read as the '%' it would be. */
+	t = urlkey_target("%2Ea/%2Eb@x.html");
+	CHECK_STR("/.a/.b?x", t);
+	free(t);
+	t = urlkey_target("a%2Eb@x.html");
+	CHECK_STR("/a%252Eb?x", t);
 	free(t);
 }
 
