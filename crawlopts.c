@@ -209,6 +209,14 @@ void crawl_report(const struct crawl_result *r, const char *what, bool quiet)
 		else if (r->skips[i].note && !quiet)
 			log_info("%s", r->skips[i].note);
 	}
+	const struct strlist *sr = &r->slash_redirects;
+	if (sr->n && !quiet)
+		log_info("%zu URL%s recorded as a redirect to %s slash form: %s \u2192 %s/%s", sr->n,
+			 sr->n == 1 ? "" : "s", sr->n == 1 ? "its" : "their", sr->items[0], sr->items[0],
+			 sr->n == 1 ? "" : " ... (-v lists them)");
+	for (size_t i = 0; i < sr->n; i++)
+		log_debug("%s: a redirect to %s/ (both answered 200 with different bodies)", sr->items[i],
+			  sr->items[i]);
 	if (r->bound_note)
 		log_warn("%s; nothing was pruned", r->bound_note);
 	else if (r->failed && !quiet)

@@ -32,13 +32,21 @@ struct job {
 	char *target;
 	long depth;
 	bool optional; /* robots.txt, sitemaps: a 404 is neither recorded nor a failure */
+	bool own_file; /* stored as itself, never as a redirect to its slash form */
 	struct job *next;
 };
+
+/* publish_page gave the file to the slash form: the page is recorded as
+ * a redirect to it. */
+#define STORED_AS_REDIRECT 2
 
 /* A file claimed in this run: which target wrote it, with what bytes. */
 struct claim {
 	char *target;
 	char sha256[65];
+	long long bytes;
+	bool writing; /* its publish is under way: a takeover waits for it */
+	bool written; /* the file holds these bytes (sha256, bytes) */
 };
 
 struct crawl {
@@ -59,6 +67,7 @@ struct crawl {
 	bool update_mode;
 	struct hashmap seen;   /* target -> depth + 1 */
 	struct hashmap claims; /* key -> struct claim * */
+	struct hashmap demoted; /* "/a" -> key: to be a redirect to "/a/" (settle_slash_forms) */
 	struct manifest next;  /* what this run found */
 	struct crawl_result *res;
 	long dropped_depth, dropped_pages;
@@ -407,10 +416,94 @@ static int load_body(struct origin_response *rs, char *err)
 	return rc;
 }
 
+/* Publish the file e claimed: only over a file cgisnap published, and
+ * only while it still holds what cgisnap wrote (the manifest's record,
+ * or with taken_over what another target wrote in this run: prev_bytes
+ * and prev_sha). A publish_result, or -1 with err. */
+static int write_claimed(struct crawl *c, struct origin_response *rs, struct manifest_entry *e,
+			 const struct body_file *f, bool taken_over, long long prev_bytes, const char *prev_sha,
+			 char *err)
+{
+	const char *key = e->key, *type = rs->content_type;
+	bool gz = c->cfg->gzip && mime_compressible(type);
+	/* c->owned is not changed while pages render: no lock needed. */
+	const struct manifest_entry *rec = hashmap_get(&c->owned, key);
+	long long bytes = taken_over ? prev_bytes : rec ? rec->bytes : -1;
+	const char *sha = taken_over ? prev_sha : rec ? rec->sha256 : NULL;
+	int own = publish_owner(c->tree->fd, key, bytes, sha, err);
+	if (own < 0)
+		return -1;
+	if (own == PUBLISH_FOREIGN)
+		return err_set(err, rec || taken_over ? "'%s' was changed since cgisnap published it: not overwriting it"
+						      : "'%s' was not published by cgisnap: not overwriting it", key);
+	/* Recorded before it appears, so that no kill or full disk can leave
+	 * a published file unrecorded; a file already recorded with these
+	 * bytes needs no new record. */
+	bool recorded = own == PUBLISH_OURS && *e->sha256 && sha && !strcmp(sha, e->sha256);
+	e->changed = time(NULL);
+	if (!recorded && manifest_journal(c->tree, e, err) < 0)
+		return -1;
+	return f->fd >= 0 ? publish_fd(c->tree->fd, key, f->fd, f->off, f->len, gz, err)
+			  : publish_data(c->tree->fd, key, buf_str(&rs->body), rs->body.len, gz, err);
+}
+
+/* The slash form ("/a/") of a target without a query whose file is the
+ * same as that form's ("/a" and "/a/" are both a/index.html), or NULL.
+ * Fresh string. */
+static char *slash_form(const char *target, const char *key)
+{
+	size_t n = strlen(target);
+	if (strchr(target, '?') || !n || target[n - 1] == '/')
+		return NULL;
+	char *slash = xasprintf("%s/", target);
+	char *other = urlkey_for(slash, NULL, NULL);
+	bool same = other && !strcmp(other, key);
+	free(other);
+	if (!same) {
+		free(slash);
+		return NULL;
+	}
+	return slash;
+}
+
+/* Record that target gives its file to its slash form, and is to be a
+ * redirect to it. Locked. */
+static void demote_locked(struct crawl *c, const char *target, const char *key)
+{
+	if (!hashmap_get(&c->demoted, target))
+		hashmap_put(&c->demoted, target, xstrdup(key));
+}
+
+/* Two URLs of one file with different bytes. "/a" and "/a/" are one URL
+ * to a static host: without --strip the slash form takes the file and
+ * "/a" becomes a redirect to it (the bodies differ by what --strip would
+ * remove: a timestamp, a nonce). With --strip the bodies were meant to
+ * agree: a conflict. What to do, as the outcome of the claim (locked):
+ *   1  e->target is "/a", the holder "/a/": e becomes a redirect;
+ *   2  e->target is "/a/", the holder "/a": e takes the file over;
+ *  -1  a conflict, said in err. */
+static int resolve_collision_locked(struct crawl *c, const struct claim *cl, const struct manifest_entry *e,
+				    const char *slash, const char *key, char *err)
+{
+	char *holder_slash = slash ? NULL : slash_form(cl->target, key);
+	bool pair = (slash && !strcmp(slash, cl->target)) ||
+		    (holder_slash && !strcmp(holder_slash, e->target));
+	free(holder_slash);
+	if (pair && !c->cfg->nstrip)
+		return slash ? 1 : 2;
+	if (pair)
+		return err_set(err, "'%s' and '%s' both map to file '%s' with different content after "
+			       "--strip: widen --strip to what differs, or --exclude one of them",
+			       cl->target, e->target, key);
+	return err_set(err, "'%s' and '%s' both map to file '%s' with different content", cl->target,
+		       e->target, key);
+}
+
 /* Claim and publish the file of a page whose sha256 e holds; the rest of
- * store_page. */
+ * store_page. STORED_AS_REDIRECT when the file is its slash form's (e is
+ * left for the caller to make a redirect). own_file: never that. */
 static int publish_page(struct crawl *c, struct origin_response *rs, struct manifest_entry *e,
-			const struct body_file *f, char *err)
+			const struct body_file *f, bool own_file, char *err)
 {
 	const struct crawl_config *cfg = c->cfg;
 	const char *type = rs->content_type;
@@ -421,53 +514,74 @@ static int publish_page(struct crawl *c, struct origin_response *rs, struct mani
 	e->key = key; /* e owns it from here: freed with e on failure */
 	e->bytes = copy ? f->len : (long long)rs->body.len;
 	e->content_type = type ? xstrdup(type) : NULL;
+	char *slash = own_file ? NULL : slash_form(e->target, key);
 
 	/* Two URLs may map to one file (/a/ and /a/index.html): fine when the
-	 * bytes agree, a failure when they differ. */
+	 * bytes agree; "/a" against "/a/" see resolve_collision_locked; other
+	 * pairs fail. */
 	pthread_mutex_lock(&c->lock);
 	struct claim *cl = hashmap_get(&c->claims, key);
 	bool alias = false;
+	/* What the file holds before this publish, when another target of
+	 * this run wrote it (a takeover); else the manifest says. */
+	bool taken_over = false;
+	long long prev_bytes = -1;
+	char prev_sha[65] = "";
 	if (cl && strcmp(cl->target, e->target)) {
-		if (strcmp(cl->sha256, e->sha256)) {
-			err_set(err, "'%s' and '%s' both map to file '%s' with different content", cl->target,
-				e->target, key);
+		int how = strcmp(cl->sha256, e->sha256) ? resolve_collision_locked(c, cl, e, slash, key, err) : 0;
+		if (how < 0 || how == 1) {
+			if (how == 1)
+				demote_locked(c, e->target, key);
 			pthread_mutex_unlock(&c->lock);
-			return -1;
+			free(slash);
+			return how < 0 ? -1 : STORED_AS_REDIRECT;
 		}
-		alias = true;
+		if (how == 2) {
+			while (cl->writing)
+				pthread_cond_wait(&c->cond, &c->lock);
+			demote_locked(c, cl->target, key);
+			taken_over = cl->written; /* else the file is as the manifest says */
+			prev_bytes = cl->bytes;
+			memcpy(prev_sha, cl->sha256, sizeof prev_sha);
+			free(cl->target);
+			cl->target = xstrdup(e->target);
+			memcpy(cl->sha256, e->sha256, sizeof cl->sha256);
+			cl->bytes = e->bytes;
+			cl->writing = true;
+		} else {
+			alias = true;
+		}
 	} else if (!cl) {
+		/* Last run's "/a/" holds the file: "/a" leaves it alone, so
+		 * that re-runs do not write it twice (settle_slash_forms
+		 * checks that "/a/" still holds it). */
+		const struct manifest_entry *rec = hashmap_get(&c->owned, key);
+		if (slash && !cfg->nstrip && rec && !strcmp(rec->target, slash) && strcmp(rec->sha256, e->sha256)) {
+			demote_locked(c, e->target, key);
+			pthread_mutex_unlock(&c->lock);
+			free(slash);
+			return STORED_AS_REDIRECT;
+		}
 		cl = xcalloc(1, sizeof *cl);
 		cl->target = xstrdup(e->target);
 		memcpy(cl->sha256, e->sha256, sizeof cl->sha256);
+		cl->bytes = e->bytes;
+		cl->writing = true;
 		hashmap_put(&c->claims, key, cl);
 	}
 	pthread_mutex_unlock(&c->lock);
+	free(slash);
 
-	bool gz = cfg->gzip && mime_compressible(type);
-	int pr = PUBLISH_UNCHANGED;
+	int pr = alias ? PUBLISH_UNCHANGED : write_claimed(c, rs, e, f, taken_over, prev_bytes, prev_sha, err);
 	if (!alias) {
-		/* Only a file cgisnap published may be replaced, and only while
-		 * it still holds what cgisnap wrote. c->owned is not changed
-		 * while pages render: no lock needed. */
-		const struct manifest_entry *rec = hashmap_get(&c->owned, key);
-		int own = publish_owner(c->tree->fd, key, rec ? rec->bytes : -1, rec ? rec->sha256 : NULL, err);
-		if (own < 0)
-			return -1;
-		if (own == PUBLISH_FOREIGN)
-			return err_set(err, rec ? "'%s' was changed since cgisnap published it: not overwriting it"
-						: "'%s' was not published by cgisnap: not overwriting it", key);
-		/* Recorded before it appears, so that no kill or full disk can
-		 * leave a published file unrecorded; a file already recorded
-		 * with these bytes needs no new record. */
-		bool recorded = own == PUBLISH_OURS && *e->sha256 && !strcmp(rec->sha256, e->sha256);
-		e->changed = time(NULL);
-		if (!recorded && manifest_journal(c->tree, e, err) < 0)
-			return -1;
-		pr = copy ? publish_fd(c->tree->fd, key, f->fd, f->off, f->len, gz, err)
-			  : publish_data(c->tree->fd, key, buf_str(&rs->body), rs->body.len, gz, err);
-		if (pr < 0)
-			return -1;
+		pthread_mutex_lock(&c->lock);
+		cl->writing = false;
+		cl->written = pr >= 0;
+		pthread_cond_broadcast(&c->cond);
+		pthread_mutex_unlock(&c->lock);
 	}
+	if (pr < 0)
+		return -1;
 
 	const struct manifest_entry *old = manifest_get(&c->manifest, e->target);
 	pthread_mutex_lock(&c->lock);
@@ -490,10 +604,11 @@ static int publish_page(struct crawl *c, struct origin_response *rs, struct mani
 /* Store a 2xx response; fills e and the links found. Unlocked; takes the
  * lock only to claim the file. Returns 0 (stored), 1 (not stored, by the
  * page's own request: a robots noindex meta or Cache-Control no-store,
- * with the respect options; the caller records nothing for it), or -1
- * with err. */
+ * with the respect options; the caller records nothing for it),
+ * STORED_AS_REDIRECT (the file is the slash form's; see publish_page),
+ * or -1 with err. */
 static int store_page(struct crawl *c, const char *url, struct origin_response *rs, struct manifest_entry *e,
-		      struct found_links *links, char *err)
+		      struct found_links *links, bool own_file, char *err)
 {
 	const struct crawl_config *cfg = c->cfg;
 	const char *type = rs->content_type;
@@ -536,10 +651,26 @@ static int store_page(struct crawl *c, const char *url, struct origin_response *
 	} else {
 		sha256_hex(buf_str(&rs->body), rs->body.len, e->sha256);
 	}
-	rc = publish_page(c, rs, e, &f, err);
+	rc = publish_page(c, rs, e, &f, own_file, err);
 out:
 	close_body(&f);
 	return rc;
+}
+
+/* Make e, an entry of "/a", the 301 to "/a/" that a static host answers
+ * (and that cgisnap serve and the generated configurations replay). */
+static void make_slash_redirect(struct crawl *c, struct manifest_entry *e)
+{
+	char *slash = xasprintf("%s/", e->target);
+	free(e->key);
+	free(e->content_type);
+	free(e->location);
+	e->key = e->content_type = NULL;
+	e->bytes = 0;
+	e->sha256[0] = '\0';
+	e->status = 301;
+	e->location = site_url_for(c->site, slash);
+	free(slash);
 }
 
 /* Render one target and record what it gave. Unlocked. */
@@ -596,7 +727,11 @@ static void process(struct crawl *c, struct job *j)
 		 * a sitemap.xml.gz robots.txt names is no snapshot tarball. */
 		archive = true;
 	} else if (rs.status >= 200 && rs.status < 300) {
-		stored = store_page(c, url, &rs, e, &links, err);
+		stored = store_page(c, url, &rs, e, &links, j->own_file, err);
+		if (stored == STORED_AS_REDIRECT) {
+			make_slash_redirect(c, e);
+			stored = 0;
+		}
 	} else {
 		snprintf(err, sizeof err, "HTTP status %d", rs.status);
 		stored = -1;
@@ -718,6 +853,70 @@ static void free_claims(struct crawl *c)
 		free(cl);
 	}
 	hashmap_release(&c->claims);
+}
+
+static void free_demoted(struct crawl *c)
+{
+	size_t it = 0;
+	void *v;
+	while (hashmap_next(&c->demoted, &it, NULL, &v))
+		free(v);
+	hashmap_release(&c->demoted);
+}
+
+/* After the renders: each "/a" that gave its file to "/a/" becomes a
+ * redirect to it, provided "/a/" holds that file now (whichever of the
+ * two was rendered first). One whose slash form did not take the file
+ * (it went away, failed or redirects) is queued again, to be stored as
+ * a page of its own. Returns how many were queued. */
+static long settle_slash_forms(struct crawl *c)
+{
+	long again = 0;
+	size_t it = 0;
+	const char *target;
+	void *v;
+	pthread_mutex_lock(&c->lock);
+	while (hashmap_next(&c->demoted, &it, &target, &v)) {
+		const char *key = v;
+		char *slash = xasprintf("%s/", target);
+		const struct manifest_entry *s = manifest_get(&c->next, slash);
+		if (!s && c->update_mode)
+			s = manifest_get(&c->manifest, slash); /* not rendered now: as it was */
+		bool holds = s && s->key && !strcmp(s->key, key) && s->status >= 200 && s->status < 300;
+		struct manifest_entry *now = manifest_get(&c->next, target);
+		if (holds && now) {
+			if (now->key && !strcmp(now->key, key)) {
+				make_slash_redirect(c, now); /* it had the file until "/a/" came */
+				c->res->redirects++;
+			}
+			if (!strlist_contains(&c->res->slash_redirects, target))
+				strlist_add(&c->res->slash_redirects, target);
+		} else if (!holds && now && !now->key && now->location) {
+			struct job *j = xcalloc(1, sizeof *j);
+			j->target = xstrdup(target);
+			j->own_file = true;
+			if (c->tail)
+				c->tail->next = j;
+			else
+				c->head = j;
+			c->tail = j;
+			c->queued++;
+			c->res->redirects--;
+			again++;
+		}
+		free(slash);
+	}
+	free_demoted(c);
+	pthread_mutex_unlock(&c->lock);
+	return again;
+}
+
+/* Run the queue, then settle the slash forms, until nothing is left. */
+static void run_all(struct crawl *c)
+{
+	do
+		run_queue(c);
+	while (settle_slash_forms(c) > 0);
 }
 
 /* Remove an old entry's file unless this run gave that file to a URL. A
@@ -900,7 +1099,7 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 	}
 	pthread_mutex_unlock(&c->lock);
 
-	run_queue(c);
+	run_all(c);
 	save_not_found_page(c);
 	finish_result(c, res);
 	return commit(c, c->cfg->prune && res->complete && removal_allowed(c), err);
@@ -913,7 +1112,7 @@ int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_re
 	for (size_t i = 0; i < targets->n; i++)
 		enqueue_locked(c, targets->items[i], 0, false, true);
 	pthread_mutex_unlock(&c->lock);
-	run_queue(c);
+	run_all(c);
 	finish_result(c, res);
 
 	/* Pages not rendered now stay as they are. */
@@ -942,6 +1141,7 @@ void crawl_result_release(struct crawl_result *res)
 	strlist_clear(&res->changed_keys);
 	strlist_clear(&res->rendered);
 	strlist_clear(&res->kept);
+	strlist_clear(&res->slash_redirects);
 	memset(res, 0, sizeof *res);
 }
 
@@ -955,6 +1155,7 @@ void crawl_free(struct crawl *c)
 	hashmap_release(&c->seen);
 	loops_release(&c->loops);
 	free_claims(c);
+	free_demoted(c);
 	robots_release(&c->robots);
 	while (c->head) {
 		struct job *j = c->head;

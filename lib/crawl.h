@@ -117,6 +117,7 @@ struct crawl_result {
 	struct strlist changed_keys; /* files written or removed (for --exec) */
 	struct strlist rendered;     /* targets rendered in this run */
 	struct strlist kept;         /* "not removing 'KEY': why": files left in place */
+	struct strlist slash_redirects; /* "/a" recorded as a redirect to "/a/", whose file it shares */
 	long recovered;              /* files an interrupted run published, found in the journal */
 };
 

@@ -26,7 +26,10 @@ static void print_help(const struct opt *const *tables)
 	       "Options (also from a file with -c FILE, one 'name = value' per line):\n");
 	opts_print_help(stdout, tables);
 	printf("\nKeys: a URL segment starting with '.' (/.well-known/x) is stored with that\n"
-	       "dot written %%2E (%%2Ewell-known/x): no page is a dotfile.\n");
+	       "dot written %%2E (%%2Ewell-known/x): no page is a dotfile. When /a and /a/ both\n"
+	       "answer 200 with different bodies, /a/ is stored and /a recorded as a 301 to\n"
+	       "it, as a static host answers; with --strip given, bodies that still differ\n"
+	       "after it fail the URL instead.\n");
 	printf("\nExit status: 0 all pages stored (or skipped: archives, responses over\n"
 	       "--max-output, each kind named in the summary); 1 some URLs failed (the rest\n"
 	       "is published); 2 usage or set-up error (nothing changed).\n");

@@ -3,11 +3,15 @@
 # segment starting with '.' (/.well-known/x, a repository browser's
 # .gitignore) is stored with the dot escaped (%2Ewell-known/x), served back
 # by cgisnap serve, nginx and Apache alike, and pruned like any page, while
-# .cgisnap/ and raw dotfiles stay unreachable.
+# .cgisnap/ and raw dotfiles stay unreachable. "/a" and "/a/" answering 200
+# with bodies that differ by a timestamp are one page, as on a static host:
+# "/a/" is stored and "/a" recorded as a 301 to it, whichever is crawled
+# first.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-serve.sh"
 . "$(dirname "$0")/lib-config.sh"
+. "$(dirname "$0")/lib-watch.sh"
 
 need_program python3 curl nginx apache2
 
@@ -15,12 +19,14 @@ OUT=$TESTDIR/out
 MODE=$TESTDIR/mode # "gone": the site no longer has /.well-known/security.txt
 : >"$MODE"
 
-# The origin: an HTTP server whose pages have dotfile names.
+# The origin: an HTTP server whose pages have dotfile names, and pages
+# that answer both with and without their trailing slash, each render
+# carrying the time in nanoseconds.
 cat >"$TESTDIR/server.py" <<'PY'
 import http.server, sys, time
 MODE = sys.argv[2]
 LINKS = ['/.well-known/security.txt', '/.hidden/', '/repo/commit/.gitignore?id=abc',
-         '/repo/tree/.github/workflows/ci.yml']
+         '/repo/tree/.github/workflows/ci.yml', '/a', '/a/', '/same', '/same/', '/r', '/s/']
 def page(path):
     gone = open(MODE).read().strip() == 'gone'
     if path == '/':
@@ -86,6 +92,76 @@ check_eq "%2Ewell-known/security.txt" "$(manifest_field "$OUT" /.well-known/secu
 check_eq "" "$(cd "$OUT" && find . -mindepth 1 -path ./.cgisnap -prune -o -name '.*' -print)" \
 	"no file or directory of the tree but .cgisnap/ is a dotfile"
 
+try "/a and /a/ differ by a timestamp: /a/ is stored, /a is a redirect to it"
+check_contains "$(cat "$OUT/a/index.html" 2>/dev/null)" "<p>page /a/ at " "a/index.html holds the slash form"
+check_eq 301 "$(manifest_field "$OUT" /a 3)" "/a is recorded as a 301"
+check_eq http://localhost/a/ "$(manifest_field "$OUT" /a 9)" "to /a/"
+check_eq a/index.html "$(manifest_field "$OUT" /a/ 2)" "/a/ has the file"
+check_contains "$(cat "$TESTDIR/err")" "1 URL recorded as a redirect to its slash form: /a → /a/" \
+	"the summary says so"
+check_eq same/index.html "$(manifest_field "$OUT" /same 2)" "identical bodies: one file for both"
+check_eq 200 "$(manifest_field "$OUT" /same 3)" "identical bodies: /same stays a page"
+check_eq 301 "$(manifest_field "$OUT" /r 3)" "/r answered 301 itself"
+check_eq r/index.html "$(manifest_field "$OUT" /r/ 2)" "/r/ has the file"
+check_eq 301 "$(manifest_field "$OUT" /s/ 3)" "/s/ answered 301 to /s"
+check_contains "$(cat "$OUT/s/index.html" 2>/dev/null)" "<p>page /s at " "/s keeps its file: no loop"
+
+try "a re-run gives the same tree, /a still a redirect"
+before=$(cat "$OUT/a/index.html")
+snap "$OUT" -j 2 -v 2>"$TESTDIR/err2"
+check_eq 0 $? "exit status ($(grep -E 'failed|error' "$TESTDIR/err2" | head -3))"
+check_eq 301 "$(manifest_field "$OUT" /a 3)" "/a is a 301 again"
+check_contains "$(cat "$OUT/a/index.html")" "<p>page /a/ at " "a/index.html holds the slash form"
+check_ne "$before" "$(cat "$OUT/a/index.html")" "and was rendered again"
+check_contains "$(cat "$TESTDIR/err2")" "/a: a redirect to /a/" "-v names each such URL"
+
+try "the order of discovery does not matter"
+for order in "/a /a/" "/a/ /a"; do
+	set -- $order
+	d=$TESTDIR/order-${1//\//_}
+	snap "$d" -j 1 --seed "$1" --seed "$2" 2>"$TESTDIR/err3"
+	check_eq 0 $? "$order: exit status ($(grep -E 'failed|error' "$TESTDIR/err3" | head -3))"
+	check_eq 301 "$(manifest_field "$d" /a 3)" "$order: /a is a 301"
+	check_contains "$(cat "$d/a/index.html" 2>/dev/null)" "<p>page /a/ at " "$order: the slash form's file"
+	check_eq "$(sha256sum <"$d/a/index.html")" "$(manifest_field "$d" /a/ 6 | sed 's/$/  -/')" \
+		"$order: the manifest records the bytes on disk"
+done
+
+try "watch re-rendering /a alone, or /a/ alone, keeps /a a redirect"
+SRC=$TESTDIR/src
+mkdir -p "$SRC"
+: >"$SRC/a.txt"
+: >"$SRC/b.txt"
+W=$TESTDIR/w
+watch_start "$TESTDIR/wlog" --origin "$ORIGIN" --site-url http://localhost/ -j 2 --source "$SRC" \
+	--depends 'a\.txt$ => /a' --depends 'b\.txt$ => /a/' "$W"
+check_eq 0 $? "watch came up ($(tail -3 "$TESTDIR/wlog"))"
+check_eq 301 "$(manifest_field "$W" /a 3)" "after the first crawl: /a is a 301"
+before=$(cat "$W/a/index.html")
+echo edit >>"$SRC/a.txt"
+wait_batches "$TESTDIR/wlog" 1
+check_eq 0 $? "a batch for /a"
+check_eq 301 "$(manifest_field "$W" /a 3)" "/a re-rendered: still a 301"
+check_eq "$before" "$(cat "$W/a/index.html")" "/a did not write the slash form's file"
+echo edit >>"$SRC/b.txt"
+wait_batches "$TESTDIR/wlog" 2
+check_eq 0 $? "a batch for /a/"
+check_contains "$(cat "$W/a/index.html")" "<p>page /a/ at " "/a/ re-rendered: its own body"
+check_ne "$before" "$(cat "$W/a/index.html")" "a new one"
+check_eq 301 "$(manifest_field "$W" /a 3)" "/a still a 301"
+watch_stop
+check_eq 0 "$WATCH_STATUS" "watch exit status"
+
+try "with --strip, bodies that still differ are a conflict that says what to do"
+snap "$TESTDIR/strip" -j 1 --seed /a --seed /a/ --strip 'no such text' 2>"$TESTDIR/err4"
+check_eq 1 $? "exit status"
+check_contains "$(cat "$TESTDIR/err4")" "'/a' and '/a/' both map to file 'a/index.html' with different content after --strip: widen --strip" \
+	"the message"
+snap "$TESTDIR/strip2" -j 1 --seed /a --seed /a/ --strip 'page /a/* at [0-9]*' 2>"$TESTDIR/err5"
+check_eq 0 $? "bodies the same after --strip: exit status"
+check_eq 200 "$(manifest_field "$TESTDIR/strip2" /a 3)" "bodies the same after --strip: /a stays a page"
+check_eq a/index.html "$(manifest_field "$TESTDIR/strip2" /a 2)" "of the one file"
+
 # A raw dotfile in the tree, as an adopted tree might hold one.
 printf 'Deny from all\n' >"$OUT/.htaccess"
 printf 'raw\n' >"$OUT/repo/.gitignore"
@@ -106,6 +182,11 @@ check_eq 404 "$(code "$U/.cgisnap/manifest")" ".cgisnap/manifest"
 check_eq 404 "$(code "$U/.htaccess")" "a raw dotfile of the tree"
 check_eq 404 "$(code "$U/repo/.gitignore")" "a raw dotfile deeper down"
 check_eq 404 "$(code "$U/.hidden")" "an unlisted dotfile URL"
+curl -s -D "$TESTDIR/h" -o /dev/null "$U/a"
+check_eq 301 "$(head -1 "$TESTDIR/h" | cut -d' ' -f2)" "/a answers 301"
+check_eq http://localhost/a/ "$(header Location "$TESTDIR/h")" "to /a/"
+check_contains "$(curl -s "$U/a/")" "<p>page /a/ at " "/a/ is the page"
+
 L=$TESTDIR/list
 cat >"$L" <<'EOF'
 /
@@ -134,11 +215,20 @@ cat >"$L" <<'EOF'
 /.cgisnap/settings
 /%2Ecgisnap/manifest
 /%252Ecgisnap/manifest
+/a
+/a/
+/a/index.html
+/same
+/same/
+/r
+/r/
+/s
+/s/
 EOF
 fetch_all "$U" "$L" "$TESTDIR/serve"
 for other in nginx apache; do
 	[ "$other" = nginx ] && p=$PN || p=$PA
-	try "$other answers dotfile URLs like cgisnap serve"
+	try "$other answers dotfile and slash URLs like cgisnap serve"
 	fetch_all "http://127.0.0.1:$p" "$L" "$TESTDIR/$other"
 	diffs=$(compare_fetches "$L" "$TESTDIR/serve" "$TESTDIR/$other" serve "$other")
 	[ -z "$diffs" ] || while IFS= read -r line; do fail "$line"; done <<<"$diffs"
