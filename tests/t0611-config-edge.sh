@@ -3,7 +3,9 @@
 # tree built by hand with what the sample sites do not have: keys with
 # escaped characters, a query holding '/' or '?', a typed query page, 302,
 # 307 and 308 redirects, a '$' in a Location, 410, a failed render whose
-# old file is still there, unlisted files, a fresh FILE.gz. Compared with
+# old file is still there, unlisted files, a fresh FILE.gz, dotfile names
+# (stored as %2E...), and paths that decode to a key's own escapes
+# (/a%2540b/ is not the file a%40b/ of /a@b/). Compared with
 # cgisnap serve as t0610 does (see there for the two tolerances).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-serve.sh"
@@ -32,6 +34,8 @@ page 'q?d/index.html' 'a question mark in the path'
 page 'q?t.php' 'a typed page with a question mark'
 page failed/index.html 'an old copy of a page whose render failed'
 page .hidden.html 'never'
+page '%2Ewell-known/security.txt' 'Contact: a dotfile name, escaped'
+page 'a/%2Ehtaccess' 'a page named .htaccess'
 seq 1 3000 >"$T/big.txt"
 gzip -9 -c "$T/big.txt" >"$T/big.txt.gz"
 same_mtime "$T/big.txt.gz" "$T/big.txt"
@@ -52,6 +56,9 @@ manifest_start "$T"
 	manifest_line /page.php page.php 200 'text/html; charset=utf-8'
 	manifest_line /q%3Ft.php 'q?t.php' 200 'text/html; charset=utf-8'
 	manifest_line /big.txt big.txt 200 'text/plain; charset=utf-8'
+	manifest_line /.well-known/security.txt '%2Ewell-known/security.txt' 200 'text/plain; charset=utf-8'
+	manifest_line /a/.htaccess 'a/%2Ehtaccess' 200 'application/octet-stream'
+	manifest_line /.old - 301 - 'http://localhost/a/'
 	manifest_line /old - 302 - 'http://localhost/a/'
 	manifest_line '/temp?x=1' - 307 - 'http://localhost/a/?y=2'
 	manifest_line /perm - 308 - 'http://localhost/a/'
@@ -143,6 +150,17 @@ cat >"$L" <<'EOF'
 /failed
 /failed/
 /.hidden.html
+/.well-known/security.txt
+/%2Ewell-known/security.txt
+/%252Ewell-known/security.txt
+/.well-known/
+/a/.htaccess
+/a/%252Ehtaccess
+/.old
+/100%2525/
+/a%2540b/
+/search%40q=a%252Fb.html
+/doku.php@id=x.html
 /.cgisnap/404.html
 /.cgisnap/manifest
 /.cgisnap-file/0/index.html
@@ -187,12 +205,16 @@ status() {
 	sed -n "$(grep -nxF -- "$1" "$L" | head -1 | cut -d: -f1)p" "$TESTDIR/serve/records" | cut -d$'\037' -f1
 }
 for t in /a@b/ /100%25/ '/search?q=a/b' '/x?a=?b' '/s?q=%C3%A9+%20' '/feed/?type=rss' /caf%C3%A9/ \
-	/page.php /q%3Fd/ /q%3Ft.php /noext /extra.txt; do
+	/page.php /q%3Fd/ /q%3Ft.php /noext /extra.txt /.well-known/security.txt /a/.htaccess; do
 	check_eq 200 "$(status "$t")" "serve's answer for $t"
 done
 check_eq 404 "$(status /failed)" "/failed is 404 although an old file is there"
 check_eq 410 "$(status /gone)" "/gone"
 check_eq 307 "$(status '/temp?x=1')" "/temp?x=1"
+check_eq 301 "$(status /.old)" "/.old, a recorded redirect of a dotfile name"
+for t in /%252Ewell-known/security.txt /a/%252Ehtaccess /.hidden.html /100%2525/ /a%2540b/; do
+	check_eq 404 "$(status "$t")" "serve's answer for $t (no alias of another page's file)"
+done
 check_eq "application/rss+xml" "$(curl -s -o /dev/null -w '%header{content-type}' "http://127.0.0.1:$PN/feed/?type=rss")" \
 	"nginx: the typed query page"
 check_eq "http://localhost/a\$b" "$(curl -s -o /dev/null -w '%header{location}' "http://127.0.0.1:$PA/dollar")" \
