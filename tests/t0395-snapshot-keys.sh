@@ -247,4 +247,16 @@ check_file "$OUT/.htaccess" "the raw dotfile cgisnap did not publish stays"
 check_file "$OUT/repo/.gitignore" "so does the deeper one"
 
 bg_stop "$HTTP_PID"
+
+try "a CGI repository browser's .gitignore (a dotfile name in PATH_INFO) is stored"
+mkdir -p "$TESTDIR/cgi"
+printf '#!/bin/sh\nprintf "Content-Type: text/html\\n\\n<p>%%s %%s</p>\\n" "$PATH_INFO" "$QUERY_STRING"\n' \
+	>"$TESTDIR/cgi/tool.cgi"
+chmod +x "$TESTDIR/cgi/tool.cgi"
+printf '<a href="/tool.cgi/repo/commit/.gitignore?id=abc">x</a>\n' >"$TESTDIR/cgi/index.html"
+"$CGISNAP" snapshot --root "$TESTDIR/cgi" "$TESTDIR/cgi-out" 2>"$TESTDIR/err7"
+check_eq 0 $? "exit status ($(grep -E 'failed|error' "$TESTDIR/err7" | head -3))"
+check_eq "<p>/repo/commit/.gitignore id=abc</p>" \
+	"$(cat "$TESTDIR/cgi-out/tool.cgi/repo/commit/%2Egitignore@id=abc.html" 2>/dev/null)" "its file"
+
 finish
