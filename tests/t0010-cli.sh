@@ -66,6 +66,38 @@ else
 	fail "setpriv (util-linux) is missing"
 fi
 
+try "make deps as root: no service starts during the install, none is enabled after, policy-rc.d restored"
+# apt-get and the rest are stand-ins that record what they were asked and
+# what policy-rc.d answered while "installing"; no package is touched.
+fake=$TESTDIR/fakebin
+mkdir -p "$fake"
+printf '#!/bin/sh\n[ "$1" = -u ] && { echo 0; exit; }; exec /usr/bin/id "$@"\n' >"$fake/id"
+printf '#!/bin/sh\nexit 0\n' >"$fake/dpkg-query"
+printf '#!/bin/sh\necho "apt-get $*" >>"$DEPS_LOG"; "$CGISNAP_POLICY_RC_D" mariadb start; echo "policy $?" >>"$DEPS_LOG"; exit "${APT_STATUS:-0}"\n' >"$fake/apt-get"
+printf '#!/bin/sh\necho "${0##*/} $*" >>"$DEPS_LOG"\n' >"$fake/deb-systemd-helper"
+cp "$fake/deb-systemd-helper" "$fake/update-rc.d"
+printf '#!/bin/sh\ncat >/dev/null\n' >"$fake/debconf-set-selections"
+chmod +x "$fake"/*
+printf '#!/bin/sh\n# the admin'"'"'s own\nexit 0\n' >"$TESTDIR/policy"
+chmod +x "$TESTDIR/policy"
+cp -p "$TESTDIR/policy" "$TESTDIR/policy.orig"
+log=$TESTDIR/deps.log
+DEPS_LOG=$log CGISNAP_POLICY_RC_D=$TESTDIR/policy PATH="$fake:$PATH" \
+	"$ROOT/tools/deps.sh" pkg:mariadb-server pkg:hello >"$TESTDIR/deps.out" 2>&1
+check_eq 0 $? "exit status ($(cat "$TESTDIR/deps.out"))"
+check_contains "$(cat "$log")" "policy 101" "services refused during the install"
+check_contains "$(cat "$log")" "deb-systemd-helper disable mariadb.service" "the systemd unit disabled"
+check_contains "$(cat "$log")" "update-rc.d mariadb disable" "the SysV links disabled"
+check_not_contains "$(grep -v '^apt-get' "$log")" "hello" "a package without a service is left alone"
+check_cmp "$TESTDIR/policy.orig" "$TESTDIR/policy" "the admin's policy-rc.d put back"
+check_eq "" "$(ls "$TESTDIR" | grep 'policy\.cgisnap')" "no temporary file left"
+rm -f "$TESTDIR/policy" "$log"
+DEPS_LOG=$log CGISNAP_POLICY_RC_D=$TESTDIR/policy APT_STATUS=100 PATH="$fake:$PATH" \
+	"$ROOT/tools/deps.sh" pkg:mariadb-server >/dev/null 2>&1
+check_eq 1 $? "exit status when apt-get fails"
+check_contains "$(cat "$log")" "policy 101" "refused then too"
+check_no_file "$TESTDIR/policy" "no policy-rc.d left where there was none"
+
 try "no subcommand is a usage error"
 "$CGISNAP" >/dev/null 2>&1
 check_eq 2 $? "exit status"

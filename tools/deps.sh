@@ -11,7 +11,11 @@ for group in "$@"; do
 	case "$group" in
 	build) pkgs="$pkgs gcc make pkg-config libc6-dev libxml2-dev libmicrohttpd-dev libcurl4-openssl-dev zlib1g-dev" ;;
 	sites) pkgs="$pkgs php-cgi php-cli php-sqlite3" ;;
-	test) pkgs="$pkgs inotify-tools curl procps iproute2 nginx apache2 chromium python3 time clang libclang-rt-14-dev" ;;
+	# The real applications (t07xx, tests/lib-apps.sh): DokuWiki, and
+	# WordPress (with the theme its package recommends, the default of its
+	# version) on a MariaDB the tests start themselves.
+	test) pkgs="$pkgs inotify-tools curl procps iproute2 nginx apache2 chromium python3 time clang libclang-rt-14-dev"
+		pkgs="$pkgs dokuwiki wordpress wordpress-theme-twentytwentythree mariadb-server php-mysql" ;;
 	bench) pkgs="$pkgs wrk nginx lighttpd apache2-utils wget" ;;
 	# make fuzz alone; make test runs the fuzzers too (the test group).
 	fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
@@ -39,7 +43,51 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "cgisnap: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
+
+# The servers among these packages (MariaDB, nginx, Apache, lighttpd) are
+# the tests' to start, each on a port or socket of its own: a system one
+# would hold port 80 or 3306 and outlive the run. So none starts during
+# the install (a policy-rc.d that refuses, as Debian's container images
+# have; one already there is put back as it was), and one installed now
+# is disabled afterwards, so none starts at boot either.
+# CGISNAP_POLICY_RC_D: another file, for tests/t0010-cli.sh.
+policy=${CGISNAP_POLICY_RC_D:-/usr/sbin/policy-rc.d}
+saved=""
+restore_policy() {
+	trap - EXIT
+	if [ -n "$saved" ]; then
+		mv -f "$saved" "$policy"
+	else
+		rm -f "$policy"
+	fi
+}
+if [ -e "$policy" ]; then
+	saved=$(mktemp "$policy.cgisnap-saved.XXXXXX") && cp -p "$policy" "$saved" ||
+		{ echo "cgisnap: cannot save '$policy'" >&2; exit 1; }
+fi
+trap restore_policy EXIT
+trap 'exit 1' INT TERM
+printf '#!/bin/sh\n# tools/deps.sh (cgisnap): no service starts during its install.\nexit 101\n' \
+	>"$policy.cgisnap-tmp" && chmod 755 "$policy.cgisnap-tmp" && mv -f "$policy.cgisnap-tmp" "$policy" ||
+	{ echo "cgisnap: cannot write '$policy'" >&2; exit 1; }
+# DokuWiki's package offers to configure the system's web servers for it
+# (a debconf question): none.
+echo 'dokuwiki dokuwiki/system/configure-webserver multiselect' | debconf-set-selections 2>/dev/null
+
 # A fresh machine may have empty package lists: update once on failure.
 apt-get install -y -q --no-install-recommends $missing >/dev/null 2>&1 ||
 	{ apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $missing >/dev/null; } ||
 	{ echo "cgisnap: '$cmd' failed" >&2; exit 1; }
+restore_policy
+
+for p in $missing; do
+	case "$p" in
+	mariadb-server) svc=mariadb ;;
+	nginx | apache2 | lighttpd) svc=$p ;;
+	*) continue ;;
+	esac
+	# Both the systemd unit and the SysV links: a machine may boot either.
+	deb-systemd-helper disable "$svc.service" >/dev/null 2>&1
+	update-rc.d "$svc" disable >/dev/null 2>&1
+done
+exit 0
