@@ -231,7 +231,9 @@ mariadb_start() {
 		--log-error="$dir/error.log" --innodb-log-file-size=8M \
 		--innodb-buffer-pool-size=32M --skip-log-bin
 	MARIADB_PID=$BG_PID
-	wait_until 60 _mariadb_up || { echo "# mariadb: did not start, see $dir/error.log" >&2; return 1; }
+	# _mariadb_up stops the wait when the server died: it must be alive.
+	wait_until 60 _mariadb_up && _bg_ours "$MARIADB_PID" ||
+		{ echo "# mariadb: did not start, see $dir/error.log" >&2; return 1; }
 }
 
 # _mariadbd_run DIR ARGS...: the server, what it says before its log is
@@ -242,8 +244,7 @@ _mariadbd_run() {
 	exec mariadbd "$@" 2>>"$dir/error.log"
 }
 
-# _mariadb_up: the server answers (or has died: then wait_until stops, and
-# the caller's check of the socket fails).
+# _mariadb_up: the server answers, or has died (no use waiting).
 _mariadb_up() {
 	_bg_ours "$MARIADB_PID" || return 0
 	[ -S "$MARIADB_SOCK" ] && mariadb_sql 'SELECT 1' >/dev/null
