@@ -261,7 +261,8 @@ static void build_argv(const struct origin *o, const struct origin_script *s, ch
 }
 
 int cgi_run(const struct origin *o, const char *target, const struct origin_script *s,
-	    const struct strlist *env, struct spill *out, struct origin_response *rs, char *err)
+	    const struct strlist *env, struct spill *out, struct origin_response *rs,
+	    int *exit_status, char *err)
 {
 	char *argv[8], *session_arg, *owned_env[2] = { NULL, NULL };
 	char **envp = NULL;
@@ -273,6 +274,7 @@ int cgi_run(const struct origin *o, const char *target, const struct origin_scri
 	pid_t pid = -1;
 	int status = 0, rc = -1;
 
+	*exit_status = 0;
 	origin_log_init(&log, target);
 	build_argv(o, s, argv, &session_arg);
 	envp = build_envp(o, env, owned_env);
@@ -342,9 +344,10 @@ int cgi_run(const struct origin *o, const char *target, const struct origin_scri
 	} else if (WIFSIGNALED(status)) {
 		const char *name = sigabbrev_np(WTERMSIG(status));
 		err_set(err, "killed by signal %d (SIG%s)", WTERMSIG(status), name ? name : "?");
-	} else if (WIFEXITED(status) && WEXITSTATUS(status)) {
-		err_set(err, "exited with status %d", WEXITSTATUS(status));
 	} else {
+		/* A non-zero exit is the caller's to weigh against what the
+		 * program wrote. */
+		*exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
 		rc = 0;
 	}
 	sort_unique(&rs->deps_read);

@@ -21,7 +21,39 @@ void docroot_release(struct resolved *r)
 	free(r->script.script_name);
 	free(r->script.path_info);
 	free(r->path);
+	free(r->why);
 	memset(r, 0, sizeof *r);
+}
+
+/* fs, a path under base, as the messages name it: relative to base
+ * (as it is when it is not under base). */
+static const char *rel_to(const char *base, const char *fs)
+{
+	size_t n = strcmp(base, "/") ? strlen(base) : 0;
+	if (strncmp(fs, base, n) || (fs[n] != '/' && fs[n] != '\0'))
+		return fs;
+	return fs[n] == '/' ? fs + n + 1 : fs + n;
+}
+
+/* fs, a path under the root, as the messages name it: relative. */
+static const char *rel_path(const struct origin *o, const char *fs)
+{
+	return rel_to(o->root, fs);
+}
+
+/* Refuse the request; why (taken) says what refused it. */
+static void refuse(struct resolved *r, char *why)
+{
+	r->kind = RESOLVE_REFUSED;
+	free(r->why);
+	r->why = why;
+}
+
+/* base is --root or a --path-alias directory. */
+static char *link_out_why(const struct origin *o, const char *base, const char *fs)
+{
+	return xasprintf("'%s' is a symbolic link leaving the %s '%s'", rel_to(base, fs),
+			 strcmp(base, o->root) ? "mounted directory" : "document root", base);
 }
 
 static bool has_ext(const char *name, const char *ext)
@@ -192,7 +224,7 @@ static void resolve_file(const struct origin *o, const char *fs, const char *url
 		url_decode(&info, rest, strlen(rest));
 		if (memchr(buf_str(&info), '\0', info.len)) {
 			buf_release(&info);
-			r->kind = RESOLVE_REFUSED;
+			refuse(r, xasprintf("'%s': an encoded NUL in PATH_INFO is refused", rel_path(o, fs)));
 			return;
 		}
 		r->kind = RESOLVE_SCRIPT;
@@ -208,7 +240,7 @@ static void resolve_file(const struct origin *o, const char *fs, const char *url
 		return;
 	}
 	if (*rest) {
-		r->kind = RESOLVE_REFUSED;
+		refuse(r, xasprintf("'%s' is a file, not a directory: nothing may follow it", rel_path(o, fs)));
 		return;
 	}
 	if (source_kind(o, fs, name)) {
@@ -230,13 +262,19 @@ static void resolve_index(const struct origin *o, const char *base, const char *
 		const char *name = o->index_names.items[i];
 		char *path = xasprintf("%s/%s", fs, name);
 		struct stat st;
-		if (stat_under(base, path, &st) == 0 && S_ISREG(st.st_mode)) {
+		int found = stat_under(base, path, &st);
+		if (found == 0 && S_ISREG(st.st_mode)) {
 			char *url_path = xasprintf("%s%s", url_dir, name);
+			free(r->why);
+			r->why = NULL;
 			resolve_file(o, path, url_path, "", &st, r);
 			free(url_path);
 			free(path);
 			return;
 		}
+		/* Missing, not refused: the front controller may answer. */
+		if (found == -2 && !r->why)
+			r->why = link_out_why(o, base, path);
 		free(path);
 	}
 	r->kind = RESOLVE_MISSING;
@@ -272,9 +310,15 @@ static void walk(const struct origin *o, const char *base, const char *url_base,
 		while (end < len && path[end] != '/')
 			end++;
 		url_decode(&seg, path + i, end - i);
-		if (seg.data[0] == '.' || memchr(seg.data, '/', seg.len) ||
-		    memchr(seg.data, '\0', seg.len)) {
-			r->kind = RESOLVE_REFUSED;
+		if (seg.data[0] == '.') {
+			refuse(r, xasprintf("'%s%s%s': a path segment starting with '.' is never served",
+					    url_path.len ? url_path.data + 1 : "", url_path.len ? "/" : "",
+					    buf_str(&seg)));
+			break;
+		}
+		if (memchr(seg.data, '/', seg.len) || memchr(seg.data, '\0', seg.len)) {
+			refuse(r, xasprintf("'%.*s': an encoded '/' or NUL in a path segment is refused",
+					    (int)(end - i), path + i));
 			break;
 		}
 		buf_addc(&fs, '/');
@@ -285,7 +329,7 @@ static void walk(const struct origin *o, const char *base, const char *url_base,
 		struct stat st;
 		int found = stat_under(base, fs.data, &st);
 		if (found == -2) {
-			r->kind = RESOLVE_REFUSED;
+			refuse(r, link_out_why(o, base, fs.data));
 		} else if (found < 0) {
 			r->kind = RESOLVE_MISSING;
 		} else if (S_ISREG(st.st_mode)) {
@@ -301,7 +345,7 @@ static void walk(const struct origin *o, const char *base, const char *url_base,
 			r->path = xasprintf("%s%.*s/%s%s", o->site_origin, (int)len, path,
 					    query ? "?" : "", query ? query : "");
 		} else {
-			r->kind = RESOLVE_REFUSED;
+			refuse(r, xasprintf("'%s' is neither a file nor a directory", rel_to(base, fs.data)));
 		}
 		break;
 	}
@@ -431,7 +475,11 @@ void docroot_front_controller(const struct origin *o, struct resolved *r)
 		r->script.path_info = xstrdup("");
 	}
 	if (r->kind != RESOLVE_SCRIPT && r->kind != RESOLVE_STATIC && r->kind != RESOLVE_SOURCE) {
+		char *why = r->kind == RESOLVE_REFUSED && r->why
+				    ? xasprintf("front controller: %s", r->why)
+				    : xasprintf("front controller '%s' is not a file under '%s'",
+						o->front_controller, o->root);
 		docroot_release(r);
-		r->kind = RESOLVE_REFUSED;
+		refuse(r, why);
 	}
 }

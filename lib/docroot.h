@@ -35,6 +35,10 @@ struct resolved {
 	struct origin_script script;
 	char *path;
 	long long size;
+	/* REFUSED, and MISSING when an index file was refused: why, naming
+	 * the path under the root, e.g. "'lib/tpl' is a symbolic link
+	 * leaving the document root '/srv/wiki'"; NULL otherwise. */
+	char *why;
 };
 
 /* Walk the path of a target (raw: path's first len bytes, up to '?' or

@@ -249,6 +249,7 @@ struct exchange {
 	struct origin_log *log;
 	bool waiting;           /* counted in pool->fresh_waiting until an answer */
 	bool complete;          /* END_REQUEST came: the connection can serve again */
+	unsigned long app_status; /* END_REQUEST's application status */
 };
 
 static int timed_out(struct exchange *x, char *err)
@@ -341,10 +342,9 @@ static int handle_record(struct exchange *x, int type, const unsigned char *c, s
 				c[4] < 4 ? refusals[c[4]] : "unknown reason");
 			return FAILED;
 		}
-		if (app) {
-			err_set(err, "exited with status %lu", app);
-			return FAILED;
-		}
+		/* Not a failure by itself: what the application wrote is the
+		 * response; the caller weighs the status. */
+		x->app_status = app;
 		return DONE;
 	default:
 		return DONE; /* nothing else is meant for a responder's client */
@@ -386,18 +386,20 @@ static int exchange(struct exchange *x, const struct buf *req, char *err)
 }
 
 int fcgi_run(struct fcgi_pool *p, const char *target, const struct strlist *env,
-	     long timeout_s, size_t max_output, struct spill *out, char *err)
+	     long timeout_s, size_t max_output, struct spill *out, unsigned long *app_status,
+	     char *err)
 {
 	struct buf req = BUF_INIT;
 	struct origin_log log;
 	long long deadline = now_ms() + timeout_s * 1000LL;
 	int rc = FAILED;
 
+	*app_status = 0;
 	origin_log_init(&log, target);
 	build_request(&req, env);
 	for (int attempt = 0; attempt < 2; attempt++) {
 		struct exchange x = { p, -1, deadline, timeout_s, max_output, out, &log,
-				      false, false };
+				      false, false, 0 };
 		x.fd = attempt == 0 ? take_idle(p) : -1;
 		if (x.fd < 0) {
 			if ((x.fd = connect_fresh(p, deadline, err)) < 0) {
@@ -416,6 +418,7 @@ int fcgi_run(struct fcgi_pool *p, const char *target, const struct strlist *env,
 			give_back(p, x.fd);
 		else
 			close(x.fd);
+		*app_status = x.app_status;
 		if (rc != RETRY)
 			break;
 		spill_reset(out);

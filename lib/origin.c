@@ -78,6 +78,9 @@ void origin_response_release(struct origin_response *rs)
 	free(rs->headers);
 	origin_body_drop(rs);
 	free(rs->static_path);
+	free(rs->refused);
+	free(rs->warning);
+	free(rs->failed_output);
 	strlist_clear(&rs->deps_read);
 	strlist_clear(&rs->deps_exist);
 	strlist_clear(&rs->deps_listed);
@@ -182,6 +185,61 @@ static void respond_not_found(struct origin_response *rs)
 	buf_adds(&rs->body, "Not Found");
 }
 
+/* The start of what a program wrote, for messages about its failure:
+ * at most ORIGIN_OUTPUT_EXCERPT bytes, NUL-terminated, or NULL. */
+static char *output_excerpt(const struct spill *raw)
+{
+	long long n = raw->len < ORIGIN_OUTPUT_EXCERPT ? raw->len : ORIGIN_OUTPUT_EXCERPT;
+	char why[ERR_LEN];
+	if (n <= 0)
+		return NULL;
+	if (raw->fd < 0)
+		return xstrndup(raw->mem.data, (size_t)n);
+	struct buf b = BUF_INIT;
+	if (spill_read(raw->fd, 0, n, &b, "program output", why) < 0) {
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* Run the script and parse what it wrote. A non-zero exit status after a
+ * complete response is a warning, not a failure: RFC 3875 makes stdout
+ * the response, and Apache sends it. 0, CGIRESP_LOCAL_REDIRECT or -1. */
+static int run_script(const struct origin *o, const char *target, const struct origin_script *script,
+		      const struct strlist *env, struct spill *raw, struct origin_response *rs, char *err)
+{
+	unsigned long status = 0;
+	int rc;
+	if (o->kind == ORIGIN_CGI) {
+		int code;
+		rc = cgi_run(o, target, script, env, raw, rs, &code, err);
+		status = (unsigned long)code;
+	} else {
+		rc = fcgi_run(o->fcgi, target, env, o->timeout_s, o->max_output, raw, &status, err);
+	}
+	/* both stop reading just past the limit */
+	if (rc < 0 && (unsigned long long)raw->len > o->max_output)
+		rs->over_max_output = true;
+	/* The parser takes the output: what a failure said is copied first. */
+	char *excerpt = output_excerpt(raw);
+	if (rc == 0)
+		rc = cgiresp_parse_spill(raw, rs, err);
+	if (rc >= 0 && status)
+		rs->warning = o->kind == ORIGIN_CGI
+				      ? xasprintf("the CGI program exited with status %lu after a complete "
+						  "response", status)
+				      : xasprintf("the FastCGI application ended with status %lu after a "
+						  "complete response", status);
+	else if (rc < 0 && status)
+		err_set(err, "exited with status %lu", status);
+	if (rc < 0)
+		rs->failed_output = excerpt;
+	else
+		free(excerpt);
+	return rc;
+}
+
 /* One render without following local redirects: 0, CGIRESP_LOCAL_REDIRECT
  * or -1. */
 static int render_once(const struct origin *o, const char *method, const char *target,
@@ -208,6 +266,8 @@ static int render_once(const struct origin *o, const char *method, const char *t
 	case RESOLVE_MISSING:
 	case RESOLVE_REFUSED:
 		respond_not_found(rs);
+		rs->refused = r.why; /* a refused index file, or the path itself */
+		r.why = NULL;
 		break;
 	case RESOLVE_SLASH:
 		rs->status = 301;
@@ -232,15 +292,7 @@ static int render_once(const struct origin *o, const char *method, const char *t
 		break;
 	case RESOLVE_SCRIPT:
 		origin_cgi_env(o, method, target, remote_addr, &r.script, &env);
-		if (o->kind == ORIGIN_CGI)
-			rc = cgi_run(o, target, &r.script, &env, &raw, rs, err);
-		else
-			rc = fcgi_run(o->fcgi, target, &env, o->timeout_s, o->max_output, &raw, err);
-		/* both stop reading just past the limit */
-		if (rc < 0 && (unsigned long long)raw.len > o->max_output)
-			rs->over_max_output = true;
-		if (rc == 0)
-			rc = cgiresp_parse_spill(&raw, rs, err);
+		rc = run_script(o, target, &r.script, &env, &raw, rs, err);
 		break;
 	}
 	/* A server sends no body for HEAD, whatever the program wrote. */
@@ -317,12 +369,15 @@ int origin_render(struct origin *o, const struct origin_request *rq, struct orig
 		bool over = rs->over_max_output;
 		strlist_move(&written, &kept[3]);
 		strlist_move(&written, &rs->deps_written);
+		char *output = rs->failed_output;
+		rs->failed_output = NULL;
 		origin_response_release(rs);
 		for (int i = 0; i < NDEPS; i++)
 			strlist_clear(&kept[i]);
 		strlist_set(&written);
 		rs->deps_written = written;
 		rs->over_max_output = over;
+		rs->failed_output = output;
 		return -1;
 	}
 	if (any) {

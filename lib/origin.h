@@ -91,6 +91,8 @@ struct origin_header {
 /* A response body larger than this is kept in a temporary file, not in
  * memory (see origin_response.body_in_file). */
 #define ORIGIN_MEMORY_MAX (1024 * 1024)
+/* How much of a failed render's output is kept for messages. */
+#define ORIGIN_OUTPUT_EXCERPT 4096
 
 struct origin_response {
 	int status;                   /* 200, 301, 404, ... */
@@ -116,6 +118,21 @@ struct origin_response {
 	 * program was stopped or the transfer cut there, nothing beyond was
 	 * read. The one field besides deps_written a failed render sets. */
 	bool over_max_output;
+	/* The origin's own 404 for a path it refused (CGI and FastCGI: "..",
+	 * dotfile segments, symbolic links leaving the root, see
+	 * origin_render): why, naming the path under the root, e.g. "'lib/tpl'
+	 * is a symbolic link leaving the document root '/srv/wiki'". NULL
+	 * otherwise. The answer stays a 404; callers say this at -v. */
+	char *refused;
+	/* A response taken although its render was not clean, e.g. "the CGI
+	 * program exited with status 1 after a complete response" (RFC 3875:
+	 * the response is what the program wrote on stdout; Apache sends it
+	 * too). NULL when clean. Callers log it once per URL. */
+	char *warning;
+	/* After a failed render (-1) only: the first ORIGIN_OUTPUT_EXCERPT
+	 * bytes the program wrote on stdout, headers and all, NUL-terminated,
+	 * so that callers can show what it said; NULL when it wrote nothing. */
+	char *failed_output;
 	/* Dependency trace (CGI with trace_lib): absolute paths the program
 	 * read (opened read-only, stat'ed), only checked for existence
 	 * (access'ed), listed (opendir, scandir) and wrote (opened for
@@ -158,15 +175,18 @@ long origin_max_output_mb(const struct origin *o);
  * $TMPDIR. Call before the first render. */
 void origin_spill_in(struct origin *o, int dirfd);
 
-/* Render one request. 0: rs holds the response, whatever its status.
- * -1: no usable response; err says why in a few words, e.g.
- * "timed out after 30 s", "exited with status 3", "killed by signal 11
- * (SIGSEGV)", "bad header line 'Foo'", "no Content-Type", "output over
- * 64 MiB", "local redirect loop", "connection refused". Thread-safe.
- * The call initialises rs itself (an earlier response in it must have
- * been released); on -1 rs is left empty but for deps_written (what the
- * failed render wrote) and over_max_output. Either way the caller
- * releases it.
+/* Render one request. 0: rs holds the response, whatever its status
+ * (rs->warning says when it was not clean: a CGI program, or a FastCGI
+ * application, that ended with a non-zero status after writing a
+ * complete response). -1: no usable response; err says why in a few
+ * words, e.g. "timed out after 30 s", "exited with status 3" (a non-zero
+ * exit and no parseable response on stdout), "killed by signal 11
+ * (SIGSEGV)" (whatever it wrote), "bad header line 'Foo'", "no
+ * Content-Type", "empty response", "output over 64 MiB", "local redirect
+ * loop", "connection refused". Thread-safe. The call initialises rs
+ * itself (an earlier response in it must have been released); on -1 rs
+ * is left empty but for deps_written (what the failed render wrote),
+ * failed_output and over_max_output. Either way the caller releases it.
  *
  * A target under a mount (the longest prefix that matches at a segment
  * boundary: /tool is /tool, /tool/x and /tool?q, never /toolbox) leaves
@@ -186,7 +206,7 @@ void origin_spill_in(struct origin *o, int dirfd);
  * with it its first --index file; no file at all goes to the
  * --front-controller, or gives the origin's own 404 ("text/html", body
  * "Not Found"), as do "..", dotfile segments and symbolic links leaving
- * the root. A static file that looks like a script - an extension of
+ * the root (those set rs->refused). A static file that looks like a script - an extension of
  * server-side code (php, phtml, cgi, pl, py, rb, sh, asp, jsp, ..., in
  * any case) on its name or, for a symbolic link, on the file it names,
  * or "#!" or "<?php" as its first bytes - and is not allowed by

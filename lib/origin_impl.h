@@ -80,18 +80,24 @@ void origin_log_flush(struct origin_log *l);
 
 /* cgi.c: run the script's program with env, its stdout into out (at most
  * o->max_output bytes), its stderr to the log, its dependency trace into
- * rs->deps_*. 0, or -1 with err ("timed out after 30 s", "exited with
- * status 3", ...). */
+ * rs->deps_*. 0 when the program exited by itself, with its exit status
+ * in *exit_status (not an error here: a complete response on stdout is
+ * still the response, RFC 3875); -1 with err ("timed out after 30 s",
+ * "killed by signal 11 (SIGSEGV)", "output over 64 MiB", ...). */
 int cgi_run(const struct origin *o, const char *target, const struct origin_script *s,
-	    const struct strlist *env, struct spill *out, struct origin_response *rs, char *err);
+	    const struct strlist *env, struct spill *out, struct origin_response *rs,
+	    int *exit_status, char *err);
 
 /* fcgi.c: a pool of connections to a FastCGI server at addr ("unix:/path",
  * "/path" or "HOST:PORT"); fcgi_open makes one test connection. */
 struct fcgi_pool *fcgi_open(const char *addr, char *err);
 /* Send one request with params env; the FCGI_STDOUT stream goes into out
- * (at most max_output bytes), FCGI_STDERR to the log. 0, or -1 with err. */
+ * (at most max_output bytes), FCGI_STDERR to the log. 0 when the request
+ * ended, with the application's status in *app_status (as cgi_run's exit
+ * status: not an error here); or -1 with err. */
 int fcgi_run(struct fcgi_pool *p, const char *target, const struct strlist *env,
-	     long timeout_s, size_t max_output, struct spill *out, char *err);
+	     long timeout_s, size_t max_output, struct spill *out, unsigned long *app_status,
+	     char *err);
 void fcgi_close(struct fcgi_pool *p);
 
 /* httporigin.c: HTTP through one libcurl multi handle driven by a thread.

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "docroot.h"
@@ -232,6 +233,85 @@ TEST(docroot_front_controller_table)
 		check_rows(&f, rows, sizeof rows / sizeof rows[0]);
 	else
 		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.err);
+	docroot_close(&f);
+}
+
+/* A refusal says why, naming the path under the root: the crawl shows it
+ * at -v instead of a bare 404. "%s" is the document root. */
+TEST(docroot_refusals_say_why)
+{
+	static const struct {
+		const char *target;
+		enum resolve_kind kind;
+		const char *why;
+	} rows[] = {
+		{ "/link-out.html", RESOLVE_REFUSED,
+		  "'link-out.html' is a symbolic link leaving the document root '%s'" },
+		{ "/link-out-dir/secret.html", RESOLVE_REFUSED,
+		  "'link-out-dir' is a symbolic link leaving the document root '%s'" },
+		{ "/.git/config", RESOLVE_REFUSED, "'.git': a path segment starting with '.' is never served" },
+		{ "/sub/%2e%2e/page.html", RESOLVE_REFUSED,
+		  "'sub/..': a path segment starting with '.' is never served" },
+		{ "/sub%2findex.php", RESOLVE_REFUSED,
+		  "'sub%%2findex.php': an encoded '/' or NUL in a path segment is refused" },
+		{ "/page.html/more", RESOLVE_REFUSED, "'page.html' is a file, not a directory: nothing may follow it" },
+		{ "/hello.cgi/a%00b", RESOLVE_REFUSED, "'hello.cgi': an encoded NUL in PATH_INFO is refused" },
+		{ "/fifo", RESOLVE_REFUSED, "'fifo' is neither a file nor a directory" },
+		/* An index file that links out is missing, with the reason kept. */
+		{ "/linkidx/", RESOLVE_MISSING,
+		  "'linkidx/index.html' is a symbolic link leaving the document root '%s'" },
+		{ "/nothing", RESOLVE_MISSING, NULL },
+		{ "/page.html", RESOLVE_STATIC, NULL },
+	};
+	struct docroot_fixture f;
+	if (!docroot_open(&f, NULL)) {
+		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.err);
+		docroot_close(&f);
+		return;
+	}
+	unit_make_dir(f.root, "linkidx");
+	char *secret = xasprintf("%s/secret.html", f.outside);
+	link_at(f.root, secret, "linkidx/index.html");
+	free(secret);
+	char *fifo = xasprintf("%s/fifo", f.root);
+	CHECK_INT(0, mkfifo(fifo, 0600));
+	free(fifo);
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		const char *query = strchr(rows[i].target, '?');
+		size_t len = query ? (size_t)(query - rows[i].target) : strlen(rows[i].target);
+		struct resolved r;
+		docroot_resolve(f.o, rows[i].target, len, NULL, &r);
+		char *want = rows[i].why ? xasprintf(rows[i].why, f.o->root) : NULL;
+		if (r.kind != rows[i].kind)
+			unit_fail(__FILE__, __LINE__, "'%s': expected %s, saw %s", rows[i].target,
+				  kind_name(rows[i].kind), kind_name(r.kind));
+		CHECK_STR(want, r.why);
+		free(want);
+		docroot_release(&r);
+	}
+	docroot_close(&f);
+}
+
+/* The front controller's own refusal is said as its own. */
+TEST(docroot_front_controller_refusal_says_why)
+{
+	struct docroot_fixture f;
+	if (!docroot_open(&f, "/app.php")) {
+		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.err);
+		docroot_close(&f);
+		return;
+	}
+	char *app = xasprintf("%s/app.php", f.root);
+	unlink(app);
+	free(app);
+	struct resolved r;
+	docroot_resolve(f.o, "/nothing", 8, NULL, &r);
+	docroot_front_controller(f.o, &r);
+	CHECK_INT(RESOLVE_REFUSED, r.kind);
+	char *want = xasprintf("front controller '/app.php' is not a file under '%s'", f.o->root);
+	CHECK_STR(want, r.why);
+	free(want);
+	docroot_release(&r);
 	docroot_close(&f);
 }
 

@@ -520,9 +520,16 @@ TEST(origin_cgi_symlinks_stay_inside_the_root)
 	origin_response_release(&rs);
 	CHECK_INT(0, render(f.o, "/out.html", NULL, &rs, f.err));
 	CHECK_INT(404, rs.status);
+	/* The answer is a 404; why is said beside it. */
+	CHECK(rs.refused && strstr(rs.refused, "'out.html' is a symbolic link leaving the document root '"));
 	origin_response_release(&rs);
 	CHECK_INT(0, render(f.o, "/outdir/passwd", NULL, &rs, f.err));
 	CHECK_INT(404, rs.status);
+	CHECK(rs.refused && strstr(rs.refused, "'outdir' is a symbolic link leaving the document root '"));
+	origin_response_release(&rs);
+	CHECK_INT(0, render(f.o, "/missing.html", NULL, &rs, f.err));
+	CHECK_INT(404, rs.status);
+	CHECK(rs.refused == NULL);
 	origin_response_release(&rs);
 	fixture_close(&f);
 
@@ -673,7 +680,7 @@ TEST(origin_cgi_failures)
 		{ "/crash.cgi", "killed by signal 11 (SIGSEGV)" },
 		{ "/garbage.cgi", "bad header line 'this is not a header'" },
 		{ "/notype.cgi", "no Content-Type" },
-		{ "/exit3.cgi", "exited with status 3" },
+		{ "/exit2-garbage.cgi", "exited with status 2" },
 		{ "/loop.cgi", "local redirect loop" },
 		{ "/noexec.cgi", noexec },
 	};
@@ -686,6 +693,34 @@ TEST(origin_cgi_failures)
 		origin_response_release(&rs);
 	}
 	free(noexec);
+
+	/* What a failed program wrote is kept for the messages. */
+	CHECK_INT(-1, render(f.o, "/exit2-garbage.cgi", NULL, &rs, f.err));
+	CHECK_STR("not a header\n", rs.failed_output);
+	origin_response_release(&rs);
+	CHECK_INT(-1, render(f.o, "/crash.cgi", NULL, &rs, f.err));
+	CHECK_STR("Content-Type: text/html\n\n<html><body>half", rs.failed_output);
+	origin_response_release(&rs);
+	CHECK_INT(-1, render(f.o, "/loop.cgi", NULL, &rs, f.err));
+	CHECK(rs.failed_output == NULL);
+	origin_response_release(&rs);
+
+	/* A complete response is the response, whatever the exit status
+	 * (RFC 3875): taken as sent, with a warning. */
+	CHECK_INT(0, render(f.o, "/exit3.cgi", NULL, &rs, f.err));
+	CHECK_INT(200, rs.status);
+	CHECK_STR("fine\n", buf_str(&rs.body));
+	CHECK_STR("the CGI program exited with status 3 after a complete response", rs.warning);
+	CHECK(rs.failed_output == NULL);
+	origin_response_release(&rs);
+	CHECK_INT(0, render(f.o, "/exit1-404.cgi", NULL, &rs, f.err));
+	CHECK_INT(404, rs.status);
+	CHECK_STR("<p>could not find config-localhost.php</p>\n", buf_str(&rs.body));
+	CHECK_STR("the CGI program exited with status 1 after a complete response", rs.warning);
+	origin_response_release(&rs);
+	CHECK_INT(0, render(f.o, "/hello.cgi", NULL, &rs, f.err));
+	CHECK(rs.warning == NULL);
+	origin_response_release(&rs);
 
 	CHECK_INT(0, render(f.o, "/status.cgi", NULL, &rs, f.err));
 	CHECK_INT(404, rs.status);
@@ -1564,6 +1599,9 @@ static void *fake_run(void *arg)
 			}
 			if (strstr(lines.data, "QUERY_STRING=mode=overloaded")) {
 				fake_end(fd, 0, 2);
+			} else if (strstr(lines.data, "QUERY_STRING=mode=fails-silently")) {
+				fake_record(fd, 6, NULL, 0);
+				fake_end(fd, 6, 0);
 			} else if (strstr(lines.data, "QUERY_STRING=mode=fails")) {
 				fake_record(fd, 6, "Content-Type: text/plain\r\n\r\nx", 29);
 				fake_end(fd, 5, 0);
@@ -1660,8 +1698,14 @@ TEST(origin_fastcgi_protocol_against_a_fake_server)
 	CHECK_INT(-1, render(f.o, "/echo.php?mode=overloaded", NULL, &rs, f.err));
 	CHECK_STR("FastCGI server refused the request (overloaded)", f.err);
 	origin_response_release(&rs);
-	CHECK_INT(-1, render(f.o, "/echo.php?mode=fails", NULL, &rs, f.err));
-	CHECK_STR("exited with status 5", f.err);
+	/* A complete response with a non-zero application status is the
+	 * response, with a warning; no response at all is a failure. */
+	CHECK_INT(0, render(f.o, "/echo.php?mode=fails", NULL, &rs, f.err));
+	CHECK_STR("x", buf_str(&rs.body));
+	CHECK_STR("the FastCGI application ended with status 5 after a complete response", rs.warning);
+	origin_response_release(&rs);
+	CHECK_INT(-1, render(f.o, "/echo.php?mode=fails-silently", NULL, &rs, f.err));
+	CHECK_STR("exited with status 6", f.err);
 	origin_response_release(&rs);
 	/* Both ended their requests properly: the connection stays. */
 	CHECK_INT(0, render(f.o, "/echo.php?a=4", NULL, &rs, f.err));
