@@ -221,8 +221,12 @@ void crawl_report(const struct crawl_result *r, const char *what, bool quiet)
 		log_warn("%s; nothing was pruned", r->bound_note);
 	else if (r->failed && !quiet)
 		log_warn("some URLs failed; nothing was pruned");
+	else if (r->errors.n && !quiet)
+		log_warn("the crawl failed; nothing was pruned");
 	for (size_t i = 0; i < r->kept.n; i++)
 		log_warn("%s", r->kept.items[i]);
+	for (size_t i = 0; i < r->errors.n; i++)
+		log_error("%s", r->errors.items[i]);
 	for (size_t i = 0; i < r->nfailures; i++)
 		log_error("failed: %s: %s", r->failures[i].target, r->failures[i].reason);
 }

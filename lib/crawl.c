@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "archive.h"
+#include "excerpt.h"
 #include "hashmap.h"
 #include "links.h"
 #include "log.h"
@@ -33,6 +34,7 @@ struct job {
 	long depth;
 	bool optional; /* robots.txt, sitemaps: a 404 is neither recorded nor a failure */
 	bool own_file; /* stored as itself, never as a redirect to its slash form */
+	bool seed;     /* a --seed (or the default one): an error status fails the run */
 	struct job *next;
 };
 
@@ -79,6 +81,8 @@ struct crawl {
 	bool (*removal_ok)(void *arg); /* NULL: always */
 	void *removal_arg;
 	struct crawl_hooks hooks;
+	long fetched;                 /* URLs rendered this run, robots.txt and sitemaps aside */
+	struct strlist not_found_404; /* ... of them, those that answered 404 */
 };
 
 static double elapsed_since(const struct timespec *t0)
@@ -199,28 +203,30 @@ static void warn_runaway_locked(struct crawl *c, const char *target, long depth)
 	}
 }
 
-/* Queue target unless seen, excluded or past a bound. Called locked. */
-static void enqueue_locked(struct crawl *c, const char *target, long depth, bool optional, bool forced)
+/* Queue target unless seen, excluded or past a bound: its job, or NULL
+ * when it was not queued. Called locked. */
+static struct job *enqueue_locked(struct crawl *c, const char *target, long depth, bool optional,
+				  bool forced)
 {
 	const struct crawl_config *cfg = c->cfg;
 	if (hashmap_get(&c->seen, target))
-		return;
+		return NULL;
 	if (!forced) {
 		if (c->have_robots && !robots_allowed(&c->robots, target))
-			return;
+			return NULL;
 		if (cfg->ninclude && !relist_match(cfg->include_re, cfg->ninclude, target))
-			return;
+			return NULL;
 		if (relist_match(cfg->exclude_re, cfg->nexclude, target))
-			return;
+			return NULL;
 		if (c->update_mode && manifest_get(&c->manifest, target))
-			return; /* known page: only its dependencies re-render it */
+			return NULL; /* known page: only its dependencies re-render it */
 		if (cfg->max_depth >= 0 && depth > cfg->max_depth) {
 			c->dropped_depth++;
-			return;
+			return NULL;
 		}
 		if (cfg->max_pages > 0 && (long)c->seen.count >= cfg->max_pages) {
 			c->dropped_pages++;
-			return;
+			return NULL;
 		}
 	}
 	hashmap_put(&c->seen, target, (void *)(intptr_t)(depth + 1));
@@ -235,6 +241,7 @@ static void enqueue_locked(struct crawl *c, const char *target, long depth, bool
 		c->head = j;
 	c->tail = j;
 	c->queued++;
+	return j;
 }
 
 static void add_failure_locked(struct crawl *c, const char *target, const char *reason)
@@ -673,6 +680,86 @@ static void make_slash_redirect(struct crawl *c, struct manifest_entry *e)
 	free(slash);
 }
 
+/* The start of an error response's body as text lines (appended to
+ * out, at most max), when it is text; the origin's reason instead for a
+ * path it refused. */
+static void error_text(const struct origin_response *rs, size_t max, struct strlist *out)
+{
+	if (rs->refused) {
+		strlist_add(out, rs->refused);
+		return;
+	}
+	if (!excerpt_is_text(rs->content_type))
+		return;
+	struct buf part = BUF_INIT;
+	const struct buf *text = &rs->body;
+	char why[ERR_LEN];
+	if (rs->body_in_file) {
+		long long n = rs->body_size < EXCERPT_SCAN_MAX ? rs->body_size : EXCERPT_SCAN_MAX;
+		if (spill_read(rs->body_fd, rs->body_off, n, &part, "response body", why) < 0) {
+			buf_release(&part);
+			return;
+		}
+		text = &part;
+	}
+	excerpt_lines(buf_str(text), text->len, excerpt_is_html(rs->content_type), max, EXCERPT_LINE_MAX,
+		      out);
+	buf_release(&part);
+}
+
+/* At -v, what a failed render wrote, or what an error response said,
+ * prefixed with the target: the user sees "could not find
+ * config-localhost.php", not only a status. */
+static void show_failure_text(const char *target, const struct origin_response *rs, bool failed)
+{
+	if (!log_verbose())
+		return;
+	struct strlist lines = STRLIST_INIT;
+	if (failed && rs->failed_output)
+		excerpt_lines(rs->failed_output, strlen(rs->failed_output), true, EXCERPT_LINES,
+			      EXCERPT_LINE_MAX, &lines);
+	else if (!failed)
+		error_text(rs, EXCERPT_LINES, &lines);
+	for (size_t i = 0; i < lines.n; i++) {
+		if (failed)
+			log_info("%s: output: %s", target, lines.items[i]);
+		else
+			log_info("%s: %d: %s", target, rs->status, lines.items[i]);
+	}
+	strlist_clear(&lines);
+}
+
+/* A seed that answers an error fails the run: nothing else could be
+ * reached from it, and a snapshot of nothing is no success. Locked. */
+static void seed_error_locked(struct crawl *c, const char *target, const struct origin_response *rs)
+{
+	struct strlist first = STRLIST_INIT;
+	error_text(rs, 1, &first);
+	strlist_add_owned(&c->res->errors,
+			  first.n ? xasprintf("the seed '%s' answered %d: %s", target, rs->status, first.items[0])
+				  : xasprintf("the seed '%s' answered %d", target, rs->status));
+	strlist_clear(&first);
+}
+
+/* Most of a full crawl answering 404 is a set-up error (--root at the
+ * wrong directory, a --site-url the links do not match), not a site:
+ * more than half of the URLs rendered, and at least
+ * CRAWL_NOT_FOUND_MIN, answered 404. The examples are the first in
+ * sort order, so that the message is the same on every run. */
+static void check_not_found(struct crawl *c, struct crawl_result *res)
+{
+	long n = (long)c->not_found_404.n;
+	if (n < CRAWL_NOT_FOUND_MIN || n * 2 <= c->fetched)
+		return;
+	strlist_sort(&c->not_found_404);
+	struct buf b = BUF_INIT;
+	buf_addf(&b, "%ld of %ld URLs answered 404 (e.g. ", n, c->fetched);
+	for (size_t i = 0; i < 3 && i < c->not_found_404.n; i++)
+		buf_addf(&b, "%s'%.200s'", i ? ", " : "", c->not_found_404.items[i]);
+	buf_adds(&b, "): check --root and --site-url");
+	strlist_add_owned(&res->errors, buf_detach(&b, NULL));
+}
+
 /* Render one target and record what it gave. Unlocked. */
 static void process(struct crawl *c, struct job *j)
 {
@@ -686,15 +773,21 @@ static void process(struct crawl *c, struct job *j)
 	origin_response_init(&rs);
 	if (origin_render(c->origin, &rq, &rs, err) < 0) {
 		on_render(c, NULL, &rs);
+		show_failure_text(j->target, &rs, true);
 		pthread_mutex_lock(&c->lock);
 		if (rs.over_max_output)
 			skip_locked(c, j->target, CRAWL_SKIP_OVERSIZE);
 		else
 			fail_locked(c, j->target, err);
 		c->res->pages++;
+		c->fetched += !j->optional;
 		pthread_mutex_unlock(&c->lock);
 		goto out;
 	}
+	if (rs.warning)
+		log_warn("%s: %s", j->target, rs.warning);
+	if (rs.status >= 400 && !j->optional)
+		show_failure_text(j->target, &rs, false);
 	e = manifest_entry_new(j->target);
 	e->status = rs.status;
 	e->render_ms = rs.render_ms;
@@ -745,6 +838,13 @@ static void process(struct crawl *c, struct job *j)
 	}
 
 	pthread_mutex_lock(&c->lock);
+	if (!j->optional) {
+		c->fetched++;
+		if (rs.status == 404)
+			strlist_add(&c->not_found_404, j->target);
+	}
+	if (j->seed && rs.status >= 400)
+		seed_error_locked(c, j->target, &rs);
 	if (stored < 0) {
 		fail_locked(c, j->target, err);
 		manifest_entry_free(e);
@@ -837,6 +937,8 @@ static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 	c->dropped_depth = c->dropped_pages = 0;
 	loops_init(&c->loops, c->cfg->loop_warn);
 	c->near_bound_said = false;
+	c->fetched = 0;
+	strlist_clear(&c->not_found_404);
 	res->recovered = c->recovered;
 	c->recovered = 0;
 	clock_gettime(CLOCK_MONOTONIC, &c->start);
@@ -1025,8 +1127,9 @@ static void finish_result(struct crawl *c, struct crawl_result *res)
 	else if (c->dropped_depth)
 		res->bound_note = xasprintf("--max-depth %ld reached: %ld links not crawled",
 					    c->cfg->max_depth, c->dropped_depth);
-	res->complete = !res->failed && !res->bounded;
+	res->complete = !res->failed && !res->bounded && !res->errors.n;
 	skip_notes(c, res);
+	strlist_clear(&c->not_found_404);
 	hashmap_release(&c->seen);
 	loops_release(&c->loops);
 	if (c->cfg->progress)
@@ -1075,15 +1178,18 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 	pthread_mutex_lock(&c->lock);
 	if (c->cfg->seeds.n == 0) {
 		char *t = site_target(c->site, c->site->url);
-		enqueue_locked(c, t ? t : "/", 0, false, true);
+		struct job *j = enqueue_locked(c, t ? t : "/", 0, false, true);
+		if (j)
+			j->seed = true;
 		free(t);
 	}
 	for (size_t i = 0; i < c->cfg->seeds.n; i++) {
 		char *abs = url_resolve(c->site->url, c->cfg->seeds.items[i]);
 		char *t = abs ? site_target(c->site, abs) : NULL;
-		if (t)
-			enqueue_locked(c, t, 0, false, true);
-		else
+		struct job *j = t ? enqueue_locked(c, t, 0, false, true) : NULL;
+		if (j)
+			j->seed = true;
+		if (!t)
 			add_failure_locked(c, c->cfg->seeds.items[i], "seed is not a URL of the site");
 		free(t);
 		free(abs);
@@ -1101,6 +1207,7 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 
 	run_all(c);
 	save_not_found_page(c);
+	check_not_found(c, res);
 	finish_result(c, res);
 	return commit(c, c->cfg->prune && res->complete && removal_allowed(c), err);
 }
@@ -1142,6 +1249,7 @@ void crawl_result_release(struct crawl_result *res)
 	strlist_clear(&res->rendered);
 	strlist_clear(&res->kept);
 	strlist_clear(&res->slash_redirects);
+	strlist_clear(&res->errors);
 	memset(res, 0, sizeof *res);
 }
 
@@ -1157,6 +1265,7 @@ void crawl_free(struct crawl *c)
 	free_claims(c);
 	free_demoted(c);
 	robots_release(&c->robots);
+	strlist_clear(&c->not_found_404);
 	while (c->head) {
 		struct job *j = c->head;
 		c->head = j->next;

@@ -23,7 +23,8 @@
  * Renders run on cfg.jobs threads; the crawler never prints except the
  * progress bar (when cfg.progress) and, as they happen, two warnings of a
  * crawl running away (80% of max_pages reached; a URL family taking
- * ever-new values, loops.h) - the caller reports the result.
+ * ever-new values, loops.h) and the per-URL lines of crawl_full() - the
+ * caller reports the result.
  */
 #ifndef CGISNAP_CRAWL_H
 #define CGISNAP_CRAWL_H
@@ -44,6 +45,10 @@
 #define CRAWL_LOOP_WARN 1000
 /* Default --max-parse: 16 MiB of HTML is far more than any real page. */
 #define CRAWL_MAX_PARSE (16LL * 1024 * 1024)
+/* A full crawl in which more than half of the URLs rendered (robots.txt
+ * and sitemaps aside), and at least this many, answered 404 has failed:
+ * the document root or the site URL is wrong, not the site. */
+#define CRAWL_NOT_FOUND_MIN 5
 
 struct crawl_config {
 	struct strlist seeds;        /* targets or absolute URLs; default the site URL's path */
@@ -109,11 +114,18 @@ struct crawl_result {
 	struct crawl_skip skips[CRAWL_NSKIP];
 	long long bytes;   /* bytes of the files stored (new, changed, unchanged) */
 	double seconds;
-	bool complete;     /* nothing failed and no bound was hit */
+	bool complete;     /* nothing failed, no bound was hit, no errors */
 	bool bounded;      /* --max-pages or --max-depth stopped the crawl */
 	char *bound_note;  /* e.g. "--max-pages 100 reached: 42 URLs not crawled" */
 	struct crawl_failure *failures;
 	size_t nfailures;
+	/* What failed the run as a whole (crawl_full), each a message: "the
+	 * seed '/x' answered 404: TEXT" (any status >= 400; TEXT the first line
+	 * of the body's text, or why the origin refused the path), "21 of 22
+	 * URLs answered 404 (e.g. '/a', '/b', '/c'): check --root and
+	 * --site-url" (CRAWL_NOT_FOUND_MIN). The URLs themselves are counted
+	 * as usual (not_found, failed): these add no count. */
+	struct strlist errors;
 	struct strlist changed_keys; /* files written or removed (for --exec) */
 	struct strlist rendered;     /* targets rendered in this run */
 	struct strlist kept;         /* "not removing 'KEY': why": files left in place */
@@ -126,7 +138,11 @@ struct crawl;
 struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, const struct site *site,
 			struct tree *tree, char *err);
 /* 0, or -1 with err when the tree could not be written (the manifest or a
- * removal failed): page failures are reported in res, not here. */
+ * removal failed): page failures are reported in res, not here. During
+ * the renders the crawl logs, per URL, a response taken with a warning
+ * (origin_response.warning) and, at -v (log_verbose), the first lines of
+ * what an error response (status >= 400) or a failed render said, or why
+ * the origin refused the path: "TARGET: 404: TEXT", "TARGET: output: TEXT". */
 int crawl_full(struct crawl *c, struct crawl_result *res, char *err);
 int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_result *res, char *err);
 /* Asked at the end of each run, before anything is removed: when ok(arg)

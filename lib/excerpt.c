@@ -105,9 +105,13 @@ static size_t skip_tag(struct lines *l, const char *s, size_t n)
 	}
 	size_t gt = i + find_ci(s + i, n - i, ">");
 	size_t after = gt < n ? gt + 1 : n;
-	if (!closing && ((name_len == 6 && !strncasecmp(s + name, "script", 6)) ||
-			 (name_len == 5 && !strncasecmp(s + name, "style", 5)))) {
-		const char *close = name_len == 6 ? "</script" : "</style";
+	/* A title repeats the status ("404 Not Found"): the body says more. */
+	static const char *const skipped[] = { "script", "style", "title" };
+	const char *close = NULL;
+	for (size_t k = 0; k < sizeof skipped / sizeof skipped[0] && !closing; k++)
+		if (name_len == strlen(skipped[k]) && !strncasecmp(s + name, skipped[k], name_len))
+			close = k == 0 ? "</script" : k == 1 ? "</style" : "</title";
+	if (close) {
 		size_t end = find_ci(s + after, n - after, close);
 		if (after + end == n)
 			return n;

@@ -2,8 +2,8 @@
  * what a failed page said ("could not find config-localhost.php") is
  * shown to the user at -v and in the summary, not thrown away.
  *
- * For HTML (html true) tags are removed, the contents of <script> and
- * <style> skipped, a few entities (&amp; &lt; &gt; &quot; &#39; &nbsp;)
+ * For HTML (html true) tags are removed, the contents of <script>, <style>
+ * and <title> (it repeats the status) skipped, a few entities (&amp; &lt; &gt; &quot; &#39; &nbsp;)
  * decoded and a block tag (<p>, <br>, <h1>, <div>, <li>, <tr>, <title>
  * ...) ends a line. Every line has its runs of spaces and tabs collapsed
  * and its ends trimmed; empty lines are skipped; bytes below 0x20 and

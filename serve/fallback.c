@@ -332,6 +332,9 @@ static void render(struct fallback *f, const char *target, const char *client,
 		html_answer(a, 502, bad_gateway, sizeof bad_gateway - 1);
 		return;
 	}
+	/* Answered as sent (as Apache does), and said once per render. */
+	if (rs.warning)
+		log_warn("%s: %s", target, rs.warning);
 	if (f->fill)
 		fill(f, target, &rs);
 	to_answer(&rs, a);

@@ -32,7 +32,11 @@ static void print_help(const struct opt *const *tables)
 	       "after it fail the URL instead.\n");
 	printf("\nExit status: 0 all pages stored (or skipped: archives, responses over\n"
 	       "--max-output, each kind named in the summary); 1 some URLs failed (the rest\n"
-	       "is published); 2 usage or set-up error (nothing changed).\n");
+	       "is published), or a seed answered an error, or most URLs answered 404 (more\n"
+	       "than half, and at least %d: a wrong --root or --site-url); 2 usage or set-up\n"
+	       "error (nothing changed). -v shows the first lines of each error page and why\n"
+	       "a path was refused.\n",
+	       CRAWL_NOT_FOUND_MIN);
 }
 
 int cmd_snapshot(int argc, char **argv)
@@ -83,7 +87,7 @@ int cmd_snapshot(int argc, char **argv)
 		log_error("%s", err);
 		rc = EXIT_PARTIAL;
 	} else {
-		rc = res.failed ? EXIT_PARTIAL : 0;
+		rc = res.failed || res.errors.n ? EXIT_PARTIAL : 0;
 	}
 	char *what = xasprintf("snapshot of %s into '%s'", s.site.url, args.items[0]);
 	crawl_report(&res, what, crawl_options.quiet);

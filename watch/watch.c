@@ -458,6 +458,8 @@ static void log_batch(const struct watcher *w, const char *full_reason, const st
 	buf_addf(&b, ", %lld ms", ms);
 	log_info("%s", b.data);
 	buf_release(&b);
+	for (size_t i = 0; i < res->errors.n; i++)
+		log_warn("%s", res->errors.items[i]);
 	for (size_t i = 0; i < res->nfailures; i++)
 		log_warn("failed: %s: %s", res->failures[i].target, res->failures[i].reason);
 	for (size_t i = 0; i < res->kept.n; i++)

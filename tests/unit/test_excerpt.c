@@ -19,7 +19,7 @@ TEST(excerpt_table)
 		/* Debian's wp-config.php answer, as a page. */
 		{ "<html><head><title>Not Found</title></head><body>\n<p>could not find "
 		  "<b>config-localhost.php</b></p>\n</body></html>\n",
-		  true, 5, 200, "Not Found|could not find config-localhost.php" },
+		  true, 5, 200, "could not find config-localhost.php" },
 		{ "plain text\n\n  second   line\t \r\nthird", false, 5, 200, "plain text|second line|third" },
 		{ "a\nb\nc\nd", false, 2, 200, "a|b" },
 		/* Cut lines say so; control bytes are escaped. */
