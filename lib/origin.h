@@ -206,7 +206,8 @@ void origin_spill_in(struct origin *o, int dirfd);
  * with it its first --index file; no file at all goes to the
  * --front-controller, or gives the origin's own 404 ("text/html", body
  * "Not Found"), as do "..", dotfile segments and symbolic links leaving
- * the root (those set rs->refused). A static file that looks like a script - an extension of
+ * the root (these set rs->refused, as does a directory whose index file
+ * is such a link). A static file that looks like a script - an extension of
  * server-side code (php, phtml, cgi, pl, py, rb, sh, asp, jsp, ..., in
  * any case) on its name or, for a symbolic link, on the file it names,
  * or "#!" or "<?php" as its first bytes - and is not allowed by
