@@ -1147,6 +1147,8 @@ static void save_not_found_page(struct crawl *c)
 	origin_response_init(&rs);
 	int rc = origin_render(c->origin, &rq, &rs, err);
 	on_render(c, NULL, &rs);
+	if (rc == 0 && rs.warning)
+		log_warn("%s: %s", c->cfg->not_found, rs.warning);
 	if (rc == 0 && (rs.status == 404 || rs.status == 410) &&
 	    rs.content_type && !strncasecmp(rs.content_type, "text/html", 9) && rs.body.len) {
 		strip_volatile(c->cfg, &rs.body);

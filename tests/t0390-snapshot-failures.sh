@@ -86,6 +86,12 @@ check_file "$TESTDIR/e/home.html" "the good seed is stored"
 check_eq 1 $? "exit status without an index file"
 check_contains "$(cat "$TESTDIR/err")" "the seed '/' answered 404" "the default seed"
 
+try "the --not-found page's program is warned about too, and its page kept"
+"$CGISNAP" snapshot --root "$SITE" --seed /home.html --not-found /wp.cgi "$TESTDIR/e2" 2>"$TESTDIR/err"
+check_eq 0 $? "exit status"
+check_contains "$(cat "$TESTDIR/err")" "warning: /wp.cgi: the CGI program exited with status 1 after a complete response" "warning"
+check_contains "$(cat "$TESTDIR/e2/.cgisnap/404.html" 2>/dev/null)" "could not find config-localhost.php" "404 page"
+
 try "a seed that answered 404 prunes nothing: the last good pages stay"
 S2=$TESTDIR/site2
 mkdir -p "$S2"
