@@ -797,6 +797,8 @@ static void process(struct crawl *c, struct job *j)
 	int stored = 0;
 	bool counted = true; /* in the result's pages */
 	bool archive = false;
+	char *seed_left = NULL; /* where a seed redirects outside the site */
+	bool seed_moved = false; /* a seed redirects inside: its target is a seed */
 	if (rs.status >= 300 && rs.status < 400 && rs.location) {
 		char *abs = url_resolve(url, rs.location);
 		if (!abs) {
@@ -807,6 +809,10 @@ static void process(struct crawl *c, struct job *j)
 			char *t = site_target(c->site, abs);
 			if (t)
 				strlist_add_owned(&links.targets, t);
+			if (j->seed && t)
+				seed_moved = true;
+			else if (j->seed)
+				seed_left = xstrdup(abs);
 		}
 	} else if (rs.status == 404 || rs.status == 410) {
 		if (j->optional) { /* no robots.txt: nothing to count either */
@@ -845,6 +851,10 @@ static void process(struct crawl *c, struct job *j)
 	}
 	if (j->seed && rs.status >= 400)
 		seed_error_locked(c, j->target, &rs);
+	if (seed_left)
+		strlist_add_owned(&c->res->errors,
+				  xasprintf("the seed '%s' redirects to '%.300s', outside the site '%s': "
+					    "check --site-url", j->target, seed_left, c->site->url));
 	if (stored < 0) {
 		fail_locked(c, j->target, err);
 		manifest_entry_free(e);
@@ -861,11 +871,15 @@ static void process(struct crawl *c, struct job *j)
 	}
 	for (size_t i = 0; i < links.resources.n; i++)
 		enqueue_locked(c, links.resources.items[i], j->depth, false, false);
-	for (size_t i = 0; i < links.targets.n; i++)
-		enqueue_locked(c, links.targets.items[i], j->depth + 1, false, false);
+	for (size_t i = 0; i < links.targets.n; i++) {
+		struct job *next = enqueue_locked(c, links.targets.items[i], j->depth + 1, false, false);
+		if (next && seed_moved)
+			next->seed = true;
+	}
 	if (counted)
 		c->res->pages++;
 	pthread_mutex_unlock(&c->lock);
+	free(seed_left);
 out:
 	strlist_clear(&links.targets);
 	strlist_clear(&links.resources);

@@ -121,7 +121,9 @@ struct crawl_result {
 	size_t nfailures;
 	/* What failed the run as a whole (crawl_full), each a message: "the
 	 * seed '/x' answered 404: TEXT" (any status >= 400; TEXT the first line
-	 * of the body's text, or why the origin refused the path), "21 of 22
+	 * of the body's text, or why the origin refused the path; a seed that
+	 * redirects inside the site passes this on to its target), "the seed
+	 * '/' redirects to 'URL', outside the site 'SITE': check --site-url", "21 of 22
 	 * URLs answered 404 (e.g. '/a', '/b', '/c'): check --root and
 	 * --site-url" (CRAWL_NOT_FOUND_MIN). The URLs themselves are counted
 	 * as usual (not_found, failed): these add no count. */

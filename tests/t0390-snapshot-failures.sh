@@ -86,6 +86,18 @@ check_file "$TESTDIR/e/home.html" "the good seed is stored"
 check_eq 1 $? "exit status without an index file"
 check_contains "$(cat "$TESTDIR/err")" "the seed '/' answered 404" "the default seed"
 
+try "a seed's redirect passes the check on to its target; one off the site fails"
+mkdir -p "$SITE/empty"
+"$CGISNAP" snapshot --root "$SITE" --seed /empty "$TESTDIR/e3" 2>"$TESTDIR/err"
+check_eq 1 $? "exit status"
+check_contains "$(cat "$TESTDIR/err")" "the seed '/empty/' answered 404" "the redirect's target"
+cgi away.cgi 'printf "Status: 301 Moved Permanently\nLocation: http://blog.example/\n\n"'
+"$CGISNAP" snapshot --root "$SITE" --seed /away.cgi "$TESTDIR/e4" 2>"$TESTDIR/err"
+check_eq 1 $? "exit status"
+check_contains "$(cat "$TESTDIR/err")" \
+	"the seed '/away.cgi' redirects to 'http://blog.example/', outside the site 'http://localhost/': check --site-url" \
+	"off the site"
+
 try "the --not-found page's program is warned about too, and its page kept"
 "$CGISNAP" snapshot --root "$SITE" --seed /home.html --not-found /wp.cgi "$TESTDIR/e2" 2>"$TESTDIR/err"
 check_eq 0 $? "exit status"
