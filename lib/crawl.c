@@ -730,15 +730,16 @@ static void show_failure_text(const char *target, const struct origin_response *
 }
 
 /* A seed that answers an error fails the run: nothing else could be
- * reached from it, and a snapshot of nothing is no success. Locked. */
-static void seed_error_locked(struct crawl *c, const char *target, const struct origin_response *rs)
+ * reached from it, and a snapshot of nothing is no success. The message
+ * for crawl_result.errors; the caller frees it. */
+static char *seed_error(const char *target, const struct origin_response *rs)
 {
 	struct strlist first = STRLIST_INIT;
 	error_text(rs, 1, &first);
-	strlist_add_owned(&c->res->errors,
-			  first.n ? xasprintf("the seed '%s' answered %d: %s", target, rs->status, first.items[0])
-				  : xasprintf("the seed '%s' answered %d", target, rs->status));
+	char *msg = first.n ? xasprintf("the seed '%s' answered %d: %s", target, rs->status, first.items[0])
+			    : xasprintf("the seed '%s' answered %d", target, rs->status);
 	strlist_clear(&first);
+	return msg;
 }
 
 /* Most of a full crawl answering 404 is a set-up error (--root at the
@@ -797,7 +798,7 @@ static void process(struct crawl *c, struct job *j)
 	int stored = 0;
 	bool counted = true; /* in the result's pages */
 	bool archive = false;
-	char *seed_left = NULL; /* where a seed redirects outside the site */
+	char *seed_failed = j->seed && rs.status >= 400 ? seed_error(j->target, &rs) : NULL;
 	bool seed_moved = false; /* a seed redirects inside: its target is a seed */
 	if (rs.status >= 300 && rs.status < 400 && rs.location) {
 		char *abs = url_resolve(url, rs.location);
@@ -812,7 +813,8 @@ static void process(struct crawl *c, struct job *j)
 			if (j->seed && t)
 				seed_moved = true;
 			else if (j->seed)
-				seed_left = xstrdup(abs);
+				seed_failed = xasprintf("the seed '%s' redirects to '%.300s', outside the site "
+							"'%s': check --site-url", j->target, abs, c->site->url);
 		}
 	} else if (rs.status == 404 || rs.status == 410) {
 		if (j->optional) { /* no robots.txt: nothing to count either */
@@ -849,12 +851,8 @@ static void process(struct crawl *c, struct job *j)
 		if (rs.status == 404)
 			strlist_add(&c->not_found_404, j->target);
 	}
-	if (j->seed && rs.status >= 400)
-		seed_error_locked(c, j->target, &rs);
-	if (seed_left)
-		strlist_add_owned(&c->res->errors,
-				  xasprintf("the seed '%s' redirects to '%.300s', outside the site '%s': "
-					    "check --site-url", j->target, seed_left, c->site->url));
+	if (seed_failed)
+		strlist_add_owned(&c->res->errors, seed_failed);
 	if (stored < 0) {
 		fail_locked(c, j->target, err);
 		manifest_entry_free(e);
@@ -879,7 +877,6 @@ static void process(struct crawl *c, struct job *j)
 	if (counted)
 		c->res->pages++;
 	pthread_mutex_unlock(&c->lock);
-	free(seed_left);
 out:
 	strlist_clear(&links.targets);
 	strlist_clear(&links.resources);
