@@ -156,6 +156,8 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 		return -1;
 	s->tree_open = true;
 	origin_spill_in(s->origin, s->tree.meta_fd);
+	/* Links under --root are followed: none may lead into the tree. */
+	origin_keep_out(s->origin, dir);
 	if (tree_lock(&s->tree, err) < 0)
 		return -1;
 	return 0;

@@ -21,6 +21,8 @@ const struct opt origin_opts[] = {
 	  "run PROGRAM for /PREFIX and all under it, the rest as PATH_INFO (repeatable)", 0, 0 },
 	{ "path-alias", 0, OPT_LIST, &origin_options.path_aliases, "/PREFIX=DIR",
 	  "serve /PREFIX from DIR, files and scripts, as under --root (repeatable)", 0, 0 },
+	{ "no-follow-symlinks", 0, OPT_BOOL, &origin_options.no_follow_symlinks, NULL,
+	  "refuse symbolic links under --root or a --path-alias DIR that lead out of it", 0, 0 },
 	{ "env", 0, OPT_LIST, &origin_options.env, "NAME=VALUE",
 	  "add to the CGI environment (repeatable)", 0, 0 },
 	{ "no-php-defaults", 0, OPT_BOOL, &origin_options.no_php_defaults, NULL,

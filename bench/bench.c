@@ -307,6 +307,8 @@ static void serve_argv(struct strlist *a, bool dynamic, int port)
 	}
 	if (c->no_php_defaults)
 		strlist_add(a, "--no-php-defaults");
+	if (c->no_follow_symlinks)
+		strlist_add(a, "--no-follow-symlinks");
 	strlist_add(a, "--timeout");
 	snprintf(num, sizeof num, "%ld", c->timeout_s);
 	strlist_add(a, num);

@@ -1,6 +1,7 @@
 /* docroot.c - from a request target to a file under the document root
  * (docroot.h): the segment walk, index files, the front controller, and
- * the refusals (dotfiles, links out of the root, a script's source). */
+ * the refusals (dotfiles, links out of the root under --no-follow-symlinks
+ * or into the tree, a script's source). */
 #include "docroot.h"
 
 #include <fcntl.h>
@@ -47,13 +48,6 @@ static void refuse(struct resolved *r, char *why)
 	r->kind = RESOLVE_REFUSED;
 	free(r->why);
 	r->why = why;
-}
-
-/* base is --root or a --path-alias directory. */
-static char *link_out_why(const struct origin *o, const char *base, const char *fs)
-{
-	return xasprintf("'%s' is a symbolic link leaving the %s '%s'", rel_to(base, fs),
-			 strcmp(base, o->root) ? "mounted directory" : "document root", base);
 }
 
 static bool has_ext(const char *name, const char *ext)
@@ -181,33 +175,50 @@ int docroot_source_error(const struct origin *o, const char *what, const char *f
 		       kind && kind->prog ? kind->prog : "PROGRAM");
 }
 
-/* Whether path, which lstat says is a symbolic link, ends inside base
- * (the root, or the DIR of a --path-alias). */
-static bool link_inside(const char *base, const char *path)
+/* path is dir or below it. */
+static bool path_within(const char *path, const char *dir)
 {
-	char *real = realpath(path, NULL);
-	if (!real)
-		return false;
-	size_t n = strlen(base);
-	bool inside = !strncmp(real, base, n) && (real[n] == '/' || real[n] == '\0' ||
-						  !strcmp(base, "/"));
-	free(real);
-	return inside;
+	size_t n = strlen(dir);
+	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0' || !strcmp(dir, "/"));
 }
 
-/* stat() of a path under base that may be a link: -1 when it is
- * missing, -2 when it must not be served. */
-static int stat_under(const char *base, const char *path, struct stat *st)
+/* stat() of path under base (the root, or the DIR of a --path-alias),
+ * following a symbolic link, as Apache's FollowSymLinks: 0; -1 when it
+ * is missing (a dangling link, a loop: ELOOP); -2 when it must not be
+ * served, *why (fresh, for -v) naming the link from base: one that
+ * leaves base under --no-follow-symlinks, or one into the tree. Only a
+ * link needs the check: the walk looks at every segment, so the first
+ * link on the way is seen before anything it leads to. */
+static int stat_under(const struct origin *o, const char *base, const char *path, struct stat *st,
+		      char **why)
 {
 	if (lstat(path, st) < 0)
 		return -1;
-	if (S_ISLNK(st->st_mode)) {
-		if (!link_inside(base, path))
-			return -2;
-		if (stat(path, st) < 0)
-			return -1;
+	if (!S_ISLNK(st->st_mode))
+		return 0;
+	if (stat(path, st) < 0)
+		return -1;
+	if (o->follow_symlinks && !o->keep_out)
+		return 0;
+	char *real = realpath(path, NULL);
+	if (!real)
+		return -1; /* changed under our feet: as good as missing */
+	const char *name = path + (strcmp(base, "/") ? strlen(base) + 1 : 1);
+	int rc = 0;
+	if (!o->follow_symlinks && !path_within(real, base)) {
+		*why = !strcmp(base, o->root)
+		       ? xasprintf("'%s' is a symbolic link leaving the document root; "
+				   "--no-follow-symlinks is set", name)
+		       : xasprintf("'%s' is a symbolic link leaving the --path-alias directory '%s'; "
+				   "--no-follow-symlinks is set", name, base);
+		rc = -2;
+	} else if (o->keep_out && path_within(real, o->keep_out)) {
+		*why = xasprintf("'%s' is a symbolic link into the tree '%s': cgisnap does not read "
+				 "its own output", name, o->keep_out);
+		rc = -2;
 	}
-	return 0;
+	free(real);
+	return rc;
 }
 
 /* The regular file fs (URL path url_path) answers the request: a script
@@ -262,7 +273,8 @@ static void resolve_index(const struct origin *o, const char *base, const char *
 		const char *name = o->index_names.items[i];
 		char *path = xasprintf("%s/%s", fs, name);
 		struct stat st;
-		int found = stat_under(base, path, &st);
+		char *why = NULL;
+		int found = stat_under(o, base, path, &st, &why);
 		if (found == 0 && S_ISREG(st.st_mode)) {
 			char *url_path = xasprintf("%s%s", url_dir, name);
 			free(r->why);
@@ -272,9 +284,12 @@ static void resolve_index(const struct origin *o, const char *base, const char *
 			free(path);
 			return;
 		}
-		/* Missing, not refused: the front controller may answer. */
+		/* Missing, not refused: the front controller may answer; the
+		 * reason is kept for -v. */
 		if (found == -2 && !r->why)
-			r->why = link_out_why(o, base, path);
+			r->why = why;
+		else
+			free(why);
 		free(path);
 	}
 	r->kind = RESOLVE_MISSING;
@@ -327,9 +342,10 @@ static void walk(const struct origin *o, const char *base, const char *url_base,
 		buf_add(&url_path, seg.data, seg.len);
 
 		struct stat st;
-		int found = stat_under(base, fs.data, &st);
+		char *why = NULL;
+		int found = stat_under(o, base, fs.data, &st, &why);
 		if (found == -2) {
-			refuse(r, link_out_why(o, base, fs.data));
+			refuse(r, why);
 		} else if (found < 0) {
 			r->kind = RESOLVE_MISSING;
 		} else if (S_ISREG(st.st_mode)) {

@@ -27,7 +27,7 @@ enum resolve_kind {
 	RESOLVE_SOURCE,    /* a script without a handler: r->path, never published */
 	RESOLVE_SLASH,     /* a directory asked for without its slash: r->path is the Location */
 	RESOLVE_MISSING,   /* no such file: the front controller's turn */
-	RESOLVE_REFUSED,   /* never served ("..", dotfiles, leaving the root): 404 */
+	RESOLVE_REFUSED,   /* never served ("..", dotfiles, a link refused): 404 */
 };
 
 struct resolved {
@@ -37,7 +37,7 @@ struct resolved {
 	long long size;
 	/* REFUSED, and MISSING when an index file was refused: why, naming
 	 * the path under the root, e.g. "'lib/tpl' is a symbolic link
-	 * leaving the document root '/srv/wiki'"; NULL otherwise. */
+	 * leaving the document root; --no-follow-symlinks is set"; NULL otherwise. */
 	char *why;
 };
 
@@ -45,8 +45,14 @@ struct resolved {
  * its end; query after the '?' or NULL) segment by segment under the
  * root, or under the --path-alias DIR its longest mounted prefix names
  * (a --script-alias prefix gives its program, the rest as PATH_INFO):
- * the first regular file decides. Fills r (no need to initialise it);
- * the caller releases it. */
+ * the first regular file decides. Symbolic links are followed wherever
+ * they point (Apache's FollowSymLinks), a dangling one or a loop is
+ * MISSING; REFUSED, with r->refused, are a link whose real path is in the
+ * tree (origin_keep_out) and, under --no-follow-symlinks, one whose real
+ * path leaves the root or the DIR. Dotfile segments, "%2F" and "%00" are
+ * refused before any file is looked at, so no URL names a file that the
+ * links under the root do not lead to. Fills r (no need to initialise
+ * it); the caller releases it. */
 void docroot_resolve(const struct origin *o, const char *path, size_t len, const char *query,
 		     struct resolved *r);
 

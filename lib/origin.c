@@ -426,6 +426,12 @@ void origin_spill_in(struct origin *o, int dirfd)
 		http_origin_spill_in(o->http, dirfd);
 }
 
+void origin_keep_out(struct origin *o, const char *dir)
+{
+	free(o->keep_out);
+	o->keep_out = realpath(dir, NULL);
+}
+
 /* The site's host, port and scheme from its origin, "scheme://host[:port]". */
 static void set_site(struct origin *o, const struct site *site)
 {
@@ -554,6 +560,7 @@ static int open_root(struct origin *o, const struct origin_config *cfg, char *er
 	struct stat st;
 	if (stat(cfg->root, &st) < 0 || !S_ISDIR(st.st_mode) || !(o->root = realpath(cfg->root, NULL)))
 		return err_set(err, "document root '%s' is not a directory", cfg->root);
+	o->follow_symlinks = !cfg->no_follow_symlinks;
 	if (o->kind == ORIGIN_FASTCGI) {
 		o->handlers = xcalloc(1, sizeof *o->handlers);
 		o->handlers[0].ext = xstrdup("php");
@@ -721,6 +728,7 @@ void origin_close(struct origin *o)
 	for (size_t i = 0; i < o->nmounts; i++)
 		mount_release(&o->mounts[i]);
 	free(o->mounts);
+	free(o->keep_out);
 	strlist_clear(&o->user_env);
 	free(o->path_env);
 	free(o->php_session_dir);

@@ -38,6 +38,7 @@ struct origin_config {
 	 * FastCGI too): see origin_render. */
 	struct strlist script_aliases; /* --script-alias /PREFIX=PROGRAM */
 	struct strlist path_aliases;   /* --path-alias /PREFIX=DIR */
+	bool no_follow_symlinks; /* --no-follow-symlinks: links may not leave --root or DIR */
 	/* FastCGI: "unix:/path" or "HOST:PORT"; --root gives SCRIPT_FILENAME. */
 	char *fastcgi;
 	/* HTTP: "http://127.0.0.1:8080/" */
@@ -175,6 +176,12 @@ long origin_max_output_mb(const struct origin *o);
  * $TMPDIR. Call before the first render. */
 void origin_spill_in(struct origin *o, int dirfd);
 
+/* Refuse, as a 404, any file or directory whose real path lies in dir
+ * (the tree; it must exist): links under --root are followed, and one
+ * into the tree would have renders read cgisnap's own output, .cgisnap/
+ * and all. CGI and FastCGI; call before the first render. */
+void origin_keep_out(struct origin *o, const char *dir);
+
 /* Render one request. 0: rs holds the response, whatever its status
  * (rs->warning says when it was not clean: a CGI program, or a FastCGI
  * application, that ended with a non-zero status after writing a
@@ -196,8 +203,7 @@ void origin_spill_in(struct origin *o, int dirfd);
  * itself); PROGRAM runs directly, or through the --cgi handler of its
  * extension when it has one (FastCGI: only *.php). --path-alias
  * /PREFIX=DIR walks the rest of the path under DIR by the rules below,
- * links leaving DIR refused, SCRIPT_NAME /PREFIX/...; DOCUMENT_ROOT stays
- * --root.
+ * SCRIPT_NAME /PREFIX/...; DOCUMENT_ROOT stays --root.
  *
  * CGI and FastCGI map the target's path onto --root segment by segment:
  * the first regular file decides (a script, with the rest as PATH_INFO,
@@ -205,9 +211,16 @@ void origin_spill_in(struct origin *o, int dirfd);
  * body); a directory without its slash gets a 301 to the slash form, one
  * with it its first --index file; no file at all goes to the
  * --front-controller, or gives the origin's own 404 ("text/html", body
- * "Not Found"), as do "..", dotfile segments and symbolic links leaving
- * the root (these set rs->refused, as does a directory whose index file
- * is such a link). A static file that looks like a script - an extension of
+ * "Not Found"), as do "..", dotfile segments (through a link too) and a
+ * link whose real path is in the tree (origin_keep_out). Symbolic links
+ * are followed wherever they point, as Apache's Options FollowSymLinks
+ * (the operator's own files; not SymLinksIfOwnerMatch): a link to a
+ * file is that file, one to a directory is walked into, a dangling link
+ * or a loop is no file. With --no-follow-symlinks a link whose real path
+ * is outside --root (a --path-alias DIR for what is under it) gives the
+ * 404; links staying inside still work (Apache without FollowSymLinks
+ * refuses them all). Refusals set rs->refused (a directory whose index
+ * file is refused too). A static file that looks like a script - an extension of
  * server-side code (php, phtml, cgi, pl, py, rb, sh, asp, jsp, ..., in
  * any case) on its name or, for a symbolic link, on the file it names,
  * or "#!" or "<?php" as its first bytes - and is not allowed by

@@ -35,6 +35,8 @@ struct origin {
 	char *front_controller;           /* URL path, or NULL */
 	struct mount *mounts;             /* --script-alias, --path-alias: paths absolute */
 	size_t nmounts;
+	bool follow_symlinks;             /* not --no-follow-symlinks */
+	char *keep_out;                   /* origin_keep_out: real path of the tree, or NULL */
 	struct strlist user_env;          /* validated NAME=VALUE, applied last */
 	char *path_env;                   /* PATH as cgisnap had it */
 	char *php_session_dir;            /* private session.save_path, or NULL */

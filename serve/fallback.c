@@ -121,6 +121,8 @@ struct fallback *fallback_open(struct server *s, char *err)
 		return NULL;
 	if (s->have_tree && s->tree.meta_fd >= 0)
 		origin_spill_in(o, s->tree.meta_fd);
+	if (s->have_tree)
+		origin_keep_out(o, s->cfg.dir); /* no link under --root serves the tree's files */
 	struct fallback *f = xcalloc(1, sizeof *f);
 	f->s = s;
 	f->origin = o;

@@ -11,6 +11,7 @@
 #include "helpers.h"
 #include "log.h"
 #include "origin.h"
+#include "tree.h"
 #include "unit.h"
 #include "url.h"
 #include "xalloc.h"
@@ -49,8 +50,9 @@ static void link_at(const char *root, const char *target, const char *name)
 	free(path);
 }
 
-/* The scratch root, and a directory beside it that links point out to. */
-static bool docroot_open(struct docroot_fixture *f, const char *front_controller)
+/* The scratch root, and a directory beside it that links point out to;
+ * links followed unless no_follow (--no-follow-symlinks). */
+static bool docroot_open_with(struct docroot_fixture *f, const char *front_controller, bool no_follow)
 {
 	memset(f, 0, sizeof *f);
 	f->root = unit_temp_dir("docroot");
@@ -72,23 +74,41 @@ static bool docroot_open(struct docroot_fixture *f, const char *front_controller
 	unit_make_dir(f->root, ".git");
 	unit_put(f->root, ".git/config", "[core]");
 	unit_put(f->outside, "secret.html", "<p>secret</p>");
+	unit_put(f->outside, "lib.pl", "my $password;");
+	unit_make_dir(f->outside, ".git");
+	unit_put(f->outside, ".git/config", "[core]");
 	char *secret = xasprintf("%s/secret.html", f->outside);
+	char *lib = xasprintf("%s/lib.pl", f->outside), *gone = xasprintf("%s/gone", f->outside);
 	link_at(f->root, secret, "link-out.html");
 	link_at(f->root, f->outside, "link-out-dir");
 	link_at(f->root, "page.html", "link-in.html");
 	link_at(f->root, "config.pl", "readme.txt");
+	link_at(f->root, lib, "lib.txt");
+	link_at(f->root, gone, "dangling");
+	link_at(f->root, "loop", "loop");
+	link_at(f->root, "loop-b", "loop-a");
+	link_at(f->root, "loop-a", "loop-b");
+	link_at(f->root, "page.html", ".hidden-link");
 	free(secret);
+	free(lib);
+	free(gone);
 
 	f->cfg.root = xstrdup(f->root);
 	f->cfg.site_url = xstrdup("http://example.org/");
 	strlist_add(&f->cfg.cgi, "php=/bin/sh");
 	if (front_controller)
 		f->cfg.front_controller = xstrdup(front_controller);
+	f->cfg.no_follow_symlinks = no_follow;
 	origin_defaults(&f->cfg);
 	if (site_init(&f->site, f->cfg.site_url, f->err) < 0)
 		return false;
 	f->o = origin_open(&f->cfg, &f->site, f->err);
 	return f->o != NULL;
+}
+
+static bool docroot_open(struct docroot_fixture *f, const char *front_controller)
+{
+	return docroot_open_with(f, front_controller, false);
 }
 
 static void docroot_close(struct docroot_fixture *f)
@@ -145,6 +165,8 @@ static void check_rows(struct docroot_fixture *f, const struct docroot_row *rows
 			char *what = xasprintf("'%s'", r.path ? r.path + root_len + 1 : "?");
 			if (r.kind == RESOLVE_SOURCE)
 				CHECK_INT(-1, docroot_source_error(f->o, what, r.path, err));
+			if (r.kind == RESOLVE_REFUSED && r.why)
+				snprintf(err, sizeof err, "%s", r.why);
 			if (strcmp(row->message, err))
 				unit_fail(__FILE__, __LINE__, "'%s': expected \"%s\", saw \"%s\"", row->target,
 					  row->message, err);
@@ -189,11 +211,30 @@ TEST(docroot_table)
 		{ "/%2egit/config", RESOLVE_REFUSED, NULL, NULL, NULL },
 		{ "/sub%2findex.php", RESOLVE_REFUSED, NULL, NULL, NULL },
 		{ "/page%00.html", RESOLVE_REFUSED, NULL, NULL, NULL },
-		/* Links: inside the root they are their file; out of it, refused. */
+		/* Links are followed wherever they lead, as Apache's FollowSymLinks:
+		 * the file keeps the path it was found at. */
 		{ "/link-in.html", RESOLVE_STATIC, "/link-in.html", NULL, NULL },
-		{ "/link-out.html", RESOLVE_REFUSED, NULL, NULL, NULL },
-		{ "/link-out-dir/secret.html", RESOLVE_REFUSED, NULL, NULL, NULL },
-		{ "/link-out-dir/", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/link-out.html", RESOLVE_STATIC, "/link-out.html", NULL, NULL },
+		{ "/link-out-dir/secret.html", RESOLVE_STATIC, "/link-out-dir/secret.html", NULL, NULL },
+		{ "/link-out-dir/", RESOLVE_MISSING, NULL, NULL, NULL },
+		{ "/link-out-dir", RESOLVE_SLASH, "http://example.org/link-out-dir/", NULL, NULL },
+		{ "/dangling", RESOLVE_MISSING, NULL, NULL, NULL },
+		{ "/dangling/x.html", RESOLVE_MISSING, NULL, NULL, NULL },
+		{ "/loop", RESOLVE_MISSING, NULL, NULL, NULL },
+		{ "/loop-a/x.html", RESOLVE_MISSING, NULL, NULL, NULL },
+		/* ... but a URL still names nothing the links do not lead to. */
+		{ "/link-out-dir/.git/config", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/link-out-dir/%2Egit/config", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/.hidden-link", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/link-out-dir/%2e%2e/docroot/page.html", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/link-out-dir/..%2Fsecret.html", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/link-out-dir%2Fsecret.html", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/link-out-dir/secret.html%00", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/link-out-dir%5C..%5Csecret.html", RESOLVE_MISSING, NULL, NULL, NULL },
+		{ "/link-out-dir/\\..\\secret.html", RESOLVE_MISSING, NULL, NULL, NULL },
+		/* A link to a script's source is judged by the file it names. */
+		{ "/lib.txt", RESOLVE_SOURCE, "/lib.txt", NULL,
+		  "'lib.txt' would be published as source: add --cgi pl=perl" },
 		/* A script's source is never a static file. */
 		{ "/config.pl", RESOLVE_SOURCE, "/config.pl", NULL,
 		  "'config.pl' would be published as source: add --cgi pl=perl" },
@@ -225,8 +266,12 @@ TEST(docroot_front_controller_table)
 		{ "/hello.cgi/x", RESOLVE_SCRIPT, "/hello.cgi", "/x", NULL },
 		{ "/sub", RESOLVE_SLASH, "http://example.org/sub/", NULL, NULL },
 		{ "/.git/config", RESOLVE_REFUSED, NULL, NULL, NULL },
-		{ "/link-out.html", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/.hidden-link", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/link-out.html", RESOLVE_STATIC, "/link-out.html", NULL, NULL },
 		{ "/config.pl", RESOLVE_SOURCE, "/config.pl", NULL, NULL },
+		/* A dangling link or a loop is no file: the front controller's. */
+		{ "/dangling", RESOLVE_SCRIPT, "/app.php", "", NULL },
+		{ "/loop", RESOLVE_SCRIPT, "/app.php", "", NULL },
 	};
 	struct docroot_fixture f;
 	if (docroot_open(&f, "/app.php"))
@@ -246,9 +291,9 @@ TEST(docroot_refusals_say_why)
 		const char *why;
 	} rows[] = {
 		{ "/link-out.html", RESOLVE_REFUSED,
-		  "'link-out.html' is a symbolic link leaving the document root '%s'" },
+		  "'link-out.html' is a symbolic link leaving the document root; --no-follow-symlinks is set" },
 		{ "/link-out-dir/secret.html", RESOLVE_REFUSED,
-		  "'link-out-dir' is a symbolic link leaving the document root '%s'" },
+		  "'link-out-dir' is a symbolic link leaving the document root; --no-follow-symlinks is set" },
 		{ "/.git/config", RESOLVE_REFUSED, "'.git': a path segment starting with '.' is never served" },
 		{ "/sub/%2e%2e/page.html", RESOLVE_REFUSED,
 		  "'sub/..': a path segment starting with '.' is never served" },
@@ -259,12 +304,12 @@ TEST(docroot_refusals_say_why)
 		{ "/fifo", RESOLVE_REFUSED, "'fifo' is neither a file nor a directory" },
 		/* An index file that links out is missing, with the reason kept. */
 		{ "/linkidx/", RESOLVE_MISSING,
-		  "'linkidx/index.html' is a symbolic link leaving the document root '%s'" },
+		  "'linkidx/index.html' is a symbolic link leaving the document root; --no-follow-symlinks is set" },
 		{ "/nothing", RESOLVE_MISSING, NULL },
 		{ "/page.html", RESOLVE_STATIC, NULL },
 	};
 	struct docroot_fixture f;
-	if (!docroot_open(&f, NULL)) {
+	if (!docroot_open_with(&f, NULL, true)) { /* --no-follow-symlinks */
 		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.err);
 		docroot_close(&f);
 		return;
@@ -313,6 +358,83 @@ TEST(docroot_front_controller_refusal_says_why)
 	free(want);
 	docroot_release(&r);
 	docroot_close(&f);
+}
+
+/* --no-follow-symlinks: links staying inside the root are still their
+ * file; one leaving it is refused, with the reason -v shows. */
+TEST(docroot_no_follow_symlinks_table)
+{
+	static const struct docroot_row rows[] = {
+		{ "/link-in.html", RESOLVE_STATIC, "/link-in.html", NULL, NULL },
+		{ "/readme.txt", RESOLVE_SOURCE, "/readme.txt", NULL, NULL },
+		{ "/link-out.html", RESOLVE_REFUSED, NULL, NULL,
+		  "'link-out.html' is a symbolic link leaving the document root; --no-follow-symlinks is set" },
+		{ "/link-out-dir/secret.html", RESOLVE_REFUSED, NULL, NULL,
+		  "'link-out-dir' is a symbolic link leaving the document root; --no-follow-symlinks is set" },
+		{ "/link-out-dir/", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/link-out-dir", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/lib.txt", RESOLVE_REFUSED, NULL, NULL, NULL },
+		{ "/dangling", RESOLVE_MISSING, NULL, NULL, NULL },
+		{ "/loop", RESOLVE_MISSING, NULL, NULL, NULL },
+		{ "/page.html", RESOLVE_STATIC, "/page.html", NULL, NULL },
+	};
+	struct docroot_fixture f;
+	if (docroot_open_with(&f, NULL, true))
+		check_rows(&f, rows, sizeof rows / sizeof rows[0]);
+	else
+		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.err);
+	docroot_close(&f);
+}
+
+/* A link into the tree (origin_keep_out) is refused, links followed or
+ * not: renders never read cgisnap's own output. */
+TEST(docroot_link_into_the_tree_refused)
+{
+	for (int no_follow = 0; no_follow < 2; no_follow++) {
+		struct docroot_fixture f;
+		char *tree = unit_temp_dir("docroot-tree");
+		if (!docroot_open_with(&f, NULL, no_follow)) {
+			unit_fail(__FILE__, __LINE__, "origin_open: %s", f.err);
+			docroot_close(&f);
+			free(tree);
+			return;
+		}
+		unit_put(tree, "page.html", "<p>published</p>");
+		unit_make_dir(tree, TREE_META_DIR);
+		unit_put(tree, TREE_META_DIR "/manifest", "/\t...");
+		char *manifest = xasprintf("%s/%s/manifest", tree, TREE_META_DIR);
+		link_at(f.root, tree, "out");
+		link_at(f.root, manifest, "manifest.txt");
+		link_at(f.outside, tree, "tree");
+		origin_keep_out(f.o, tree);
+		char *real = realpath(tree, NULL);
+		static const char *targets[] = { "/out/page.html", "/manifest.txt", "/link-out-dir/tree/page.html" };
+		static const char *names[] = { "out", "manifest.txt", "link-out-dir/tree" };
+		for (size_t i = 0; i < 3; i++) {
+			struct resolved r;
+			docroot_resolve(f.o, targets[i], strlen(targets[i]), NULL, &r);
+			CHECK_INT(RESOLVE_REFUSED, r.kind);
+			char *want = no_follow && i != 2
+				     ? xasprintf("'%s' is a symbolic link leaving the document root; "
+						 "--no-follow-symlinks is set", names[i])
+				     : xasprintf("'%s' is a symbolic link into the tree '%s': cgisnap does "
+						 "not read its own output", names[i], real);
+			if (!(no_follow && i == 2))
+				CHECK_STR(want, r.why ? r.why : "(none)");
+			free(want);
+			docroot_release(&r);
+		}
+		/* What the links do not lead into the tree stays. */
+		struct resolved r;
+		docroot_resolve(f.o, "/link-out.html", strlen("/link-out.html"), NULL, &r);
+		CHECK_INT(no_follow ? RESOLVE_REFUSED : RESOLVE_STATIC, r.kind);
+		docroot_release(&r);
+		free(real);
+		free(manifest);
+		docroot_close(&f);
+		unit_remove_tree(tree);
+		free(tree);
+	}
 }
 
 /* A front controller that is no file under the root, or a script's

@@ -416,7 +416,8 @@ TEST(origin_cgi_mounts)
 	fixture_close(&f);
 }
 
-/* A link in a mounted directory may not lead out of it, even into --root. */
+/* A link in a mounted directory is followed, into --root too; with
+ * --no-follow-symlinks it may not lead out of the directory. */
 TEST(origin_cgi_path_alias_links)
 {
 	struct fixture f = { 0 };
@@ -427,17 +428,21 @@ TEST(origin_cgi_path_alias_links)
 	char *inner = xasprintf("%s/in-link.txt", dir);
 	CHECK_INT(0, symlink(target, link));
 	CHECK_INT(0, symlink("in.txt", inner));
-	cgi_config(&f.cfg);
-	strlist_add_owned(&f.cfg.path_aliases, xasprintf("/d=%s", dir));
-	CHECK(fixture_open(&f, NULL));
-	CHECK_INT(0, render(f.o, "/d/out.css", NULL, &rs, f.err));
-	CHECK_INT(404, rs.status);
-	origin_response_release(&rs);
-	CHECK_INT(0, render(f.o, "/d/in-link.txt", NULL, &rs, f.err));
-	CHECK_INT(200, rs.status);
-	CHECK(rs.static_path != NULL);
-	origin_response_release(&rs);
-	fixture_close(&f);
+	for (int no_follow = 0; no_follow < 2; no_follow++) {
+		cgi_config(&f.cfg);
+		strlist_add_owned(&f.cfg.path_aliases, xasprintf("/d=%s", dir));
+		f.cfg.no_follow_symlinks = no_follow;
+		CHECK(fixture_open(&f, NULL));
+		CHECK_INT(0, render(f.o, "/d/out.css", NULL, &rs, f.err));
+		CHECK_INT(no_follow ? 404 : 200, rs.status);
+		CHECK(no_follow ? rs.static_path == NULL : rs.static_path && !strcmp(rs.static_path, link));
+		origin_response_release(&rs);
+		CHECK_INT(0, render(f.o, "/d/in-link.txt", NULL, &rs, f.err));
+		CHECK_INT(200, rs.status);
+		CHECK(rs.static_path != NULL);
+		origin_response_release(&rs);
+		fixture_close(&f);
+	}
 	unit_remove_tree(dir);
 	free(dir);
 	free(target);
@@ -497,7 +502,9 @@ TEST(origin_cgi_front_controller)
 	fixture_close(&f);
 }
 
-TEST(origin_cgi_symlinks_stay_inside_the_root)
+/* Links are followed out of the root (Apache's FollowSymLinks); with
+ * --no-follow-symlinks only those staying inside. */
+TEST(origin_cgi_symlinks)
 {
 	char dir[] = "/tmp/cgisnap-root-XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
@@ -510,28 +517,37 @@ TEST(origin_cgi_symlinks_stay_inside_the_root)
 	CHECK_INT(0, symlink("/etc/passwd", out));
 	CHECK_INT(0, symlink("/etc", outdir));
 
-	struct fixture f = { 0 };
-	struct origin_response rs;
-	f.cfg.root = xstrdup(dir);
-	CHECK(fixture_open(&f, NULL));
-	CHECK_INT(0, render(f.o, "/ok.html", NULL, &rs, f.err));
-	CHECK_INT(200, rs.status);
-	CHECK_INT(10, rs.static_size);
-	origin_response_release(&rs);
-	CHECK_INT(0, render(f.o, "/out.html", NULL, &rs, f.err));
-	CHECK_INT(404, rs.status);
-	/* The answer is a 404; why is said beside it. */
-	CHECK(rs.refused && strstr(rs.refused, "'out.html' is a symbolic link leaving the document root '"));
-	origin_response_release(&rs);
-	CHECK_INT(0, render(f.o, "/outdir/passwd", NULL, &rs, f.err));
-	CHECK_INT(404, rs.status);
-	CHECK(rs.refused && strstr(rs.refused, "'outdir' is a symbolic link leaving the document root '"));
-	origin_response_release(&rs);
-	CHECK_INT(0, render(f.o, "/missing.html", NULL, &rs, f.err));
-	CHECK_INT(404, rs.status);
-	CHECK(rs.refused == NULL);
-	origin_response_release(&rs);
-	fixture_close(&f);
+	for (int no_follow = 0; no_follow < 2; no_follow++) {
+		struct fixture f = { 0 };
+		struct origin_response rs;
+		f.cfg.root = xstrdup(dir);
+		f.cfg.no_follow_symlinks = no_follow;
+		CHECK(fixture_open(&f, NULL));
+		CHECK_INT(0, render(f.o, "/ok.html", NULL, &rs, f.err));
+		CHECK_INT(200, rs.status);
+		CHECK_INT(10, rs.static_size);
+		origin_response_release(&rs);
+		CHECK_INT(0, render(f.o, "/out.html", NULL, &rs, f.err));
+		CHECK_INT(no_follow ? 404 : 200, rs.status);
+		/* The answer is a 404; why is said beside it. */
+		CHECK(!no_follow || (rs.refused && strstr(rs.refused, "'out.html' is a symbolic link leaving "
+									  "the document root")));
+		origin_response_release(&rs);
+		CHECK_INT(0, render(f.o, "/outdir/passwd", NULL, &rs, f.err));
+		CHECK_INT(no_follow ? 404 : 200, rs.status);
+		CHECK(!no_follow || (rs.refused && strstr(rs.refused, "'outdir' is a symbolic link leaving "
+									  "the document root")));
+		/* The file keeps the path it was found at, under the root. */
+		char *want = xasprintf("%s/outdir/passwd", dir);
+		CHECK(no_follow || (rs.static_path && !strcmp(rs.static_path, want)));
+		free(want);
+		origin_response_release(&rs);
+		CHECK_INT(0, render(f.o, "/missing.html", NULL, &rs, f.err));
+		CHECK_INT(404, rs.status);
+		CHECK(rs.refused == NULL);
+		origin_response_release(&rs);
+		fixture_close(&f);
+	}
 
 	unlink(ok);
 	unlink(out);
