@@ -13,6 +13,7 @@
 
 #include "fswatch.h"
 #include "log.h"
+#include "tree.h"
 #include "xalloc.h"
 
 /* ---- the changes of a batch ---- */
@@ -360,20 +361,35 @@ static int cmp_strp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Keep only the traced paths under the roots. */
+/* Whether path is one of the roots or under one. */
+static bool under_roots(const struct strlist *roots, const char *path)
+{
+	for (size_t r = 0; r < roots->n; r++) {
+		const char *root = roots->items[r];
+		size_t n = strlen(root);
+		if (!strncmp(path, root, n) && (path[n] == '/' || path[n] == '\0' || root[n - 1] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* Keep only the traced paths under the roots, each by its real path when
+ * that is under a root too: the tracer reports the path the program
+ * opened (--root/lib/tpl/x through the link lib/tpl), inotify the real
+ * one (/var/lib/.../tpl/x, under a --source). out ends sorted. */
 static void filter_deps(const struct strlist *roots, const struct strlist *in, struct strlist *out)
 {
 	for (size_t i = 0; i < in->n; i++) {
 		const char *p = in->items[i];
-		for (size_t r = 0; r < roots->n; r++) {
-			const char *root = roots->items[r];
-			size_t n = strlen(root);
-			if (!strncmp(p, root, n) && (p[n] == '/' || p[n] == '\0' || root[n - 1] == '/')) {
-				strlist_add(out, p);
-				break;
-			}
-		}
+		char *real = tree_real_path(p);
+		if (real && under_roots(roots, real))
+			strlist_add(out, real);
+		else if (under_roots(roots, p))
+			strlist_add(out, p);
+		free(real);
 	}
+	strlist_sort(out);
+	strlist_uniq(out);
 }
 
 /* A page that read this many files of one directory read it wholesale. */
@@ -442,10 +458,20 @@ static void record_render(void *arg, struct manifest_entry *e, const struct orig
 	/* Files a render wrote (caches, indexes) are the site's own state:
 	 * watch ignores their events. Every render counts, whatever it
 	 * answered or whether it failed. */
+	struct strlist real = STRLIST_INIT; /* written through a link: the event comes there */
+	for (size_t i = 0; i < rs->deps_written.n; i++) {
+		char *p = tree_real_path(rs->deps_written.items[i]);
+		if (p && strcmp(p, rs->deps_written.items[i]))
+			strlist_add(&real, p);
+		free(p);
+	}
 	pthread_mutex_lock(&r->lock);
 	for (size_t i = 0; i < rs->deps_written.n; i++)
 		hashmap_put(&r->written, rs->deps_written.items[i], (void *)1);
+	for (size_t i = 0; i < real.n; i++)
+		hashmap_put(&r->written, real.items[i], (void *)1);
 	pthread_mutex_unlock(&r->lock);
+	strlist_clear(&real);
 }
 
 /* Renders write temporary files and rename them away (the wiki's cache):

@@ -112,11 +112,15 @@ void deps_targets(const struct dep_index *ix, const struct watch_rules *r, const
 
 /* The dependency policy of the crawl's hooks (crawl.h): each page keeps
  * the traced paths it read, checked or listed under the roots (the
- * sources and the document root), compacted (an existence check of a
+ * sources and the document root), by its real path when that is under
+ * a root too (a page reading through a link under --root depends on the
+ * --source the link leads to, where inotify reports), compacted (an
+ * existence check of a
  * file also read is dropped; CONTENTS_MIN reads in one directory become
  * one C line for it); paths any render wrote (a cache, an index) are the
  * site's own state: never a page's R or E dependency, and their events
- * start nothing (dep_recorder_written). A written path gone at the end
+ * start nothing (dep_recorder_written, at their real path too). A
+ * written path gone at the end
  * of two runs in a row is forgotten.
  *
  *     struct dep_recorder r;

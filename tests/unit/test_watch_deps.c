@@ -9,6 +9,7 @@
 #include "origin.h"
 #include "../../watch/deps.h"
 #include "fswatch.h"
+#include "helpers.h"
 #include "unit.h"
 #include "xalloc.h"
 
@@ -322,4 +323,67 @@ TEST(watch_dep_recorder_hooks)
 	free(cache);
 	free(tmp);
 	free(page_txt);
+}
+
+/* A page reading through a link under the document root depends on the
+ * real path, where inotify reports the change, when a root (a --source)
+ * holds it; writes through the link are known at the real path too. */
+TEST(watch_dep_recorder_resolves_links)
+{
+	char *root = unit_temp_dir("rec-root"), *data = unit_temp_dir("rec-data");
+	unit_put(data, "page.txt", "text");
+	char *link = xasprintf("%s/data", root);
+	CHECK_INT(0, symlink(data, link));
+	char *real_data = realpath(data, NULL);
+	char *via_link = xasprintf("%s/page.txt", link), *missing = xasprintf("%s/new.txt", link);
+	char *cache = xasprintf("%s/cache.tmp", link);
+	char *want_page = xasprintf("%s/page.txt", real_data), *want_new = xasprintf("%s/new.txt", real_data);
+	char *want_cache = xasprintf("%s/cache.tmp", real_data), *script = xasprintf("%s/index.php", root);
+
+	for (int data_is_root = 0; data_is_root < 2; data_is_root++) {
+		struct dep_recorder r;
+		dep_recorder_init(&r);
+		strlist_add(&r.roots, root);
+		if (data_is_root)
+			strlist_add(&r.roots, real_data);
+		struct crawl_hooks h = dep_recorder_hooks(&r);
+		struct origin_response rs;
+		origin_response_init(&rs);
+		strlist_add(&rs.deps_read, via_link);
+		strlist_add(&rs.deps_read, script);
+		strlist_add(&rs.deps_exist, missing); /* not there: its directory resolves */
+		strlist_add(&rs.deps_written, cache);
+		struct manifest_entry *e = manifest_entry_new("/page");
+		h.on_render(h.arg, e, &rs);
+		CHECK_INT(2, e->deps_read.n);
+		CHECK_INT(1, e->deps_exist.n);
+		if (data_is_root) {
+			CHECK(strlist_contains(&e->deps_read, want_page));
+			CHECK(strlist_contains(&e->deps_read, script));
+			CHECK_STR(want_new, e->deps_exist.n ? e->deps_exist.items[0] : NULL);
+		} else {
+			/* No root holds the real path: kept as traced. */
+			CHECK(strlist_contains(&e->deps_read, via_link));
+			CHECK_STR(missing, e->deps_exist.n ? e->deps_exist.items[0] : NULL);
+		}
+		CHECK(dep_recorder_written(&r, cache));
+		CHECK(dep_recorder_written(&r, want_cache));
+		manifest_entry_free(e);
+		origin_response_release(&rs);
+		dep_recorder_release(&r);
+	}
+	unlink(link);
+	unit_remove_tree(root);
+	unit_remove_tree(data);
+	free(root);
+	free(data);
+	free(link);
+	free(real_data);
+	free(via_link);
+	free(missing);
+	free(cache);
+	free(want_page);
+	free(want_new);
+	free(want_cache);
+	free(script);
 }
