@@ -176,10 +176,12 @@ long origin_max_output_mb(const struct origin *o);
  * $TMPDIR. Call before the first render. */
 void origin_spill_in(struct origin *o, int dirfd);
 
-/* Refuse, as a 404, any file or directory whose real path lies in dir
- * (the tree; it must exist): links under --root are followed, and one
- * into the tree would have renders read cgisnap's own output, .cgisnap/
- * and all. CGI and FastCGI; call before the first render. */
+/* Refuse, as a 404, a symbolic link under --root or a mount whose real
+ * path lies in dir (the tree; it must exist): links are followed, and
+ * one into the tree would have renders read cgisnap's own output,
+ * .cgisnap/ and all, and publish it again under the link's URL. Nothing
+ * else can lead there: the tree is apart from --root and the mounts
+ * (tree_check_apart). CGI and FastCGI; call before the first render. */
 void origin_keep_out(struct origin *o, const char *dir);
 
 /* Render one request. 0: rs holds the response, whatever its status
