@@ -169,13 +169,19 @@ TEST(watch_tracer_reports_reads_lists_and_writes)
 	CHECK(has_line(&t, 'W', d, "redirected"));   /* the shell's own open for writing */
 	CHECK(has_line(&t, 'R', d, "nothere"));      /* and errno intact: cat said why */
 	CHECK(!has_line(&t, 'W', d, "nothere"));     /* a failed read is no write */
-	/* every line is whole: "K /path" */
+	/* every line is whole: "K /path", or a process's hello "H PID" */
 	struct strlist lines = STRLIST_INIT;
 	strlist_split(&lines, buf_str(&t), '\n');
-	size_t bad = 0;
-	for (size_t i = 0; i < lines.n; i++)
-		bad += !(strchr("RELW", lines.items[i][0]) && lines.items[i][1] == ' ' && lines.items[i][2] == '/');
+	size_t bad = 0, hello = 0;
+	for (size_t i = 0; i < lines.n; i++) {
+		const char *l = lines.items[i];
+		if (l[0] == 'H' && l[1] == ' ' && l[2] && strspn(l + 2, "0123456789") == strlen(l + 2))
+			hello++;
+		else
+			bad += !(strchr("RELW", l[0]) && l[1] == ' ' && l[2] == '/');
+	}
 	CHECK_INT(0, bad);
+	CHECK(hello >= 2); /* the shell and the programs it started */
 	CHECK(lines.n > 10);
 	strlist_clear(&lines);
 

@@ -3,9 +3,14 @@
  * program opens, stats, lists or changes, so that watch knows which pages
  * to re-render when a file changes.
  *
- * Protocol: CGISNAP_TRACE_FD names a pipe (fd 3, set up by lib/cgi.c); for
- * each call the library writes one line with one write(2):
+ * Protocol: CGISNAP_TRACE_FD names a pipe, "3:INODE" (fd 3, set up by
+ * lib/cgi.c; INODE the pipe's, so that a descriptor 3 the program put
+ * there itself is never written to; a bare "3" checks only that it is a
+ * pipe); for each call the library writes one line with one write(2):
  *
+ *   H pid          the tracer runs in this process (sent at start: a
+ *                  render without any H line was not traced at all, as a
+ *                  statically linked program is not)
  *   R /abs/path    opened for reading or stat'ed (also when the path does
  *                  not exist: a page that looked for it depends on that)
  *   E /abs/path    access'ed: only whether it exists (PHP's file_exists()
@@ -13,15 +18,36 @@
  *                  matters, not a change of its content
  *   L /abs/dir     directory listed (opendir, scandir, glob)
  *   W /abs/path    opened for writing, created, renamed, removed
+ *   X reason       the trace is incomplete from here on: the program
+ *                  closed or replaced the trace descriptor, or used a
+ *                  path no line can carry ("closed or replaced the trace
+ *                  descriptor"); watch then treats the page as untraced
  *
  * Lines stay below PIPE_BUF, so lines of several threads or processes
  * never mix. Relative paths are made absolute against the working
  * directory, or against a directory descriptor through /proc/self/fd.
  *
- * The library must never disturb the program it lives in: no memory
- * allocation, errno kept as the real call left it, no recursion into its
- * own hooks (a thread-local guard: dlsym and getcwd may call hooked
- * functions), and silence when the descriptor is missing or not a pipe.
+ * The library must never disturb the program it lives in, nor crash it,
+ * whatever state the process is in when a hook runs (a constructor of the
+ * program or of another library may run before this library's own):
+ *   - every real function is looked up lazily, on its hook's first call,
+ *     and kept in an atomic pointer; a hook never calls through a pointer
+ *     it has not checked: without one (dlsym is still running, or found
+ *     nothing) it makes the system call itself, or fails with ENOSYS
+ *     where libc alone implements the call (fopen, opendir, glob);
+ *   - the library's own work (the working directory, /proc links, the
+ *     write, the signal mask) goes straight to the kernel through
+ *     syscall(2), never through functions that may be hooked or not
+ *     ready; the trace descriptor is found on first use, not only by the
+ *     constructor;
+ *   - no memory allocation (lines are built on the stack), errno kept as
+ *     the real call left it, no recursion into its own hooks (a
+ *     thread-local initial-exec guard: dlsym may call hooked functions);
+ *   - silence when the descriptor is missing, not a pipe, not the pipe it
+ *     was (checked before every write), or closed: close, dup2, dup3,
+ *     close_range and closefrom are hooked so that the program taking the
+ *     descriptor away first sends an X line, and nothing is ever written
+ *     into a file of the program's own.
  * It is built without sanitizers (their runtime must come first in a
  * process) as build/cgisnap-trace.so.
  */
@@ -32,6 +58,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,6 +66,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Old glibc entry points of the stat family, no longer declared by the
@@ -55,35 +83,106 @@ int __open64_2(const char *path, int flags);
 int __openat_2(int dirfd, const char *path, int flags);
 int __openat64_2(int dirfd, const char *path, int flags);
 
+extern char **environ;
+
 #define EXPORT __attribute__((visibility("default")))
 
-/* Where lines go; -1: stay silent. */
+/* The raw system call, for the library's own work and for hooks whose
+ * real function is not at hand. */
+#define RAW(...) syscall(__VA_ARGS__)
+
+/* The kernel's signal set (what rt_sigprocmask takes): one bit per
+ * signal. */
+typedef unsigned long ksigset;
+#define KSIGBIT(sig) (1UL << ((sig)-1))
+
+/* Where the trace stands: not looked at yet, being looked at (by another
+ * thread), writing to trace_fd, or silent for good. */
+enum { TRACE_UNKNOWN, TRACE_BUSY, TRACE_ON, TRACE_OFF };
+static int trace_state = TRACE_UNKNOWN;
 static int trace_fd = -1;
+/* The pipe trace_fd must still be, checked before every write. */
+static dev_t trace_dev;
+static ino_t trace_ino;
+/* The descriptor CGISNAP_TRACE_FD named (3), and whether it still is the
+ * pipe as far as the hooks saw: programs this one starts trace through
+ * it. */
+static int named_fd = -1;
+static int named_live;
 
 /* Set while the library works, so that calls made by the library itself
  * (or by dlsym) pass straight through. initial-exec: reading it must not
  * allocate, which the general TLS model may do. */
 static __thread int in_tracer __attribute__((tls_model("initial-exec")));
 
-/* The real function behind a hook, looked up once. While the lookup
- * itself runs (in_tracer set) a nested call finds NULL and takes the
- * fallback the hook provides. */
-#define REAL(name)                                                        \
-	static __typeof__(name) *real_##name;                             \
-	if (!real_##name && !in_tracer) {                                 \
-		in_tracer = 1;                                            \
-		real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name); \
-		in_tracer = 0;                                            \
-	}
+/* The real function behind a hook: looked up on first use, under the
+ * guard; NULL while the lookup itself runs (a nested call from dlsym) or
+ * when there is none. The pointer is published atomically: threads
+ * racing here all find the same one. */
+static void *resolve(void **slot, const char *name)
+{
+	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	if (p || in_tracer)
+		return p;
+	in_tracer = 1;
+	int saved = errno;
+	p = dlsym(RTLD_NEXT, name);
+	errno = saved;
+	in_tracer = 0;
+	if (p)
+		__atomic_store_n(slot, p, __ATOMIC_RELEASE);
+	return p;
+}
+
+#define REAL(name)                    \
+	static void *slot_##name;     \
+	__typeof__(name) *real_##name = (__typeof__(name) *)resolve(&slot_##name, #name)
+
+/* Small loops for what the library needs of string.h: nothing of the
+ * program's may stand in for them (the compiler may still emit memcpy or
+ * strlen, plain functions bound when the library is loaded). */
+static size_t t_strlen(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
+static int t_has(const char *s, size_t n, char c)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == c)
+			return 1;
+	return 0;
+}
 
 /* Append s to line[*n..cap); 0, or -1 when it does not fit. */
 static int add(char *line, size_t *n, size_t cap, const char *s, size_t len)
 {
 	if (*n + len >= cap)
 		return -1;
-	memcpy(line + *n, s, len);
+	for (size_t i = 0; i < len; i++)
+		line[*n + i] = s[i];
 	*n += len;
 	return 0;
+}
+
+/* Append the decimal digits of v. */
+static int add_num(char *line, size_t *n, size_t cap, unsigned long v)
+{
+	char digits[24];
+	size_t nd = 0;
+	do {
+		digits[nd++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < nd / 2; i++) {
+		char c = digits[i];
+		digits[i] = digits[nd - 1 - i];
+		digits[nd - 1 - i] = c;
+	}
+	return add(line, n, cap, digits, nd);
 }
 
 /* The directory a relative path starts from, into dir (size cap): the
@@ -91,87 +190,225 @@ static int add(char *line, size_t *n, size_t cap, const char *s, size_t len)
 static ssize_t base_dir(int dirfd, char *dir, size_t cap)
 {
 	if (dirfd == AT_FDCWD) {
-		if (!getcwd(dir, cap))
+		/* The kernel's getcwd returns the length with its NUL, and
+		 * "(unreachable)..." for a directory outside the root. */
+		long r = RAW(SYS_getcwd, dir, cap);
+		if (r <= 1 || dir[0] != '/')
 			return -1;
-		return (ssize_t)strlen(dir);
+		return (ssize_t)t_strlen(dir);
 	}
-	char link[32] = "/proc/self/fd/";
-	size_t n = strlen(link);
-	char digits[12];
-	size_t nd = 0;
-	unsigned v = (unsigned)dirfd;
 	if (dirfd < 0)
 		return -1;
-	do {
-		digits[nd++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (nd)
-		link[n++] = digits[--nd];
+	char link[40];
+	size_t n = 0;
+	if (add(link, &n, sizeof link, "/proc/self/fd/", 14) < 0 ||
+	    add_num(link, &n, sizeof link, (unsigned long)dirfd) < 0)
+		return -1;
 	link[n] = '\0';
-	ssize_t r = readlink(link, dir, cap - 1);
+	long r = RAW(SYS_readlinkat, AT_FDCWD, link, dir, cap - 1);
 	if (r <= 0 || dir[0] != '/')
 		return -1;
 	dir[r] = '\0';
-	return r;
+	return (ssize_t)r;
 }
 
-/* Write one line to the pipe. A full pipe waits for cgisnap, which always
+static void trace_off(void)
+{
+	__atomic_store_n(&trace_fd, -1, __ATOMIC_RELEASE);
+	__atomic_store_n(&trace_state, TRACE_OFF, __ATOMIC_RELEASE);
+}
+
+/* Whether fd is the pipe the trace was opened on. */
+static int is_trace_pipe(int fd)
+{
+	struct stat st;
+	return RAW(SYS_fstat, fd, &st) == 0 && S_ISFIFO(st.st_mode) && st.st_dev == trace_dev &&
+	       st.st_ino == trace_ino;
+}
+
+/* Write one line to the pipe, when the trace descriptor is still the
+ * pipe it was (a program that closed it, unseen by the hooks, may have a
+ * file of its own there now). A full pipe waits for cgisnap, which always
  * reads; a short write cannot happen below PIPE_BUF. A pipe nobody reads
  * any more must not kill the program with SIGPIPE: the signal is blocked
  * around the write, taken back if the write raised it, and the tracer
  * falls silent. */
-static void send_line(const char *line, size_t n)
+static void send_to(int fd, const char *line, size_t n)
 {
-	sigset_t pipe_only, old;
-	sigemptyset(&pipe_only);
-	sigaddset(&pipe_only, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
-	ssize_t r;
-	while ((r = write(trace_fd, line, n)) < 0 && errno == EINTR)
+	if (!is_trace_pipe(fd)) {
+		trace_off();
+		return;
+	}
+	ksigset pipe_only = KSIGBIT(SIGPIPE), old = 0;
+	RAW(SYS_rt_sigprocmask, SIG_BLOCK, &pipe_only, &old, sizeof(ksigset));
+	long r;
+	while ((r = RAW(SYS_write, fd, line, n)) < 0 && errno == EINTR)
 		;
 	if (r < 0 && errno == EPIPE) {
-		trace_fd = -1;
-		if (!sigismember(&old, SIGPIPE)) {
+		trace_off();
+		if (!(old & pipe_only)) {
 			struct timespec now = { 0, 0 };
-			sigtimedwait(&pipe_only, NULL, &now);
+			RAW(SYS_rt_sigtimedwait, &pipe_only, NULL, &now, sizeof(ksigset));
 		}
-	} else if (r < 0 && errno == EBADF) {
-		trace_fd = -1;
+	} else if (r < 0) {
+		trace_off();
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	RAW(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(ksigset));
 }
 
-/* Write "KIND PATH\n" for path (relative to dirfd) as one line. Paths too
- * long for one atomic line, or holding a newline, are left out. Keeps
- * errno. */
+/* The value of CGISNAP_TRACE_FD, read from environ without getenv. */
+static const char *trace_env(void)
+{
+	static const char name[] = "CGISNAP_TRACE_FD=";
+	char **env = environ;
+	for (size_t i = 0; env && env[i]; i++) {
+		size_t k = 0;
+		while (name[k] && env[i][k] == name[k])
+			k++;
+		if (!name[k])
+			return env[i] + k;
+	}
+	return NULL;
+}
+
+/* Parse "FD" or "FD:INODE"; 0, or -1 when malformed. */
+static int parse_env(const char *s, int *fd, unsigned long *ino, int *has_ino)
+{
+	unsigned long v = 0;
+	*has_ino = 0;
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++)
+		if ((v = v * 10 + (unsigned long)(*s - '0')) > 100000)
+			return -1;
+	*fd = (int)v;
+	if (!*s)
+		return 0;
+	if (*s++ != ':' || *s < '0' || *s > '9')
+		return -1;
+	for (v = 0; *s >= '0' && *s <= '9'; s++)
+		v = v * 10 + (unsigned long)(*s - '0');
+	*ino = v;
+	*has_ino = 1;
+	return *s ? -1 : 0;
+}
+
+/* Find the trace: take the descriptor when it is the pipe, keep a copy
+ * above the usual range (the program may close fd 3, or reuse the
+ * number: the copy is close-on-exec, a program started by this one traces
+ * through the fd 3 it inherits), and say hello. The new state; UNKNOWN
+ * when it is too early to tell (no environment yet). */
+static int trace_open(void)
+{
+	if (!environ)
+		return TRACE_UNKNOWN;
+	const char *s = trace_env();
+	int fd;
+	unsigned long ino = 0;
+	int has_ino;
+	struct stat st;
+	if (!s || parse_env(s, &fd, &ino, &has_ino) < 0)
+		return TRACE_OFF;
+	if (RAW(SYS_fstat, fd, &st) < 0 || !S_ISFIFO(st.st_mode) || (has_ino && st.st_ino != ino))
+		return TRACE_OFF;
+	trace_dev = st.st_dev;
+	trace_ino = st.st_ino;
+	long copy = RAW(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 512);
+	if (copy < 0)
+		copy = RAW(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 10);
+	named_fd = fd;
+	named_live = copy >= 0;
+	int use = copy >= 0 ? (int)copy : fd;
+	char line[40];
+	size_t n = 0;
+	add(line, &n, sizeof line, "H ", 2);
+	add_num(line, &n, sizeof line, (unsigned long)RAW(SYS_getpid));
+	add(line, &n, sizeof line, "\n", 1);
+	__atomic_store_n(&trace_fd, use, __ATOMIC_RELEASE);
+	send_to(use, line, n);
+	return __atomic_load_n(&trace_state, __ATOMIC_ACQUIRE) == TRACE_OFF ? TRACE_OFF : TRACE_ON;
+}
+
+/* The trace descriptor, found on first use (from whichever hook or
+ * constructor comes first), or -1: silent. Call with in_tracer set. */
+static int trace_get(void)
+{
+	for (;;) {
+		int s = __atomic_load_n(&trace_state, __ATOMIC_ACQUIRE);
+		if (s == TRACE_ON)
+			return __atomic_load_n(&trace_fd, __ATOMIC_ACQUIRE);
+		if (s == TRACE_OFF)
+			return -1;
+		if (s == TRACE_BUSY) {
+			/* another thread is opening it: a few system calls */
+			RAW(SYS_sched_yield);
+			continue;
+		}
+		int expect = TRACE_UNKNOWN;
+		if (!__atomic_compare_exchange_n(&trace_state, &expect, TRACE_BUSY, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			continue;
+		int now = trace_open();
+		if (__atomic_load_n(&trace_state, __ATOMIC_ACQUIRE) == TRACE_BUSY)
+			__atomic_store_n(&trace_state, now, __ATOMIC_RELEASE);
+		if (now == TRACE_UNKNOWN)
+			return -1;
+	}
+}
+
+/* Send the line "X reason": the trace misses something from here on. */
+static void send_lost(int fd, const char *reason)
+{
+	char line[128];
+	size_t n = 0;
+	if (add(line, &n, sizeof line, "X ", 2) < 0 || add(line, &n, sizeof line, reason, t_strlen(reason)) < 0 ||
+	    add(line, &n, sizeof line, "\n", 1) < 0)
+		return;
+	send_to(fd, line, n);
+}
+
+/* Write "KIND PATH\n" for path (relative to dirfd) as one line. A path
+ * that cannot be made absolute, is too long for one atomic line or holds
+ * a newline is not left out silently: an X line says the trace is
+ * incomplete. Keeps errno. */
 static void report(char kind, int dirfd, const char *path)
 {
 	/* The hooked functions' parameters are declared nonnull, and GCC
 	 * would drop a NULL check on them after inlining; a program passing
 	 * NULL gets EFAULT from the kernel and must not crash here. */
 	__asm__("" : "+r"(path));
-	if (trace_fd < 0 || !path || !*path || in_tracer)
+	if (!path || !*path || in_tracer)
 		return;
 	int saved = errno;
 	in_tracer = 1;
+	int fd = trace_get();
+	if (fd < 0)
+		goto out;
 	char line[PIPE_BUF];
 	size_t n = 0;
 	line[n++] = kind;
 	line[n++] = ' ';
 	if (path[0] != '/') {
 		ssize_t len = base_dir(dirfd, line + n, sizeof line - n);
-		if (len < 0)
+		if (len < 0) {
+			send_lost(fd, "used a relative path that could not be resolved");
 			goto out;
+		}
 		n += (size_t)len;
 		if (add(line, &n, sizeof line, "/", 1) < 0)
-			goto out;
+			goto too_long;
 	}
-	size_t plen = strlen(path);
-	if (memchr(path, '\n', plen) || add(line, &n, sizeof line, path, plen) < 0 ||
-	    add(line, &n, sizeof line, "\n", 1) < 0)
+	size_t plen = t_strlen(path);
+	if (t_has(path, plen, '\n')) {
+		send_lost(fd, "used a path holding a newline");
 		goto out;
-	send_line(line, n);
+	}
+	if (add(line, &n, sizeof line, path, plen) < 0 || add(line, &n, sizeof line, "\n", 1) < 0)
+		goto too_long;
+	send_to(fd, line, n);
+	goto out;
+too_long:
+	send_lost(fd, "used a path too long to trace");
 out:
 	in_tracer = 0;
 	errno = saved;
@@ -180,7 +417,7 @@ out:
 /* The same for a directory descriptor (fdopendir): its path from /proc. */
 static void report_fd(char kind, int fd)
 {
-	if (trace_fd < 0 || in_tracer || fd < 0)
+	if (in_tracer || fd < 0)
 		return;
 	int saved = errno;
 	char dir[PIPE_BUF - 8];
@@ -190,6 +427,50 @@ static void report_fd(char kind, int fd)
 	if (len > 0)
 		report(kind, AT_FDCWD, dir);
 	errno = saved;
+}
+
+/* The program is about to close descriptor fd, or put another file
+ * there (mark_only: only make it close-on-exec). Before the trace's own
+ * copy goes, an X line tells cgisnap, and the tracer falls silent; the
+ * descriptor 3 the programs this one starts would trace through going
+ * away is told the same way, once. Looking the trace up first matters: a
+ * constructor closing fd 3 before this library's ran leaves the copy. */
+static void losing(int fd, int mark_only)
+{
+	if (in_tracer || fd < 0)
+		return;
+	int saved = errno;
+	in_tracer = 1;
+	int t = trace_get();
+	if (t < 0)
+		goto out;
+	if (fd == t && !mark_only) {
+		send_lost(t, "closed or replaced the trace descriptor");
+		trace_off();
+	} else if (fd == named_fd && __atomic_exchange_n(&named_live, 0, __ATOMIC_ACQ_REL)) {
+		send_lost(t, "closed or replaced the trace descriptor");
+	}
+out:
+	in_tracer = 0;
+	errno = saved;
+}
+
+/* The same for every descriptor from first to last. */
+static void losing_range(unsigned first, unsigned last, int mark_only)
+{
+	if (in_tracer)
+		return;
+	int saved = errno;
+	in_tracer = 1;
+	int t = trace_get();
+	in_tracer = 0;
+	errno = saved;
+	if (t < 0)
+		return;
+	if (named_fd >= 0 && (unsigned)named_fd >= first && (unsigned)named_fd <= last)
+		losing(named_fd, mark_only);
+	if ((unsigned)t >= first && (unsigned)t <= last)
+		losing(t, mark_only);
 }
 
 /* What an open with these flags means for the program's output. */
@@ -209,7 +490,10 @@ static char fopen_kind(const char *mode)
 {
 	if (!mode)
 		return 'R';
-	return strpbrk(mode, "wa+") ? 'W' : 'R';
+	for (; *mode; mode++)
+		if (*mode == 'w' || *mode == 'a' || *mode == '+')
+			return 'W';
+	return 'R';
 }
 
 /* Whether open's third argument is there to read. */
@@ -222,28 +506,13 @@ static int needs_mode(int flags)
 	return (flags & O_CREAT) != 0;
 }
 
-/* The library's own start: take the descriptor when it is a pipe. A copy
- * above the usual range keeps the trace going if the program closes
- * fd 3 and reuses the number (it is close-on-exec: a program started by
- * the CGI program traces itself through the fd 3 it inherits). */
+/* The library's own start: find the trace now, so that the hello line
+ * comes even from a program that opens nothing. The hooks do the same
+ * when they run first. */
 __attribute__((constructor)) static void trace_init(void)
 {
-	const char *s = getenv("CGISNAP_TRACE_FD");
-	int fd = 0;
-	struct stat st;
-
-	if (!s || !*s)
-		return;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || fd > 100000)
-			return;
-		fd = fd * 10 + (*s - '0');
-	}
 	in_tracer = 1;
-	if (syscall(SYS_fstat, fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
-		int copy = fcntl(fd, F_DUPFD_CLOEXEC, 512);
-		trace_fd = copy >= 0 ? copy : fd;
-	}
+	trace_get();
 	in_tracer = 0;
 }
 
@@ -368,8 +637,9 @@ EXPORT int creat64(const char *path, mode_t mode)
 	return fd;
 }
 
-/* A hook whose real function could not be found fails like a missing
- * system call rather than crashing the program. */
+/* A hook whose real function could not be found, and that libc alone
+ * implements, fails like a missing system call rather than crashing the
+ * program. */
 #define MISSING(rv) (errno = ENOSYS, (rv))
 
 EXPORT FILE *fopen(const char *path, const char *mode)
@@ -406,6 +676,30 @@ EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 
 /* ---- stat and access ---- */
 
+/* stat through the kernel. Only where the kernel's struct stat is the C
+ * library's (64-bit Linux); elsewhere ENOSYS. */
+static int raw_stat(int dirfd, const char *path, void *st, int flags)
+{
+#if defined(SYS_newfstatat) && __SIZEOF_LONG__ == 8
+	return (int)RAW(SYS_newfstatat, dirfd, path, st, flags);
+#else
+	(void)dirfd, (void)path, (void)st, (void)flags;
+	return MISSING(-1);
+#endif
+}
+
+/* access through the kernel: faccessat takes no flags, faccessat2 does. */
+static int raw_access(int dirfd, const char *path, int mode, int flags)
+{
+	if (!flags)
+		return (int)RAW(SYS_faccessat, dirfd, path, mode);
+#ifdef SYS_faccessat2
+	return (int)RAW(SYS_faccessat2, dirfd, path, mode, flags);
+#else
+	return MISSING(-1);
+#endif
+}
+
 /* fstatat(fd, "", AT_EMPTY_PATH) is an fstat: report() skips the empty
  * path, so there is nothing to tell apart here. */
 #define STAT_AT(dirfd, path, flags) ((void)(flags), report('R', dirfd, path))
@@ -413,7 +707,7 @@ EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 EXPORT int stat(const char *path, struct stat *st)
 {
 	REAL(stat);
-	int rc = real_stat ? real_stat(path, st) : MISSING(-1);
+	int rc = real_stat ? real_stat(path, st) : raw_stat(AT_FDCWD, path, st, 0);
 	report('R', AT_FDCWD, path);
 	return rc;
 }
@@ -421,7 +715,7 @@ EXPORT int stat(const char *path, struct stat *st)
 EXPORT int stat64(const char *path, struct stat64 *st)
 {
 	REAL(stat64);
-	int rc = real_stat64 ? real_stat64(path, st) : MISSING(-1);
+	int rc = real_stat64 ? real_stat64(path, st) : raw_stat(AT_FDCWD, path, st, 0);
 	report('R', AT_FDCWD, path);
 	return rc;
 }
@@ -429,7 +723,7 @@ EXPORT int stat64(const char *path, struct stat64 *st)
 EXPORT int lstat(const char *path, struct stat *st)
 {
 	REAL(lstat);
-	int rc = real_lstat ? real_lstat(path, st) : MISSING(-1);
+	int rc = real_lstat ? real_lstat(path, st) : raw_stat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
 	report('R', AT_FDCWD, path);
 	return rc;
 }
@@ -437,7 +731,7 @@ EXPORT int lstat(const char *path, struct stat *st)
 EXPORT int lstat64(const char *path, struct stat64 *st)
 {
 	REAL(lstat64);
-	int rc = real_lstat64 ? real_lstat64(path, st) : MISSING(-1);
+	int rc = real_lstat64 ? real_lstat64(path, st) : raw_stat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
 	report('R', AT_FDCWD, path);
 	return rc;
 }
@@ -445,7 +739,7 @@ EXPORT int lstat64(const char *path, struct stat64 *st)
 EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
 	REAL(fstatat);
-	int rc = real_fstatat ? real_fstatat(dirfd, path, st, flags) : MISSING(-1);
+	int rc = real_fstatat ? real_fstatat(dirfd, path, st, flags) : raw_stat(dirfd, path, st, flags);
 	STAT_AT(dirfd, path, flags);
 	return rc;
 }
@@ -453,7 +747,7 @@ EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 {
 	REAL(fstatat64);
-	int rc = real_fstatat64 ? real_fstatat64(dirfd, path, st, flags) : MISSING(-1);
+	int rc = real_fstatat64 ? real_fstatat64(dirfd, path, st, flags) : raw_stat(dirfd, path, st, flags);
 	STAT_AT(dirfd, path, flags);
 	return rc;
 }
@@ -461,7 +755,8 @@ EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *st)
 {
 	REAL(statx);
-	int rc = real_statx ? real_statx(dirfd, path, flags, mask, st) : MISSING(-1);
+	int rc = real_statx ? real_statx(dirfd, path, flags, mask, st)
+			 : (int)RAW(SYS_statx, dirfd, path, flags, mask, st);
 	STAT_AT(dirfd, path, flags);
 	return rc;
 }
@@ -469,7 +764,7 @@ EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct s
 EXPORT int __xstat(int ver, const char *path, struct stat *st)
 {
 	REAL(__xstat);
-	int rc = real___xstat ? real___xstat(ver, path, st) : MISSING(-1);
+	int rc = real___xstat ? real___xstat(ver, path, st) : raw_stat(AT_FDCWD, path, st, 0);
 	report('R', AT_FDCWD, path);
 	return rc;
 }
@@ -477,7 +772,7 @@ EXPORT int __xstat(int ver, const char *path, struct stat *st)
 EXPORT int __xstat64(int ver, const char *path, struct stat64 *st)
 {
 	REAL(__xstat64);
-	int rc = real___xstat64 ? real___xstat64(ver, path, st) : MISSING(-1);
+	int rc = real___xstat64 ? real___xstat64(ver, path, st) : raw_stat(AT_FDCWD, path, st, 0);
 	report('R', AT_FDCWD, path);
 	return rc;
 }
@@ -485,7 +780,7 @@ EXPORT int __xstat64(int ver, const char *path, struct stat64 *st)
 EXPORT int __lxstat(int ver, const char *path, struct stat *st)
 {
 	REAL(__lxstat);
-	int rc = real___lxstat ? real___lxstat(ver, path, st) : MISSING(-1);
+	int rc = real___lxstat ? real___lxstat(ver, path, st) : raw_stat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
 	report('R', AT_FDCWD, path);
 	return rc;
 }
@@ -493,7 +788,7 @@ EXPORT int __lxstat(int ver, const char *path, struct stat *st)
 EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st)
 {
 	REAL(__lxstat64);
-	int rc = real___lxstat64 ? real___lxstat64(ver, path, st) : MISSING(-1);
+	int rc = real___lxstat64 ? real___lxstat64(ver, path, st) : raw_stat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
 	report('R', AT_FDCWD, path);
 	return rc;
 }
@@ -501,7 +796,7 @@ EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st)
 EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
 {
 	REAL(__fxstatat);
-	int rc = real___fxstatat ? real___fxstatat(ver, dirfd, path, st, flags) : MISSING(-1);
+	int rc = real___fxstatat ? real___fxstatat(ver, dirfd, path, st, flags) : raw_stat(dirfd, path, st, flags);
 	STAT_AT(dirfd, path, flags);
 	return rc;
 }
@@ -509,7 +804,7 @@ EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int
 EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags)
 {
 	REAL(__fxstatat64);
-	int rc = real___fxstatat64 ? real___fxstatat64(ver, dirfd, path, st, flags) : MISSING(-1);
+	int rc = real___fxstatat64 ? real___fxstatat64(ver, dirfd, path, st, flags) : raw_stat(dirfd, path, st, flags);
 	STAT_AT(dirfd, path, flags);
 	return rc;
 }
@@ -517,7 +812,7 @@ EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
 EXPORT int access(const char *path, int mode)
 {
 	REAL(access);
-	int rc = real_access ? real_access(path, mode) : MISSING(-1);
+	int rc = real_access ? real_access(path, mode) : raw_access(AT_FDCWD, path, mode, 0);
 	report('E', AT_FDCWD, path);
 	return rc;
 }
@@ -525,7 +820,7 @@ EXPORT int access(const char *path, int mode)
 EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 {
 	REAL(faccessat);
-	int rc = real_faccessat ? real_faccessat(dirfd, path, mode, flags) : MISSING(-1);
+	int rc = real_faccessat ? real_faccessat(dirfd, path, mode, flags) : raw_access(dirfd, path, mode, flags);
 	report('E', dirfd, path);
 	return rc;
 }
@@ -533,7 +828,7 @@ EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 EXPORT int euidaccess(const char *path, int mode)
 {
 	REAL(euidaccess);
-	int rc = real_euidaccess ? real_euidaccess(path, mode) : MISSING(-1);
+	int rc = real_euidaccess ? real_euidaccess(path, mode) : raw_access(AT_FDCWD, path, mode, AT_EACCESS);
 	report('E', AT_FDCWD, path);
 	return rc;
 }
@@ -541,7 +836,7 @@ EXPORT int euidaccess(const char *path, int mode)
 EXPORT int eaccess(const char *path, int mode)
 {
 	REAL(eaccess);
-	int rc = real_eaccess ? real_eaccess(path, mode) : MISSING(-1);
+	int rc = real_eaccess ? real_eaccess(path, mode) : raw_access(AT_FDCWD, path, mode, AT_EACCESS);
 	report('E', AT_FDCWD, path);
 	return rc;
 }
@@ -597,10 +892,12 @@ EXPORT int scandirat(int dirfd, const char *path, struct dirent ***list, int (*f
 static void report_glob(const char *pattern)
 {
 	__asm__("" : "+r"(pattern)); /* see report() */
-	if (trace_fd < 0 || in_tracer || !pattern)
+	if (in_tracer || !pattern)
 		return;
 	char dir[PIPE_BUF - 8];
-	size_t magic = strcspn(pattern, "*?[");
+	size_t magic = 0;
+	while (pattern[magic] && pattern[magic] != '*' && pattern[magic] != '?' && pattern[magic] != '[')
+		magic++;
 	if (!pattern[magic])
 		return report('R', AT_FDCWD, pattern); /* no wildcard: a plain lookup */
 	size_t end = magic;
@@ -611,8 +908,9 @@ static void report_glob(const char *pattern)
 		return;
 	}
 	if (end >= sizeof dir)
-		return;
-	memcpy(dir, pattern, end);
+		return report('L', AT_FDCWD, pattern); /* too long: report() says so */
+	for (size_t i = 0; i < end; i++)
+		dir[i] = pattern[i];
 	dir[end > 1 ? end - 1 : end] = '\0'; /* drop the slash, keep "/" */
 	report('L', AT_FDCWD, dir);
 }
@@ -635,10 +933,19 @@ EXPORT int glob64(const char *pattern, int flags, int (*errfunc)(const char *, i
 
 /* ---- writes ---- */
 
+static int raw_renameat(int fromfd, const char *from, int tofd, const char *to, unsigned flags)
+{
+#ifdef SYS_renameat
+	if (!flags)
+		return (int)RAW(SYS_renameat, fromfd, from, tofd, to);
+#endif
+	return (int)RAW(SYS_renameat2, fromfd, from, tofd, to, flags);
+}
+
 EXPORT int rename(const char *from, const char *to)
 {
 	REAL(rename);
-	int rc = real_rename ? real_rename(from, to) : MISSING(-1);
+	int rc = real_rename ? real_rename(from, to) : raw_renameat(AT_FDCWD, from, AT_FDCWD, to, 0);
 	report('W', AT_FDCWD, from);
 	report('W', AT_FDCWD, to);
 	return rc;
@@ -647,7 +954,7 @@ EXPORT int rename(const char *from, const char *to)
 EXPORT int renameat(int fromfd, const char *from, int tofd, const char *to)
 {
 	REAL(renameat);
-	int rc = real_renameat ? real_renameat(fromfd, from, tofd, to) : MISSING(-1);
+	int rc = real_renameat ? real_renameat(fromfd, from, tofd, to) : raw_renameat(fromfd, from, tofd, to, 0);
 	report('W', fromfd, from);
 	report('W', tofd, to);
 	return rc;
@@ -656,7 +963,8 @@ EXPORT int renameat(int fromfd, const char *from, int tofd, const char *to)
 EXPORT int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned flags)
 {
 	REAL(renameat2);
-	int rc = real_renameat2 ? real_renameat2(fromfd, from, tofd, to, flags) : MISSING(-1);
+	int rc = real_renameat2 ? real_renameat2(fromfd, from, tofd, to, flags)
+				 : raw_renameat(fromfd, from, tofd, to, flags);
 	report('W', fromfd, from);
 	report('W', tofd, to);
 	return rc;
@@ -665,7 +973,7 @@ EXPORT int renameat2(int fromfd, const char *from, int tofd, const char *to, uns
 EXPORT int unlink(const char *path)
 {
 	REAL(unlink);
-	int rc = real_unlink ? real_unlink(path) : MISSING(-1);
+	int rc = real_unlink ? real_unlink(path) : (int)RAW(SYS_unlinkat, AT_FDCWD, path, 0);
 	report('W', AT_FDCWD, path);
 	return rc;
 }
@@ -673,7 +981,7 @@ EXPORT int unlink(const char *path)
 EXPORT int unlinkat(int dirfd, const char *path, int flags)
 {
 	REAL(unlinkat);
-	int rc = real_unlinkat ? real_unlinkat(dirfd, path, flags) : MISSING(-1);
+	int rc = real_unlinkat ? real_unlinkat(dirfd, path, flags) : (int)RAW(SYS_unlinkat, dirfd, path, flags);
 	report('W', dirfd, path);
 	return rc;
 }
@@ -681,7 +989,7 @@ EXPORT int unlinkat(int dirfd, const char *path, int flags)
 EXPORT int rmdir(const char *path)
 {
 	REAL(rmdir);
-	int rc = real_rmdir ? real_rmdir(path) : MISSING(-1);
+	int rc = real_rmdir ? real_rmdir(path) : (int)RAW(SYS_unlinkat, AT_FDCWD, path, AT_REMOVEDIR);
 	report('W', AT_FDCWD, path);
 	return rc;
 }
@@ -689,7 +997,7 @@ EXPORT int rmdir(const char *path)
 EXPORT int mkdir(const char *path, mode_t mode)
 {
 	REAL(mkdir);
-	int rc = real_mkdir ? real_mkdir(path, mode) : MISSING(-1);
+	int rc = real_mkdir ? real_mkdir(path, mode) : (int)RAW(SYS_mkdirat, AT_FDCWD, path, mode);
 	report('W', AT_FDCWD, path);
 	return rc;
 }
@@ -697,7 +1005,7 @@ EXPORT int mkdir(const char *path, mode_t mode)
 EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 {
 	REAL(mkdirat);
-	int rc = real_mkdirat ? real_mkdirat(dirfd, path, mode) : MISSING(-1);
+	int rc = real_mkdirat ? real_mkdirat(dirfd, path, mode) : (int)RAW(SYS_mkdirat, dirfd, path, mode);
 	report('W', dirfd, path);
 	return rc;
 }
@@ -705,7 +1013,7 @@ EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 EXPORT int link(const char *from, const char *to)
 {
 	REAL(link);
-	int rc = real_link ? real_link(from, to) : MISSING(-1);
+	int rc = real_link ? real_link(from, to) : (int)RAW(SYS_linkat, AT_FDCWD, from, AT_FDCWD, to, 0);
 	report('W', AT_FDCWD, to);
 	return rc;
 }
@@ -713,7 +1021,8 @@ EXPORT int link(const char *from, const char *to)
 EXPORT int linkat(int fromfd, const char *from, int tofd, const char *to, int flags)
 {
 	REAL(linkat);
-	int rc = real_linkat ? real_linkat(fromfd, from, tofd, to, flags) : MISSING(-1);
+	int rc = real_linkat ? real_linkat(fromfd, from, tofd, to, flags)
+			     : (int)RAW(SYS_linkat, fromfd, from, tofd, to, flags);
 	report('W', tofd, to);
 	return rc;
 }
@@ -721,7 +1030,7 @@ EXPORT int linkat(int fromfd, const char *from, int tofd, const char *to, int fl
 EXPORT int symlink(const char *target, const char *path)
 {
 	REAL(symlink);
-	int rc = real_symlink ? real_symlink(target, path) : MISSING(-1);
+	int rc = real_symlink ? real_symlink(target, path) : (int)RAW(SYS_symlinkat, target, AT_FDCWD, path);
 	report('W', AT_FDCWD, path);
 	return rc;
 }
@@ -729,7 +1038,7 @@ EXPORT int symlink(const char *target, const char *path)
 EXPORT int symlinkat(const char *target, int dirfd, const char *path)
 {
 	REAL(symlinkat);
-	int rc = real_symlinkat ? real_symlinkat(target, dirfd, path) : MISSING(-1);
+	int rc = real_symlinkat ? real_symlinkat(target, dirfd, path) : (int)RAW(SYS_symlinkat, target, dirfd, path);
 	report('W', dirfd, path);
 	return rc;
 }
@@ -737,7 +1046,7 @@ EXPORT int symlinkat(const char *target, int dirfd, const char *path)
 EXPORT int truncate(const char *path, off_t len)
 {
 	REAL(truncate);
-	int rc = real_truncate ? real_truncate(path, len) : MISSING(-1);
+	int rc = real_truncate ? real_truncate(path, len) : (int)RAW(SYS_truncate, path, len);
 	report('W', AT_FDCWD, path);
 	return rc;
 }
@@ -745,7 +1054,7 @@ EXPORT int truncate(const char *path, off_t len)
 EXPORT int truncate64(const char *path, off64_t len)
 {
 	REAL(truncate64);
-	int rc = real_truncate64 ? real_truncate64(path, len) : MISSING(-1);
+	int rc = real_truncate64 ? real_truncate64(path, len) : (int)RAW(SYS_truncate, path, len);
 	report('W', AT_FDCWD, path);
 	return rc;
 }
@@ -770,3 +1079,66 @@ MKSTEMP_HOOK(mkstemps, (char *tmpl, int suffixlen), (tmpl, suffixlen))
 MKSTEMP_HOOK(mkstemps64, (char *tmpl, int suffixlen), (tmpl, suffixlen))
 MKSTEMP_HOOK(mkostemps, (char *tmpl, int suffixlen, int flags), (tmpl, suffixlen, flags))
 MKSTEMP_HOOK(mkostemps64, (char *tmpl, int suffixlen, int flags), (tmpl, suffixlen, flags))
+
+/* ---- the trace descriptor itself ---- */
+
+/* The program may close every descriptor (a daemon), or put a file of
+ * its own on fd 3: the trace tells cgisnap it is incomplete before it
+ * goes, and is never written into someone else's file. */
+
+EXPORT int close(int fd)
+{
+	losing(fd, 0);
+	REAL(close);
+	return real_close ? real_close(fd) : (int)RAW(SYS_close, fd);
+}
+
+EXPORT int dup2(int oldfd, int newfd)
+{
+	if (oldfd != newfd)
+		losing(newfd, 0);
+	REAL(dup2);
+	if (real_dup2)
+		return real_dup2(oldfd, newfd);
+	if (oldfd == newfd) /* dup3 refuses this one; dup2 checks oldfd */
+		return RAW(SYS_fcntl, oldfd, F_GETFD) < 0 ? -1 : newfd;
+	return (int)RAW(SYS_dup3, oldfd, newfd, 0);
+}
+
+EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	if (oldfd != newfd)
+		losing(newfd, 0);
+	REAL(dup3);
+	return real_dup3 ? real_dup3(oldfd, newfd, flags) : (int)RAW(SYS_dup3, oldfd, newfd, flags);
+}
+
+#ifdef SYS_close_range
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+	/* CLOSE_RANGE_CLOEXEC closes nothing now, but fd 3 would not reach
+	 * the programs this one starts. */
+	if (first <= last)
+		losing_range(first, last, (flags & CLOSE_RANGE_CLOEXEC) != 0);
+	REAL(close_range);
+	return real_close_range ? real_close_range(first, last, flags)
+				: (int)RAW(SYS_close_range, first, last, flags);
+}
+
+EXPORT void closefrom(int lowfd)
+{
+	if (lowfd >= 0)
+		losing_range((unsigned)lowfd, ~0U, 0);
+	REAL(closefrom);
+	if (real_closefrom) {
+		real_closefrom(lowfd);
+		return;
+	}
+	if (lowfd >= 0)
+		RAW(SYS_close_range, (unsigned)lowfd, ~0U, 0);
+}
+#endif
