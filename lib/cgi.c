@@ -1,7 +1,9 @@
 /* cgi.c - run one CGI program (RFC 3875) and collect what it writes: its
  * stdout for the response parser, its stderr for the log, and, when
  * dependency tracing is on, the paths the preloaded tracer reports on
- * fd 3.
+ * fd 3 (watch/trace/trace.c has the protocol), and whether that trace is
+ * whole: a render without the tracer's hello line (a statically linked
+ * program), or one whose program took the descriptor away, is untraced.
  *
  * Many renders run at once from several threads, so the program is started
  * with posix_spawn (never fork in a threaded program) and every pipe is
@@ -15,11 +17,13 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "elfinfo.h"
 #include "log.h"
 #include "origin_impl.h"
 #include "xalloc.h"
@@ -85,13 +89,39 @@ static char *clean_path(const char *path)
 	return buf_detach(&out, NULL);
 }
 
-/* One "R|E|L|W PATH" line of the tracer. */
-static void trace_line(const char *dir, const char *line, size_t len, struct origin_response *rs)
+/* What the trace stream said besides paths. */
+struct trace_read {
+	struct buf pending; /* an unfinished line */
+	bool hello;         /* an H line came: the tracer ran */
+	char *lost;         /* the first X line's reason, or NULL */
+};
+
+#define TRACE_READ_INIT { BUF_INIT, false, NULL }
+
+/* The reason an X line gives, as the log will show it: printable ASCII,
+ * at most 100 bytes. */
+static char *lost_reason(const char *s, size_t len)
+{
+	struct buf b = BUF_INIT;
+	for (size_t i = 0; i < len && i < 100; i++)
+		buf_addc(&b, s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?');
+	buf_adds(&b, "");
+	return buf_detach(&b, NULL);
+}
+
+/* One "R|E|L|W PATH", "H PID" or "X REASON" line of the tracer. */
+static void trace_line(const char *dir, const char *line, size_t len, struct trace_read *tr,
+		       struct origin_response *rs)
 {
 	struct strlist *list = NULL;
 	if (len < 3 || line[1] != ' ' || memchr(line, '\0', len))
 		return;
 	switch (line[0]) {
+	case 'H': tr->hello = true; return;
+	case 'X':
+		if (!tr->lost)
+			tr->lost = lost_reason(line + 2, len - 2);
+		return;
 	case 'R': list = &rs->deps_read; break;
 	case 'E': list = &rs->deps_exist; break;
 	case 'L': list = &rs->deps_listed; break;
@@ -106,16 +136,17 @@ static void trace_line(const char *dir, const char *line, size_t len, struct ori
 
 /* Split the trace stream into lines; a line too long to be a path is
  * dropped whole. */
-static void trace_feed(struct buf *pending, const char *dir, const char *data, size_t n,
+static void trace_feed(struct trace_read *tr, const char *dir, const char *data, size_t n,
 		       struct origin_response *rs)
 {
+	struct buf *pending = &tr->pending;
 	buf_add(pending, data, n);
 	size_t start = 0;
 	char *nl;
 	while ((nl = memchr(pending->data + start, '\n', pending->len - start))) {
 		size_t len = (size_t)(nl - (pending->data + start));
 		if (len <= TRACE_LINE_MAX)
-			trace_line(dir, pending->data + start, len, rs);
+			trace_line(dir, pending->data + start, len, tr, rs);
 		start += len + 1;
 	}
 	memmove(pending->data, pending->data + start, pending->len - start);
@@ -130,9 +161,25 @@ static void sort_unique(struct strlist *l)
 	strlist_uniq(l);
 }
 
-/* The environment for the child: env, plus the tracer's variables. The
- * array and the strings made here are freed by free_envp. */
-static char **build_envp(const struct origin *o, const struct strlist *env, char **owned)
+/* After the run: is the trace whole? When not, rs says which program
+ * and why. prog is what ran: the script itself or its handler. */
+static void trace_judge(struct trace_read *tr, const char *prog, struct origin_response *rs)
+{
+	if (tr->hello && !tr->lost)
+		return;
+	rs->untraced = xstrdup(prog);
+	if (tr->lost)
+		rs->untraced_why = xstrdup(tr->lost);
+	else if (elf_is_static(prog))
+		rs->untraced_why = xstrdup("is statically linked");
+	else
+		rs->untraced_why = xstrdup("ran without the tracer (LD_PRELOAD had no effect)");
+}
+
+/* The environment for the child: env, plus the tracer's variables (the
+ * trace pipe named by descriptor and inode: trace.c writes only to that
+ * pipe). The array and the strings made here are freed by free_envp. */
+static char **build_envp(const struct origin *o, const struct strlist *env, int trace_pipe, char **owned)
 {
 	char **envp = xcalloc(env->n + 3, sizeof *envp);
 	const char *user_preload = NULL;
@@ -150,7 +197,10 @@ static char **build_envp(const struct origin *o, const struct strlist *env, char
 		owned[0] = user_preload && *user_preload
 				   ? xasprintf("LD_PRELOAD=%s %s", o->trace_lib, user_preload)
 				   : xasprintf("LD_PRELOAD=%s", o->trace_lib);
-		owned[1] = xasprintf("CGISNAP_TRACE_FD=%d", TRACE_FD);
+		struct stat st;
+		owned[1] = fstat(trace_pipe, &st) == 0
+				   ? xasprintf("CGISNAP_TRACE_FD=%d:%llu", TRACE_FD, (unsigned long long)st.st_ino)
+				   : xasprintf("CGISNAP_TRACE_FD=%d", TRACE_FD);
 		envp[n++] = owned[0];
 		envp[n++] = owned[1];
 	}
@@ -269,7 +319,7 @@ int cgi_run(const struct origin *o, const char *target, const struct origin_scri
 	int pipes[NSTREAMS][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
 	int nstreams = o->trace_lib ? NSTREAMS : TRACE;
 	struct origin_log log;
-	struct buf trace_pending = BUF_INIT;
+	struct trace_read trace = TRACE_READ_INIT;
 	bool over = false, timed_out = false;
 	pid_t pid = -1;
 	int status = 0, rc = -1;
@@ -277,13 +327,13 @@ int cgi_run(const struct origin *o, const char *target, const struct origin_scri
 	*exit_status = 0;
 	origin_log_init(&log, target);
 	build_argv(o, s, argv, &session_arg);
-	envp = build_envp(o, env, owned_env);
 	for (int i = 0; i < nstreams; i++) {
 		if (make_pipe(pipes[i]) < 0) {
 			err_sys(err, "cannot make a pipe");
 			goto out;
 		}
 	}
+	envp = build_envp(o, env, pipes[TRACE][1], owned_env);
 	if (spawn(o, s, argv, envp, pipes, &pid, err) < 0)
 		goto out;
 	for (int i = 0; i < nstreams; i++)
@@ -328,7 +378,7 @@ int cgi_run(const struct origin *o, const char *target, const struct origin_scri
 			} else if (i == ERR) {
 				origin_log_feed(&log, chunk, (size_t)r);
 			} else {
-				trace_feed(&trace_pending, s->dir, chunk, (size_t)r, rs);
+				trace_feed(&trace, s->dir, chunk, (size_t)r, rs);
 			}
 		}
 	}
@@ -354,13 +404,16 @@ int cgi_run(const struct origin *o, const char *target, const struct origin_scri
 	sort_unique(&rs->deps_exist);
 	sort_unique(&rs->deps_listed);
 	sort_unique(&rs->deps_written);
+	if (o->trace_lib)
+		trace_judge(&trace, argv[0], rs);
 out:
 	for (int i = 0; i < NSTREAMS; i++) {
 		close_fd(&pipes[i][0]);
 		close_fd(&pipes[i][1]);
 	}
 	origin_log_flush(&log);
-	buf_release(&trace_pending);
+	buf_release(&trace.pending);
+	free(trace.lost);
 	free(envp);
 	free(owned_env[0]);
 	free(owned_env[1]);

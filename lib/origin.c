@@ -85,6 +85,8 @@ void origin_response_release(struct origin_response *rs)
 	strlist_clear(&rs->deps_exist);
 	strlist_clear(&rs->deps_listed);
 	strlist_clear(&rs->deps_written);
+	free(rs->untraced);
+	free(rs->untraced_why);
 	origin_response_init(rs);
 }
 
@@ -338,6 +340,7 @@ int origin_render(struct origin *o, const struct origin_request *rq, struct orig
 	/* The dependencies of scripts that redirected locally count too. */
 	struct strlist kept[NDEPS];
 	struct strlist *lists[NDEPS];
+	char *untraced = NULL, *untraced_why = NULL; /* of a script that redirected */
 	bool any = false;
 	int rc;
 
@@ -359,9 +362,19 @@ int origin_render(struct origin *o, const struct origin_request *rq, struct orig
 			any = any || lists[i]->n;
 			strlist_move(&kept[i], lists[i]);
 		}
+		if (rs->untraced && !untraced) {
+			untraced = rs->untraced, untraced_why = rs->untraced_why;
+			rs->untraced = rs->untraced_why = NULL;
+		}
 		origin_response_release(rs);
 	}
 	free(target);
+	if (rc >= 0 && untraced && !rs->untraced) {
+		rs->untraced = untraced, rs->untraced_why = untraced_why;
+		untraced = untraced_why = NULL;
+	}
+	free(untraced);
+	free(untraced_why);
 	if (rc < 0) {
 		/* What a failed render wrote is still the site's own state:
 		 * watch must know it, or the write starts a batch. */

@@ -142,6 +142,12 @@ struct origin_response {
 	struct strlist deps_exist;
 	struct strlist deps_listed;
 	struct strlist deps_written;
+	/* The trace is incomplete (CGI with trace_lib): the program that
+	 * ran, and why, as "'PROG' WHY" reads ("is statically linked",
+	 * "closed or replaced the trace descriptor"); both NULL when the
+	 * render was traced whole. */
+	char *untraced;
+	char *untraced_why;
 };
 
 struct origin;

@@ -857,7 +857,11 @@ TEST(origin_cgi_trace_pipe)
 	CHECK(fixture_open(&f, NULL));
 	CHECK_INT(0, render(f.o, "/trace.cgi", NULL, &rs, f.err));
 	CHECK_LINE("libc.so.6", &rs.body, "LD_PRELOAD");
-	CHECK_LINE("3", &rs.body, "CGISNAP_TRACE_FD");
+	/* fd 3 and the pipe's inode: the tracer writes to that pipe only */
+	char *fdv = line_value(&rs.body, "CGISNAP_TRACE_FD");
+	CHECK(fdv && !strncmp(fdv, "3:", 2) && fdv[2] >= '1' && fdv[2] <= '9' && strspn(fdv + 2, "0123456789") == strlen(fdv + 2));
+	free(fdv);
+	CHECK(rs.untraced == NULL); /* the H line came, no X line */
 	char *data = xasprintf("%s/data/page.txt", docroot());
 	CHECK_INT(2, rs.deps_read.n);
 	if (rs.deps_read.n == 2) {
@@ -873,6 +877,21 @@ TEST(origin_cgi_trace_pipe)
 	CHECK_INT(1, rs.deps_written.n);
 	CHECK_STR("/tmp/cache/x", rs.deps_written.n ? rs.deps_written.items[0] : NULL);
 	origin_response_release(&rs);
+
+	/* An X line: the trace is incomplete, the program and the reason
+	 * (printable) say why. */
+	char *script = xasprintf("%s/trace.cgi", docroot());
+	CHECK_INT(0, render(f.o, "/trace.cgi?lost", NULL, &rs, f.err));
+	CHECK_STR(script, rs.untraced);
+	CHECK_STR("closed?the trace", rs.untraced_why);
+	CHECK_INT(2, rs.deps_read.n); /* what came before it still counts */
+	origin_response_release(&rs);
+	/* No H line: the tracer never ran in it (a script: not an ELF) */
+	CHECK_INT(0, render(f.o, "/trace.cgi?nohello", NULL, &rs, f.err));
+	CHECK_STR(script, rs.untraced);
+	CHECK_STR("ran without the tracer (LD_PRELOAD had no effect)", rs.untraced_why);
+	origin_response_release(&rs);
+	free(script);
 	fixture_close(&f);
 
 	/* Without tracing there is no fd 3 and no preload. */
@@ -881,6 +900,7 @@ TEST(origin_cgi_trace_pipe)
 	CHECK_INT(0, render(f.o, "/trace.cgi", NULL, &rs, f.err));
 	CHECK_LINE("", &rs.body, "LD_PRELOAD");
 	CHECK_INT(0, rs.deps_read.n);
+	CHECK(rs.untraced == NULL); /* nothing to judge */
 	origin_response_release(&rs);
 	fixture_close(&f);
 }
