@@ -38,6 +38,7 @@ void manifest_entry_free(struct manifest_entry *e)
 	strlist_clear(&e->deps_exist);
 	strlist_clear(&e->deps_listed);
 	strlist_clear(&e->deps_contents);
+	strlist_clear(&e->deps_untraced);
 	free(e);
 }
 
@@ -66,13 +67,14 @@ struct strlist *manifest_deps(struct manifest_entry *e, char kind)
 	case 'R': return &e->deps_read;
 	case 'E': return &e->deps_exist;
 	case 'L': return &e->deps_listed;
+	case 'U': return &e->deps_untraced;
 	default: return &e->deps_contents;
 	}
 }
 
 size_t manifest_deps_count(const struct manifest_entry *e)
 {
-	return e->deps_read.n + e->deps_exist.n + e->deps_listed.n + e->deps_contents.n;
+	return e->deps_read.n + e->deps_exist.n + e->deps_listed.n + e->deps_contents.n + e->deps_untraced.n;
 }
 
 struct manifest_entry *manifest_get(const struct manifest *m, const char *target)
@@ -226,7 +228,7 @@ static int deps_line(char *line, int lineno, void *arg, char *err)
 {
 	struct load *l = arg;
 	char *fields[4];
-	if (split_tabs(line, fields, 4) != 3 || strlen(fields[1]) != 1 || !strchr("RELC", fields[1][0]))
+	if (split_tabs(line, fields, 4) != 3 || strlen(fields[1]) != 1 || !strchr(MANIFEST_DEP_KINDS, fields[1][0]))
 		return err_set(err, "%s/%s/%s:%d: malformed line", l->t->path, TREE_META_DIR, DEPS_FILE, lineno);
 	struct manifest_entry *e = manifest_get(l->m, fields[0]);
 	if (e) /* else a page no longer in the manifest */
@@ -272,7 +274,7 @@ int manifest_save(const struct manifest *m, struct tree *t, char *err)
 	struct manifest_entry **v = manifest_sorted(m, &n);
 	struct buf out = BUF_INIT, deps = BUF_INIT;
 	buf_adds(&out, MANIFEST_HEADER);
-	buf_adds(&deps, "# target\tR (read), E (exists?), L (listed) or C (all files read)\tpath\n");
+	buf_adds(&deps, "# target\tR (read), E (exists?), L (listed), C (all files read) or U (untraced)\tpath\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct manifest_entry *e = v[i];
 		format_entry(&out, e);

@@ -20,7 +20,8 @@
  * listed: a name appearing or going away in it matters) or C (directory
  * whose files the page read wholesale, as a backlinks page reads every
  * page: any change of a file directly in it matters; one C line stands for
- * what would be hundreds of R lines).
+ * what would be hundreds of R lines) or U (the render could not be traced,
+ * PATH being the program that ran: any change may matter).
  * Both files are replaced atomically (temp + rename), never edited in place.
  *
  * journal is the durable record of publishes between two saves: before a
@@ -57,6 +58,7 @@ struct manifest_entry {
 	struct strlist deps_exist;    /* E */
 	struct strlist deps_listed;   /* L */
 	struct strlist deps_contents; /* C */
+	struct strlist deps_untraced; /* U */
 };
 
 struct manifest {
@@ -92,8 +94,8 @@ void manifest_remove(struct manifest *m, const char *target);
 size_t manifest_count(const struct manifest *m);
 
 /* The dependency kinds, in the order the deps file lists them. */
-#define MANIFEST_DEP_KINDS "RELC"
-/* The list of one kind ('R', 'E', 'L' or 'C'). */
+#define MANIFEST_DEP_KINDS "RELCU"
+/* The list of one kind ('R', 'E', 'L', 'C' or 'U'). */
 struct strlist *manifest_deps(struct manifest_entry *e, char kind);
 size_t manifest_deps_count(const struct manifest_entry *e);
 

@@ -184,6 +184,7 @@ void dep_index_release(struct dep_index *ix)
 	free_ids(&ix->exist);
 	free_ids(&ix->listed);
 	free_ids(&ix->contents);
+	free(ix->untraced.ids);
 	hashmap_release(&ix->ids);
 	for (size_t i = 0; i < ix->ntargets; i++)
 		free(ix->targets[i]);
@@ -215,6 +216,14 @@ void dep_index_build(struct dep_index *ix, const struct manifest *m)
 			ids_add(&ix->listed, e->deps_listed.items[i], id);
 		for (size_t i = 0; i < e->deps_contents.n; i++)
 			ids_add(&ix->contents, e->deps_contents.items[i], id);
+		if (e->deps_untraced.n) {
+			struct dep_ids *l = &ix->untraced;
+			if (l->n == l->cap) {
+				l->cap = l->cap ? l->cap * 2 : 4;
+				l->ids = xrealloc(l->ids, l->cap * sizeof *l->ids);
+			}
+			l->ids[l->n++] = id;
+		}
 		ix->pairs += manifest_deps_count(e);
 	}
 }
@@ -342,6 +351,9 @@ void deps_targets(const struct dep_index *ix, const struct watch_rules *r, const
 		pick_recorded(&p, ix, path, changes_flags(ch, path));
 		pick_rules(&p, ix, r, site, path);
 	}
+	/* Nobody knows what an untraced page read: any change may be it. */
+	if (ch->order.n)
+		pick_ids(&p, ix, &ix->untraced);
 	if (ch->order.n)
 		for (size_t i = 0; i < r->always.n; i++)
 			pick_add(&p, r->always.items[i], SIZE_MAX);
@@ -454,6 +466,18 @@ static void record_render(void *arg, struct manifest_entry *e, const struct orig
 		filter_deps(&r->roots, &rs->deps_exist, &e->deps_exist);
 		filter_deps(&r->roots, &rs->deps_listed, &e->deps_listed);
 		compact_deps(e);
+		if (rs->untraced)
+			strlist_add(&e->deps_untraced, rs->untraced);
+	}
+	if (e && rs->untraced) {
+		pthread_mutex_lock(&r->lock);
+		bool first = !hashmap_get(&r->untraced, rs->untraced);
+		if (first)
+			hashmap_put(&r->untraced, rs->untraced, (void *)1);
+		pthread_mutex_unlock(&r->lock);
+		if (first)
+			log_warn("'%s' %s: its pages cannot be traced and re-render on every change", rs->untraced,
+				 rs->untraced_why ? rs->untraced_why : "was not traced");
 	}
 	/* Files a render wrote (caches, indexes) are the site's own state:
 	 * watch ignores their events. Every render counts, whatever it
@@ -551,6 +575,7 @@ void dep_recorder_release(struct dep_recorder *r)
 	strlist_clear(&r->roots);
 	hashmap_release(&r->written);
 	hashmap_release(&r->vanished);
+	hashmap_release(&r->untraced);
 	pthread_mutex_destroy(&r->lock);
 	memset(r, 0, sizeof *r);
 }

@@ -8,7 +8,9 @@
  *     found it missing), and those that read its whole directory (C). A
  *     name appeared or went away: also the pages that only checked it
  *     exists (E) and those that listed its directory (L). A directory
- *     went away: the pages that depended on anything below it.
+ *     went away: the pages that depended on anything below it. A page
+ *     whose render could not be traced (U: a statically linked program,
+ *     one that closed the trace) is re-rendered on every change.
  *   - --depends 'REGEX => URL' rules: a POSIX ERE matched (unanchored)
  *     against the changed path; $0..$9 in URL are replaced by the match
  *     and its groups, $$ by a dollar sign.
@@ -78,6 +80,11 @@ void watch_rules_release(struct watch_rules *r);
  * groups give ""), $$ by '$'; any other '$' stays. The caller frees it. */
 char *dep_rule_expand(const char *tmpl, const char *subject, const regmatch_t *m, size_t nmatch);
 
+struct dep_ids {
+	uint32_t *ids;
+	size_t n, cap;
+};
+
 /* The manifest's recorded dependencies, turned around. Targets are
  * numbered; lists hold numbers. */
 struct dep_index {
@@ -90,14 +97,10 @@ struct dep_index {
 	size_t *weight;        /* number -> how many paths the page depends on */
 	size_t ntargets;
 	size_t pairs;          /* (path, page) pairs held */
+	struct dep_ids untraced; /* pages whose renders could not be traced */
 };
 
-struct dep_ids {
-	uint32_t *ids;
-	size_t n, cap;
-};
-
-#define DEP_INDEX_INIT { HASHMAP_INIT, HASHMAP_INIT, HASHMAP_INIT, HASHMAP_INIT, HASHMAP_INIT, NULL, NULL, 0, 0 }
+#define DEP_INDEX_INIT { HASHMAP_INIT, HASHMAP_INIT, HASHMAP_INIT, HASHMAP_INIT, HASHMAP_INIT, NULL, NULL, 0, 0, { NULL, 0, 0 } }
 
 /* Replace ix's content by the dependencies of m. */
 void dep_index_build(struct dep_index *ix, const struct manifest *m);
@@ -120,8 +123,9 @@ void deps_targets(const struct dep_index *ix, const struct watch_rules *r, const
  * one C line for it); paths any render wrote (a cache, an index) are the
  * site's own state: never a page's R or E dependency, and their events
  * start nothing (dep_recorder_written, at their real path too). A
- * written path gone at the end
- * of two runs in a row is forgotten.
+ * written path gone at the end of two runs in a row is forgotten. A
+ * render that could not be traced leaves the page a U line naming its
+ * program, and a warning, once per program.
  *
  *     struct dep_recorder r;
  *     dep_recorder_init(&r);
@@ -136,6 +140,7 @@ struct dep_recorder {
 	pthread_mutex_t lock;     /* the hooks run on the render threads */
 	struct hashmap written;   /* paths a render opened for writing */
 	struct hashmap vanished;  /* written paths found gone after the last run */
+	struct hashmap untraced;  /* programs already warned about */
 };
 
 void dep_recorder_init(struct dep_recorder *r);

@@ -30,6 +30,7 @@ TEST(manifest_entry_dup_is_deep)
 	strlist_add(&e->deps_exist, "/site/b.txt");
 	strlist_add(&e->deps_listed, "/site");
 	strlist_add(&e->deps_contents, "/site/c");
+	strlist_add(&e->deps_untraced, "/site/static.cgi");
 	struct manifest_entry *d = manifest_entry_dup(e);
 	manifest_entry_free(e);
 	CHECK_STR("/doku.php?id=start", d->target);
@@ -38,8 +39,9 @@ TEST(manifest_entry_dup_is_deep)
 	CHECK(d->status == 200 && d->bytes == 42 && d->render_ms == 7 && d->changed == 1700000000);
 	CHECK_INT(64, strlen(d->sha256));
 	CHECK(d->location == NULL);
-	CHECK_INT(4, manifest_deps_count(d));
+	CHECK_INT(5, manifest_deps_count(d));
 	CHECK_STR("/site/c", d->deps_contents.n ? d->deps_contents.items[0] : NULL);
+	CHECK_STR("/site/static.cgi", d->deps_untraced.n ? d->deps_untraced.items[0] : NULL);
 	manifest_entry_free(d);
 }
 
@@ -72,6 +74,7 @@ TEST(manifest_round_trip)
 	e->status = 301;
 	e->location = xstrdup("http://localhost:8080/2025/03/x/");
 	e->render_ms = -1;
+	strlist_add(&e->deps_untraced, "/site/static.cgi");
 	manifest_put(&m, e);
 	CHECK_INT(0, manifest_save(&m, &t, err));
 	manifest_release(&m);
@@ -94,6 +97,7 @@ TEST(manifest_round_trip)
 	}
 	e = manifest_get(&m2, "/?p=5");
 	CHECK(e && !e->key && e->status == 301 && !strcmp(e->location, "http://localhost:8080/2025/03/x/"));
+	CHECK(e && e->deps_untraced.n == 1 && !strcmp(e->deps_untraced.items[0], "/site/static.cgi"));
 	size_t n;
 	struct manifest_entry **v = manifest_sorted(&m2, &n);
 	CHECK_INT(2, n);

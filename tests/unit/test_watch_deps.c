@@ -210,6 +210,33 @@ TEST(watch_deps_existence_checks_and_whole_directories)
 	site_release(&site);
 }
 
+TEST(watch_deps_untraced_pages_follow_every_change)
+{
+	struct manifest m = MANIFEST_INIT;
+	struct dep_index ix = DEP_INDEX_INIT;
+	struct watch_rules rules = WATCH_RULES_INIT;
+	struct site site;
+	char err[ERR_LEN];
+	CHECK_INT(0, site_init(&site, "http://localhost/", err));
+
+	/* /static.cgi's render could not be traced: nobody knows what it read */
+	struct manifest_entry *e = manifest_entry_new("/a");
+	strlist_split(&e->deps_read, "/s/p/a.txt", ' ');
+	manifest_put(&m, e);
+	e = manifest_entry_new("/static.cgi");
+	strlist_add(&e->deps_untraced, "/srv/static.cgi");
+	manifest_put(&m, e);
+	dep_index_build(&ix, &m);
+
+	CHECK_TARGETS("/a /static.cgi", "/s/p/a.txt", FSW_CHANGED);
+	CHECK_TARGETS("/static.cgi", "/s/p/other.txt", FSW_CHANGED);
+	CHECK_TARGETS("/static.cgi", "/s/q", FSW_REMOVED | FSW_DIR);
+
+	dep_index_release(&ix);
+	manifest_release(&m);
+	site_release(&site);
+}
+
 TEST(watch_deps_rules_and_always)
 {
 	struct manifest m = MANIFEST_INIT;
