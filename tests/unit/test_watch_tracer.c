@@ -144,6 +144,18 @@ static bool has_line(const struct buf *trace, char kind, const char *dir, const 
 	return found;
 }
 
+/* How many lines of the trace are of this kind. */
+static size_t count_lines(const struct buf *trace, char kind)
+{
+	struct strlist lines = STRLIST_INIT;
+	strlist_split(&lines, buf_str(trace), '\n');
+	size_t n = 0;
+	for (size_t i = 0; i < lines.n; i++)
+		n += lines.items[i][0] == kind;
+	strlist_clear(&lines);
+	return n;
+}
+
 TEST(watch_tracer_reports_reads_lists_and_writes)
 {
 	char *d = unit_temp_dir("trace");
@@ -213,5 +225,43 @@ TEST(watch_tracer_silent_without_a_usable_pipe)
 
 	buf_release(&t);
 	unit_remove_tree(d);
+	free(d);
+}
+
+TEST(watch_tracer_says_when_the_program_takes_fd_3_away)
+{
+	char *d = unit_temp_dir("trace");
+	struct buf t = BUF_INIT;
+	char *x = xasprintf("%s/x", d), *y = xasprintf("%s/y", d), *z = xasprintf("%s/z", d);
+	touch(x);
+	touch(y);
+	touch(z);
+
+	/* The shell closes fd 3: the programs it starts after that are not
+	 * traced, and one X line says so; the shell's own copy goes on. */
+	CHECK_INT(0, traced(d, "cat x >/dev/null; exec 3>&-; cat y >/dev/null; [ -r z ]", 'p', &t));
+	CHECK(has_line(&t, 'R', d, "x"));
+	CHECK(!has_line(&t, 'R', d, "y"));
+	CHECK(has_line(&t, 'E', d, "z"));
+	CHECK(has_line(&t, 'X', "closed or replaced the trace descriptor", NULL));
+	CHECK_INT(1, count_lines(&t, 'X'));
+	buf_reset(&t);
+
+	/* A file of the shell's own put on fd 3 (dup2): cat, which inherits
+	 * it, writes no trace line into it. */
+	CHECK_INT(0, traced(d, "exec 3>own; cat x >/dev/null; cat y >/dev/null", 'p', &t));
+	CHECK(has_line(&t, 'X', "closed or replaced the trace descriptor", NULL));
+	CHECK(!has_line(&t, 'R', d, "y"));
+	char *own = xasprintf("%s/own", d);
+	struct stat st;
+	CHECK_INT(0, stat(own, &st));
+	CHECK_INT(0, st.st_size);
+	free(own);
+
+	buf_release(&t);
+	unit_remove_tree(d);
+	free(x);
+	free(y);
+	free(z);
 	free(d);
 }

@@ -1113,7 +1113,9 @@ EXPORT int dup3(int oldfd, int newfd, int flags)
 	return real_dup3 ? real_dup3(oldfd, newfd, flags) : (int)RAW(SYS_dup3, oldfd, newfd, flags);
 }
 
-#ifdef SYS_close_range
+/* Declared by glibc 2.34 and later, which is when programs began to call
+ * them. */
+#if defined(SYS_close_range) && defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
