@@ -30,11 +30,14 @@
  * The library must never disturb the program it lives in, nor crash it,
  * whatever state the process is in when a hook runs (a constructor of the
  * program or of another library may run before this library's own):
- *   - every real function is looked up lazily, on its hook's first call,
- *     and kept in an atomic pointer; a hook never calls through a pointer
- *     it has not checked: without one (dlsym is still running, or found
- *     nothing) it makes the system call itself, or fails with ENOSYS
- *     where libc alone implements the call (fopen, opendir, glob);
+ *   - every real function is looked up once and kept in an atomic
+ *     pointer: those the kernel can stand in for (open, stat, access,
+ *     rename, close, ...) by the constructor, never by their hooks (dlsym
+ *     may allocate); the rest (fopen, opendir, glob) on their hook's
+ *     first call. A hook never calls through a pointer it has not
+ *     checked: without one (too early, dlsym still running, or nothing
+ *     found) it makes the system call itself, or fails with ENOSYS where
+ *     libc alone implements the call;
  *   - the library's own work (the working directory, /proc links, the
  *     write, the signal mask) goes straight to the kernel through
  *     syscall(2), never through functions that may be hooked or not
@@ -137,6 +140,35 @@ static void *resolve(void **slot, const char *name)
 #define REAL(name)                    \
 	static void *slot_##name;     \
 	__typeof__(name) *real_##name = (__typeof__(name) *)resolve(&slot_##name, #name)
+
+/* The hooks the kernel can stand in for never look up anything
+ * themselves: dlsym may allocate, and they may run inside the program's
+ * allocator (one that opens a file while it starts) or before the C
+ * library is ready for that. The constructor looks them all up; until
+ * then, and for any it did not find, the hook makes the system call. */
+#define SYS_HOOKS(X)                                                                              \
+	X(open) X(open64) X(openat) X(openat64) X(__open_2) X(__open64_2) X(__openat_2)           \
+	X(__openat64_2) X(creat) X(creat64) X(stat) X(stat64) X(lstat) X(lstat64) X(fstatat)     \
+	X(fstatat64) X(statx) X(__xstat) X(__xstat64) X(__lxstat) X(__lxstat64) X(__fxstatat)    \
+	X(__fxstatat64) X(access) X(faccessat) X(euidaccess) X(eaccess) X(rename) X(renameat)    \
+	X(renameat2) X(unlink) X(unlinkat) X(rmdir) X(mkdir) X(mkdirat) X(link) X(linkat)        \
+	X(symlink) X(symlinkat) X(truncate) X(truncate64) X(close) X(dup2) X(dup3)               \
+	SYS_HOOKS_CLOSE(X)
+
+/* close_range and closefrom: declared by glibc 2.34 and later, which is
+ * when programs began to call them. */
+#if defined(SYS_close_range) && defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+#define HOOK_CLOSE_RANGE 1
+#define SYS_HOOKS_CLOSE(X) X(close_range) X(closefrom)
+#else
+#define SYS_HOOKS_CLOSE(X)
+#endif
+
+#define SYS_SLOT(name) static void *slot_##name;
+SYS_HOOKS(SYS_SLOT)
+
+#define REAL_SYS(name) \
+	__typeof__(name) *real_##name = (__typeof__(name) *)__atomic_load_n(&slot_##name, __ATOMIC_ACQUIRE)
 
 /* Small loops for what the library needs of string.h: nothing of the
  * program's may stand in for them (the compiler may still emit memcpy or
@@ -514,6 +546,8 @@ __attribute__((constructor)) static void trace_init(void)
 	in_tracer = 1;
 	trace_get();
 	in_tracer = 0;
+#define SYS_RESOLVE(name) resolve(&slot_##name, #name);
+	SYS_HOOKS(SYS_RESOLVE)
 }
 
 /* ---- open ---- */
@@ -533,7 +567,7 @@ EXPORT int open(const char *path, int flags, ...)
 		mode = va_arg(ap, mode_t);
 		va_end(ap);
 	}
-	REAL(open);
+	REAL_SYS(open);
 	int fd = real_open ? real_open(path, flags, mode) : raw_openat(AT_FDCWD, path, flags, mode);
 	report(open_kind(flags), AT_FDCWD, path);
 	return fd;
@@ -548,7 +582,7 @@ EXPORT int open64(const char *path, int flags, ...)
 		mode = va_arg(ap, mode_t);
 		va_end(ap);
 	}
-	REAL(open64);
+	REAL_SYS(open64);
 	int fd = real_open64 ? real_open64(path, flags, mode)
 			     : raw_openat(AT_FDCWD, path, flags | O_LARGEFILE, mode);
 	report(open_kind(flags), AT_FDCWD, path);
@@ -564,7 +598,7 @@ EXPORT int openat(int dirfd, const char *path, int flags, ...)
 		mode = va_arg(ap, mode_t);
 		va_end(ap);
 	}
-	REAL(openat);
+	REAL_SYS(openat);
 	int fd = real_openat ? real_openat(dirfd, path, flags, mode) : raw_openat(dirfd, path, flags, mode);
 	report(open_kind(flags), dirfd, path);
 	return fd;
@@ -579,7 +613,7 @@ EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 		mode = va_arg(ap, mode_t);
 		va_end(ap);
 	}
-	REAL(openat64);
+	REAL_SYS(openat64);
 	int fd = real_openat64 ? real_openat64(dirfd, path, flags, mode)
 			       : raw_openat(dirfd, path, flags | O_LARGEFILE, mode);
 	report(open_kind(flags), dirfd, path);
@@ -588,7 +622,7 @@ EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 
 EXPORT int __open_2(const char *path, int flags)
 {
-	REAL(__open_2);
+	REAL_SYS(__open_2);
 	int fd = real___open_2 ? real___open_2(path, flags) : raw_openat(AT_FDCWD, path, flags, 0);
 	report(open_kind(flags), AT_FDCWD, path);
 	return fd;
@@ -596,7 +630,7 @@ EXPORT int __open_2(const char *path, int flags)
 
 EXPORT int __open64_2(const char *path, int flags)
 {
-	REAL(__open64_2);
+	REAL_SYS(__open64_2);
 	int fd = real___open64_2 ? real___open64_2(path, flags)
 				 : raw_openat(AT_FDCWD, path, flags | O_LARGEFILE, 0);
 	report(open_kind(flags), AT_FDCWD, path);
@@ -605,7 +639,7 @@ EXPORT int __open64_2(const char *path, int flags)
 
 EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
-	REAL(__openat_2);
+	REAL_SYS(__openat_2);
 	int fd = real___openat_2 ? real___openat_2(dirfd, path, flags) : raw_openat(dirfd, path, flags, 0);
 	report(open_kind(flags), dirfd, path);
 	return fd;
@@ -613,7 +647,7 @@ EXPORT int __openat_2(int dirfd, const char *path, int flags)
 
 EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
-	REAL(__openat64_2);
+	REAL_SYS(__openat64_2);
 	int fd = real___openat64_2 ? real___openat64_2(dirfd, path, flags)
 				   : raw_openat(dirfd, path, flags | O_LARGEFILE, 0);
 	report(open_kind(flags), dirfd, path);
@@ -622,7 +656,7 @@ EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 
 EXPORT int creat(const char *path, mode_t mode)
 {
-	REAL(creat);
+	REAL_SYS(creat);
 	int fd = real_creat ? real_creat(path, mode) : raw_openat(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
 	report('W', AT_FDCWD, path);
 	return fd;
@@ -630,7 +664,7 @@ EXPORT int creat(const char *path, mode_t mode)
 
 EXPORT int creat64(const char *path, mode_t mode)
 {
-	REAL(creat64);
+	REAL_SYS(creat64);
 	int fd = real_creat64 ? real_creat64(path, mode)
 			      : raw_openat(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC | O_LARGEFILE, mode);
 	report('W', AT_FDCWD, path);
@@ -706,7 +740,7 @@ static int raw_access(int dirfd, const char *path, int mode, int flags)
 
 EXPORT int stat(const char *path, struct stat *st)
 {
-	REAL(stat);
+	REAL_SYS(stat);
 	int rc = real_stat ? real_stat(path, st) : raw_stat(AT_FDCWD, path, st, 0);
 	report('R', AT_FDCWD, path);
 	return rc;
@@ -714,7 +748,7 @@ EXPORT int stat(const char *path, struct stat *st)
 
 EXPORT int stat64(const char *path, struct stat64 *st)
 {
-	REAL(stat64);
+	REAL_SYS(stat64);
 	int rc = real_stat64 ? real_stat64(path, st) : raw_stat(AT_FDCWD, path, st, 0);
 	report('R', AT_FDCWD, path);
 	return rc;
@@ -722,7 +756,7 @@ EXPORT int stat64(const char *path, struct stat64 *st)
 
 EXPORT int lstat(const char *path, struct stat *st)
 {
-	REAL(lstat);
+	REAL_SYS(lstat);
 	int rc = real_lstat ? real_lstat(path, st) : raw_stat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
 	report('R', AT_FDCWD, path);
 	return rc;
@@ -730,7 +764,7 @@ EXPORT int lstat(const char *path, struct stat *st)
 
 EXPORT int lstat64(const char *path, struct stat64 *st)
 {
-	REAL(lstat64);
+	REAL_SYS(lstat64);
 	int rc = real_lstat64 ? real_lstat64(path, st) : raw_stat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
 	report('R', AT_FDCWD, path);
 	return rc;
@@ -738,7 +772,7 @@ EXPORT int lstat64(const char *path, struct stat64 *st)
 
 EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
-	REAL(fstatat);
+	REAL_SYS(fstatat);
 	int rc = real_fstatat ? real_fstatat(dirfd, path, st, flags) : raw_stat(dirfd, path, st, flags);
 	STAT_AT(dirfd, path, flags);
 	return rc;
@@ -746,7 +780,7 @@ EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 
 EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 {
-	REAL(fstatat64);
+	REAL_SYS(fstatat64);
 	int rc = real_fstatat64 ? real_fstatat64(dirfd, path, st, flags) : raw_stat(dirfd, path, st, flags);
 	STAT_AT(dirfd, path, flags);
 	return rc;
@@ -754,7 +788,7 @@ EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 
 EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *st)
 {
-	REAL(statx);
+	REAL_SYS(statx);
 	int rc = real_statx ? real_statx(dirfd, path, flags, mask, st)
 			 : (int)RAW(SYS_statx, dirfd, path, flags, mask, st);
 	STAT_AT(dirfd, path, flags);
@@ -763,7 +797,7 @@ EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct s
 
 EXPORT int __xstat(int ver, const char *path, struct stat *st)
 {
-	REAL(__xstat);
+	REAL_SYS(__xstat);
 	int rc = real___xstat ? real___xstat(ver, path, st) : raw_stat(AT_FDCWD, path, st, 0);
 	report('R', AT_FDCWD, path);
 	return rc;
@@ -771,7 +805,7 @@ EXPORT int __xstat(int ver, const char *path, struct stat *st)
 
 EXPORT int __xstat64(int ver, const char *path, struct stat64 *st)
 {
-	REAL(__xstat64);
+	REAL_SYS(__xstat64);
 	int rc = real___xstat64 ? real___xstat64(ver, path, st) : raw_stat(AT_FDCWD, path, st, 0);
 	report('R', AT_FDCWD, path);
 	return rc;
@@ -779,7 +813,7 @@ EXPORT int __xstat64(int ver, const char *path, struct stat64 *st)
 
 EXPORT int __lxstat(int ver, const char *path, struct stat *st)
 {
-	REAL(__lxstat);
+	REAL_SYS(__lxstat);
 	int rc = real___lxstat ? real___lxstat(ver, path, st) : raw_stat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
 	report('R', AT_FDCWD, path);
 	return rc;
@@ -787,7 +821,7 @@ EXPORT int __lxstat(int ver, const char *path, struct stat *st)
 
 EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st)
 {
-	REAL(__lxstat64);
+	REAL_SYS(__lxstat64);
 	int rc = real___lxstat64 ? real___lxstat64(ver, path, st) : raw_stat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
 	report('R', AT_FDCWD, path);
 	return rc;
@@ -795,7 +829,7 @@ EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st)
 
 EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
 {
-	REAL(__fxstatat);
+	REAL_SYS(__fxstatat);
 	int rc = real___fxstatat ? real___fxstatat(ver, dirfd, path, st, flags) : raw_stat(dirfd, path, st, flags);
 	STAT_AT(dirfd, path, flags);
 	return rc;
@@ -803,7 +837,7 @@ EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int
 
 EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags)
 {
-	REAL(__fxstatat64);
+	REAL_SYS(__fxstatat64);
 	int rc = real___fxstatat64 ? real___fxstatat64(ver, dirfd, path, st, flags) : raw_stat(dirfd, path, st, flags);
 	STAT_AT(dirfd, path, flags);
 	return rc;
@@ -811,7 +845,7 @@ EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
 
 EXPORT int access(const char *path, int mode)
 {
-	REAL(access);
+	REAL_SYS(access);
 	int rc = real_access ? real_access(path, mode) : raw_access(AT_FDCWD, path, mode, 0);
 	report('E', AT_FDCWD, path);
 	return rc;
@@ -819,7 +853,7 @@ EXPORT int access(const char *path, int mode)
 
 EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 {
-	REAL(faccessat);
+	REAL_SYS(faccessat);
 	int rc = real_faccessat ? real_faccessat(dirfd, path, mode, flags) : raw_access(dirfd, path, mode, flags);
 	report('E', dirfd, path);
 	return rc;
@@ -827,7 +861,7 @@ EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 
 EXPORT int euidaccess(const char *path, int mode)
 {
-	REAL(euidaccess);
+	REAL_SYS(euidaccess);
 	int rc = real_euidaccess ? real_euidaccess(path, mode) : raw_access(AT_FDCWD, path, mode, AT_EACCESS);
 	report('E', AT_FDCWD, path);
 	return rc;
@@ -835,7 +869,7 @@ EXPORT int euidaccess(const char *path, int mode)
 
 EXPORT int eaccess(const char *path, int mode)
 {
-	REAL(eaccess);
+	REAL_SYS(eaccess);
 	int rc = real_eaccess ? real_eaccess(path, mode) : raw_access(AT_FDCWD, path, mode, AT_EACCESS);
 	report('E', AT_FDCWD, path);
 	return rc;
@@ -944,7 +978,7 @@ static int raw_renameat(int fromfd, const char *from, int tofd, const char *to, 
 
 EXPORT int rename(const char *from, const char *to)
 {
-	REAL(rename);
+	REAL_SYS(rename);
 	int rc = real_rename ? real_rename(from, to) : raw_renameat(AT_FDCWD, from, AT_FDCWD, to, 0);
 	report('W', AT_FDCWD, from);
 	report('W', AT_FDCWD, to);
@@ -953,7 +987,7 @@ EXPORT int rename(const char *from, const char *to)
 
 EXPORT int renameat(int fromfd, const char *from, int tofd, const char *to)
 {
-	REAL(renameat);
+	REAL_SYS(renameat);
 	int rc = real_renameat ? real_renameat(fromfd, from, tofd, to) : raw_renameat(fromfd, from, tofd, to, 0);
 	report('W', fromfd, from);
 	report('W', tofd, to);
@@ -962,7 +996,7 @@ EXPORT int renameat(int fromfd, const char *from, int tofd, const char *to)
 
 EXPORT int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned flags)
 {
-	REAL(renameat2);
+	REAL_SYS(renameat2);
 	int rc = real_renameat2 ? real_renameat2(fromfd, from, tofd, to, flags)
 				 : raw_renameat(fromfd, from, tofd, to, flags);
 	report('W', fromfd, from);
@@ -972,7 +1006,7 @@ EXPORT int renameat2(int fromfd, const char *from, int tofd, const char *to, uns
 
 EXPORT int unlink(const char *path)
 {
-	REAL(unlink);
+	REAL_SYS(unlink);
 	int rc = real_unlink ? real_unlink(path) : (int)RAW(SYS_unlinkat, AT_FDCWD, path, 0);
 	report('W', AT_FDCWD, path);
 	return rc;
@@ -980,7 +1014,7 @@ EXPORT int unlink(const char *path)
 
 EXPORT int unlinkat(int dirfd, const char *path, int flags)
 {
-	REAL(unlinkat);
+	REAL_SYS(unlinkat);
 	int rc = real_unlinkat ? real_unlinkat(dirfd, path, flags) : (int)RAW(SYS_unlinkat, dirfd, path, flags);
 	report('W', dirfd, path);
 	return rc;
@@ -988,7 +1022,7 @@ EXPORT int unlinkat(int dirfd, const char *path, int flags)
 
 EXPORT int rmdir(const char *path)
 {
-	REAL(rmdir);
+	REAL_SYS(rmdir);
 	int rc = real_rmdir ? real_rmdir(path) : (int)RAW(SYS_unlinkat, AT_FDCWD, path, AT_REMOVEDIR);
 	report('W', AT_FDCWD, path);
 	return rc;
@@ -996,7 +1030,7 @@ EXPORT int rmdir(const char *path)
 
 EXPORT int mkdir(const char *path, mode_t mode)
 {
-	REAL(mkdir);
+	REAL_SYS(mkdir);
 	int rc = real_mkdir ? real_mkdir(path, mode) : (int)RAW(SYS_mkdirat, AT_FDCWD, path, mode);
 	report('W', AT_FDCWD, path);
 	return rc;
@@ -1004,7 +1038,7 @@ EXPORT int mkdir(const char *path, mode_t mode)
 
 EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 {
-	REAL(mkdirat);
+	REAL_SYS(mkdirat);
 	int rc = real_mkdirat ? real_mkdirat(dirfd, path, mode) : (int)RAW(SYS_mkdirat, dirfd, path, mode);
 	report('W', dirfd, path);
 	return rc;
@@ -1012,7 +1046,7 @@ EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 
 EXPORT int link(const char *from, const char *to)
 {
-	REAL(link);
+	REAL_SYS(link);
 	int rc = real_link ? real_link(from, to) : (int)RAW(SYS_linkat, AT_FDCWD, from, AT_FDCWD, to, 0);
 	report('W', AT_FDCWD, to);
 	return rc;
@@ -1020,7 +1054,7 @@ EXPORT int link(const char *from, const char *to)
 
 EXPORT int linkat(int fromfd, const char *from, int tofd, const char *to, int flags)
 {
-	REAL(linkat);
+	REAL_SYS(linkat);
 	int rc = real_linkat ? real_linkat(fromfd, from, tofd, to, flags)
 			     : (int)RAW(SYS_linkat, fromfd, from, tofd, to, flags);
 	report('W', tofd, to);
@@ -1029,7 +1063,7 @@ EXPORT int linkat(int fromfd, const char *from, int tofd, const char *to, int fl
 
 EXPORT int symlink(const char *target, const char *path)
 {
-	REAL(symlink);
+	REAL_SYS(symlink);
 	int rc = real_symlink ? real_symlink(target, path) : (int)RAW(SYS_symlinkat, target, AT_FDCWD, path);
 	report('W', AT_FDCWD, path);
 	return rc;
@@ -1037,7 +1071,7 @@ EXPORT int symlink(const char *target, const char *path)
 
 EXPORT int symlinkat(const char *target, int dirfd, const char *path)
 {
-	REAL(symlinkat);
+	REAL_SYS(symlinkat);
 	int rc = real_symlinkat ? real_symlinkat(target, dirfd, path) : (int)RAW(SYS_symlinkat, target, dirfd, path);
 	report('W', dirfd, path);
 	return rc;
@@ -1045,7 +1079,7 @@ EXPORT int symlinkat(const char *target, int dirfd, const char *path)
 
 EXPORT int truncate(const char *path, off_t len)
 {
-	REAL(truncate);
+	REAL_SYS(truncate);
 	int rc = real_truncate ? real_truncate(path, len) : (int)RAW(SYS_truncate, path, len);
 	report('W', AT_FDCWD, path);
 	return rc;
@@ -1053,7 +1087,7 @@ EXPORT int truncate(const char *path, off_t len)
 
 EXPORT int truncate64(const char *path, off64_t len)
 {
-	REAL(truncate64);
+	REAL_SYS(truncate64);
 	int rc = real_truncate64 ? real_truncate64(path, len) : (int)RAW(SYS_truncate, path, len);
 	report('W', AT_FDCWD, path);
 	return rc;
@@ -1089,7 +1123,7 @@ MKSTEMP_HOOK(mkostemps64, (char *tmpl, int suffixlen, int flags), (tmpl, suffixl
 EXPORT int close(int fd)
 {
 	losing(fd, 0);
-	REAL(close);
+	REAL_SYS(close);
 	return real_close ? real_close(fd) : (int)RAW(SYS_close, fd);
 }
 
@@ -1097,7 +1131,7 @@ EXPORT int dup2(int oldfd, int newfd)
 {
 	if (oldfd != newfd)
 		losing(newfd, 0);
-	REAL(dup2);
+	REAL_SYS(dup2);
 	if (real_dup2)
 		return real_dup2(oldfd, newfd);
 	if (oldfd == newfd) /* dup3 refuses this one; dup2 checks oldfd */
@@ -1109,13 +1143,11 @@ EXPORT int dup3(int oldfd, int newfd, int flags)
 {
 	if (oldfd != newfd)
 		losing(newfd, 0);
-	REAL(dup3);
+	REAL_SYS(dup3);
 	return real_dup3 ? real_dup3(oldfd, newfd, flags) : (int)RAW(SYS_dup3, oldfd, newfd, flags);
 }
 
-/* Declared by glibc 2.34 and later, which is when programs began to call
- * them. */
-#if defined(SYS_close_range) && defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+#ifdef HOOK_CLOSE_RANGE
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
@@ -1126,7 +1158,7 @@ EXPORT int close_range(unsigned first, unsigned last, int flags)
 	 * the programs this one starts. */
 	if (first <= last)
 		losing_range(first, last, (flags & CLOSE_RANGE_CLOEXEC) != 0);
-	REAL(close_range);
+	REAL_SYS(close_range);
 	return real_close_range ? real_close_range(first, last, flags)
 				: (int)RAW(SYS_close_range, first, last, flags);
 }
@@ -1135,7 +1167,7 @@ EXPORT void closefrom(int lowfd)
 {
 	if (lowfd >= 0)
 		losing_range((unsigned)lowfd, ~0U, 0);
-	REAL(closefrom);
+	REAL_SYS(closefrom);
 	if (real_closefrom) {
 		real_closefrom(lowfd);
 		return;
