@@ -148,6 +148,16 @@ char *dep_rule_expand(const char *tmpl, const char *subject, const regmatch_t *m
 
 /* ---- the index ---- */
 
+/* Append id to l. */
+static void ids_push(struct dep_ids *l, uint32_t id)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 4;
+		l->ids = xrealloc(l->ids, l->cap * sizeof *l->ids);
+	}
+	l->ids[l->n++] = id;
+}
+
 /* Note that page id depends on path in map. */
 static void ids_add(struct hashmap *map, const char *path, uint32_t id)
 {
@@ -158,11 +168,7 @@ static void ids_add(struct hashmap *map, const char *path, uint32_t id)
 	}
 	if (l->n && l->ids[l->n - 1] == id)
 		return; /* a page lists each path once; this keeps repeats out anyway */
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 4;
-		l->ids = xrealloc(l->ids, l->cap * sizeof *l->ids);
-	}
-	l->ids[l->n++] = id;
+	ids_push(l, id);
 }
 
 /* Free map and its lists. */
@@ -216,14 +222,8 @@ void dep_index_build(struct dep_index *ix, const struct manifest *m)
 			ids_add(&ix->listed, e->deps_listed.items[i], id);
 		for (size_t i = 0; i < e->deps_contents.n; i++)
 			ids_add(&ix->contents, e->deps_contents.items[i], id);
-		if (e->deps_untraced.n) {
-			struct dep_ids *l = &ix->untraced;
-			if (l->n == l->cap) {
-				l->cap = l->cap ? l->cap * 2 : 4;
-				l->ids = xrealloc(l->ids, l->cap * sizeof *l->ids);
-			}
-			l->ids[l->n++] = id;
-		}
+		if (e->deps_untraced.n)
+			ids_push(&ix->untraced, id);
 		ix->pairs += manifest_deps_count(e);
 	}
 }
