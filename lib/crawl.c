@@ -1062,6 +1062,24 @@ static int drop_file(struct crawl *c, const struct manifest_entry *old, char *er
 	return 0;
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* A page that answered as before keeps its line as it was (render time
+ * and change time too), so that a run that changes nothing rewrites
+ * nothing: watch --poll re-renders every few seconds. */
+static void keep_same_line(struct manifest_entry *now, const struct manifest_entry *old)
+{
+	if (now->status == old->status && now->bytes == old->bytes && !strcmp(now->sha256, old->sha256) &&
+	    same_str(now->key, old->key) && same_str(now->content_type, old->content_type) &&
+	    same_str(now->location, old->location)) {
+		now->render_ms = old->render_ms;
+		now->changed = old->changed;
+	}
+}
+
 /* Make this run's findings the tree's manifest, removing the files that
  * went away (prune: allowed to remove files of URLs that vanished or now
  * fail with 404/redirect), and save it. */
@@ -1080,6 +1098,7 @@ static int commit(struct crawl *c, bool prune, char *err)
 				manifest_put(&c->next, manifest_entry_dup(o));
 			continue;
 		}
+		keep_same_line(now, o);
 		if (!o->key || (now->key && !strcmp(now->key, o->key)))
 			continue;
 		if (now->key || prune)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -268,6 +269,27 @@ static void format_entry(struct buf *out, const struct manifest_entry *e)
 		 or_dash(e->location));
 }
 
+/* Replace name in dirfd with data unless it holds exactly that already:
+ * a run that changed nothing leaves the files (and their mtimes) alone. */
+static int save_file(int dirfd, const char *name, const char *data, size_t len, char *err)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	bool same = false;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len) {
+		char chunk[65536];
+		size_t off = 0;
+		ssize_t r = 1;
+		while (off < len && (r = pread(fd, chunk, sizeof chunk, (off_t)off)) > 0 &&
+		       !memcmp(chunk, data + off, (size_t)r < len - off ? (size_t)r : len - off))
+			off += (size_t)r;
+		same = off == len;
+	}
+	if (fd >= 0)
+		close(fd);
+	return same ? 0 : write_file_atomic(dirfd, name, data, len, err);
+}
+
 int manifest_save(const struct manifest *m, struct tree *t, char *err)
 {
 	size_t n;
@@ -286,9 +308,9 @@ int manifest_save(const struct manifest *m, struct tree *t, char *err)
 		}
 	}
 	free(v);
-	int rc = write_file_atomic(t->meta_fd, DEPS_FILE, deps.data, deps.len, err);
+	int rc = save_file(t->meta_fd, DEPS_FILE, deps.data, deps.len, err);
 	if (rc == 0)
-		rc = write_file_atomic(t->meta_fd, MANIFEST_FILE, out.data, out.len, err);
+		rc = save_file(t->meta_fd, MANIFEST_FILE, out.data, out.len, err);
 	buf_release(&out);
 	buf_release(&deps);
 	return rc;

@@ -22,7 +22,10 @@
  * page: any change of a file directly in it matters; one C line stands for
  * what would be hundreds of R lines) or U (the render could not be traced,
  * PATH being the program that ran: any change may matter).
- * Both files are replaced atomically (temp + rename), never edited in place.
+ * Both files are replaced atomically (temp + rename), never edited in place,
+ * and only when their text changes. A page that answers a new render as
+ * it did before keeps its line (render_ms and changed too: the render
+ * that gave these bytes), so a run that changed nothing writes nothing.
  *
  * journal is the durable record of publishes between two saves: before a
  * file is renamed into place, its manifest line is appended to it (one
@@ -70,7 +73,8 @@ struct manifest {
 /* Read the tree's manifest and deps; a tree without them gives an empty
  * manifest. -1 with err naming the file and line of a malformed line. */
 int manifest_load(struct manifest *m, struct tree *t, char *err);
-/* Write both files atomically, sorted by target. */
+/* Write both files atomically, sorted by target; a file that already
+ * holds that text is left alone. */
 int manifest_save(const struct manifest *m, struct tree *t, char *err);
 
 /* Append e's line to the journal: call before publishing e's file, and

@@ -122,6 +122,47 @@ TEST(manifest_round_trip)
 	free(treepath);
 }
 
+/* A save of the same manifest leaves both files alone (a watch --poll
+ * that changed nothing writes nothing); a changed one replaces them. */
+TEST(manifest_save_unchanged_writes_nothing)
+{
+	char path[] = "/tmp/cgisnap-man-XXXXXX";
+	CHECK(mkdtemp(path) != NULL);
+	char *treepath = xasprintf("%s/tree", path);
+	char *mpath = xasprintf("%s/.cgisnap/manifest", treepath);
+	char *dpath = xasprintf("%s/.cgisnap/deps", treepath);
+	struct tree t;
+	char err[ERR_LEN];
+	struct stat m1, d1, m2, d2;
+	CHECK_INT(0, tree_open(&t, treepath, true, err));
+	struct manifest m = MANIFEST_INIT;
+	struct manifest_entry *e = manifest_entry_new("/a");
+	e->key = xstrdup("a.html");
+	e->status = 200;
+	memset(e->sha256, 'a', 64);
+	strlist_add(&e->deps_read, "/site/a.txt");
+	manifest_put(&m, e);
+	CHECK_INT(0, manifest_save(&m, &t, err));
+	CHECK_INT(0, stat(mpath, &m1));
+	CHECK_INT(0, stat(dpath, &d1));
+	CHECK_INT(0, manifest_save(&m, &t, err));
+	CHECK_INT(0, stat(mpath, &m2));
+	CHECK_INT(0, stat(dpath, &d2));
+	CHECK(m1.st_ino == m2.st_ino && d1.st_ino == d2.st_ino); /* not replaced */
+	e->render_ms = 12;
+	CHECK_INT(0, manifest_save(&m, &t, err));
+	CHECK_INT(0, stat(mpath, &m2));
+	CHECK_INT(0, stat(dpath, &d2));
+	CHECK(m1.st_ino != m2.st_ino);  /* the manifest changed */
+	CHECK(d1.st_ino == d2.st_ino);  /* the deps did not */
+	manifest_release(&m);
+	tree_close(&t);
+	unit_remove_tree(path);
+	free(mpath);
+	free(dpath);
+	free(treepath);
+}
+
 /* The three files share one line loop: each is named when it cannot be
  * read, here because it is a directory (read gives EISDIR). */
 TEST(manifest_files_that_cannot_be_read_are_named)
