@@ -48,10 +48,20 @@ char *changes_summary(const struct changes *c, size_t max)
 	return buf_detach(&b, NULL);
 }
 
+void changes_add_url(struct changes *c, const char *target)
+{
+	if (hashmap_get(&c->url_seen, target))
+		return;
+	hashmap_put(&c->url_seen, target, (void *)1);
+	strlist_add(&c->urls, target);
+}
+
 void changes_clear(struct changes *c)
 {
 	hashmap_release(&c->paths);
 	strlist_clear(&c->order);
+	strlist_clear(&c->urls);
+	hashmap_release(&c->url_seen);
 }
 
 /* ---- rules ---- */
@@ -354,7 +364,12 @@ void deps_targets(const struct dep_index *ix, const struct watch_rules *r, const
 	/* Nobody knows what an untraced page read: any change may be it. */
 	if (ch->order.n)
 		pick_ids(&p, ix, &ix->untraced);
-	if (ch->order.n)
+	/* A page named is the one its editor looks at: among the first. */
+	for (size_t i = 0; i < ch->urls.n; i++)
+		pick_add(&p, ch->urls.items[i], 0);
+	for (size_t i = 0; i < ch->urls.n; i++)
+		pick_rules(&p, ix, r, site, ch->urls.items[i]);
+	if (ch->order.n || ch->urls.n)
 		for (size_t i = 0; i < r->always.n; i++)
 			pick_add(&p, r->always.items[i], SIZE_MAX);
 	if (p.n > 1)
@@ -364,6 +379,92 @@ void deps_targets(const struct dep_index *ix, const struct watch_rules *r, const
 	free(p.items);
 	free(p.chosen);
 	hashmap_release(&p.seen);
+}
+
+/* ---- polling ---- */
+
+/* An anchored ERE matching what a rule's URL template can expand to:
+ * each $N any text, the rest literal. */
+static char *template_regex(const char *tmpl)
+{
+	struct buf b = BUF_INIT;
+	buf_addc(&b, '^');
+	for (const char *p = tmpl; *p; p++) {
+		if (p[0] == '$' && p[1] >= '0' && p[1] <= '9') {
+			buf_adds(&b, "(.*)");
+			p++;
+			continue;
+		}
+		if (p[0] == '$' && p[1] == '$')
+			p++;
+		if (strchr("\\^$.[]|()?*+{}", *p))
+			buf_addc(&b, '\\');
+		buf_addc(&b, *p);
+	}
+	buf_addc(&b, '$');
+	return buf_detach(&b, NULL);
+}
+
+/* Whether a template holds a $N reference. */
+static bool has_refs(const char *tmpl)
+{
+	for (const char *p = tmpl; *p; p++) {
+		if (p[0] == '$' && p[1] == '$')
+			p++;
+		else if (p[0] == '$' && p[1] >= '0' && p[1] <= '9')
+			return true;
+	}
+	return false;
+}
+
+/* The targets of m a template with references can name. */
+static void poll_matches(const char *tmpl, const struct site *site, const struct manifest *m,
+			 struct strlist *out)
+{
+	char *re_text = template_regex(tmpl);
+	regex_t re;
+	bool absolute = strstr(tmpl, "://") != NULL;
+	if (regcomp(&re, re_text, REG_EXTENDED | REG_NOSUB)) {
+		free(re_text);
+		return; /* every special character is escaped: cannot happen */
+	}
+	size_t it = 0;
+	const char *k;
+	while (hashmap_next(&m->entries, &it, &k, NULL)) {
+		char *url = absolute ? site_url_for(site, k) : NULL;
+		if (!regexec(&re, url ? url : k, 0, NULL, 0))
+			strlist_add(out, k);
+		free(url);
+	}
+	regfree(&re);
+	free(re_text);
+}
+
+void deps_poll_targets(const struct watch_rules *r, const struct site *site, const struct manifest *m,
+		       struct strlist *targets)
+{
+	struct strlist all = STRLIST_INIT;
+	for (size_t i = 0; i < r->always.n; i++)
+		strlist_add(&all, r->always.items[i]);
+	for (size_t i = 0; i < r->n; i++) {
+		const char *tmpl = r->rules[i].url;
+		if (has_refs(tmpl)) {
+			poll_matches(tmpl, site, m, &all);
+			continue;
+		}
+		char *url = dep_rule_expand(tmpl, "", NULL, 0);
+		char *t = target_for(site, url);
+		if (t)
+			strlist_add_owned(&all, t);
+		else
+			log_warn("--depends '%s': '%s' is not a URL of the site", r->rules[i].spec, url);
+		free(url);
+	}
+	strlist_sort(&all);
+	for (size_t i = 0; i < all.n; i++)
+		if (i == 0 || strcmp(all.items[i], all.items[i - 1]))
+			strlist_add(targets, all.items[i]);
+	strlist_clear(&all);
 }
 
 /* ---- what the renders tell: dependencies and the site's own writes ---- */

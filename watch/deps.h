@@ -36,17 +36,22 @@
 #include "url.h"
 
 /* The changes of one batch: absolute path -> FSW_* flags (fswatch.h),
- * merged over every event of the path. */
+ * merged over every event of the path; and the pages 'cgisnap notify'
+ * named (canonical targets), which no file change stands for. */
 struct changes {
 	struct hashmap paths;  /* values: flags, cast to a pointer */
 	struct strlist order;  /* paths in the order they first changed */
+	struct strlist urls;   /* notified targets, in order, each once */
+	struct hashmap url_seen;
 };
 
-#define CHANGES_INIT { HASHMAP_INIT, STRLIST_INIT }
+#define CHANGES_INIT { HASHMAP_INIT, STRLIST_INIT, STRLIST_INIT, HASHMAP_INIT }
 
 void changes_add(struct changes *c, const char *path, unsigned flags);
 unsigned changes_flags(const struct changes *c, const char *path);
-size_t changes_count(const struct changes *c);
+size_t changes_count(const struct changes *c); /* paths only */
+/* A notified page: target is canonical (the site's). */
+void changes_add_url(struct changes *c, const char *target);
 /* "a, b, c and 4 more" from the first max paths (the caller frees it). */
 char *changes_summary(const struct changes *c, size_t max);
 void changes_clear(struct changes *c);
@@ -109,9 +114,20 @@ void dep_index_release(struct dep_index *ix);
 /* The pages to re-render for ch: from ix (may be empty), the rules and
  * the --always pages, without repeats, most specific first. site turns
  * the rules' URLs into targets; a URL of another site is skipped with a
- * warning. targets is appended to. */
+ * warning. A notified URL (ch->urls) is re-rendered itself, first, with
+ * the rules whose REGEX matches its target and the --always pages.
+ * targets is appended to. */
 void deps_targets(const struct dep_index *ix, const struct watch_rules *r, const struct site *site,
 		  const struct changes *ch, struct strlist *targets);
+
+/* What 'watch --poll' re-renders: the --always pages and every page a
+ * --depends rule can name. A rule URL without $N references is one page;
+ * one with them names every target of m it can expand to (each $N
+ * standing for any text), matched against the target, or against the
+ * page's absolute URL when the rule's URL is absolute. Sorted, without
+ * repeats; appended to targets. */
+void deps_poll_targets(const struct watch_rules *r, const struct site *site, const struct manifest *m,
+		       struct strlist *targets);
 
 /* The dependency policy of the crawl's hooks (crawl.h): each page keeps
  * the traced paths it read, checked or listed under the roots (the

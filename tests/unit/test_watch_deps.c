@@ -414,3 +414,65 @@ TEST(watch_dep_recorder_resolves_links)
 	free(want_cache);
 	free(script);
 }
+
+/* A notified page: itself, the rules whose REGEX matches its target, the
+ * --always pages; each once, however often it was named. */
+TEST(watch_deps_notified_urls)
+{
+	struct dep_index ix = DEP_INDEX_INIT;
+	struct watch_rules rules = WATCH_RULES_INIT;
+	struct site site;
+	struct changes c = CHANGES_INIT;
+	struct strlist t = STRLIST_INIT;
+	struct buf b = BUF_INIT;
+	char err[ERR_LEN];
+	CHECK_INT(0, site_init(&site, "http://localhost/", err));
+	CHECK_INT(0, watch_rules_add(&rules, "^/post\\?id=([0-9]+)$ => /feed?post=$1", err));
+	CHECK_INT(0, watch_rules_add(&rules, "pages/(.*)\\.txt$ => /doku.php?id=$1", err));
+	CHECK_INT(0, watch_rules_always(&rules, &site, "/", err));
+	changes_add_url(&c, "/post?id=3");
+	changes_add_url(&c, "/post?id=3");
+	CHECK_INT(0, changes_count(&c)); /* no path changed */
+	CHECK_INT(1, c.urls.n);
+	deps_targets(&ix, &rules, &site, &c, &t);
+	for (size_t i = 0; i < t.n; i++)
+		buf_addf(&b, "%s%s", i ? " " : "", t.items[i]);
+	CHECK_STR("/feed?post=3 /post?id=3 /", buf_str(&b));
+	buf_release(&b);
+	strlist_clear(&t);
+	changes_clear(&c);
+	CHECK_INT(0, c.urls.n);
+	watch_rules_release(&rules);
+	site_release(&site);
+}
+
+/* A poll: the --always pages, each rule URL without references, and the
+ * manifest's targets a rule URL with references can name. */
+TEST(watch_deps_poll_targets)
+{
+	struct watch_rules rules = WATCH_RULES_INIT;
+	struct manifest m = MANIFEST_INIT;
+	struct site site;
+	struct strlist t = STRLIST_INIT;
+	struct buf b = BUF_INIT;
+	char err[ERR_LEN];
+	CHECK_INT(0, site_init(&site, "http://localhost/", err));
+	const char *targets[] = { "/post?id=1", "/post?id=22", "/about", "/p/x/", "/posts" };
+	for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
+		manifest_put(&m, manifest_entry_new(targets[i]));
+	CHECK_INT(0, watch_rules_add(&rules, "db => /post?id=$1", err));
+	CHECK_INT(0, watch_rules_add(&rules, "x => /about", err));
+	CHECK_INT(0, watch_rules_add(&rules, "y => http://localhost/p/$1/", err));
+	CHECK_INT(0, watch_rules_add(&rules, "z => /cost$$", err)); /* "$$": one literal dollar */
+	CHECK_INT(0, watch_rules_always(&rules, &site, "/", err));
+	CHECK_INT(0, watch_rules_always(&rules, &site, "/about", err));
+	deps_poll_targets(&rules, &site, &m, &t);
+	for (size_t i = 0; i < t.n; i++)
+		buf_addf(&b, "%s%s", i ? " " : "", t.items[i]);
+	CHECK_STR("/ /about /cost$ /p/x/ /post?id=1 /post?id=22", buf_str(&b));
+	buf_release(&b);
+	strlist_clear(&t);
+	manifest_release(&m);
+	watch_rules_release(&rules);
+	site_release(&site);
+}
