@@ -18,6 +18,7 @@ struct command {
 static const struct command commands[] = {
 	{ "snapshot", cmd_snapshot, "render every page of a dynamic site into a static tree" },
 	{ "watch", cmd_watch, "keep a snapshot fresh: re-render what a source change affects" },
+	{ "notify", cmd_notify, "tell a running watch which pages or files changed (a CMS or database hook)" },
 	{ "serve", cmd_serve, "serve a snapshot tree over HTTP (libmicrohttpd)" },
 	{ "bench", cmd_bench, "measure the dynamic site against its snapshot" },
 	{ "config", cmd_config, "print an nginx or Apache configuration serving a tree" },

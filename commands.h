@@ -1,7 +1,8 @@
 /* commands.h - the subcommands of the one cgisnap binary.
  *
  * Like git's builtins: each subcommand is cmd_NAME(argc, argv) in its own
- * folder (snapshot/, serve/, watch/, bench/, config/); cgisnap.c only dispatches.
+ * folder (snapshot/, serve/, watch/, bench/, config/; notify lives beside
+ * watch, whose socket it talks to); cgisnap.c only dispatches.
  * argv[0] is the subcommand's name. The return value is the exit status:
  * 0 success, 1 partial failure (the command says what), 2 usage or set-up
  * error.
@@ -14,6 +15,7 @@
 
 int cmd_snapshot(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+int cmd_notify(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_config(int argc, char **argv);

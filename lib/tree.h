@@ -10,6 +10,7 @@
  *              that serve and config canonicalise requests the same way
  *   404.html   the site's "not found" page, when one was seen
  *   lock       held (flock) by the snapshot or watch writing the tree
+ *   control    the socket of the running watch ('cgisnap notify'; watch/control.h)
  *
  * No server may ever serve anything under .cgisnap/.
  */

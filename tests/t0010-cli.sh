@@ -5,7 +5,7 @@
 try "cgisnap --help lists every subcommand"
 out=$("$CGISNAP" --help)
 check_eq 0 $? "exit status"
-for c in snapshot watch serve bench config; do
+for c in snapshot watch notify serve bench config; do
 	check_match "$out" "^  $c " "help lists $c"
 done
 
@@ -14,7 +14,7 @@ out=$("$CGISNAP" --version)
 check_match "$out" '^cgisnap [0-9]+\.[0-9]+\.[0-9]+$' "version line"
 
 try "each subcommand has --help with a usage line"
-for c in snapshot watch serve bench config; do
+for c in snapshot watch notify serve bench config; do
 	out=$("$CGISNAP" "$c" --help 2>&1)
 	check_eq 0 $? "$c --help exit status"
 	check_match "$out" "^usage: cgisnap $c" "$c usage line"
@@ -30,7 +30,7 @@ err=$("$CGISNAP" --frob 2>&1 >/dev/null)
 check_eq 2 $? "exit status (top level)"
 check_eq 1 "$(printf '%s\n' "$err" | wc -l)" "one line"
 check_contains "$err" "'--frob'" "names the option"
-for c in snapshot watch serve bench config; do
+for c in snapshot watch notify serve bench config; do
 	err=$("$CGISNAP" "$c" --frob 2>&1 >/dev/null)
 	check_eq 2 $? "$c exit status"
 	check_eq "cgisnap $c: unknown option '--frob' (see 'cgisnap $c --help')" "$err" "$c message"
@@ -39,7 +39,7 @@ done
 try "the man page documents every option of every subcommand's --help"
 man=$ROOT/build/cgisnap.1
 check_file "$man" "build/cgisnap.1"
-for c in snapshot watch serve bench config; do
+for c in snapshot watch notify serve bench config; do
 	for o in $("$CGISNAP" "$c" --help | grep -oE '^  (-[a-zA-Z], |    )?--[a-z][a-z0-9-]*' | sed 's/.*--//'); do
 		# an entry of its own (roff writes every '-' as '\-')
 		grep '^\\fB' "$man" | grep -qF -- "$(printf '%s' "--$o" | sed 's/-/\\-/g')" ||

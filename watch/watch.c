@@ -8,6 +8,11 @@
  * batch in progress always finishes: SIGINT/SIGTERM stop after it (exit
  * 0), SIGUSR1 asks for a full re-crawl, as after an inotify overflow.
  *
+ * Changes inotify cannot see (a database row) come in two ways: 'cgisnap
+ * notify' names pages or paths on the control socket (control.h), which
+ * join the pending batch like a change; --poll S re-renders the --always
+ * and --depends pages every S seconds. Both write only what changed.
+ *
  * A source that goes missing is an error, not the deletion of the site:
  * while one is missing no batch runs (changes wait), and a run that finds
  * one gone at its end removes nothing; when every source is back, a full
@@ -31,6 +36,7 @@
 
 #include "clock.h"
 #include "commands.h"
+#include "control.h"
 #include "crawlopts.h"
 #include "deps.h"
 #include "exec.h"
@@ -57,7 +63,7 @@
 
 static struct {
 	struct strlist sources, depends, always, ignore;
-	long debounce_ms;
+	long debounce_ms, poll_s;
 	char *exec;
 	bool no_trace;
 } watch_options;
@@ -72,6 +78,9 @@ static const struct opt watch_opts[] = {
 	  "changes to paths matching REGEX start nothing (repeatable)", 0, 0 },
 	{ "debounce", 0, OPT_INT, &watch_options.debounce_ms, "MS",
 	  "start a batch when no change came for MS ms (default 100; at most 10 x MS after the first)", 1, 60000 },
+	{ "poll", 0, OPT_INT, &watch_options.poll_s, "S",
+	  "every S seconds, re-render the --always pages and every page a --depends rule names (for data "
+	  "inotify cannot see, such as a database; only what changed is written)", 1, 86400 },
 	{ "exec", 0, OPT_STR, &watch_options.exec, "CMD",
 	  "after each batch that changed files, run CMD (sh -c, in DIR) with the changed files on its stdin", 0, 0 },
 	{ "no-trace", 0, OPT_BOOL, &watch_options.no_trace, NULL,
@@ -97,6 +106,10 @@ struct watcher {
 	sigset_t old_mask;
 	long debounce_ms;
 	bool stop;
+	struct control *control; /* the socket 'cgisnap notify' talks to */
+	long long poll_ms;       /* 0: no --poll */
+	long long next_poll_ms;
+	bool poll_due;           /* the next batch is (also) a poll */
 
 	/* the batch being gathered */
 	struct changes pending;
@@ -124,6 +137,10 @@ static void print_help(const struct opt *const *tables)
 	       "leads: make that directory a --source. A render the tracer cannot see whole\n"
 	       "(a statically linked program, one that closes or replaces descriptor 3) is\n"
 	       "said once per program, and its page re-renders on every change.\n\n"
+	       "Data no file change stands for (a database): 'cgisnap notify DIR URL...'\n"
+	       "re-renders pages at once, through the socket DIR/.cgisnap/control (see\n"
+	       "'cgisnap notify --help'); --poll S re-renders the --always and --depends\n"
+	       "pages every S seconds. Either writes only the files whose bytes changed.\n\n"
 	       "Examples:\n"
 	       "  cgisnap watch --root /var/www/wiki --cgi php=php-cgi --seed /doku.php \\\n"
 	       "      --source /var/www/wiki/data out/\n"
@@ -437,20 +454,42 @@ static void run_exec(const struct watcher *w, const struct crawl_result *res)
 }
 
 /* The batch's line: what changed, what was rendered, how long it took
- * from the first change seen to the last file published. */
-static void log_batch(const struct watcher *w, const char *full_reason, const struct crawl_result *res,
+ * from the first change seen to the last file published. A poll alone
+ * that changed nothing says so only with -v. */
+static bool log_batch(const struct watcher *w, const char *full_reason, const struct crawl_result *res,
 		      long long ms)
 {
 	struct buf b = BUF_INIT;
-	size_t n = changes_count(&w->pending);
+	size_t n = changes_count(&w->pending), nurls = w->pending.urls.n;
+	const char *sep = "";
+	if (w->poll_due && !n && !nurls && !full_reason && !res->changed_keys.n && !res->failed &&
+	    !res->kept.n && !res->bound_note) {
+		log_debug("poll: %ld URL%s re-rendered, nothing changed, %lld ms", res->pages,
+			  res->pages == 1 ? "" : "s", ms);
+		return false;
+	}
 	buf_adds(&b, "batch: ");
 	if (n) {
 		char *summary = changes_summary(&w->pending, SUMMARY_PATHS);
 		buf_addf(&b, "%zu changed (%s)", n, summary);
 		free(summary);
+		sep = "; ";
+	}
+	if (nurls) {
+		buf_addf(&b, "%s%zu notified (", sep, nurls);
+		for (size_t i = 0; i < nurls && i < SUMMARY_PATHS; i++)
+			buf_addf(&b, "%s%s", i ? ", " : "", w->pending.urls.items[i]);
+		if (nurls > SUMMARY_PATHS)
+			buf_addf(&b, " and %zu more", nurls - SUMMARY_PATHS);
+		buf_adds(&b, ")");
+		sep = "; ";
+	}
+	if (w->poll_due && !full_reason) {
+		buf_addf(&b, "%spoll", sep);
+		sep = "; ";
 	}
 	if (full_reason)
-		buf_addf(&b, "%sfull re-crawl, %s", n ? "; " : "", full_reason);
+		buf_addf(&b, "%sfull re-crawl, %s", sep, full_reason);
 	buf_addf(&b, ": %ld URL%s re-rendered, %ld file%s changed, %ld removed", res->pages,
 		 res->pages == 1 ? "" : "s", res->stored_new + res->stored_changed,
 		 res->stored_new + res->stored_changed == 1 ? "" : "s", res->removed);
@@ -469,13 +508,19 @@ static void log_batch(const struct watcher *w, const char *full_reason, const st
 		log_warn("%s", res->kept.items[i]);
 	if (res->bound_note)
 		log_warn("%s", res->bound_note);
+	return true;
 }
 
-/* Forget the batch that was gathered. */
-static void batch_done(struct watcher *w)
+/* Forget the batch that was gathered; the notifies it held are answered
+ * (res NULL: nothing needed re-rendering). */
+static void batch_done(struct watcher *w, const struct crawl_result *res, const char *error)
 {
+	struct crawl_result none;
+	memset(&none, 0, sizeof none);
+	control_batch_done(w->control, res ? res : &none, error);
 	changes_clear(&w->pending);
 	w->first_ms = w->last_ms = 0;
+	w->poll_due = false;
 }
 
 /* Re-render what the pending changes affect (everything for a full
@@ -492,21 +537,31 @@ static void run_batch(struct watcher *w)
 	if (!sources_present(w))
 		return; /* held: the changes wait for the source */
 	full = w->full_reason;
-	if (!full && !w->tracer && watch_rules_empty(&w->rules))
+	/* Notified pages and polls name their pages: only a changed path
+	 * with nothing to map it needs everything. */
+	if (!full && changes_count(&w->pending) && !w->tracer && watch_rules_empty(&w->rules))
 		full = "no dependencies are known (no tracing, no --depends or --always)";
 	if (!full) {
 		deps_targets(&w->index, &w->rules, &w->s.site, &w->pending, &targets);
+		if (w->poll_due) {
+			struct strlist polled = STRLIST_INIT;
+			deps_poll_targets(&w->rules, &w->s.site, crawl_manifest(w->crawl), &polled);
+			for (size_t i = 0; i < polled.n; i++)
+				if (!strlist_contains(&targets, polled.items[i]))
+					strlist_add(&targets, polled.items[i]);
+			strlist_clear(&polled);
+		}
 		if (!targets.n) {
 			char *summary = changes_summary(&w->pending, SUMMARY_PATHS);
 			log_debug("no page depends on %s", summary);
 			free(summary);
-			batch_done(w);
+			batch_done(w, NULL, NULL);
 			return;
 		}
 	}
 	rc = full ? crawl_full(w->crawl, &res, err) : crawl_update(w->crawl, &targets, &res, err);
 	w->batches++;
-	log_batch(w, full, &res, now_ms() - w->first_ms);
+	bool logged = log_batch(w, full, &res, now_ms() - w->first_ms);
 	w->full_reason = NULL;
 	note_refused_removal(w);
 	if (rc < 0) {
@@ -515,14 +570,65 @@ static void run_batch(struct watcher *w)
 		log_error("%s", err);
 		w->full_reason = "the last batch could not write the tree";
 	}
-	for (size_t i = 0; i < res.rendered.n && log_verbose(); i++)
+	for (size_t i = 0; logged && i < res.rendered.n && log_verbose(); i++)
 		log_debug("rendered %s", res.rendered.items[i]);
 	run_exec(w, &res);
+	/* The manifest is rewritten only when it changed; its time says the
+	 * sources were handled up to now (initial_crawl_reason asks). */
+	if (rc == 0 && changes_count(&w->pending))
+		utimensat(w->s.tree.meta_fd, "manifest", NULL, AT_SYMLINK_NOFOLLOW);
 	if (w->tracer)
 		dep_index_build(&w->index, crawl_manifest(w->crawl));
-	batch_done(w);
+	batch_done(w, &res, rc < 0 ? err : NULL);
 	crawl_result_release(&res);
 	strlist_clear(&targets);
+}
+
+/* A request on the control socket: its URLs and paths join the pending
+ * batch, as changes do (control_fn). All or nothing: a URL of another
+ * site refuses the whole request. */
+static int on_notify(void *arg, const struct control_request *rq, struct strlist *targets, char *reply,
+		     size_t replylen, char *err)
+{
+	struct watcher *w = arg;
+	for (size_t i = 0; i < rq->urls.n; i++) {
+		char *abs = url_resolve(w->s.site.url, rq->urls.items[i]);
+		char *t = abs ? site_target(&w->s.site, abs) : NULL;
+		free(abs);
+		if (!t)
+			return err_set(err, "'%s' is not a URL of the site '%s'", rq->urls.items[i], w->s.site.url);
+		strlist_add_owned(targets, t);
+	}
+	for (size_t i = 0; i < targets->n; i++)
+		changes_add_url(&w->pending, targets->items[i]);
+	/* A path told is a change of any kind: every page that read it,
+	 * checked it or listed its directory. */
+	for (size_t i = 0; i < rq->paths.n; i++)
+		changes_add(&w->pending, rq->paths.items[i], FSW_CHANGED | FSW_CREATED | FSW_REMOVED);
+	note_activity(w);
+	log_debug("notified: %zu URL%s, %zu path%s", rq->urls.n, rq->urls.n == 1 ? "" : "s", rq->paths.n,
+		  rq->paths.n == 1 ? "" : "s");
+	int n = snprintf(reply, replylen, "%zu URL%s and %zu path%s queued", rq->urls.n, rq->urls.n == 1 ? "" : "s",
+			 rq->paths.n, rq->paths.n == 1 ? "" : "s");
+	if (w->missing.n && n >= 0 && (size_t)n < replylen)
+		snprintf(reply + n, replylen - (size_t)n, " (held until the missing source '%.100s' is back)",
+			 w->missing.items[0]);
+	return 0;
+}
+
+/* ms until the next --poll; -1 without --poll. */
+static int poll_wait(const struct watcher *w)
+{
+	if (!w->poll_ms)
+		return -1;
+	long long left = w->next_poll_ms - now_ms();
+	return left < 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
+}
+
+/* The sooner of two poll(2) timeouts (-1: none). */
+static int sooner(int a, int b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
 }
 
 /* ms until the pending batch is due; -1 when nothing is pending. */
@@ -544,22 +650,36 @@ static int main_loop(struct watcher *w)
 {
 	char err[ERR_LEN];
 	while (!w->stop) {
-		struct pollfd pfd[2] = { { srcwatch_fd(w->fsw), POLLIN, 0 }, { w->sigfd, POLLIN, 0 } };
+		struct pollfd pfd[2 + 1 + CONTROL_MAX_CLIENTS] = { { srcwatch_fd(w->fsw), POLLIN, 0 },
+								   { w->sigfd, POLLIN, 0 } };
+		size_t nctl = control_pollfds(w->control, pfd + 2, 1 + CONTROL_MAX_CLIENTS);
 		/* While a source is missing only its return starts a batch. */
-		int timeout = w->missing.n ? MISSING_CHECK_MS : batch_wait(w);
-		int ready = poll(pfd, 2, timeout);
+		int timeout = w->missing.n ? MISSING_CHECK_MS : sooner(batch_wait(w), poll_wait(w));
+		int ready = poll(pfd, 2 + nctl, timeout);
 		if (ready < 0 && errno != EINTR)
 			return err_sys(err, "cannot wait for changes"), log_error("%s", err), -1;
+		if (ready < 0)
+			continue; /* the revents are not to be read */
 		if (pfd[1].revents)
 			take_signals(w);
 		if (w->stop)
 			break;
 		if (pfd[0].revents && take_events(w, err) < 0)
 			return log_error("%s", err), -1;
+		control_handle(w->control, pfd + 2, nctl, on_notify, w);
 		if (w->missing.n)
 			sources_present(w);
-		if (w->first_ms && !w->missing.n && batch_wait(w) == 0)
+		if (w->missing.n)
+			continue;
+		if (w->poll_ms && poll_wait(w) == 0) {
+			/* A poll runs at once, with whatever is pending. */
+			w->poll_due = true;
+			note_activity(w);
 			run_batch(w);
+			w->next_poll_ms = now_ms() + w->poll_ms;
+		} else if (w->first_ms && batch_wait(w) == 0) {
+			run_batch(w);
+		}
 	}
 	return 0;
 }
@@ -569,6 +689,7 @@ static int main_loop(struct watcher *w)
 /* Free all of w, restoring the signal mask. */
 static void watcher_release(struct watcher *w)
 {
+	control_close(w->control);
 	crawl_free(w->crawl);
 	dep_recorder_release(&w->recorder);
 	srcwatch_free(w->fsw);
@@ -624,8 +745,16 @@ static int watcher_open(struct watcher *w, const struct strlist *args)
 
 	if (check_tree_outside(w, dir, err) < 0 || (w->sigfd = signals_open(w, err)) < 0)
 		goto fail;
+	if (watch_options.poll_s && !have_rules) {
+		err_set(err, "--poll re-renders the --always pages and those of --depends rules: give at least one");
+		goto fail;
+	}
 	if (crawl_setup_open(&w->s, dir, err) < 0)
 		goto fail;
+	/* After the tree's lock: any socket there is a killed watch's. */
+	if (!(w->control = control_open(&w->s.tree, err)))
+		goto fail;
+	w->poll_ms = watch_options.poll_s * 1000LL;
 	for (size_t i = 0; i < watch_options.always.n; i++)
 		if (watch_rules_always(&w->rules, &w->s.site, watch_options.always.items[i], err) < 0)
 			goto fail;
@@ -678,6 +807,7 @@ static int initial_crawl(struct watcher *w)
 	}
 	if (w->tracer)
 		dep_index_build(&w->index, crawl_manifest(w->crawl));
+	w->next_poll_ms = now_ms() + w->poll_ms;
 	log_info("watching %zu director%s of %zu source%s (%s)", srcwatch_count(w->fsw),
 		 srcwatch_count(w->fsw) == 1 ? "y" : "ies", w->sources.n, w->sources.n == 1 ? "" : "s",
 		 w->tracer ? "dependencies traced" : watch_rules_empty(&w->rules) ? "every change re-crawls"
