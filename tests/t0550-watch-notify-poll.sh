@@ -130,6 +130,18 @@ print(s.makefile().readline(), end="")' "$OUT/.cgisnap/control" >"$TESTDIR/raw"
 check_match "$(cat "$TESTDIR/raw")" "^error bad request line 'frobnicate /x'" "a bad protocol line"
 kill -0 "$WATCH_PID" 2>/dev/null || fail "the watcher died"
 
+try "peers that connect and say nothing do not keep a notify out"
+python3 -c 'import socket, subprocess, sys
+idle = []
+for i in range(16):
+    s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); idle.append(s)
+rc = subprocess.run(sys.argv[2:]).returncode
+idle[0].settimeout(60)
+print(rc, idle[0].makefile().readline(), end="")' \
+	"$OUT/.cgisnap/control" "$CGISNAP" notify --wait -q "$OUT" '/post.php?id=1' >"$TESTDIR/raw"
+check_eq "0 error dropped: 16 notifies at once, and this one had not sent its request" "$(cat "$TESTDIR/raw")" \
+	"the notify's status, and what the oldest idle peer heard"
+
 try "notify --path: a file's dependents re-render, and --depends rules match it"
 "$CGISNAP" notify --wait "$OUT" --path "$SITE/data/banner.txt" >"$TESTDIR/out1" 2>"$TESTDIR/err"
 check_eq 0 $? "exit status"

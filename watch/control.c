@@ -190,12 +190,42 @@ static void say(struct client *cl, const char *fmt, ...)
 	free(s);
 }
 
+static void reap(struct control *c);
+
+/* Make room for one more peer when every slot is taken: the oldest one
+ * still to send its request goes (a peer that connects and says nothing
+ * must not keep others out); false when all are waiting for batches. */
+static bool make_room(struct control *c)
+{
+	if (c->n < CONTROL_MAX_CLIENTS)
+		return true;
+	for (size_t i = 0; i < c->n; i++) {
+		struct client *old = c->clients[i];
+		if (old->state != READING)
+			continue;
+		say(old, "error dropped: %d notifies at once, and this one had not sent its request",
+		    CONTROL_MAX_CLIENTS);
+		flush(old);
+		old->dead = true;
+		reap(c);
+		return true;
+	}
+	return false;
+}
+
 /* Accept one peer, if it may talk. */
 static void take_client(struct control *c)
 {
 	int fd = accept4(c->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
+	if (!make_room(c)) {
+		static const char busy[] = "error watch has too many notifies waiting for a batch: try again\n";
+		if (send(fd, busy, sizeof busy - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+			log_debug("a notify refused for want of room went away first");
+		close(fd);
+		return;
+	}
 	struct client *cl = xcalloc(1, sizeof *cl);
 	cl->fd = fd;
 	cl->state = READING;
@@ -311,7 +341,7 @@ size_t control_pollfds(struct control *c, struct pollfd *pfd, size_t max)
 	size_t k = 0;
 	c->polled = 0;
 	c->listening = false;
-	if (k < max && c->n < CONTROL_MAX_CLIENTS) {
+	if (k < max) {
 		pfd[k++] = (struct pollfd){ c->fd, POLLIN, 0 };
 		c->listening = true;
 	}

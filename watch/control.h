@@ -45,7 +45,8 @@
 #define CONTROL_NAME "control"
 /* A request longer than this is refused (a notify names a few pages). */
 #define CONTROL_MAX_REQUEST (256 * 1024)
-/* Connections served at once; more wait in the listen queue. */
+/* Connections served at once: beyond them, the oldest one that has not
+ * sent its request yet is dropped, or the new one refused. */
 #define CONTROL_MAX_CLIENTS 16
 
 struct control_request {
