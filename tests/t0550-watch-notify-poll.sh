@@ -16,6 +16,11 @@ mkdir -p "$SITE/data" "$TESTDIR/db"
 cat >"$SITE/post.php" <<'EOF'
 <?php
 $id = (int)($_GET['id'] ?? 0);
+if ($id === 99) {
+    http_response_code(500);
+    echo "database error\n";
+    exit;
+}
 $db = new PDO('sqlite:' . getenv('BLOG_DB'));
 $st = $db->prepare('SELECT title, body FROM posts WHERE id = ?');
 $st->execute([$id]);
@@ -130,6 +135,12 @@ print(s.makefile().readline(), end="")' "$OUT/.cgisnap/control" >"$TESTDIR/raw"
 check_match "$(cat "$TESTDIR/raw")" "^error bad request line 'frobnicate /x'" "a bad protocol line"
 kill -0 "$WATCH_PID" 2>/dev/null || fail "the watcher died"
 
+try "notify --wait of a page that fails: its reason, and exit status 1"
+"$CGISNAP" notify --wait "$OUT" '/post.php?id=99' '/post.php?id=1' >/dev/null 2>"$TESTDIR/err"
+check_eq 1 $? "exit status"
+check_contains "$(cat "$TESTDIR/err")" "cgisnap: warning: failed: /post.php?id=99: HTTP status 500" "the reason"
+check_contains "$(cat "$TESTDIR/err")" "cgisnap: error: 1 of the 2 notified URLs failed" "the last line"
+
 try "peers that connect and say nothing do not keep a notify out"
 python3 -c 'import socket, subprocess, sys
 idle = []
@@ -188,6 +199,19 @@ watch_start "$LOG" "${FIXTURE[@]}" --always / "$OUT"
 check_eq 0 $? "watch came up"
 "$CGISNAP" notify --wait -q "$OUT" /post.php?id=1 >/dev/null
 check_eq 0 $? "notify works again"
+
+try "a notified page that now answers 404 leaves the tree, as in any batch"
+KEY2=$(manifest_field "$OUT" "/post.php?id=2" 2)
+sql "DELETE FROM posts WHERE id = 2"
+"$CGISNAP" notify --wait -q "$OUT" /post.php?id=2 >"$TESTDIR/out1"
+check_eq 0 $? "exit status"
+check_no_file "$OUT/$KEY2" "the post's file"
+check_eq 404 "$(manifest_field "$OUT" "/post.php?id=2" 3)" "recorded as not found"
+check_contains "$(cat "$TESTDIR/out1")" "$KEY2" "stdout names the removed file"
+sql "INSERT INTO posts VALUES (2, 'Second post', 'body two')"
+"$CGISNAP" notify --wait -q "$OUT" /post.php?id=2 >/dev/null
+check_eq 0 $? "back"
+check_contains "$(cat "$(post_file 2)")" "body two" "published again"
 
 watch_stop
 check_eq 0 "$WATCH_STATUS" "exit status"

@@ -403,8 +403,10 @@ static void answer(struct client *cl, const struct crawl_result *res, const char
 	long files = res->stored_new + res->stored_changed;
 	if (error)
 		say(cl, "error %s", error);
+	else if (own && cl->targets.n == 1)
+		say(cl, "error the notified URL failed");
 	else if (own)
-		say(cl, "error %ld of the notified URL%s failed", own, cl->targets.n == 1 ? "" : "s");
+		say(cl, "error %ld of the %zu notified URLs failed", own, cl->targets.n);
 	else
 		say(cl, "done %ld URL%s re-rendered, %ld file%s changed, %ld removed%s", res->pages,
 		    res->pages == 1 ? "" : "s", files, files == 1 ? "" : "s", res->removed,

@@ -65,7 +65,7 @@ static void print_help(const struct opt *const *tables)
 	       "  cgisnap notify /srv/blog '/?p=42'                   # a CMS save hook\n"
 	       "  cgisnap notify --wait /srv/blog /2026/03/slug/ /    # wait for the files\n"
 	       "  cgisnap notify /srv/wiki --path /var/www/wiki/data/pages/start.txt\n"
-	       "  # git post-receive: cgisnap notify /srv/site --path \"$(pwd)\"\n\n"
+	       "  cgisnap notify /srv/site / /news/                   # a git post-receive hook\n\n"
 	       "Options:\n");
 	opts_print_help(stdout, tables);
 	printf("\nExit status: 0 queued (with --wait: published); 1 not delivered or not\n"
