@@ -213,6 +213,19 @@ sql "INSERT INTO posts VALUES (2, 'Second post', 'body two')"
 check_eq 0 $? "back"
 check_contains "$(cat "$(post_file 2)")" "body two" "published again"
 
+try "a notify while a source is missing is queued, held, and published when it is back"
+mv "$SITE/data" "$SITE/data.away"
+wait_until "$WATCH_WAIT" grep -q "source '$SITE/data' is missing" "$LOG"
+check_eq 0 $? "watch saw it go"
+sql "UPDATE posts SET title = 'First post, held' WHERE id = 1"
+"$CGISNAP" notify "$OUT" '/post.php?id=1' 2>"$TESTDIR/err"
+check_eq 0 $? "exit status"
+check_eq "cgisnap: notified: 1 URL and 0 paths queued (held until the missing source '$SITE/data' is back)" \
+	"$(cat "$TESTDIR/err")" "message"
+mv "$SITE/data.away" "$SITE/data"
+wait_file_has "$(post_file 1)" "First post, held"
+check_eq 0 $? "published once the source is back"
+
 watch_stop
 check_eq 0 "$WATCH_STATUS" "exit status"
 
