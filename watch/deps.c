@@ -68,36 +68,11 @@ void changes_clear(struct changes *c)
 
 int watch_rules_add(struct watch_rules *r, const char *spec, char *err)
 {
-	const char *arrow = NULL;
-	for (const char *p = strstr(spec, "=>"); p; p = strstr(p + 1, "=>"))
-		arrow = p;
-	if (!arrow)
-		return err_set(err, "bad --depends rule '%s': expected 'REGEX => URL'", spec);
-	const char *re_end = arrow;
-	while (re_end > spec && (re_end[-1] == ' ' || re_end[-1] == '\t'))
-		re_end--;
-	const char *url = arrow + 2;
-	url += strspn(url, " \t");
-	size_t url_len = strlen(url);
-	while (url_len && (url[url_len - 1] == ' ' || url[url_len - 1] == '\t'))
-		url_len--;
-	if (re_end == spec || !url_len)
-		return err_set(err, "bad --depends rule '%s': expected 'REGEX => URL'", spec);
-
-	char *re = xstrndup(spec, (size_t)(re_end - spec));
-	regex_t compiled;
-	int rc = regcomp(&compiled, re, REG_EXTENDED);
-	free(re);
-	if (rc) {
-		char msg[128];
-		regerror(rc, &compiled, msg, sizeof msg);
-		return err_set(err, "bad --depends regex in '%s': %s", spec, msg);
-	}
+	struct rewrite rw;
+	if (rewrite_parse(&rw, spec, "--depends", err) < 0)
+		return -1;
 	r->rules = xrealloc(r->rules, (r->n + 1) * sizeof *r->rules);
-	r->rules[r->n].re = compiled;
-	r->rules[r->n].url = xstrndup(url, url_len);
-	r->rules[r->n].spec = xstrdup(spec);
-	r->n++;
+	r->rules[r->n++] = rw;
 	return 0;
 }
 
@@ -126,34 +101,11 @@ bool watch_rules_empty(const struct watch_rules *r)
 
 void watch_rules_release(struct watch_rules *r)
 {
-	for (size_t i = 0; i < r->n; i++) {
-		regfree(&r->rules[i].re);
-		free(r->rules[i].url);
-		free(r->rules[i].spec);
-	}
+	for (size_t i = 0; i < r->n; i++)
+		rewrite_release(&r->rules[i]);
 	free(r->rules);
 	strlist_clear(&r->always);
 	memset(r, 0, sizeof *r);
-}
-
-char *dep_rule_expand(const char *tmpl, const char *subject, const regmatch_t *m, size_t nmatch)
-{
-	struct buf b = BUF_INIT;
-	for (const char *p = tmpl; *p; p++) {
-		if (p[0] == '$' && p[1] == '$') {
-			buf_addc(&b, '$');
-			p++;
-		} else if (p[0] == '$' && p[1] >= '0' && p[1] <= '9') {
-			size_t g = (size_t)(p[1] - '0');
-			if (g < nmatch && m[g].rm_so >= 0)
-				buf_add(&b, subject + m[g].rm_so, (size_t)(m[g].rm_eo - m[g].rm_so));
-			p++;
-		} else {
-			buf_addc(&b, *p);
-		}
-	}
-	buf_adds(&b, ""); /* an empty template still gives "" */
-	return buf_detach(&b, NULL);
 }
 
 /* ---- the index ---- */
@@ -327,7 +279,7 @@ static void pick_rules(struct picks *p, const struct dep_index *ix, const struct
 		regmatch_t m[10];
 		if (regexec(&r->rules[i].re, path, 10, m, 0))
 			continue;
-		char *url = dep_rule_expand(r->rules[i].url, path, m, 10);
+		char *url = rewrite_expand(r->rules[i].url, path, m, 10);
 		char *t = target_for(site, url);
 		if (!t) {
 			log_warn("--depends '%s': '%s' is not a URL of the site", r->rules[i].spec, url);
@@ -452,7 +404,7 @@ void deps_poll_targets(const struct watch_rules *r, const struct site *site, con
 			poll_matches(tmpl, site, m, &all);
 			continue;
 		}
-		char *url = dep_rule_expand(tmpl, "", NULL, 0);
+		char *url = rewrite_expand(tmpl, "", NULL, 0);
 		char *t = target_for(site, url);
 		if (t)
 			strlist_add_owned(&all, t);

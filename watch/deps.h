@@ -33,6 +33,7 @@
 #include "crawl.h"
 #include "hashmap.h"
 #include "manifest.h"
+#include "rewrite.h"
 #include "url.h"
 
 /* The changes of one batch: absolute path -> FSW_* flags (fswatch.h),
@@ -56,15 +57,9 @@ void changes_add_url(struct changes *c, const char *target);
 char *changes_summary(const struct changes *c, size_t max);
 void changes_clear(struct changes *c);
 
-/* --depends rules and --always pages. */
-struct dep_rule {
-	regex_t re;
-	char *url;  /* the template, with $N references */
-	char *spec; /* as given, for messages */
-};
-
+/* --depends rules (rewrite.h) and --always pages. */
 struct watch_rules {
-	struct dep_rule *rules;
+	struct rewrite *rules;
 	size_t n;
 	struct strlist always; /* canonical targets */
 };
@@ -80,10 +75,6 @@ int watch_rules_add(struct watch_rules *r, const char *spec, char *err);
 int watch_rules_always(struct watch_rules *r, const struct site *site, const char *url, char *err);
 bool watch_rules_empty(const struct watch_rules *r);
 void watch_rules_release(struct watch_rules *r);
-
-/* The template with $0..$9 replaced from a match of subject (unmatched
- * groups give ""), $$ by '$'; any other '$' stays. The caller frees it. */
-char *dep_rule_expand(const char *tmpl, const char *subject, const regmatch_t *m, size_t nmatch);
 
 struct dep_ids {
 	uint32_t *ids;

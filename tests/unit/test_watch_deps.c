@@ -54,7 +54,7 @@ TEST(watch_rule_expand_table)
 		regmatch_t m[10];
 		CHECK_INT(0, regcomp(&re, cases[i].re, REG_EXTENDED));
 		CHECK_INT(0, regexec(&re, cases[i].subject, 10, m, 0));
-		char *got = dep_rule_expand(cases[i].tmpl, cases[i].subject, m, 10);
+		char *got = rewrite_expand(cases[i].tmpl, cases[i].subject, m, 10);
 		CHECK_STR(cases[i].want, got);
 		free(got);
 		regfree(&re);
