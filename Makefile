@@ -183,7 +183,7 @@ FUZZ_ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -Wshadow -Wno-s
 FUZZ_LIBS = $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null) -lpthread
 FUZZ_LIB_SRCS = lib/buf.c lib/xalloc.c lib/log.c lib/hashmap.c lib/sha256.c lib/url.c \
 	lib/urlkey.c lib/cgiresp.c lib/spill.c lib/charset.c lib/css.c lib/links.c lib/robots.c \
-	lib/opts.c lib/reqpath.c
+	lib/opts.c lib/reqpath.c lib/rewrite.c
 FUZZ_LIB_OBJS = $(FUZZ_LIB_SRCS:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_NAMES = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS = $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)

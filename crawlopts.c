@@ -24,6 +24,9 @@ const struct opt crawl_opts[] = {
 	  "drop query parameters named like GLOB (utm_*, fbclid; repeatable)", 0, 0 },
 	{ "sort-query", 0, OPT_BOOL, &crawl_options.sort_query, NULL,
 	  "put query parameters in a canonical (sorted) order", 0, 0 },
+	{ "canonical", 0, OPT_LIST, &crawl_options.canonical, "'REGEX => URL'",
+	  "record targets matching REGEX as a 302 to URL ($1..$9: groups; first rule wins), "
+	  "crawl URL instead (repeatable)", 0, 0 },
 	{ "include", 0, OPT_LIST, &crawl_options.include, "REGEX",
 	  "crawl only targets matching REGEX (repeatable)", 0, 0 },
 	{ "exclude", 0, OPT_LIST, &crawl_options.exclude, "REGEX",
@@ -128,6 +131,11 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 			return -1;
 	copy_list(&s->site.ignore_params, &o->ignore_params);
 	s->site.sort_query = o->sort_query;
+	for (size_t i = 0; i < o->canonical.n; i++)
+		if (site_add_canonical(&s->site, o->canonical.items[i], err) < 0)
+			return -1;
+	if (site_check_canonical(&s->site, err) < 0)
+		return -1;
 	if (check_seeds(&s->site, &o->seeds, err) < 0)
 		return -1;
 
@@ -211,6 +219,9 @@ void crawl_report(const struct crawl_result *r, const char *what, bool quiet)
 		else if (r->skips[i].note && !quiet)
 			log_info("%s", r->skips[i].note);
 	}
+	if (r->canonical && !quiet)
+		log_info("%ld URL%s matched --canonical rules: recorded as redirects, not rendered",
+			 r->canonical, r->canonical == 1 ? "" : "s");
 	const struct strlist *sr = &r->slash_redirects;
 	if (sr->n && !quiet)
 		log_info("%zu URL%s recorded as a redirect to %s slash form: %s \u2192 %s/%s", sr->n,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "log.h"
 #include "urlkey.h"
 
 /* Accept-Encoding naming gzip (or x-gzip) with a q-value above 0, as
@@ -167,12 +168,57 @@ static void write_guards(struct buf *out, const struct treeinfo *ti)
 	}
 }
 
+/* The --canonical rules: a 302 for whatever request they match, crawled
+ * or not, the first rule winning. The regex is matched on the raw target,
+ * taken from THE_REQUEST by a first condition; the Location is the site's
+ * origin and the template, $N becoming %N (the last condition's groups). */
+static void write_canonical(struct buf *out, const struct treeinfo *ti)
+{
+	if (!ti->site.ncanonical)
+		return;
+	buf_adds(out, "    # 2. The tree's --canonical rules: a 302 for every URL they match, crawled\n"
+		      "    # or not; the first rule wins.\n");
+	for (size_t i = 0; i < ti->site.ncanonical; i++) {
+		const struct rewrite *rw = &ti->site.canonical[i];
+		struct buf re = BUF_INIT;
+		size_t groups;
+		char err[ERR_LEN];
+		if (config_canonical_pcre(rw, &re, &groups, err) < 0) { /* config_check_canonical refused it */
+			buf_release(&re);
+			continue;
+		}
+		config_comment(out, "    ", "--canonical %s", rw->spec);
+		buf_adds(out, "    RewriteCond %{THE_REQUEST} "
+			      "\"^\\S+\\s+(?:[a-z][a-z0-9+.-]*://[^/?\\s]*)?(/\\S*)\" [NC]\n"
+			      "    RewriteCond %1 \"");
+		/* A leading '!', '<', '>', '=' or '-' would make it no regex. */
+		if (strchr("!<>=-", re.data ? re.data[0] : '\0') && re.len)
+			buf_addc(out, '\\');
+		buf_adds(out, buf_str(&re));
+		buf_adds(out, "\"\n    RewriteRule ^ \"");
+		add_literal(out, ti->site.origin);
+		for (const char *t = rw->url; *t; t++) {
+			if (t[0] == '$' && t[1] >= '0' && t[1] <= '9') {
+				buf_addf(out, "%%%c", t[1]);
+				t++;
+			} else {
+				char c[2] = { *t, '\0' };
+				add_literal(out, c);
+				t += t[0] == '$' && t[1] == '$';
+			}
+		}
+		buf_adds(out, "\" [R=302,NE,QSD,L]\n");
+		buf_release(&re);
+	}
+}
+
 /* Steps 2 and 3: one rule (and its query condition) per recorded URL,
  * then no other dotfile. */
 static void write_recorded(struct buf *out, const struct treeinfo *ti)
 {
+	write_canonical(out, ti);
 	if (ti->redirects.n || ti->statuses.n || ti->files.n)
-		buf_adds(out, "    # 2. What the tree recorded for exact URLs (decoded path, raw query),\n"
+		buf_adds(out, "    # 2b. What the tree recorded for exact URLs (decoded path, raw query),\n"
 			      "    # dotfile names included (\"/.well-known/x\" is the file %2Ewell-known/x).\n");
 	for (size_t i = 0; i < ti->redirects.n; i++) {
 		const struct ti_entry *e = &ti->redirects.items[i];

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "log.h"
 #include "urlkey.h"
 #include "xalloc.h"
 
@@ -93,4 +94,82 @@ void config_summary(struct buf *out, const struct treeinfo *ti)
 		       ti->redirects.n, plural(ti->redirects.n, "redirect", "redirects"), ti->statuses.n,
 		       plural(ti->statuses.n, "status", "statuses"), ti->files.n,
 		       plural(ti->files.n, "page", "pages"), ti->by_rule, plural(ti->by_rule, "page", "pages"));
+}
+
+int config_canonical_pcre(const struct rewrite *rw, struct buf *out, size_t *groups, char *err)
+{
+	const char *re = rw->spec, *end = strstr(re, "=>");
+	/* The regex is the spec up to its last arrow, as rewrite.h splits it. */
+	for (const char *p = end; p; p = strstr(p + 1, "=>"))
+		end = p;
+	while (end > re && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	*groups = 0;
+	for (const char *p = re; p < end; p++) {
+		if (*p == '"') {
+			buf_adds(out, "\\x22"); /* survives both servers' quoting */
+		} else if (*p == '\\') {
+			char c = p + 1 < end ? p[1] : '\0';
+			/* GNU's \w \s \b \< \> \` \' and back-references \1..\9
+			 * mean other things, or nothing, to PCRE. */
+			if (!c || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			    strchr("<>`'", c))
+				return err_set(err, "--canonical '%s': '\\%c' in the regex has no equal in "
+					       "nginx's and Apache's PCRE", rw->spec, c ? c : ' ');
+			buf_add(out, p, 2);
+			p++;
+		} else if (*p == '{' && p + 1 < end && p[1] == ',') {
+			return err_set(err, "--canonical '%s': PCRE reads '{,' as text: write '{0,'", rw->spec);
+		} else if (*p == '[') {
+			/* A bracket expression: its backslashes are literal in POSIX,
+			 * escapes in PCRE. */
+			buf_addc(out, '[');
+			p++;
+			if (p < end && *p == '^')
+				buf_addc(out, *p++);
+			if (p < end && *p == ']')
+				buf_addc(out, *p++);
+			for (; p < end && *p != ']'; p++) {
+				if (*p == '[' && p + 1 < end && (p[1] == '.' || p[1] == '='))
+					return err_set(err, "--canonical '%s': PCRE has no collating elements "
+						       "or equivalence classes ('[%c')", rw->spec, p[1]);
+				if (*p == '[' && p + 1 < end && p[1] == ':') {
+					const char *close = strstr(p + 2, ":]");
+					size_t n = close && close < end ? (size_t)(close + 2 - p) : 1;
+					buf_add(out, p, n);
+					p += n - 1;
+				} else if (*p == '\\') {
+					buf_adds(out, "\\\\");
+				} else if (*p == '"') {
+					buf_adds(out, "\\x22");
+				} else {
+					buf_addc(out, *p);
+				}
+			}
+			buf_addc(out, ']');
+		} else {
+			if (*p == '(')
+				(*groups)++;
+			buf_addc(out, *p);
+		}
+	}
+	return 0;
+}
+
+int config_check_canonical(const struct site *s, char *err)
+{
+	for (size_t i = 0; i < s->ncanonical; i++) {
+		struct buf re = BUF_INIT;
+		size_t groups;
+		int rc = config_canonical_pcre(&s->canonical[i], &re, &groups, err);
+		buf_release(&re);
+		if (rc < 0)
+			return -1;
+		if (groups >= 9 && strstr(s->canonical[i].url, "$0"))
+			return err_set(err, "--canonical '%s': nginx has no $0: with it, at most 8 groups",
+				       s->canonical[i].spec);
+		if (config_unquotable(s->canonical[i].spec))
+			return err_set(err, "--canonical '%s' cannot be written", s->canonical[i].spec);
+	}
+	return 0;
 }

@@ -62,7 +62,10 @@ static void print_help(const struct opt *const *tables)
 	       "\nLimits (cgisnap serve has none of them):\n"
 	       "  Requests must arrive in canonical form: the tree's --ignore-param and\n"
 	       "  --sort-query policy is not applied, nor is a query normalised. A .gz is\n"
-	       "  sent without checking that it has its page's modification time.\n");
+	       "  sent without checking that it has its page's modification time.\n"
+	       "  The tree's --canonical rules are matched on the raw request target; a\n"
+	       "  regex that PCRE reads otherwise than POSIX (GNU's \\w or \\<, back-references,\n"
+	       "  {,n}, [[.x.]]) is refused with exit 2.\n");
 }
 
 /* The host of an origin ("http://[::1]:8080" -> "[::1]"). Fresh string. */
@@ -191,6 +194,10 @@ int cmd_config(int argc, char **argv)
 	rc = EXIT_USAGE;
 	have_ti = true;
 	if (treeinfo_load(&ti, args.items[1], root_path, err) < 0) {
+		log_error("%s", err);
+		goto out;
+	}
+	if (config_check_canonical(&ti.site, err) < 0) {
 		log_error("%s", err);
 		goto out;
 	}

@@ -79,6 +79,19 @@ bool config_unquotable(const char *s);
 void config_comment(struct buf *out, const char *indent, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* The regex of a --canonical rule (rewrite.h, site.canonical) as PCRE for
+ * both servers, appended to out: the same text, but a '"' written "\x22"
+ * and a backslash in a bracket expression (literal in POSIX) doubled;
+ * *groups is the number of its groups. -1 with err naming the rule for
+ * what PCRE reads otherwise: a backslash before a letter or digit (GNU's
+ * \w \b and back-references), \< \> \` \', "{," and [[.x.]] [[=x=]]. POSIX
+ * takes the longest of alternatives, PCRE the first: groups around
+ * alternatives that match at the same place can capture differently. */
+int config_canonical_pcre(const struct rewrite *rw, struct buf *out, size_t *groups, char *err);
+/* -1 with err when a rule of s cannot be written for both servers (as
+ * above; $0 with 9 groups, which nginx cannot give). */
+int config_check_canonical(const struct site *s, char *err);
+
 /* Append the "# Listed per URL: ..." comment line with ti's counts. */
 void config_summary(struct buf *out, const struct treeinfo *ti);
 

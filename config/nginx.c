@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "log.h"
 
 /* The statuses nginx's "return CODE URL" sends with a Location. */
 static const int redirect_codes[] = { 301, 302, 303, 307, 308 };
@@ -75,6 +76,9 @@ static size_t count_status(const struct ti_list *l, int status)
 /* True when a map value will hold a '$' (see quote_value). */
 static bool has_dollar(const struct treeinfo *ti)
 {
+	for (size_t i = 0; i < ti->site.ncanonical; i++)
+		if (strchr(ti->site.canonical[i].url, '$'))
+			return true;
 	for (size_t i = 0; i < ti->redirects.n; i++)
 		if (strchr(ti->redirects.items[i].location, '$'))
 			return true;
@@ -246,6 +250,67 @@ static void write_types(struct buf *out, const char *indent)
 	buf_addf(out, "%s}\n%sdefault_type application/octet-stream;\n\n", indent, indent);
 }
 
+/* Whether a template uses $0 (the whole match), which nginx lacks. */
+static bool uses_whole_match(const char *tmpl)
+{
+	for (const char *t = tmpl; *t; t++) {
+		if (t[0] == '$' && t[1] == '$')
+			t++;
+		else if (t[0] == '$' && t[1] == '0')
+			return true;
+	}
+	return false;
+}
+
+/* The --canonical rules: a 302 for whatever request they match, crawled
+ * or not, the first rule winning, on the raw target ($request_uri). The
+ * Location is the site's origin and the template, $N being the if's
+ * captures; for $0 the regex is wrapped in a group of its own. */
+static void write_canonical(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
+{
+	if (!ti->site.ncanonical)
+		return;
+	buf_adds(out, "    # 2. The tree's --canonical rules: a 302 for every URL they match, crawled\n"
+		      "    # or not; the first rule wins.\n");
+	for (size_t i = 0; i < ti->site.ncanonical; i++) {
+		const struct rewrite *rw = &ti->site.canonical[i];
+		struct buf re = BUF_INIT, pattern = BUF_INIT, loc = BUF_INIT;
+		size_t groups;
+		char err[ERR_LEN];
+		if (config_canonical_pcre(rw, &re, &groups, err) < 0) { /* config_check_canonical refused it */
+			buf_release(&re);
+			continue;
+		}
+		bool whole = uses_whole_match(rw->url);
+		buf_addf(&pattern, whole ? "(%s)" : "%s", buf_str(&re));
+		config_comment(out, "    ", "--canonical %s", rw->spec);
+		buf_adds(out, "    if ($request_uri ~ ");
+		quote(out, buf_str(&pattern));
+		buf_adds(out, ") {\n        return 302 \"");
+		buf_adds(&loc, ti->site.origin);
+		for (const char *t = rw->url; *t; t++) {
+			if (t[0] == '$' && t[1] >= '0' && t[1] <= '9') {
+				/* Wrapped, the regex has at most 8 groups: $9 is empty. */
+				if (!whole || t[1] != '9')
+					buf_addf(&loc, "$%c", whole ? t[1] + 1 : t[1]);
+				t++;
+			} else if (t[0] == '$') {
+				buf_addf(&loc, "${cgisnap_%s_dollar}", p->id);
+				t += t[1] == '$';
+			} else {
+				if (*t == '"' || *t == '\\')
+					buf_addc(&loc, '\\');
+				buf_addc(&loc, *t);
+			}
+		}
+		buf_adds(out, buf_str(&loc));
+		buf_adds(out, "\";\n    }\n");
+		buf_release(&re);
+		buf_release(&pattern);
+		buf_release(&loc);
+	}
+}
+
 /* Steps 1 to 3 of the server block, at server level (nginx runs them
  * once, before choosing a location). */
 static void write_guards(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
@@ -259,9 +324,10 @@ static void write_guards(struct buf *out, const struct treeinfo *ti, const struc
 		buf_release(&re);
 		buf_adds(out, ") {\n        return 400;\n    }\n");
 	}
+	write_canonical(out, ti, p);
 	bool any = ti->redirects.n || ti->statuses.n || ti->files.n;
 	if (any)
-		buf_adds(out, "    # 2. What the tree recorded for exact URLs (the maps above), dotfile\n"
+		buf_adds(out, "    # 2b. What the tree recorded for exact URLs (the maps above), dotfile\n"
 			      "    # names included (\"/.well-known/x\" is the file %2Ewell-known/x).\n");
 	for (size_t c = 0; c < sizeof redirect_codes / sizeof redirect_codes[0]; c++)
 		if (count_status(&ti->redirects, redirect_codes[c]))

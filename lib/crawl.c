@@ -761,10 +761,50 @@ static void check_not_found(struct crawl *c, struct crawl_result *res)
 	strlist_add_owned(&res->errors, buf_detach(&b, NULL));
 }
 
+/* A target a --canonical rule matches is never rendered: it is recorded
+ * as the rule's 302 to to, and to is crawled instead (a seed's
+ * replacement is a seed). When a rule matches to as well, every client
+ * would be sent on again (a loop, or a chain): the target fails instead,
+ * naming both rules. Unlocked. */
+static void record_canonical(struct crawl *c, const struct job *j, const char *to, size_t rule)
+{
+	size_t again;
+	char *next = site_canonical_redirect(c->site, to, &again);
+	pthread_mutex_lock(&c->lock);
+	c->res->pages++;
+	if (next) {
+		char *why = xasprintf("--canonical '%s' rewrites it to '%s', which --canonical '%s' "
+				      "rewrites again: a rule's URL must match no rule",
+				      c->site->canonical[rule].spec, to, c->site->canonical[again].spec);
+		fail_locked(c, j->target, why);
+		free(why);
+	} else {
+		struct manifest_entry *e = manifest_entry_new(j->target);
+		e->status = 302;
+		e->location = site_url_for(c->site, to);
+		e->changed = time(NULL);
+		manifest_put(&c->next, e);
+		c->res->redirects++;
+		c->res->canonical++;
+		struct job *nj = enqueue_locked(c, to, j->depth, false, false);
+		if (nj && j->seed)
+			nj->seed = true;
+	}
+	pthread_mutex_unlock(&c->lock);
+	free(next);
+}
+
 /* Render one target and record what it gave. Unlocked. */
 static void process(struct crawl *c, struct job *j)
 {
 	char err[ERR_LEN], why[ERR_LEN];
+	size_t rule;
+	char *canon = site_canonical_redirect(c->site, j->target, &rule);
+	if (canon) {
+		record_canonical(c, j, canon, rule);
+		free(canon);
+		return;
+	}
 	char *url = site_url_for(c->site, j->target);
 	struct origin_request rq = { j->target, "GET", NULL };
 	struct origin_response rs;

@@ -108,6 +108,7 @@ struct crawl_result {
 			    * + not_found + failed + skipped */
 	long stored_new, stored_changed, stored_unchanged, removed;
 	long redirects;    /* 3xx recorded */
+	long canonical;    /* ... of them, made by --canonical rules (not rendered) */
 	long not_found;    /* 404/410 recorded */
 	long failed;
 	long skipped;      /* the sum of skips[].n */

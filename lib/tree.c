@@ -228,6 +228,8 @@ int tree_save_settings(struct tree *t, const struct site *s, char *err)
 	for (size_t i = 0; i < s->ignore_params.n; i++)
 		buf_addf(&b, "ignore-param = %s\n", s->ignore_params.items[i]);
 	buf_addf(&b, "sort-query = %s\n", s->sort_query ? "yes" : "no");
+	for (size_t i = 0; i < s->ncanonical; i++)
+		buf_addf(&b, "canonical = %s\n", s->canonical[i].spec);
 	int rc = write_file_atomic(t->meta_fd, SETTINGS_FILE, b.data, b.len, err);
 	buf_release(&b);
 	return rc;
@@ -238,13 +240,14 @@ int tree_load_settings(struct tree *t, struct site *s, char *err)
 	if (t->meta_fd < 0 || faccessat(t->meta_fd, SETTINGS_FILE, F_OK, 0) < 0)
 		return 0;
 	char *site_url = NULL;
-	struct strlist aliases = STRLIST_INIT, ignore = STRLIST_INIT;
+	struct strlist aliases = STRLIST_INIT, ignore = STRLIST_INIT, canonical = STRLIST_INIT;
 	bool sort = false;
 	const struct opt table[] = {
 		{ "site-url", 0, OPT_STR, &site_url, NULL, NULL, 0, 0 },
 		{ "alias", 0, OPT_LIST, &aliases, NULL, NULL, 0, 0 },
 		{ "ignore-param", 0, OPT_LIST, &ignore, NULL, NULL, 0, 0 },
 		{ "sort-query", 0, OPT_BOOL, &sort, NULL, NULL, 0, 0 },
+		{ "canonical", 0, OPT_LIST, &canonical, NULL, NULL, 0, 0 },
 		OPT_END
 	};
 	const struct opt *const tables[] = { table, NULL };
@@ -265,6 +268,8 @@ int tree_load_settings(struct tree *t, struct site *s, char *err)
 	for (size_t i = 0; i < ignore.n; i++)
 		strlist_add(&s->ignore_params, ignore.items[i]);
 	s->sort_query = sort;
+	for (size_t i = 0; i < canonical.n && rc == 0; i++)
+		rc = site_add_canonical(s, canonical.items[i], err);
 out:
 	opts_release(tables);
 	return rc;

@@ -6,7 +6,8 @@
  *   journal    manifest lines of files published since the manifest was
  *              last saved, appended before each rename (manifest.h)
  *   settings   "name = value" lines: the site and query policy the tree
- *              was made with (site-url, alias, ignore-param, sort-query), so
+ *              was made with (site-url, alias, ignore-param, sort-query,
+ *              canonical), so
  *              that serve and config canonicalise requests the same way
  *   404.html   the site's "not found" page, when one was seen
  *   lock       held (flock) by the snapshot or watch writing the tree

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "log.h"
+#include "rewrite.h"
 #include "xalloc.h"
 
 /* A piece of a string; p is NULL when the piece is absent, which is not the
@@ -530,8 +531,67 @@ int site_add_alias(struct site *s, const char *url, char *err)
 	return 0;
 }
 
+int site_add_canonical(struct site *s, const char *spec, char *err)
+{
+	/* The rule is saved in .cgisnap/settings, one line. */
+	for (const char *c = spec; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return err_set(err, "bad --canonical rule '%s': it holds a control character", spec);
+	struct rewrite rw;
+	if (rewrite_parse(&rw, spec, "--canonical", err) < 0)
+		return -1;
+	if (rw.url[0] != '/') {
+		err_set(err, "bad --canonical rule '%s': the URL '%s' must start with '/'", spec, rw.url);
+		rewrite_release(&rw);
+		return -1;
+	}
+	s->canonical = xrealloc(s->canonical, (s->ncanonical + 1) * sizeof *s->canonical);
+	s->canonical[s->ncanonical++] = rw;
+	return 0;
+}
+
+char *site_canonical_redirect(const struct site *s, const char *target, size_t *rule)
+{
+	for (size_t i = 0; i < s->ncanonical; i++) {
+		char *to = rewrite_apply(&s->canonical[i], target);
+		if (!to)
+			continue;
+		char *canon = site_canonical_target(s, to);
+		free(to);
+		if (!canon) /* cannot happen: the URL starts with '/' */
+			continue;
+		*rule = i;
+		return canon;
+	}
+	return NULL;
+}
+
+int site_check_canonical(const struct site *s, char *err)
+{
+	for (size_t i = 0; i < s->ncanonical; i++) {
+		const struct rewrite *rw = &s->canonical[i];
+		if (strchr(rw->url, '$'))
+			continue;
+		char *to = site_canonical_target(s, rw->url);
+		size_t k;
+		char *again = to ? site_canonical_redirect(s, to, &k) : NULL;
+		if (again) {
+			err_set(err, "bad --canonical rule '%s': its URL '%s' is matched by --canonical '%s': "
+				"a redirect loop", rw->spec, to, s->canonical[k].spec);
+			free(again);
+			free(to);
+			return -1;
+		}
+		free(to);
+	}
+	return 0;
+}
+
 void site_release(struct site *s)
 {
+	for (size_t i = 0; i < s->ncanonical; i++)
+		rewrite_release(&s->canonical[i]);
+	free(s->canonical);
 	free(s->url);
 	free(s->origin);
 	strlist_clear(&s->aliases);

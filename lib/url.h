@@ -38,6 +38,7 @@
 #include <stdbool.h>
 
 #include "buf.h"
+#include "rewrite.h"
 
 /* The normalised form of an absolute http(s) URL (fresh string); NULL when
  * it is not one. */
@@ -68,14 +69,17 @@ char *url_target(const char *url);
  * that are not part of a valid escape are copied as they are. */
 void url_decode(struct buf *out, const char *s, size_t len);
 
-/* A site: the public address(es) it calls itself, and its query policy.
- * Fill it with site_init(), then site_add_alias() / the policy fields. */
+/* A site: the public address(es) it calls itself, its query policy and
+ * its --canonical rules. Fill it with site_init(), then site_add_alias()
+ * / site_add_canonical() / the policy fields. */
 struct site {
 	char *url;                    /* normalised --site-url, e.g. "http://localhost/" */
 	char *origin;                 /* its "scheme://host[:port]" */
 	struct strlist aliases;       /* origins of --alias URLs, also internal */
 	struct strlist ignore_params; /* --ignore-param globs (fnmatch), on parameter names */
 	bool sort_query;              /* --sort-query: parameters sorted by name (stable) */
+	struct rewrite *canonical;    /* --canonical rules, in order (rewrite.h) */
+	size_t ncanonical;
 };
 
 /* Set the site's address, every other field empty (s is overwritten, not
@@ -85,6 +89,21 @@ int site_init(struct site *s, const char *url, char *err);
 /* Add the origin of url as an alias (its path is ignored; the site's own
  * origin and repeats are skipped); -1 with err when not an http(s) URL. */
 int site_add_alias(struct site *s, const char *url, char *err);
+/* Add a --canonical 'REGEX => URL' rule (rewrite.h syntax): URL, with
+ * $1..$9 for the groups, must be a target ("/..."). -1 with err naming the
+ * rule: "bad --canonical rule 'x': expected 'REGEX => URL'", "... the URL
+ * 'y' must start with '/'", "bad --canonical regex in 'x': why". */
+int site_add_canonical(struct site *s, const char *spec, char *err);
+/* -1 with err when a rule whose URL has no '$' (the same replacement for
+ * every match) names a URL that a rule matches: every request would be
+ * redirected again ("... its URL '/x' is matched by --canonical 'z': a
+ * redirect loop"). Call once the rules are added. */
+int site_check_canonical(const struct site *s, char *err);
+/* The redirect a --canonical rule makes of a canonical target: the first
+ * rule matching target, its URL expanded and canonicalised
+ * (site_canonical_target) - fresh - with *rule its index; NULL when no rule
+ * matches. */
+char *site_canonical_redirect(const struct site *s, const char *target, size_t *rule);
 /* Free everything; s is left zeroed (site_init may follow). */
 void site_release(struct site *s);
 

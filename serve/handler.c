@@ -409,7 +409,8 @@ static enum MHD_Result resolve_and_reply(struct ctx *x)
 		ret = reply_not_found(x, 404);
 		goto out;
 	}
-	if (s->cfg.dynamic && res.kind != RESOLVE_BAD) {
+	/* --dynamic renders everything but what a --canonical rule redirects. */
+	if (s->cfg.dynamic && res.kind != RESOLVE_BAD && !res.canonical) {
 		ret = reply_from_origin(x, res.target);
 		goto out;
 	}

@@ -166,6 +166,18 @@ void meta_resolve(struct meta *m, const char *target, struct resolution *r)
 		r->kind = RESOLVE_BAD;
 		goto out;
 	}
+	/* A --canonical rule answers before the manifest, as the generated
+	 * configurations do: also for URLs the crawl never met. */
+	size_t rule;
+	char *to = site_canonical_redirect(&m->site, r->target, &rule);
+	if (to) {
+		r->kind = RESOLVE_REDIRECT;
+		r->status = 302;
+		r->location = site_url_for(&m->site, to);
+		r->canonical = true;
+		free(to);
+		goto out;
+	}
 	struct tree_answer a;
 	tree_answer(manifest_get(&m->manifest, r->target), r->target, &a);
 	switch (a.kind) {

@@ -118,11 +118,13 @@ struct resolution {
 	char *location;
 	unsigned gen;        /* meta's generation the answer was read from */
 	bool listed;         /* RESOLVE_FILE: the manifest names the key (cgisnap stored it) */
+	bool canonical;      /* RESOLVE_REDIRECT made by a --canonical rule of the settings */
 };
 
 /* Map a request target (origin form, already checked by reqpath_check)
  * to what the tree holds for it, the way snapshot stored it: its
- * canonical form, then tree_answer (answer.h), which config follows too.
+ * canonical form, the first --canonical rule matching it (a 302), then
+ * tree_answer (answer.h), which config follows too.
  * The strings in r are fresh; resolution_release frees them. */
 void meta_resolve(struct meta *m, const char *target, struct resolution *r);
 void resolution_release(struct resolution *r);

@@ -30,6 +30,13 @@ static void print_help(const struct opt *const *tables)
 	       "answer 200 with different bodies, /a/ is stored and /a recorded as a 301 to\n"
 	       "it, as a static host answers; with --strip given, bodies that still differ\n"
 	       "after it fail the URL instead.\n");
+	printf("\nCanonical rules: --canonical '^/doku\\.php\\?id=[^&]*&do=index$ => /doku.php?do=index'\n"
+	       "records every target REGEX matches (POSIX extended, on the canonical target\n"
+	       "/path?query) as a 302 to URL without rendering it, and crawls URL instead;\n"
+	       "$1..$9 in URL are REGEX's groups, $0 the match, $$ a '$'. The first matching\n"
+	       "rule wins. URL must match no rule: a literal URL that does is a set-up\n"
+	       "error, any other such target fails. The rules are saved with the tree: serve\n"
+	       "and config answer every matching request with the 302, crawled or not.\n");
 	printf("\nExit status: 0 all pages stored (or skipped: archives, responses over\n"
 	       "--max-output, each kind named in the summary); 1 some URLs failed (the rest\n"
 	       "is published), or a seed answered an error, or most URLs answered 404 (more\n"
