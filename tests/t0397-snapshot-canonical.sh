@@ -12,6 +12,7 @@
 . "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-serve.sh"
 . "$(dirname "$0")/lib-config.sh"
+. "$(dirname "$0")/lib-watch.sh"
 
 need_program php-cgi curl nginx apache2
 
@@ -196,6 +197,28 @@ check_eq http://localhost/doku.php?do=index "$(header Location "$TESTDIR/h")" "t
 check_contains "$(curl -s "http://127.0.0.1:$P_D/doku.php?id=a")" "<h1>Page a</h1>" "other URLs are rendered"
 check_eq "/doku.php?id=a" "$(cat "$LOG")" "only that one ran the program"
 bg_stop "$DYN_PID"
+
+try "watch keeps the rules: a batch re-renders the page, and a matching URL stays a 302, never rendered"
+SRC=$TESTDIR/src
+mkdir -p "$SRC"
+: >"$SRC/x.txt"
+W=$TESTDIR/w
+watch_start "$TESTDIR/wlog" --root "$SITE" --cgi php=php-cgi --site-url http://localhost/ \
+	--seed '/doku.php?id=start' -j 2 --no-trace --source "$SRC" --canonical "$SITEMAP_RULE" \
+	--depends 'x\.txt$ => /doku.php?id=a&do=index' --depends 'x\.txt$ => /doku.php?id=a' "$W"
+check_eq 0 $? "watch came up ($(tail -3 "$TESTDIR/wlog"))"
+check_eq 302 "$(manifest_field "$W" "/doku.php?id=a&do=index" 3)" "after the first crawl: a 302"
+check_contains "$(cat "$W/.cgisnap/settings")" "canonical = $SITEMAP_RULE" "watch saves the rules too"
+: >"$LOG"
+echo edit >>"$SRC/x.txt"
+wait_batches "$TESTDIR/wlog" 1
+check_eq 0 $? "a batch ($(tail -3 "$TESTDIR/wlog"))"
+check_eq "/doku.php?id=a" "$(cat "$LOG")" "only the page ran the program"
+check_eq 302 "$(manifest_field "$W" "/doku.php?id=a&do=index" 3)" "still a 302"
+check_eq http://localhost/doku.php?do=index "$(manifest_field "$W" "/doku.php?id=a&do=index" 9)" \
+	"to the sitemap"
+watch_stop
+check_eq 0 "$WATCH_STATUS" "watch exit status"
 
 try "regexes PCRE reads otherwise are refused by cgisnap config, naming the rule"
 snap "$TESTDIR/gnu" -j 1 --canonical '^/doku\.php\?id=\<a\>&do=index$ => /doku.php?do=index' 2>"$TESTDIR/err7"
