@@ -98,12 +98,7 @@ void config_summary(struct buf *out, const struct treeinfo *ti)
 
 int config_canonical_pcre(const struct rewrite *rw, struct buf *out, size_t *groups, char *err)
 {
-	const char *re = rw->spec, *end = strstr(re, "=>");
-	/* The regex is the spec up to its last arrow, as rewrite.h splits it. */
-	for (const char *p = end; p; p = strstr(p + 1, "=>"))
-		end = p;
-	while (end > re && (end[-1] == ' ' || end[-1] == '\t'))
-		end--;
+	const char *re = rw->regex, *end = re + strlen(re);
 	*groups = 0;
 	for (const char *p = re; p < end; p++) {
 		if (*p == '"') {
@@ -153,6 +148,9 @@ int config_canonical_pcre(const struct rewrite *rw, struct buf *out, size_t *gro
 			buf_addc(out, *p);
 		}
 	}
+	/* A backslash just before the closing quote would escape it. */
+	if (out->len && out->data[out->len - 1] == '\\')
+		buf_adds(out, "(?:)");
 	return 0;
 }
 

@@ -29,12 +29,13 @@ int rewrite_parse(struct rewrite *rw, const char *spec, const char *option, char
 
 	char *re = xstrndup(spec, (size_t)(re_end - spec));
 	int rc = regcomp(&rw->re, re, REG_EXTENDED);
-	free(re);
 	if (rc) {
 		char msg[128];
 		regerror(rc, &rw->re, msg, sizeof msg);
+		free(re);
 		return err_set(err, "bad %s regex in '%s': %s", option, spec, msg);
 	}
+	rw->regex = re;
 	rw->url = xstrndup(tmpl, tmpl_len);
 	rw->spec = xstrdup(spec);
 	return 0;
@@ -44,6 +45,7 @@ void rewrite_release(struct rewrite *rw)
 {
 	if (rw->spec)
 		regfree(&rw->re);
+	free(rw->regex);
 	free(rw->url);
 	free(rw->spec);
 	memset(rw, 0, sizeof *rw);

@@ -17,6 +17,7 @@
 
 struct rewrite {
 	regex_t re;
+	char *regex; /* its text */
 	char *url;  /* the template, with $N references */
 	char *spec; /* as given, for messages */
 };

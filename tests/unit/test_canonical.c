@@ -127,6 +127,7 @@ TEST(canonical_regex_for_pcre)
 		{ "^/[[:alpha:]]+[]x]\"$ => /x", "^/[[:alpha:]]+[]x]\\x22$" },
 		{ "^/(a|b)(c)$ => /x", "^/(a|b)(c)$" },
 		{ "^/a{0,3}$ => /x", "^/a{0,3}$" },
+		{ "^/a\\\\ => /x", "^/a\\\\(?:)" },                 /* no backslash before the quote */
 		{ "^/(a)\\1$ => /x", NULL },                            /* back-reference */
 		{ "^/\\<a\\>$ => /x", NULL },                           /* GNU word anchors */
 		{ "^/\\w+$ => /x", NULL },
