@@ -242,4 +242,19 @@ void crawl_report(const struct crawl_result *r, const char *what, bool quiet)
 		log_error("%s", r->errors.items[i]);
 	for (size_t i = 0; i < r->nfailures; i++)
 		log_error("failed: %s: %s", r->failures[i].target, r->failures[i].reason);
+	/* Last, so that the options to paste end the output: the heading,
+	 * then lines without the prefix (families.h). */
+	if (quiet)
+		return;
+	if (log_verbose() && r->family_table.n) {
+		log_info("query parameters (URLs carrying each, distinct bodies, distinct values):");
+		for (size_t i = 0; i < r->family_table.n; i++)
+			log_raw("  %s", r->family_table.items[i]);
+	}
+	for (size_t i = 0; i < r->family_notes.n; i++) {
+		if (i)
+			log_raw("%s", r->family_notes.items[i]);
+		else
+			log_info("%s", r->family_notes.items[i]);
+	}
 }

@@ -14,6 +14,7 @@
 
 #include "archive.h"
 #include "excerpt.h"
+#include "families.h"
 #include "hashmap.h"
 #include "links.h"
 #include "log.h"
@@ -74,6 +75,7 @@ struct crawl {
 	struct crawl_result *res;
 	long dropped_depth, dropped_pages;
 	struct loops loops;     /* URL families taking ever-new values */
+	struct families families; /* what the query parameters did: full crawls only */
 	bool near_bound_said;  /* the 80% of --max-pages line was printed */
 	struct robots robots;
 	bool have_robots;
@@ -902,6 +904,8 @@ static void process(struct crawl *c, struct job *j)
 		else if (e->status == 404 || e->status == 410)
 			c->res->not_found++;
 		strlist_add(&c->res->rendered, j->target);
+		if (!c->update_mode && e->key)
+			families_note(&c->families, j->target, e->sha256, e->content_type);
 		manifest_put(&c->next, e);
 	} else if (e) { /* an archive, or by request (robots meta, no-store: store_page's 1) */
 		skip_locked(c, j->target, archive ? CRAWL_SKIP_ARCHIVE : CRAWL_SKIP_REQUESTED);
@@ -987,6 +991,7 @@ static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 	c->update_mode = update;
 	c->dropped_depth = c->dropped_pages = 0;
 	loops_init(&c->loops, c->cfg->loop_warn);
+	families_release(&c->families);
 	c->near_bound_said = false;
 	c->fetched = 0;
 	strlist_clear(&c->not_found_404);
@@ -1200,6 +1205,11 @@ static void finish_result(struct crawl *c, struct crawl_result *res)
 	res->complete = !res->failed && !res->bounded && !res->errors.n;
 	skip_notes(c, res);
 	strlist_clear(&c->not_found_404);
+	/* An update renders a few pages: what their parameters did says
+	 * nothing about the site. */
+	if (!c->update_mode)
+		families_report(&c->families, &res->family_notes, &res->family_table);
+	families_release(&c->families);
 	hashmap_release(&c->seen);
 	loops_release(&c->loops);
 	if (c->cfg->progress)
@@ -1253,6 +1263,7 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 		struct job *j = enqueue_locked(c, t ? t : "/", 0, false, true);
 		if (j)
 			j->seed = true;
+		families_set_default_seed(&c->families, t ? t : "/");
 		free(t);
 	}
 	for (size_t i = 0; i < c->cfg->seeds.n; i++) {
@@ -1322,6 +1333,8 @@ void crawl_result_release(struct crawl_result *res)
 	strlist_clear(&res->kept);
 	strlist_clear(&res->slash_redirects);
 	strlist_clear(&res->errors);
+	strlist_clear(&res->family_notes);
+	strlist_clear(&res->family_table);
 	memset(res, 0, sizeof *res);
 }
 
@@ -1334,6 +1347,7 @@ void crawl_free(struct crawl *c)
 	hashmap_release(&c->owned);
 	hashmap_release(&c->seen);
 	loops_release(&c->loops);
+	families_release(&c->families);
 	free_claims(c);
 	free_demoted(c);
 	robots_release(&c->robots);

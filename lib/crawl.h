@@ -134,6 +134,10 @@ struct crawl_result {
 	struct strlist kept;         /* "not removing 'KEY': why": files left in place */
 	struct strlist slash_redirects; /* "/a" recorded as a redirect to "/a/", whose file it shares */
 	long recovered;              /* files an interrupted run published, found in the journal */
+	/* Full crawls only (families.h): the lines naming query parameters
+	 * and URL families that multiplied URLs, with the options that
+	 * remove them (none: nothing fired), and one line per parameter. */
+	struct strlist family_notes, family_table;
 };
 
 struct crawl;

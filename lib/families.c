@@ -1,0 +1,857 @@
+/* families.c - what the query parameters of a crawl did (families.h). */
+#include "families.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+/* A bare token that is a timestamp or a nonce, not a parameter's name. */
+enum nonce { NONCE_NO, NONCE_DIGITS, NONCE_HEX };
+#define NONCE_DIGITS_MIN 9  /* a Unix time has 10 digits since 2001 */
+#define NONCE_HEX_MIN 16
+
+static const char *const pseudo_name[] = { NULL, "<number>", "<hex>" };
+
+void families_init(struct families *f)
+{
+	memset(f, 0, sizeof *f);
+}
+
+void families_set_default_seed(struct families *f, const char *target)
+{
+	free(f->default_seed);
+	f->default_seed = target ? xstrdup(target) : NULL;
+}
+
+static uint64_t hex64(const char *hex)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 16 && hex[i]; i++) {
+		char c = hex[i];
+		v = v << 4 | (uint64_t)(c >= 'a' ? c - 'a' + 10 : c >= 'A' ? c - 'A' + 10 : c - '0');
+	}
+	return v;
+}
+
+void families_note(struct families *f, const char *target, const char *sha256_hex, const char *type)
+{
+	/* Tabs separate the analysis's keys; canonical targets have none. */
+	if (!target || *target != '/' || strchr(target, '\t'))
+		return;
+	if (f->n >= FAMILIES_MAX_URLS) {
+		f->dropped++;
+		return;
+	}
+	if (f->n == f->cap) {
+		f->cap = f->cap ? f->cap * 2 : 256;
+		f->urls = xrealloc(f->urls, f->cap * sizeof *f->urls);
+	}
+	const char *t = NULL;
+	if (type) {
+		t = hashmap_get(&f->types, type);
+		if (!t) {
+			char *copy = xstrdup(type);
+			hashmap_put(&f->types, type, copy);
+			t = copy;
+		}
+	}
+	f->urls[f->n++] = (struct families_url){ xstrdup(target), hex64(sha256_hex ? sha256_hex : ""), t };
+}
+
+void families_release(struct families *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		free(f->urls[i].target);
+	free(f->urls);
+	size_t it = 0;
+	void *v;
+	while (hashmap_next(&f->types, &it, NULL, &v))
+		free(v);
+	hashmap_release(&f->types);
+	free(f->default_seed);
+	families_init(f);
+}
+
+/* ---- one URL, split ---- */
+
+struct piece {
+	const char *s;       /* "K=V" or "K" as the target has it */
+	size_t len;
+	const char *name;    /* the parameter's name; a pseudo-name for a nonce */
+	size_t nlen;
+	const char *val;     /* after '=', or the nonce token; NULL for a bare name */
+	size_t vlen;
+	enum nonce nonce;    /* of a bare token */
+};
+
+struct purl {
+	const struct families_url *u;
+	size_t plen; /* the path is u->target[0..plen) */
+	bool query;
+	struct piece p[FAMILIES_PARAMS];
+	size_t np;
+};
+
+static enum nonce looks_nonce(const char *s, size_t len)
+{
+	size_t digits = 0, hex = 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		if (c >= '0' && c <= '9')
+			digits++, hex++;
+		else if ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))
+			hex++;
+		else
+			return NONCE_NO;
+	}
+	if (digits == len && len >= NONCE_DIGITS_MIN)
+		return NONCE_DIGITS;
+	if (hex == len && len >= NONCE_HEX_MIN)
+		return NONCE_HEX;
+	return NONCE_NO;
+}
+
+static void parse_url(const struct families_url *u, struct purl *p)
+{
+	const char *t = u->target;
+	const char *q = strchr(t, '?');
+	memset(p, 0, sizeof *p);
+	p->u = u;
+	p->plen = q ? (size_t)(q - t) : strlen(t);
+	p->query = q && q[1];
+	for (const char *s = q ? q + 1 : ""; *s && p->np < FAMILIES_PARAMS;) {
+		size_t len = strcspn(s, "&");
+		if (len) {
+			struct piece *pc = &p->p[p->np++];
+			const char *eq = memchr(s, '=', len);
+			pc->s = s;
+			pc->len = len;
+			pc->name = s;
+			pc->nlen = eq ? (size_t)(eq - s) : len;
+			if (eq) {
+				pc->val = eq + 1;
+				pc->vlen = len - pc->nlen - 1;
+			} else if ((pc->nonce = looks_nonce(s, len)) != NONCE_NO) {
+				pc->name = pseudo_name[pc->nonce];
+				pc->nlen = strlen(pc->name);
+				pc->val = s;
+				pc->vlen = len;
+			}
+		}
+		s += len + (s[len] == '&');
+	}
+}
+
+static bool same_name(const struct piece *a, const struct piece *b)
+{
+	return a->nlen == b->nlen && !memcmp(a->name, b->name, a->nlen);
+}
+
+/* Whether p's i-th piece is the first with its name. */
+static bool first_of_name(const struct purl *p, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (same_name(&p->p[j], &p->p[i]))
+			return false;
+	return true;
+}
+
+/* FNV-1a 64, continued from h. */
+static uint64_t fnv(uint64_t h, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+#define FNV_START 14695981039346656037ULL
+
+/* The identity of the value(s) a URL gives name n: its pieces' text. */
+static uint64_t value_of(const struct purl *p, const struct piece *n)
+{
+	uint64_t h = FNV_START;
+	for (size_t i = 0; i < p->np; i++)
+		if (same_name(&p->p[i], n))
+			h = fnv(fnv(h, p->p[i].s, p->p[i].len), "&", 1);
+	return h;
+}
+
+/* ---- groups of URLs and their bodies ---- */
+
+struct group {
+	long n;
+	uint64_t *bodies; /* every member's body; sorted by group_done */
+	size_t cap;
+	long distinct;
+	size_t first;     /* the first member in sort order */
+};
+
+static void group_add(struct group *g, uint64_t body, size_t idx)
+{
+	if (!g->n || idx < g->first)
+		g->first = idx;
+	if ((size_t)g->n == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 4;
+		g->bodies = xrealloc(g->bodies, g->cap * sizeof *g->bodies);
+	}
+	g->bodies[g->n++] = body;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void group_done(struct group *g)
+{
+	qsort(g->bodies, (size_t)g->n, sizeof *g->bodies, cmp_u64);
+	g->distinct = 0;
+	for (long i = 0; i < g->n; i++)
+		g->distinct += !i || g->bodies[i] != g->bodies[i - 1];
+}
+
+/* How many of the sorted bodies[0..n) are b. */
+static long count_of(const uint64_t *bodies, size_t n, uint64_t b)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (bodies[mid] < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	long c = 0;
+	while (lo + c < n && bodies[lo + c] == b)
+		c++;
+	return c;
+}
+
+/* A query parameter, over every URL carrying it. */
+struct param {
+	char *name;
+	enum nonce nonce;   /* a pseudo-name's kind */
+	struct group urls;  /* the URLs carrying it */
+	struct group vals;  /* their values (as hashes) */
+	long paths;
+	bool all_nonce;     /* every value looks like a timestamp or nonce */
+	long evidence;      /* URLs in sibling groups of 2+ with one body */
+	long groups, lone;  /* sibling groups; those without the URL lacking it */
+	bool changed;       /* a sibling group of 2+ had 2+ bodies */
+	bool irrelevant, stamp;
+};
+
+/* URLs that differ only in one parameter's value (or its absence). */
+struct sibling {
+	struct param *k;
+	char *plain;        /* the target without the parameter */
+	struct group g;
+};
+
+/* The URLs of one path with a query, or of one path carrying a piece. */
+struct family {
+	const char *path, *piece; /* into a member's target; piece NULL: any query */
+	size_t plen, len;
+	const char *key;          /* the map's */
+	struct group g;
+};
+
+struct analysis {
+	const struct families *f;
+	struct purl *p;
+	size_t n;
+	struct hashmap targets;  /* target -> index + 1 */
+	struct hashmap params;   /* name -> struct param * */
+	struct hashmap paths;    /* "name\tpath" -> 1: a parameter's paths */
+	struct hashmap sibs;     /* "name\tpath\tquery without it" -> struct sibling * */
+	struct hashmap fams;     /* "path\t" or "path\tpiece" -> struct family * */
+	uint64_t *all;           /* every body, sorted */
+	bool *excluded;          /* URLs a reported --exclude removes */
+};
+
+struct line {
+	long weight; /* URLs it removes */
+	char *text;
+};
+
+static int cmp_line(const void *a, const void *b)
+{
+	const struct line *x = a, *y = b;
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	return strcmp(x->text, y->text);
+}
+
+static int cmp_url(const void *a, const void *b)
+{
+	return strcmp(((const struct families_url *)a)->target, ((const struct families_url *)b)->target);
+}
+
+/* ---- quoting ---- */
+
+/* s for a POSIX shell: as it is when only safe characters, else in '...'. */
+static void add_shell(struct buf *b, const char *s)
+{
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=@%+,-") ==
+			  strlen(s)) {
+		buf_adds(b, s);
+		return;
+	}
+	buf_addc(b, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			buf_adds(b, "'\\''");
+		else
+			buf_addc(b, *s);
+	}
+	buf_addc(b, '\'');
+}
+
+/* s[0..len) as a POSIX extended regex matching it literally. */
+static void add_ere(struct buf *b, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (strchr("\\.[]()*+?{}|^$", s[i]))
+			buf_addc(b, '\\');
+		buf_addc(b, s[i]);
+	}
+}
+
+/* The --ignore-param glob naming parameter k exactly (fnmatch). */
+static char *ignore_glob(const struct param *k)
+{
+	struct buf b = BUF_INIT;
+	if (k->nonce == NONCE_DIGITS) {
+		for (int i = 0; i < NONCE_DIGITS_MIN; i++)
+			buf_adds(&b, "[0-9]");
+		buf_addc(&b, '*');
+	} else if (k->nonce == NONCE_HEX) {
+		for (int i = 0; i < NONCE_HEX_MIN; i++)
+			buf_adds(&b, "[0-9a-fA-F]");
+		buf_addc(&b, '*');
+	} else {
+		for (const char *s = k->name; *s; s++) {
+			if (strchr("*?[\\", *s))
+				buf_addc(&b, '\\');
+			buf_addc(&b, *s);
+		}
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* ---- the analysis ---- */
+
+static void *get_or_new(struct hashmap *m, const char *key, size_t size, bool *fresh)
+{
+	void *v = hashmap_get(m, key);
+	*fresh = !v;
+	if (!v) {
+		v = xcalloc(1, size);
+		hashmap_put(m, key, v);
+	}
+	return v;
+}
+
+/* Every URL into its parameters' groups, its sibling groups and its
+ * families. */
+static void fill(struct analysis *a)
+{
+	struct buf key = BUF_INIT;
+	bool fresh;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct purl *p = &a->p[i];
+		const char *t = p->u->target;
+		uint64_t body = p->u->body;
+		if (!p->query)
+			continue;
+		buf_reset(&key);
+		buf_add(&key, t, p->plen);
+		buf_addc(&key, '\t');
+		struct family *fam = get_or_new(&a->fams, key.data, sizeof *fam, &fresh);
+		if (fresh) {
+			fam->path = t;
+			fam->plen = p->plen;
+		}
+		group_add(&fam->g, body, i);
+		for (size_t j = 0; j < p->np; j++) {
+			const struct piece *pc = &p->p[j];
+			bool repeat = false;
+			for (size_t k = 0; k < j && !repeat; k++)
+				repeat = pc->len == p->p[k].len && !memcmp(pc->s, p->p[k].s, pc->len);
+			/* A family of one timestamp value says nothing. */
+			if (repeat || pc->nonce != NONCE_NO)
+				continue;
+			buf_truncate(&key, p->plen + 1);
+			buf_add(&key, pc->s, pc->len);
+			fam = get_or_new(&a->fams, key.data, sizeof *fam, &fresh);
+			if (fresh) {
+				fam->path = t;
+				fam->plen = p->plen;
+				fam->piece = pc->s;
+				fam->len = pc->len;
+			}
+			group_add(&fam->g, body, i);
+		}
+
+		for (size_t j = 0; j < p->np; j++) {
+			const struct piece *pc = &p->p[j];
+			if (!first_of_name(p, j))
+				continue;
+			buf_reset(&key);
+			buf_add(&key, pc->name, pc->nlen);
+			struct param *k = get_or_new(&a->params, key.data, sizeof *k, &fresh);
+			if (fresh) {
+				k->name = xstrdup(key.data);
+				k->nonce = pc->nonce;
+				k->all_nonce = true;
+			}
+			group_add(&k->urls, body, i);
+			group_add(&k->vals, value_of(p, pc), i);
+			for (size_t m = 0; m < p->np; m++)
+				if (same_name(&p->p[m], pc) && p->p[m].nonce == NONCE_NO &&
+				    (!p->p[m].val || looks_nonce(p->p[m].val, p->p[m].vlen) == NONCE_NO))
+					k->all_nonce = false;
+			buf_addc(&key, '\t');
+			buf_add(&key, t, p->plen);
+			if (!hashmap_get(&a->paths, key.data)) {
+				hashmap_put(&a->paths, key.data, (void *)1);
+				k->paths++;
+			}
+			/* The query without this parameter: its sibling group. */
+			size_t plain_at = key.len - p->plen;
+			buf_addc(&key, '\t');
+			size_t sib_at = key.len;
+			for (size_t m = 0; m < p->np; m++) {
+				if (same_name(&p->p[m], pc))
+					continue;
+				if (key.len > sib_at)
+					buf_addc(&key, '&');
+				buf_add(&key, p->p[m].s, p->p[m].len);
+			}
+			struct sibling *s = get_or_new(&a->sibs, key.data, sizeof *s, &fresh);
+			if (fresh) {
+				struct buf plain = BUF_INIT;
+				buf_add(&plain, key.data + plain_at, p->plen);
+				if (key.len > sib_at) {
+					buf_addc(&plain, '?');
+					buf_add(&plain, key.data + sib_at, key.len - sib_at);
+				}
+				s->k = k;
+				s->plain = buf_detach(&plain, NULL);
+			}
+			group_add(&s->g, body, i);
+		}
+	}
+	buf_release(&key);
+}
+
+/* Each parameter's verdict, from its sibling groups. */
+static void judge_params(struct analysis *a)
+{
+	size_t it = 0;
+	void *v;
+	while (hashmap_next(&a->sibs, &it, NULL, &v)) {
+		struct sibling *s = v;
+		uintptr_t at = (uintptr_t)hashmap_get(&a->targets, s->plain);
+		if (at)
+			group_add(&s->g, a->p[at - 1].u->body, at - 1);
+		group_done(&s->g);
+		s->k->groups++;
+		s->k->lone += !at;
+		if (s->g.n >= 2 && s->g.distinct == 1)
+			s->k->evidence += s->g.n;
+		else if (s->g.n >= 2)
+			s->k->changed = true;
+	}
+	it = 0;
+	while (hashmap_next(&a->params, &it, NULL, &v)) {
+		struct param *k = v;
+		group_done(&k->urls);
+		group_done(&k->vals);
+		k->irrelevant = !k->changed && k->evidence >= FAMILIES_MIN_URLS;
+		k->stamp = k->all_nonce && k->vals.distinct == k->urls.n && k->urls.n >= FAMILIES_MIN_URLS;
+	}
+}
+
+static bool in_family(const struct family *fam, const struct purl *p)
+{
+	if (!p->query || p->plen != fam->plen || memcmp(p->u->target, fam->path, fam->plen))
+		return false;
+	if (!fam->piece)
+		return true;
+	for (size_t i = 0; i < p->np; i++)
+		if (p->p[i].len == fam->len && !memcmp(p->p[i].s, fam->piece, fam->len))
+			return true;
+	return false;
+}
+
+/* A name seen in a family's URLs: whether its value stays the same. */
+struct seen_name {
+	const char *name;
+	size_t nlen;
+	uint64_t value;
+	long count;
+	bool varies;
+};
+
+#define SEEN_NAMES 64
+
+/* The names whose value varies in fam (or that only some of its URLs
+ * carry), into out; how many (at most SEEN_NAMES). */
+static size_t varying_names(const struct analysis *a, const struct family *fam, struct seen_name *out)
+{
+	struct seen_name seen[SEEN_NAMES];
+	size_t ns = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct purl *p = &a->p[i];
+		if (!in_family(fam, p))
+			continue;
+		for (size_t j = 0; j < p->np; j++) {
+			if (!first_of_name(p, j))
+				continue;
+			const struct piece *pc = &p->p[j];
+			uint64_t val = value_of(p, pc);
+			size_t s = 0;
+			while (s < ns && !(seen[s].nlen == pc->nlen && !memcmp(seen[s].name, pc->name, pc->nlen)))
+				s++;
+			if (s == ns && ns < SEEN_NAMES)
+				seen[ns++] = (struct seen_name){ pc->name, pc->nlen, val, 0, false };
+			if (s == ns)
+				continue;
+			seen[s].count++;
+			seen[s].varies |= seen[s].value != val;
+		}
+	}
+	size_t n = 0;
+	for (size_t s = 0; s < ns; s++)
+		if (seen[s].varies || seen[s].count < fam->g.n)
+			out[n++] = seen[s];
+	return n;
+}
+
+static struct param *param_named(const struct analysis *a, const char *name, size_t nlen)
+{
+	char *s = xstrndup(name, nlen);
+	struct param *k = hashmap_get(&a->params, s);
+	free(s);
+	return k;
+}
+
+/* "/path?id=…&do=index": the family's first URL, its varying values as …. */
+static void add_display(struct buf *b, const struct purl *p, const struct seen_name *vary, size_t nvary)
+{
+	buf_add(b, p->u->target, p->plen);
+	buf_addc(b, '?');
+	for (size_t i = 0; i < p->np; i++) {
+		const struct piece *pc = &p->p[i];
+		bool varies = false;
+		for (size_t v = 0; v < nvary && !varies; v++)
+			varies = vary[v].nlen == pc->nlen && !memcmp(vary[v].name, pc->name, pc->nlen);
+		if (i)
+			buf_addc(b, '&');
+		if (!varies)
+			buf_add(b, pc->s, pc->len);
+		else if (pc->nonce != NONCE_NO)
+			buf_adds(b, "…");
+		else {
+			buf_add(b, pc->name, pc->nlen);
+			buf_adds(b, "=…");
+		}
+	}
+}
+
+static int cmp_family(const void *x, const void *y)
+{
+	const struct family *a = *(struct family *const *)x, *b = *(struct family *const *)y;
+	if (a->g.n != b->g.n)
+		return a->g.n > b->g.n ? -1 : 1;
+	/* The same URLs: the narrower regex, which spares the path's other URLs. */
+	if (!a->piece != !b->piece)
+		return a->piece ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+static bool duplicate(const struct group *g)
+{
+	return g->n >= FAMILIES_MIN_URLS && g->distinct <= FAMILIES_FEW && g->n >= FAMILIES_MIN_URLS * g->distinct;
+}
+
+static void add_line(struct line **lines, size_t *n, long weight, char *text)
+{
+	*lines = xrealloc(*lines, (*n + 1) * sizeof **lines);
+	(*lines)[(*n)++] = (struct line){ weight, text };
+}
+
+/* The --exclude lines of the duplicate families no --ignore-param removes. */
+static void family_lines(struct analysis *a, struct line **lines, size_t *nlines)
+{
+	size_t nf = 0, it = 0;
+	const char *k;
+	void *v;
+	struct family **fams = xcalloc(a->fams.count + 1, sizeof *fams);
+	while (hashmap_next(&a->fams, &it, &k, &v)) {
+		struct family *fam = v;
+		fam->key = k;
+		group_done(&fam->g);
+		if (duplicate(&fam->g))
+			fams[nf++] = fam;
+	}
+	qsort(fams, nf, sizeof *fams, cmp_family);
+	for (size_t i = 0; i < nf; i++) {
+		struct family *fam = fams[i];
+		struct seen_name vary[SEEN_NAMES];
+		size_t nvary = varying_names(a, fam, vary);
+		const struct param *matters = NULL;
+		for (size_t j = 0; j < nvary && !matters; j++) {
+			const struct param *pk = param_named(a, vary[j].name, vary[j].nlen);
+			if (!pk || !pk->irrelevant)
+				matters = pk;
+		}
+		if (!matters)
+			continue; /* its --ignore-param lines remove it */
+		bool news = false;
+		for (size_t j = 0; j < a->n && !news; j++)
+			news = !a->excluded[j] && in_family(fam, &a->p[j]);
+		if (!news)
+			continue; /* inside a family already reported */
+
+		struct buf opt = BUF_INIT, why = BUF_INIT, re = BUF_INIT, seeds = BUF_INIT;
+		buf_addc(&re, '^');
+		add_ere(&re, fam->path, fam->plen);
+		buf_adds(&re, "\\?");
+		if (fam->piece) {
+			buf_adds(&re, "(.*&)?");
+			add_ere(&re, fam->piece, fam->len);
+			buf_adds(&re, "(&|$)");
+		}
+		/* A body found at no URL outside the family would be lost: a
+		 * seed (never excluded) keeps its first URL. */
+		long lone = 0;
+		for (long b = 0; b < fam->g.n; b++) {
+			uint64_t body = fam->g.bodies[b];
+			if ((b && body == fam->g.bodies[b - 1]) ||
+			    count_of(a->all, a->n, body) > count_of(fam->g.bodies, (size_t)fam->g.n, body))
+				continue;
+			for (size_t j = 0; j < a->n; j++) {
+				if (a->p[j].u->body == body && in_family(fam, &a->p[j])) {
+					buf_adds(&seeds, " --seed ");
+					add_shell(&seeds, a->p[j].u->target);
+					break;
+				}
+			}
+			lone++;
+		}
+		buf_adds(&opt, "--exclude ");
+		add_shell(&opt, buf_str(&re));
+		if (lone && a->f->default_seed) {
+			buf_adds(&opt, " --seed ");
+			add_shell(&opt, a->f->default_seed);
+		}
+		buf_add(&opt, seeds.data, seeds.len);
+
+		const struct purl *first = &a->p[fam->g.first];
+		buf_addc(&why, '\'');
+		add_display(&why, first, vary, nvary);
+		buf_addf(&why, "': %ld URLs, %ld distinct bod%s", fam->g.n, fam->g.distinct,
+			 fam->g.distinct == 1 ? "y" : "ies");
+		if (fam->g.distinct == 1 && first->u->type)
+			buf_addf(&why, " (%s)", first->u->type);
+		buf_addf(&why, "; '%s' changes bodies elsewhere", matters->name);
+		if (lone == fam->g.distinct)
+			buf_adds(&why, lone == 1 ? "; that body is at no other URL: the --seed keeps one copy"
+						 : "; those bodies are at no other URL: the --seed keeps one copy each");
+		else if (lone)
+			buf_adds(&why, "; the --seed keeps one copy of a body found at no other URL");
+		else
+			buf_adds(&why, "; other URLs have the same content");
+
+		long weight = fam->g.n - lone;
+		for (size_t j = 0; j < a->n; j++)
+			if (in_family(fam, &a->p[j]))
+				a->excluded[j] = true;
+		add_line(lines, nlines, weight, xasprintf("  %s  # %s", buf_str(&opt), buf_str(&why)));
+		buf_release(&opt);
+		buf_release(&why);
+		buf_release(&re);
+		buf_release(&seeds);
+	}
+	free(fams);
+}
+
+static int cmp_param(const void *x, const void *y)
+{
+	const struct param *a = *(struct param *const *)x, *b = *(struct param *const *)y;
+	if (a->urls.n != b->urls.n)
+		return a->urls.n > b->urls.n ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* The parameters, most URLs first (a fresh array of params.count). */
+static struct param **sorted_params(const struct analysis *a)
+{
+	struct param **ks = xcalloc(a->params.count + 1, sizeof *ks);
+	size_t n = 0, it = 0;
+	void *v;
+	while (hashmap_next(&a->params, &it, NULL, &v))
+		ks[n++] = v;
+	qsort(ks, n, sizeof *ks, cmp_param);
+	return ks;
+}
+
+/* Whether a URL carrying k is left by the reported --exclude lines. */
+static bool carried_outside(const struct analysis *a, const struct param *k)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		if (a->excluded[i])
+			continue;
+		for (size_t j = 0; j < a->p[i].np; j++)
+			if (a->p[i].p[j].nlen == strlen(k->name) &&
+			    !memcmp(a->p[i].p[j].name, k->name, a->p[i].p[j].nlen))
+				return true;
+	}
+	return false;
+}
+
+/* The --ignore-param lines, and the timestamp remarks. */
+static void param_lines(struct analysis *a, struct param **ks, struct line **lines, size_t *nlines)
+{
+	for (size_t i = 0; i < a->params.count; i++) {
+		struct param *k = ks[i];
+		if ((!k->irrelevant && !k->stamp) || !carried_outside(a, k))
+			continue;
+		const struct purl *ex = &a->p[k->urls.first];
+		char *glob = ignore_glob(k);
+		struct buf text = BUF_INIT;
+		if (k->irrelevant) {
+			buf_adds(&text, "  --ignore-param ");
+			add_shell(&text, glob);
+			buf_addf(&text, "  # '%s' never changed a body: %ld URLs on %ld path%s (e.g. %s)", k->name,
+				 k->urls.n, k->paths, k->paths == 1 ? "" : "s", ex->u->target);
+			if (k->stamp)
+				buf_adds(&text, "; its values look like timestamps or cache-busters");
+			if (k->lone == k->groups)
+				buf_adds(&text, "; no URL without it was crawled: check that one answers the same");
+			add_line(lines, nlines, k->urls.n - k->lone, buf_detach(&text, NULL));
+		} else {
+			buf_addf(&text, "  # '%s' has a new timestamp-like value in each of its %ld URLs (e.g. %s), "
+					"%ld distinct bodies: a cache-buster or timestamp? --strip what it changes, "
+					"then --ignore-param ",
+				 k->name, k->urls.n, ex->u->target, k->urls.distinct);
+			add_shell(&text, glob);
+			add_line(lines, nlines, k->urls.n - 1, buf_detach(&text, NULL));
+		}
+		free(glob);
+	}
+}
+
+static void table_lines(const struct analysis *a, struct param **ks, struct strlist *table)
+{
+	size_t n = a->params.count;
+	for (size_t i = 0; i < n && i < FAMILIES_TABLE; i++) {
+		const struct param *k = ks[i];
+		strlist_add_owned(table, xasprintf("'%s': %ld URLs on %ld path%s, %ld distinct bod%s, %ld distinct "
+						   "value%s%s%s", k->name, k->urls.n, k->paths,
+						   k->paths == 1 ? "" : "s", k->urls.distinct,
+						   k->urls.distinct == 1 ? "y" : "ies", k->vals.distinct,
+						   k->vals.distinct == 1 ? "" : "s",
+						   k->irrelevant ? " (never changed a body)" : "",
+						   k->stamp ? " (timestamp-like)" : ""));
+	}
+	if (n > FAMILIES_TABLE)
+		strlist_add_owned(table, xasprintf("…and %zu more parameters", n - FAMILIES_TABLE));
+}
+
+static void analysis_release(struct analysis *a)
+{
+	size_t it = 0;
+	void *v;
+	while (hashmap_next(&a->params, &it, NULL, &v)) {
+		struct param *k = v;
+		free(k->name);
+		free(k->urls.bodies);
+		free(k->vals.bodies);
+		free(k);
+	}
+	it = 0;
+	while (hashmap_next(&a->sibs, &it, NULL, &v)) {
+		struct sibling *s = v;
+		free(s->plain);
+		free(s->g.bodies);
+		free(s);
+	}
+	it = 0;
+	while (hashmap_next(&a->fams, &it, NULL, &v)) {
+		struct family *fam = v;
+		free(fam->g.bodies);
+		free(fam);
+	}
+	hashmap_release(&a->params);
+	hashmap_release(&a->sibs);
+	hashmap_release(&a->fams);
+	hashmap_release(&a->paths);
+	hashmap_release(&a->targets);
+	free(a->p);
+	free(a->all);
+	free(a->excluded);
+}
+
+void families_report(const struct families *f, struct strlist *notes, struct strlist *table)
+{
+	struct analysis a;
+	memset(&a, 0, sizeof a);
+	a.f = f;
+	if (!f->n)
+		return;
+	/* Sorted, so that examples and ties come out the same on every run.
+	 * The records are the crawl's to keep: a sorted copy is analysed. */
+	struct families_url *urls = xcalloc(f->n, sizeof *urls);
+	memcpy(urls, f->urls, f->n * sizeof *urls);
+	qsort(urls, f->n, sizeof *urls, cmp_url);
+	a.p = xcalloc(f->n, sizeof *a.p);
+	a.all = xcalloc(f->n, sizeof *a.all);
+	a.excluded = xcalloc(f->n, sizeof *a.excluded);
+	for (size_t i = 0; i < f->n; i++) {
+		if (a.n && !strcmp(urls[i].target, a.p[a.n - 1].u->target))
+			continue; /* noted twice: once is enough */
+		parse_url(&urls[i], &a.p[a.n]);
+		a.all[a.n] = urls[i].body;
+		hashmap_put(&a.targets, urls[i].target, (void *)(uintptr_t)(a.n + 1));
+		a.n++;
+	}
+	qsort(a.all, a.n, sizeof *a.all, cmp_u64);
+
+	fill(&a);
+	judge_params(&a);
+	struct line *lines = NULL;
+	size_t nlines = 0;
+	family_lines(&a, &lines, &nlines);
+	struct param **ks = sorted_params(&a);
+	param_lines(&a, ks, &lines, &nlines);
+	table_lines(&a, ks, table);
+	free(ks);
+
+	qsort(lines, nlines, sizeof *lines, cmp_line);
+	if (nlines && f->dropped)
+		strlist_add_owned(notes, xasprintf("query parameters and URL families that multiplied URLs, with "
+						   "the options that remove them (of the first %d URLs; -v: "
+						   "every parameter):", FAMILIES_MAX_URLS));
+	else if (nlines)
+		strlist_add_owned(notes, xstrdup("query parameters and URL families that multiplied URLs, with "
+						 "the options that remove them (-v: every parameter):"));
+	for (size_t i = 0; i < nlines; i++) {
+		if (i < FAMILIES_LINES)
+			strlist_add_owned(notes, lines[i].text);
+		else
+			free(lines[i].text);
+	}
+	if (nlines > FAMILIES_LINES)
+		strlist_add_owned(notes, xasprintf("  # …and %zu more", nlines - FAMILIES_LINES));
+	free(lines);
+	analysis_release(&a);
+	free(urls);
+}

@@ -1,0 +1,89 @@
+/* families.h - what the query parameters of a crawl did: the URL families
+ * that multiplied URLs without adding content, and the options that would
+ * remove them (docs/families.md has the rules with an example).
+ *
+ * The crawl notes every URL a full crawl stored with a 2xx answer: its
+ * canonical target (after --ignore-param, --sort-query) and the sha256 of
+ * the stored body (after --strip, the hash the crawl compares anyway).
+ * At the end families_report() reads them:
+ *  - a query parameter K never changes a body when, among the URLs that
+ *    differ only in K's value (the URL without K included, when it was
+ *    crawled), every group of two or more has one body, and such groups
+ *    hold FAMILIES_MIN_URLS URLs or more: "--ignore-param K". A bare
+ *    token that looks like a timestamp or nonce (9+ digits, or 16+ hex
+ *    digits: DokuWiki's "taskrunner.php?id=X&1700000000") is the value
+ *    of one nameless parameter, and its glob matches such tokens only;
+ *  - a family - the URLs of one path with a query, or those of one path
+ *    carrying one piece "K=V" ("do=index") - is a duplicate when it has
+ *    at most FAMILIES_FEW distinct bodies and FAMILIES_MIN_URLS URLs or
+ *    more per body. When a parameter that varies in it changes bodies
+ *    elsewhere (DokuWiki's id, with and without do=index), no
+ *    --ignore-param can remove it: "--exclude REGEX" (on targets, as
+ *    the crawl matches it), with a "--seed" per body found at no other
+ *    URL, so that one copy of each is still stored;
+ *  - a parameter whose every URL has a new timestamp-like value and whose
+ *    bodies differ is named as a cache-buster or timestamp, with a "?".
+ * Each line is the option(s) to paste, then "# why". A family inside one
+ * already reported, or a parameter only in excluded families, is not
+ * repeated; lines come worst first (the URLs they would remove), at most
+ * FAMILIES_LINES, then "...and N more". Output is sorted: the same crawl
+ * gives the same lines.
+ *
+ *     struct families f;
+ *     families_init(&f);
+ *     families_set_default_seed(&f, "/");       // when the user gave no --seed
+ *     families_note(&f, "/x?a=1", sha256_hex, "text/html");   // each 2xx URL
+ *     families_report(&f, &notes, &table);
+ *     families_release(&f);
+ *
+ * Memory: one record per URL (its target, 8 bytes of its hash), at most
+ * FAMILIES_MAX_URLS; later URLs are counted and said, not analysed. The
+ * report's tables are freed before it returns. Not thread-safe: the crawl
+ * calls it under its lock.
+ */
+#ifndef CGISNAP_FAMILIES_H
+#define CGISNAP_FAMILIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "hashmap.h"
+
+#define FAMILIES_MIN_URLS 3      /* URLs per distinct body that make a duplicate */
+#define FAMILIES_FEW 3           /* a family of more distinct bodies is none */
+#define FAMILIES_LINES 8         /* option lines printed; the rest are counted */
+#define FAMILIES_TABLE 200       /* parameters in the -v table */
+#define FAMILIES_PARAMS 16       /* parameters looked at per URL */
+#define FAMILIES_MAX_URLS 100000 /* URLs analysed */
+
+struct families_url {
+	char *target;
+	uint64_t body;    /* the first 64 bits of the body's sha256 */
+	const char *type; /* interned in families.types; NULL: none */
+};
+
+struct families {
+	struct families_url *urls;
+	size_t n, cap;
+	long dropped;          /* URLs past FAMILIES_MAX_URLS */
+	char *default_seed;    /* the crawl's seed when the user gave none */
+	struct hashmap types;  /* content type -> itself (interned) */
+};
+
+void families_init(struct families *f);
+/* The seed the crawl starts from when no --seed was given: a suggested
+ * --seed replaces it, so the suggestion names it too. */
+void families_set_default_seed(struct families *f, const char *target);
+/* Note a stored URL: canonical target, the body's sha256 as 64 hex
+ * digits, its content type (NULL: none). */
+void families_note(struct families *f, const char *target, const char *sha256_hex, const char *type);
+/* Add to notes the report's lines (a heading, then "  OPTIONS  # why"
+ * lines; nothing when nothing fired) and to table one line per query
+ * parameter, most URLs first ("'id': 40 URLs on 2 paths, 25 distinct
+ * bodies, 40 distinct values"), for --verbose. */
+void families_report(const struct families *f, struct strlist *notes, struct strlist *table);
+/* Free everything; f is empty and may be initialised again. */
+void families_release(struct families *f);
+
+#endif
