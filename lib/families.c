@@ -754,8 +754,8 @@ static void table_lines(const struct analysis *a, struct param **ks, struct strl
 	size_t n = a->params.count;
 	for (size_t i = 0; i < n && i < FAMILIES_TABLE; i++) {
 		const struct param *k = ks[i];
-		strlist_add_owned(table, xasprintf("'%s': %ld URLs on %ld path%s, %ld distinct bod%s, %ld distinct "
-						   "value%s%s%s", k->name, k->urls.n, k->paths,
+		strlist_add_owned(table, xasprintf("'%s': %ld URL%s on %ld path%s, %ld distinct bod%s, %ld distinct "
+						   "value%s%s%s", k->name, k->urls.n, k->urls.n == 1 ? "" : "s", k->paths,
 						   k->paths == 1 ? "" : "s", k->urls.distinct,
 						   k->urls.distinct == 1 ? "y" : "ies", k->vals.distinct,
 						   k->vals.distinct == 1 ? "" : "s",

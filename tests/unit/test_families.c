@@ -248,3 +248,37 @@ TEST(families_memory_is_bounded)
 	CHECK_INT(5, f.dropped);
 	families_release(&f);
 }
+
+TEST(families_a_timestamp_that_changes_the_body_is_only_remarked)
+{
+	struct families f;
+	struct strlist table = STRLIST_INIT;
+	families_init(&f);
+	for (int i = 0; i < 4; i++) {
+		char t[64];
+		snprintf(t, sizeof t, "/clock.cgi?now=17330000%02d", i);
+		families_note(&f, t, body(40 + i), "text/html");
+	}
+	char *out = report(&f, &table);
+	CHECK_STR("  # 'now' has a new timestamp-like value in each of its 4 URLs (e.g. /clock.cgi?now=1733000000), "
+		  "4 distinct bodies: a cache-buster or timestamp? --strip what it changes, then "
+		  "--ignore-param now\n", out);
+	CHECK_STR("'now': 4 URLs on 1 path, 4 distinct bodies, 4 distinct values (timestamp-like)", table.items[0]);
+	free(out);
+	strlist_clear(&table);
+	families_release(&f);
+}
+
+TEST(families_a_lone_url_has_singular_counts)
+{
+	struct families f;
+	struct strlist table = STRLIST_INIT;
+	families_init(&f);
+	note(&f, "text/css", 1, "/style.css?ver=%s", "1.0");
+	char *out = report(&f, &table);
+	CHECK_STR("", out);
+	CHECK_STR("'ver': 1 URL on 1 path, 1 distinct body, 1 distinct value", table.items[0]);
+	free(out);
+	strlist_clear(&table);
+	families_release(&f);
+}
