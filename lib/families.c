@@ -91,7 +91,7 @@ struct purl {
 	const struct families_url *u;
 	size_t plen; /* the path is u->target[0..plen) */
 	bool query;
-	struct piece p[FAMILIES_PARAMS];
+	struct piece *p;  /* np of them, owned */
 	size_t np;
 };
 
@@ -118,14 +118,16 @@ static void parse_url(const struct families_url *u, struct purl *p)
 {
 	const char *t = u->target;
 	const char *q = strchr(t, '?');
+	struct piece pieces[FAMILIES_PARAMS];
 	memset(p, 0, sizeof *p);
+	memset(pieces, 0, sizeof pieces);
 	p->u = u;
 	p->plen = q ? (size_t)(q - t) : strlen(t);
 	p->query = q && q[1];
 	for (const char *s = q ? q + 1 : ""; *s && p->np < FAMILIES_PARAMS;) {
 		size_t len = strcspn(s, "&");
 		if (len) {
-			struct piece *pc = &p->p[p->np++];
+			struct piece *pc = &pieces[p->np++];
 			const char *eq = memchr(s, '=', len);
 			pc->s = s;
 			pc->len = len;
@@ -142,6 +144,11 @@ static void parse_url(const struct families_url *u, struct purl *p)
 			}
 		}
 		s += len + (s[len] == '&');
+	}
+	/* Most URLs have a piece or two: no room kept for sixteen. */
+	if (p->np) {
+		p->p = xcalloc(p->np, sizeof *p->p);
+		memcpy(p->p, pieces, p->np * sizeof *p->p);
 	}
 }
 
@@ -185,6 +192,7 @@ static uint64_t value_of(const struct purl *p, const struct piece *n)
 struct group {
 	long n;
 	uint64_t *bodies; /* every member's body; sorted by group_done */
+	size_t *members;  /* their indexes, in the order added */
 	size_t cap;
 	long distinct;
 	size_t first;     /* the first member in sort order */
@@ -197,7 +205,9 @@ static void group_add(struct group *g, uint64_t body, size_t idx)
 	if ((size_t)g->n == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 4;
 		g->bodies = xrealloc(g->bodies, g->cap * sizeof *g->bodies);
+		g->members = xrealloc(g->members, g->cap * sizeof *g->members);
 	}
+	g->members[g->n] = idx;
 	g->bodies[g->n++] = body;
 }
 
@@ -205,6 +215,12 @@ static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return (x > y) - (x < y);
+}
+
+static void group_release(struct group *g)
+{
+	free(g->bodies);
+	free(g->members);
 }
 
 static void group_done(struct group *g)
@@ -246,20 +262,68 @@ struct param {
 	bool irrelevant, stamp;
 };
 
-/* URLs that differ only in one parameter's value (or its absence). */
+/* URLs that differ only in one parameter's value (or its absence): only
+ * whether they share one body matters. */
 struct sibling {
 	struct param *k;
-	char *plain;        /* the target without the parameter */
-	struct group g;
+	long n;
+	uint64_t body;      /* the first member's */
+	bool mixed;         /* another member had another body */
 };
 
-/* The URLs of one path with a query, or of one path carrying a piece. */
+static void sibling_add(struct sibling *s, uint64_t body)
+{
+	if (s->n++ == 0)
+		s->body = body;
+	else if (body != s->body)
+		s->mixed = true;
+}
+
+/* The distinct bodies of a family, FAMILIES_FEW + 1 at most, with their
+ * counts: a duplicate's are all kept, exactly. */
+struct bodyset {
+	uint64_t body[FAMILIES_FEW + 1];
+	long count[FAMILIES_FEW + 1];
+	int distinct;       /* kept; more: there were more than that */
+	bool more;
+};
+
+static void bodyset_add(struct bodyset *b, uint64_t body)
+{
+	for (int i = 0; i < b->distinct; i++) {
+		if (b->body[i] == body) {
+			b->count[i]++;
+			return;
+		}
+	}
+	if (b->distinct == FAMILIES_FEW + 1) {
+		b->more = true;
+		return;
+	}
+	b->body[b->distinct] = body;
+	b->count[b->distinct++] = 1;
+}
+
+/* The URLs of one path with a query, or of one path carrying a piece.
+ * The URLs are sorted: those of one path with a query are one run, its
+ * families' members lie in it, from first to last. */
 struct family {
 	const char *path, *piece; /* into a member's target; piece NULL: any query */
 	size_t plen, len;
 	const char *key;          /* the map's */
-	struct group g;
+	long n;
+	size_t first, last;
+	struct bodyset b;
+	bool reported;            /* its --exclude line was made */
 };
+
+static void family_add(struct family *fam, uint64_t body, size_t idx)
+{
+	if (!fam->n++)
+		fam->first = idx;
+	fam->last = idx;
+	bodyset_add(&fam->b, body);
+}
 
 struct analysis {
 	const struct families *f;
@@ -377,7 +441,7 @@ static void fill(struct analysis *a)
 			fam->path = t;
 			fam->plen = p->plen;
 		}
-		group_add(&fam->g, body, i);
+		family_add(fam, body, i);
 		for (size_t j = 0; j < p->np; j++) {
 			const struct piece *pc = &p->p[j];
 			bool repeat = false;
@@ -395,7 +459,7 @@ static void fill(struct analysis *a)
 				fam->piece = pc->s;
 				fam->len = pc->len;
 			}
-			group_add(&fam->g, body, i);
+			family_add(fam, body, i);
 		}
 
 		for (size_t j = 0; j < p->np; j++) {
@@ -423,7 +487,6 @@ static void fill(struct analysis *a)
 				k->paths++;
 			}
 			/* The query without this parameter: its sibling group. */
-			size_t plain_at = key.len - p->plen;
 			buf_addc(&key, '\t');
 			size_t sib_at = key.len;
 			for (size_t m = 0; m < p->np; m++) {
@@ -434,17 +497,8 @@ static void fill(struct analysis *a)
 				buf_add(&key, p->p[m].s, p->p[m].len);
 			}
 			struct sibling *s = get_or_new(&a->sibs, key.data, sizeof *s, &fresh);
-			if (fresh) {
-				struct buf plain = BUF_INIT;
-				buf_add(&plain, key.data + plain_at, p->plen);
-				if (key.len > sib_at) {
-					buf_addc(&plain, '?');
-					buf_add(&plain, key.data + sib_at, key.len - sib_at);
-				}
-				s->k = k;
-				s->plain = buf_detach(&plain, NULL);
-			}
-			group_add(&s->g, body, i);
+			s->k = k;
+			sibling_add(s, body);
 		}
 	}
 	buf_release(&key);
@@ -453,21 +507,31 @@ static void fill(struct analysis *a)
 /* Each parameter's verdict, from its sibling groups. */
 static void judge_params(struct analysis *a)
 {
+	struct buf plain = BUF_INIT;
 	size_t it = 0;
+	const char *key;
 	void *v;
-	while (hashmap_next(&a->sibs, &it, NULL, &v)) {
+	while (hashmap_next(&a->sibs, &it, &key, &v)) {
 		struct sibling *s = v;
-		uintptr_t at = (uintptr_t)hashmap_get(&a->targets, s->plain);
+		/* "name\tpath\tquery": the target without the parameter. */
+		const char *path = strchr(key, '\t') + 1, *query = strchr(path, '\t') + 1;
+		buf_reset(&plain);
+		buf_add(&plain, path, (size_t)(query - 1 - path));
+		if (*query) {
+			buf_addc(&plain, '?');
+			buf_adds(&plain, query);
+		}
+		uintptr_t at = (uintptr_t)hashmap_get(&a->targets, buf_str(&plain));
 		if (at)
-			group_add(&s->g, a->p[at - 1].u->body, at - 1);
-		group_done(&s->g);
+			sibling_add(s, a->p[at - 1].u->body);
 		s->k->groups++;
 		s->k->lone += !at;
-		if (s->g.n >= 2 && s->g.distinct == 1)
-			s->k->evidence += s->g.n;
-		else if (s->g.n >= 2)
+		if (s->n >= 2 && !s->mixed)
+			s->k->evidence += s->n;
+		else if (s->n >= 2)
 			s->k->changed = true;
 	}
+	buf_release(&plain);
 	it = 0;
 	while (hashmap_next(&a->params, &it, NULL, &v)) {
 		struct param *k = v;
@@ -507,7 +571,7 @@ static size_t varying_names(const struct analysis *a, const struct family *fam, 
 {
 	struct seen_name seen[SEEN_NAMES];
 	size_t ns = 0;
-	for (size_t i = 0; i < a->n; i++) {
+	for (size_t i = fam->first; i <= fam->last; i++) {
 		const struct purl *p = &a->p[i];
 		if (!in_family(fam, p))
 			continue;
@@ -529,7 +593,7 @@ static size_t varying_names(const struct analysis *a, const struct family *fam, 
 	}
 	size_t n = 0;
 	for (size_t s = 0; s < ns; s++)
-		if (seen[s].varies || seen[s].count < fam->g.n)
+		if (seen[s].varies || seen[s].count < fam->n)
 			out[n++] = seen[s];
 	return n;
 }
@@ -565,20 +629,30 @@ static void add_display(struct buf *b, const struct purl *p, const struct seen_n
 	}
 }
 
+/* Whether the family of every URL of fam's path with a query was reported. */
+static bool path_reported(const struct analysis *a, const struct family *fam)
+{
+	char *key = xasprintf("%.*s\t", (int)fam->plen, fam->path);
+	const struct family *whole = hashmap_get(&a->fams, key);
+	free(key);
+	return whole && whole->reported;
+}
+
 static int cmp_family(const void *x, const void *y)
 {
 	const struct family *a = *(struct family *const *)x, *b = *(struct family *const *)y;
-	if (a->g.n != b->g.n)
-		return a->g.n > b->g.n ? -1 : 1;
+	if (a->n != b->n)
+		return a->n > b->n ? -1 : 1;
 	/* The same URLs: the narrower regex, which spares the path's other URLs. */
 	if (!a->piece != !b->piece)
 		return a->piece ? -1 : 1;
 	return strcmp(a->key, b->key);
 }
 
-static bool duplicate(const struct group *g)
+static bool duplicate(const struct family *fam)
 {
-	return g->n >= FAMILIES_MIN_URLS && g->distinct <= FAMILIES_FEW && g->n >= FAMILIES_MIN_URLS * g->distinct;
+	return fam->n >= FAMILIES_MIN_URLS && !fam->b.more && fam->b.distinct <= FAMILIES_FEW &&
+	       fam->n >= FAMILIES_MIN_URLS * fam->b.distinct;
 }
 
 static void add_line(struct line **lines, size_t *n, long weight, char *text)
@@ -597,13 +671,19 @@ static void family_lines(struct analysis *a, struct line **lines, size_t *nlines
 	while (hashmap_next(&a->fams, &it, &k, &v)) {
 		struct family *fam = v;
 		fam->key = k;
-		group_done(&fam->g);
-		if (duplicate(&fam->g))
+		if (duplicate(fam))
 			fams[nf++] = fam;
 	}
 	qsort(fams, nf, sizeof *fams, cmp_family);
-	for (size_t i = 0; i < nf; i++) {
+	for (size_t i = 0; i < nf && i < FAMILIES_EXAMINED; i++) {
 		struct family *fam = fams[i];
+		if (fam->piece && path_reported(a, fam))
+			continue; /* its path's every URL with a query goes */
+		bool news = false;
+		for (size_t j = fam->first; j <= fam->last && !news; j++)
+			news = !a->excluded[j] && in_family(fam, &a->p[j]);
+		if (!news)
+			continue; /* inside a family already reported */
 		struct seen_name vary[SEEN_NAMES];
 		size_t nvary = varying_names(a, fam, vary);
 		const struct param *matters = NULL;
@@ -614,11 +694,6 @@ static void family_lines(struct analysis *a, struct line **lines, size_t *nlines
 		}
 		if (!matters)
 			continue; /* its --ignore-param lines remove it */
-		bool news = false;
-		for (size_t j = 0; j < a->n && !news; j++)
-			news = !a->excluded[j] && in_family(fam, &a->p[j]);
-		if (!news)
-			continue; /* inside a family already reported */
 
 		struct buf opt = BUF_INIT, why = BUF_INIT, re = BUF_INIT, seeds = BUF_INIT;
 		buf_addc(&re, '^');
@@ -632,15 +707,15 @@ static void family_lines(struct analysis *a, struct line **lines, size_t *nlines
 		/* A body found at no URL outside the family would be lost: a
 		 * seed (never excluded) keeps its first URL. */
 		long lone = 0;
-		for (long b = 0; b < fam->g.n; b++) {
-			uint64_t body = fam->g.bodies[b];
-			if ((b && body == fam->g.bodies[b - 1]) ||
-			    count_of(a->all, a->n, body) > count_of(fam->g.bodies, (size_t)fam->g.n, body))
+		for (int b = 0; b < fam->b.distinct; b++) {
+			uint64_t body = fam->b.body[b];
+			if (count_of(a->all, a->n, body) > fam->b.count[b])
 				continue;
-			for (size_t j = 0; j < a->n; j++) {
-				if (a->p[j].u->body == body && in_family(fam, &a->p[j])) {
+			for (size_t j = fam->first; j <= fam->last; j++) {
+				const struct purl *p = &a->p[j];
+				if (p->u->body == body && in_family(fam, p)) {
 					buf_adds(&seeds, " --seed ");
-					add_shell(&seeds, a->p[j].u->target);
+					add_shell(&seeds, p->u->target);
 					break;
 				}
 			}
@@ -654,15 +729,15 @@ static void family_lines(struct analysis *a, struct line **lines, size_t *nlines
 		}
 		buf_add(&opt, seeds.data, seeds.len);
 
-		const struct purl *first = &a->p[fam->g.first];
+		const struct purl *first = &a->p[fam->first];
 		buf_addc(&why, '\'');
 		add_display(&why, first, vary, nvary);
-		buf_addf(&why, "': %ld URLs, %ld distinct bod%s", fam->g.n, fam->g.distinct,
-			 fam->g.distinct == 1 ? "y" : "ies");
-		if (fam->g.distinct == 1 && first->u->type)
+		buf_addf(&why, "': %ld URLs, %d distinct bod%s", fam->n, fam->b.distinct,
+			 fam->b.distinct == 1 ? "y" : "ies");
+		if (fam->b.distinct == 1 && first->u->type)
 			buf_addf(&why, " (%s)", first->u->type);
 		buf_addf(&why, "; '%s' changes bodies elsewhere", matters->name);
-		if (lone == fam->g.distinct)
+		if (lone == fam->b.distinct)
 			buf_adds(&why, lone == 1 ? "; that body is at no other URL: the --seed keeps one copy"
 						 : "; those bodies are at no other URL: the --seed keeps one copy each");
 		else if (lone)
@@ -670,8 +745,9 @@ static void family_lines(struct analysis *a, struct line **lines, size_t *nlines
 		else
 			buf_adds(&why, "; other URLs have the same content");
 
-		long weight = fam->g.n - lone;
-		for (size_t j = 0; j < a->n; j++)
+		long weight = fam->n - lone;
+		fam->reported = true;
+		for (size_t j = fam->first; j <= fam->last; j++)
 			if (in_family(fam, &a->p[j]))
 				a->excluded[j] = true;
 		add_line(lines, nlines, weight, xasprintf("  %s  # %s", buf_str(&opt), buf_str(&why)));
@@ -706,14 +782,9 @@ static struct param **sorted_params(const struct analysis *a)
 /* Whether a URL carrying k is left by the reported --exclude lines. */
 static bool carried_outside(const struct analysis *a, const struct param *k)
 {
-	for (size_t i = 0; i < a->n; i++) {
-		if (a->excluded[i])
-			continue;
-		for (size_t j = 0; j < a->p[i].np; j++)
-			if (a->p[i].p[j].nlen == strlen(k->name) &&
-			    !memcmp(a->p[i].p[j].name, k->name, a->p[i].p[j].nlen))
-				return true;
-	}
+	for (long i = 0; i < k->urls.n; i++)
+		if (!a->excluded[k->urls.members[i]])
+			return true;
 	return false;
 }
 
@@ -773,28 +844,25 @@ static void analysis_release(struct analysis *a)
 	while (hashmap_next(&a->params, &it, NULL, &v)) {
 		struct param *k = v;
 		free(k->name);
-		free(k->urls.bodies);
-		free(k->vals.bodies);
+		group_release(&k->urls);
+		group_release(&k->vals);
 		free(k);
 	}
 	it = 0;
 	while (hashmap_next(&a->sibs, &it, NULL, &v)) {
-		struct sibling *s = v;
-		free(s->plain);
-		free(s->g.bodies);
-		free(s);
+		free(v);
 	}
 	it = 0;
 	while (hashmap_next(&a->fams, &it, NULL, &v)) {
-		struct family *fam = v;
-		free(fam->g.bodies);
-		free(fam);
+		free(v);
 	}
 	hashmap_release(&a->params);
 	hashmap_release(&a->sibs);
 	hashmap_release(&a->fams);
 	hashmap_release(&a->paths);
 	hashmap_release(&a->targets);
+	for (size_t i = 0; i < a->n; i++)
+		free(a->p[i].p);
 	free(a->p);
 	free(a->all);
 	free(a->excluded);

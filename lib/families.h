@@ -56,6 +56,7 @@
 #define FAMILIES_TABLE 200       /* parameters in the -v table */
 #define FAMILIES_PARAMS 16       /* parameters looked at per URL */
 #define FAMILIES_MAX_URLS 100000 /* URLs analysed */
+#define FAMILIES_EXAMINED 256    /* duplicate families examined, the largest first */
 
 struct families_url {
 	char *target;
