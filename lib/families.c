@@ -903,7 +903,8 @@ void families_report(const struct families *f, struct strlist *notes, struct str
 	table_lines(&a, ks, table);
 	free(ks);
 
-	qsort(lines, nlines, sizeof *lines, cmp_line);
+	if (nlines)
+		qsort(lines, nlines, sizeof *lines, cmp_line);
 	if (nlines && f->dropped)
 		strlist_add_owned(notes, xasprintf("query parameters and URL families that multiplied URLs, with "
 						   "the options that remove them (of the first %d URLs; -v: "
