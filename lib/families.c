@@ -336,7 +336,33 @@ struct analysis {
 	struct hashmap fams;     /* "path\t" or "path\tpiece" -> struct family * */
 	uint64_t *all;           /* every body, sorted */
 	bool *excluded;          /* URLs a reported --exclude removes */
+	struct gone { uint64_t body; long n; } *gone; /* their bodies, how many of each */
+	size_t ngone;
 };
+
+/* How many URLs with body the reported --exclude lines leave. */
+static long left_with(const struct analysis *a, uint64_t body)
+{
+	long n = count_of(a->all, a->n, body);
+	for (size_t i = 0; i < a->ngone; i++)
+		if (a->gone[i].body == body)
+			n -= a->gone[i].n;
+	return n;
+}
+
+static void exclude_url(struct analysis *a, size_t idx)
+{
+	uint64_t body = a->p[idx].u->body;
+	size_t i = 0;
+	a->excluded[idx] = true;
+	while (i < a->ngone && a->gone[i].body != body)
+		i++;
+	if (i == a->ngone) {
+		a->gone = xrealloc(a->gone, (a->ngone + 1) * sizeof *a->gone);
+		a->gone[a->ngone++] = (struct gone){ body, 0 };
+	}
+	a->gone[i].n++;
+}
 
 struct line {
 	long weight; /* URLs it removes */
@@ -704,12 +730,16 @@ static void family_lines(struct analysis *a, struct line **lines, size_t *nlines
 			add_ere(&re, fam->piece, fam->len);
 			buf_adds(&re, "(&|$)");
 		}
-		/* A body found at no URL outside the family would be lost: a
-		 * seed (never excluded) keeps its first URL. */
+		/* A body that no URL outside the family, nor outside the
+		 * families already excluded, has would be lost: a seed (never
+		 * excluded) keeps its first URL. */
 		long lone = 0;
 		for (int b = 0; b < fam->b.distinct; b++) {
 			uint64_t body = fam->b.body[b];
-			if (count_of(a->all, a->n, body) > fam->b.count[b])
+			long inside = 0;
+			for (size_t j = fam->first; j <= fam->last; j++)
+				inside += !a->excluded[j] && a->p[j].u->body == body && in_family(fam, &a->p[j]);
+			if (left_with(a, body) > inside)
 				continue;
 			for (size_t j = fam->first; j <= fam->last; j++) {
 				const struct purl *p = &a->p[j];
@@ -748,8 +778,8 @@ static void family_lines(struct analysis *a, struct line **lines, size_t *nlines
 		long weight = fam->n - lone;
 		fam->reported = true;
 		for (size_t j = fam->first; j <= fam->last; j++)
-			if (in_family(fam, &a->p[j]))
-				a->excluded[j] = true;
+			if (!a->excluded[j] && in_family(fam, &a->p[j]))
+				exclude_url(a, j);
 		add_line(lines, nlines, weight, xasprintf("  %s  # %s", buf_str(&opt), buf_str(&why)));
 		buf_release(&opt);
 		buf_release(&why);
@@ -866,6 +896,7 @@ static void analysis_release(struct analysis *a)
 	free(a->p);
 	free(a->all);
 	free(a->excluded);
+	free(a->gone);
 }
 
 void families_report(const struct families *f, struct strlist *notes, struct strlist *table)

@@ -25,7 +25,9 @@
  *    bodies differ is named as a cache-buster or timestamp, with a "?".
  * Each line is the option(s) to paste, then "# why". A family inside one
  * already reported, or a parameter only in excluded families, is not
- * repeated; lines come worst first (the URLs they would remove), at most
+ * repeated; a body counts as found elsewhere only at a URL no reported
+ * line excludes; the FAMILIES_EXAMINED largest duplicate families are
+ * looked at. Lines come worst first (the URLs they would remove), at most
  * FAMILIES_LINES, then "...and N more". Output is sorted: the same crawl
  * gives the same lines.
  *
