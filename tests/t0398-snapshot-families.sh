@@ -21,6 +21,8 @@ ids="A B C D E F G H I J"
 	echo '<html><body>'
 	for id in $ids; do echo "<a href=\"/idx.cgi?id=$id\">$id</a>"; done
 	for p in about news help; do echo "<a href=\"/$p.cgi\">$p</a> <a href=\"/$p.cgi?utm_source=x\">$p</a>"; done
+	# a cache-buster as a bare timestamp, as WordPress themes and DokuWiki write them
+	for n in 1 2 3; do echo "<link rel=\"stylesheet\" href=\"/style.css?173300000$n\">"; done
 	echo '</body></html>'
 } >"$SITE/index.html"
 # Each page links its sitemap (one sitemap per page id, all the same, as
@@ -36,6 +38,7 @@ case "&$QUERY_STRING&" in
 	echo "<h1>page $id</h1><a href=\"/idx.cgi?id=$id&amp;do=index\">sitemap</a>"
 	echo "<img src=\"/bug.cgi?t=$(date +%s%N)\">" ;;
 esac'
+printf 'p { color: black }\n' >"$SITE/style.css"
 cgi bug.cgi 'printf "Content-Type: image/gif\n\nGIF89a-bug"'
 for p in about news help; do
 	cgi $p.cgi "printf 'Content-Type: text/html\n\n<p>the $p page</p>\n'"
@@ -55,13 +58,14 @@ check_contains "$err" "query parameters and URL families that multiplied URLs" "
 lines=$(grep '^  [-#]' "$TESTDIR/err")
 check_eq "  --exclude '^/idx\\.cgi\\?(.*&)?do=index(&|\$)' --seed / --seed '/idx.cgi?id=A&do=index'  # '/idx.cgi?id=…&do=index': 10 URLs, 1 distinct body (text/html); 'id' changes bodies elsewhere; that body is at no other URL: the --seed keeps one copy
   --ignore-param t  # 't' never changed a body: 10 URLs on 1 path (e.g. $(grep -o '^/bug.cgi?t=[0-9]*' <(manifest_targets "$OUT") | head -1)); its values look like timestamps or cache-busters; no URL without it was crawled: check that one answers the same
-  --ignore-param utm_source  # 'utm_source' never changed a body: 3 URLs on 3 paths (e.g. /about.cgi?utm_source=x)" \
+  --ignore-param utm_source  # 'utm_source' never changed a body: 3 URLs on 3 paths (e.g. /about.cgi?utm_source=x)
+  --ignore-param '[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]*'  # '<number>' never changed a body: 3 URLs on 1 path (e.g. /style.css?1733000001); its values look like timestamps or cache-busters; no URL without it was crawled: check that one answers the same" \
 	"$lines" "the option lines, worst first"
-check_eq "$(tail -n 4 "$TESTDIR/err")" "$(grep -A3 'multiplied URLs' "$TESTDIR/err")" "at the very end"
+check_eq "$(tail -n 5 "$TESTDIR/err")" "$(grep -A4 'multiplied URLs' "$TESTDIR/err")" "at the very end"
 check_eq 10 "$(manifest_targets "$OUT" | grep -c '^/bug\.cgi?t=')" "web bug URLs stored"
 bodies "$OUT" >"$TESTDIR/bodies1"
-# the front page, 10 pages, the sitemap, the web bug, 3 more pages
-check_eq 16 "$(wc -l <"$TESTDIR/bodies1")" "distinct bodies stored"
+# the front page, 10 pages, the sitemap, the web bug, 3 more pages, the stylesheet
+check_eq 17 "$(wc -l <"$TESTDIR/bodies1")" "distinct bodies stored"
 
 try "-q prints none of it; -v adds every parameter"
 "$CGISNAP" snapshot -q --root "$SITE" "$TESTDIR/quiet" 2>"$TESTDIR/err-q"
@@ -74,13 +78,14 @@ check_contains "$(cat "$TESTDIR/err-v")" "  'utm_source': 3 URLs on 3 paths, 3 d
 try "the options pasted remove those URLs and keep every distinct body"
 opts=$(sed -n 's/^  \(--.*\)  # .*/\1/p' "$TESTDIR/err" | tr '\n' ' ')
 eval "set -- $opts"
-check_eq 10 $# "options and values pasted"
+check_eq 12 $# "options and values pasted"
 "$CGISNAP" snapshot --root "$SITE" -j 2 "$@" "$OUT" 2>"$TESTDIR/err2"
 check_eq 0 $? "exit status"
 targets=$(manifest_targets "$OUT")
 check_eq "/idx.cgi?id=A&do=index" "$(grep 'do=index' <<<"$targets")" "one sitemap URL, the seed"
 check_eq "/bug.cgi" "$(grep '^/bug' <<<"$targets")" "one web bug URL"
 check_eq "" "$(grep utm_source <<<"$targets")" "no tracking URLs"
+check_eq "/style.css" "$(grep '^/style' <<<"$targets")" "one stylesheet URL"
 check_eq 10 "$(grep -c '^/idx\.cgi?id=[A-J]$' <<<"$targets")" "every page"
 bodies "$OUT" >"$TESTDIR/bodies2"
 check_eq "$(cat "$TESTDIR/bodies1")" "$(cat "$TESTDIR/bodies2")" "the same distinct bodies"
@@ -97,6 +102,6 @@ wait_batches "$LOG" 1
 check_eq 1 "$(batches "$LOG")" "one full re-crawl batch"
 watch_stop
 check_eq 1 "$(grep -c 'multiplied URLs' "$LOG")" "the batch did not report again"
-check_eq 3 "$(grep -c '^  --' "$LOG")" "option lines, once"
+check_eq 4 "$(grep -c '^  --' "$LOG")" "option lines, once"
 
 finish
