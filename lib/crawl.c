@@ -992,6 +992,7 @@ static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 	c->dropped_depth = c->dropped_pages = 0;
 	loops_init(&c->loops, c->cfg->loop_warn);
 	families_release(&c->families);
+	families_set_now(&c->families, (long long)time(NULL));
 	c->near_bound_said = false;
 	c->fetched = 0;
 	strlist_clear(&c->not_found_404);

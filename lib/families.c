@@ -12,12 +12,18 @@
 enum nonce { NONCE_NO, NONCE_DIGITS, NONCE_HEX };
 #define NONCE_DIGITS_MIN 9  /* a Unix time has 10 digits since 2001 */
 #define NONCE_HEX_MIN 16
+#define NEAR_NOW 86400      /* seconds: a time "of this crawl" */
 
 static const char *const pseudo_name[] = { NULL, "<number>", "<hex>" };
 
 void families_init(struct families *f)
 {
 	memset(f, 0, sizeof *f);
+}
+
+void families_set_now(struct families *f, long long now)
+{
+	f->now = now;
 }
 
 void families_set_default_seed(struct families *f, const char *target)
@@ -112,6 +118,25 @@ static enum nonce looks_nonce(const char *s, size_t len)
 	if (hex == len && len >= NONCE_HEX_MIN)
 		return NONCE_HEX;
 	return NONCE_NO;
+}
+
+/* Whether a piece's value is a time within a day of now: Unix seconds,
+ * or milliseconds, microseconds, nanoseconds (their first 10 digits). A
+ * revision's date (DokuWiki's rev=) is older: content, not a render's
+ * cache-buster. */
+static bool near_now(const struct piece *pc, long long now)
+{
+	size_t len = pc->vlen;
+	if (!pc->val || (len != 10 && len != 13 && len != 16 && len != 19) || now <= 0)
+		return false;
+	long long secs = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (pc->val[i] < '0' || pc->val[i] > '9')
+			return false;
+		if (i < 10)
+			secs = secs * 10 + (pc->val[i] - '0');
+	}
+	return secs > now - NEAR_NOW && secs < now + NEAR_NOW;
 }
 
 static void parse_url(const struct families_url *u, struct purl *p)
@@ -256,10 +281,11 @@ struct param {
 	struct group vals;  /* their values (as hashes) */
 	long paths;
 	bool all_nonce;     /* every value looks like a timestamp or nonce */
+	bool all_now;       /* every value is a time of the crawl's day (s, ms, us or ns) */
 	long evidence;      /* URLs in sibling groups of 2+ with one body */
 	long groups, lone;  /* sibling groups; those without the URL lacking it */
 	bool changed;       /* a sibling group of 2+ had 2+ bodies */
-	bool irrelevant, stamp;
+	bool irrelevant, stamp, render_time;
 };
 
 /* URLs that differ only in one parameter's value (or its absence): only
@@ -499,6 +525,7 @@ static void fill(struct analysis *a)
 				k->name = xstrdup(key.data);
 				k->nonce = pc->nonce;
 				k->all_nonce = true;
+				k->all_now = a->f->now > 0;
 			}
 			group_add(&k->urls, body, i);
 			group_add(&k->vals, value_of(p, pc), i);
@@ -506,6 +533,9 @@ static void fill(struct analysis *a)
 				if (same_name(&p->p[m], pc) && p->p[m].nonce == NONCE_NO &&
 				    (!p->p[m].val || looks_nonce(p->p[m].val, p->p[m].vlen) == NONCE_NO))
 					k->all_nonce = false;
+			for (size_t m = 0; m < p->np; m++)
+				if (same_name(&p->p[m], pc) && !near_now(&p->p[m], a->f->now))
+					k->all_now = false;
 			buf_addc(&key, '\t');
 			buf_add(&key, t, p->plen);
 			if (!hashmap_get(&a->paths, key.data)) {
@@ -565,6 +595,7 @@ static void judge_params(struct analysis *a)
 		group_done(&k->vals);
 		k->irrelevant = !k->changed && k->evidence >= FAMILIES_MIN_URLS;
 		k->stamp = k->all_nonce && k->vals.distinct == k->urls.n && k->urls.n >= FAMILIES_MIN_URLS;
+		k->render_time = k->stamp && k->all_now;
 	}
 }
 
@@ -823,7 +854,7 @@ static void param_lines(struct analysis *a, struct param **ks, struct line **lin
 {
 	for (size_t i = 0; i < a->params.count; i++) {
 		struct param *k = ks[i];
-		if ((!k->irrelevant && !k->stamp) || !carried_outside(a, k))
+		if ((!k->irrelevant && !k->render_time) || !carried_outside(a, k))
 			continue;
 		const struct purl *ex = &a->p[k->urls.first];
 		char *glob = ignore_glob(k);
@@ -839,7 +870,7 @@ static void param_lines(struct analysis *a, struct param **ks, struct line **lin
 				buf_adds(&text, "; no URL without it was crawled: check that one answers the same");
 			add_line(lines, nlines, k->urls.n - k->lone, buf_detach(&text, NULL));
 		} else {
-			buf_addf(&text, "  # '%s' has a new timestamp-like value in each of its %ld URLs (e.g. %s), "
+			buf_addf(&text, "  # '%s' has a new value in each of its %ld URLs, a time of this crawl (e.g. %s), "
 					"%ld distinct bodies: a cache-buster or timestamp? --strip what it changes, "
 					"then --ignore-param ",
 				 k->name, k->urls.n, ex->u->target, k->urls.distinct);

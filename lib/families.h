@@ -21,8 +21,10 @@
  *    --ignore-param can remove it: "--exclude REGEX" (on targets, as
  *    the crawl matches it), with a "--seed" per body found at no other
  *    URL, so that one copy of each is still stored;
- *  - a parameter whose every URL has a new timestamp-like value and whose
- *    bodies differ is named as a cache-buster or timestamp, with a "?".
+ *  - a parameter whose every URL has a new value, a time within a day of
+ *    the crawl (Unix seconds to nanoseconds), and whose bodies differ is
+ *    named as a cache-buster or timestamp, with a "?" and no option: a
+ *    revision's older date (DokuWiki's rev=) is content.
  * Each line is the option(s) to paste, then "# why". A family inside one
  * already reported, or a parameter only in excluded families, is not
  * repeated; a body counts as found elsewhere only at a URL no reported
@@ -33,6 +35,7 @@
  *
  *     struct families f;
  *     families_init(&f);
+ *     families_set_now(&f, time(NULL));
  *     families_set_default_seed(&f, "/");       // when the user gave no --seed
  *     families_note(&f, "/x?a=1", sha256_hex, "text/html");   // each 2xx URL
  *     families_report(&f, &notes, &table);
@@ -71,10 +74,13 @@ struct families {
 	size_t n, cap;
 	long dropped;          /* URLs past FAMILIES_MAX_URLS */
 	char *default_seed;    /* the crawl's seed when the user gave none */
+	long long now;         /* the crawl's time (Unix seconds); 0: unknown */
 	struct hashmap types;  /* content type -> itself (interned) */
 };
 
 void families_init(struct families *f);
+/* The time of the crawl, for telling a render's timestamps from dates. */
+void families_set_now(struct families *f, long long now);
 /* The seed the crawl starts from when no --seed was given: a suggested
  * --seed replaces it, so the suggestion names it too. */
 void families_set_default_seed(struct families *f, const char *target);

@@ -254,13 +254,14 @@ TEST(families_a_timestamp_that_changes_the_body_is_only_remarked)
 	struct families f;
 	struct strlist table = STRLIST_INIT;
 	families_init(&f);
+	families_set_now(&f, 1733000100);
 	for (int i = 0; i < 4; i++) {
 		char t[64];
 		snprintf(t, sizeof t, "/clock.cgi?now=17330000%02d", i);
 		families_note(&f, t, body(40 + i), "text/html");
 	}
 	char *out = report(&f, &table);
-	CHECK_STR("  # 'now' has a new timestamp-like value in each of its 4 URLs (e.g. /clock.cgi?now=1733000000), "
+	CHECK_STR("  # 'now' has a new value in each of its 4 URLs, a time of this crawl (e.g. /clock.cgi?now=1733000000), "
 		  "4 distinct bodies: a cache-buster or timestamp? --strip what it changes, then "
 		  "--ignore-param now\n", out);
 	CHECK_STR("'now': 4 URLs on 1 path, 4 distinct bodies, 4 distinct values (timestamp-like)", table.items[0]);
@@ -300,6 +301,24 @@ TEST(families_two_families_of_one_body_keep_one_copy)
 		  "  --exclude '^/b\\.cgi\\?(.*&)?do=index(&|$)' --seed '/b.cgi?id=a&do=index'  # "
 		  "'/b.cgi?id=…&do=index': 4 URLs, 1 distinct body (text/html); 'id' changes bodies elsewhere; "
 		  "that body is at no other URL: the --seed keeps one copy\n", out);
+	free(out);
+	families_release(&f);
+}
+
+TEST(families_an_old_revision_date_is_content)
+{
+	struct families f;
+	families_init(&f);
+	families_set_now(&f, 1796000000);
+	/* DokuWiki's rev=: each a date of its own, each a page of its own. */
+	for (int i = 0; i < 4; i++) {
+		char t[64];
+		snprintf(t, sizeof t, "/doku.php?id=%s&rev=17040000%02d", ids[i], i);
+		families_note(&f, t, body(60 + i), "text/html");
+		note(&f, "text/html", 70 + i, "/doku.php?id=%s", ids[i]);
+	}
+	char *out = report(&f, NULL);
+	CHECK_STR("", out);
 	free(out);
 	families_release(&f);
 }
