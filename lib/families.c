@@ -405,7 +405,10 @@ static int cmp_line(const void *a, const void *b)
 
 static int cmp_url(const void *a, const void *b)
 {
-	return strcmp(((const struct families_url *)a)->target, ((const struct families_url *)b)->target);
+	const struct families_url *x = a, *y = b;
+	int c = strcmp(x->target, y->target);
+	/* A target noted twice (the crawl notes each once) keeps the same one. */
+	return c ? c : (x->body > y->body) - (x->body < y->body);
 }
 
 /* ---- quoting ---- */

@@ -322,3 +322,29 @@ TEST(families_an_old_revision_date_is_content)
 	free(out);
 	families_release(&f);
 }
+
+TEST(families_odd_targets_do_not_break_it)
+{
+	static const char *const odd[] = {
+		"/x?", "/x?&&", "/x?=v", "/x?=v&=w", "/x?a=1&a=2", "/x?a=1&a=1", "/x?a&a=", "/x?a",
+		"/x?%00=%FF", "/x?a=1&b=2&c=3&d=4&e=5&f=6&g=7&h=8&i=9&j=10&k=11&l=12&m=13&n=14&o=15&p=16&q=17",
+		"/y?1234567890123456789012345&abcdefabcdefabcdef", "/y?123456789", "/", "no-slash", "/tab\there",
+		"/x?a=1", "/x?a=1",
+	};
+	struct families f;
+	struct strlist notes = STRLIST_INIT, table = STRLIST_INIT;
+	families_init(&f);
+	families_set_now(&f, 1733000000);
+	families_note(&f, NULL, body(1), NULL);
+	for (size_t i = 0; i < sizeof odd / sizeof *odd; i++)
+		for (int b = 0; b < 4; b++)
+			families_note(&f, odd[i], body(b % 2), b ? "text/html" : NULL);
+	families_report(&f, &notes, &table);
+	CHECK(table.n > 0);
+	/* the tab and the relative target are not taken */
+	for (size_t i = 0; i < f.n; i++)
+		CHECK(f.urls[i].target[0] == '/' && !strchr(f.urls[i].target, '\t'));
+	strlist_clear(&notes);
+	strlist_clear(&table);
+	families_release(&f);
+}
