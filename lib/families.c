@@ -355,7 +355,6 @@ struct analysis {
 	const struct families *f;
 	struct purl *p;
 	size_t n;
-	struct hashmap targets;  /* target -> index + 1 */
 	struct hashmap params;   /* name -> struct param * */
 	struct hashmap paths;    /* "name\tpath" -> 1: a parameter's paths */
 	struct hashmap sibs;     /* "name\tpath\tquery without it" -> struct sibling * */
@@ -563,6 +562,23 @@ static void fill(struct analysis *a)
 	buf_release(&key);
 }
 
+/* The index + 1 of target among the sorted URLs; 0: not crawled. */
+static size_t find_target(const struct analysis *a, const char *target)
+{
+	size_t lo = 0, hi = a->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(a->p[mid].u->target, target);
+		if (!c)
+			return mid + 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
 /* Each parameter's verdict, from its sibling groups. */
 static void judge_params(struct analysis *a)
 {
@@ -580,7 +596,7 @@ static void judge_params(struct analysis *a)
 			buf_addc(&plain, '?');
 			buf_adds(&plain, query);
 		}
-		uintptr_t at = (uintptr_t)hashmap_get(&a->targets, buf_str(&plain));
+		size_t at = find_target(a, buf_str(&plain));
 		if (at)
 			sibling_add(s, a->p[at - 1].u->body);
 		s->k->groups++;
@@ -924,7 +940,6 @@ static void analysis_release(struct analysis *a)
 	hashmap_release(&a->sibs);
 	hashmap_release(&a->fams);
 	hashmap_release(&a->paths);
-	hashmap_release(&a->targets);
 	for (size_t i = 0; i < a->n; i++)
 		free(a->p[i].p);
 	free(a->p);
@@ -953,7 +968,6 @@ void families_report(const struct families *f, struct strlist *notes, struct str
 			continue; /* noted twice: once is enough */
 		parse_url(&urls[i], &a.p[a.n]);
 		a.all[a.n] = urls[i].body;
-		hashmap_put(&a.targets, urls[i].target, (void *)(uintptr_t)(a.n + 1));
 		a.n++;
 	}
 	qsort(a.all, a.n, sizeof *a.all, cmp_u64);
