@@ -43,7 +43,8 @@
  *
  * Memory: one record per URL (its target, 8 bytes of its hash), at most
  * FAMILIES_MAX_URLS; later URLs are counted and said, not analysed. The
- * report's tables are freed before it returns. Not thread-safe: the crawl
+ * report's tables (some 600 bytes per URL while it runs: its parameters,
+ * groups and families) are freed before it returns. Not thread-safe: the crawl
  * calls it under its lock.
  */
 #ifndef CGISNAP_FAMILIES_H
