@@ -68,7 +68,9 @@ static int check_segment(const char *s, size_t n)
 				return 400;
 			c = (unsigned char)(hi * 16 + lo);
 			i += 2;
-			if (c < 0x20 || c == 0x7f || c == '/' || c == '\\')
+			/* An encoded '/' is a byte of this segment (urlkey.h
+			 * keeps it "%2F" in one file name), never a separator. */
+			if (c < 0x20 || c == 0x7f || c == '\\')
 				return 400;
 		}
 		if (!utf8_ok(g, c))

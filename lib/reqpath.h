@@ -9,8 +9,11 @@
  * Refused with 400 (malformed or hostile), looking at the path only:
  *  - raw bytes that may not appear in a target: controls, space, DEL, '\',
  *    '#'; a '%' not followed by two hex digits;
- *  - escapes that decode to a control byte (%00, %0a, ...), to '/' (%2F)
- *    or to '\' (%5C);
+ *  - escapes that decode to a control byte (%00, %0a, ...) or to '\'
+ *    (%5C). An encoded '/' (%2F) is let through: it is part of its
+ *    segment ("/tool/x%2Fy" is the one file "tool/x%2Fy/index.html", and
+ *    the origin gets it as it came), so "/a%2F..%2Fb" is one segment and
+ *    no traversal;
  *  - "." and ".." segments, raw or encoded (%2e, %2E%2e, ...);
  *  - overlong or impossible UTF-8 in the decoded path: lead bytes C0, C1
  *    and F5..FF, E0 followed by 80..9F, F0 followed by 80..8F, and UTF-16

@@ -284,7 +284,8 @@ static void add_name(struct buf *out, const char *name, size_t len, const char *
 }
 
 /* Decode one path segment seg[0..len) into out (reset first), writing
- * '%', '@' and '#' as "%25", "%40" and "%23", and a leading '.' as "%2E"
+ * '%', '@' and '#' as "%25", "%40" and "%23", an encoded '/' as "%2F"
+ * (the name of one file, never a separator), and a leading '.' as "%2E"
  * (no file of the tree is a dotfile: those are the temp files of a
  * publish and .cgisnap/, and servers hide them); NULL when it may be
  * stored, else what is wrong with it. */
@@ -299,8 +300,12 @@ static const char *decode_segment(struct buf *out, const char *seg, size_t len)
 			if (hi >= 0 && lo >= 0) {
 				c = (unsigned char)(hi << 4 | lo);
 				i += 2;
-				if (c == '/')
-					return "an encoded '/' (%2F) in the path";
+				if (c == '/') {
+					/* Not a separator: "%2F" in the name, which
+					 * no '%' of the URL can write (that is "%25"). */
+					buf_adds(out, "%2F");
+					continue;
+				}
 			}
 		}
 		if (c == 0)
@@ -462,6 +467,11 @@ char *urlkey_target(const char *key)
 	for (const char *p = key; p < at; p++) {
 		char c = *p;
 		if (c == '%' && p + 3 <= at) {
+			if (!strncmp(p, "%2F", 3)) {
+				buf_adds(&t, "%2F"); /* an encoded '/' stays one */
+				p += 2;
+				continue;
+			}
 			if (!strncmp(p, "%2E", 3) && (p == key || p[-1] == '/'))
 				c = '.', p += 2; /* a dot-leading name */
 			else if (!strncmp(p, "%25", 3))

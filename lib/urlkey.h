@@ -11,9 +11,11 @@
  *    page is ever a dotfile, ".cgisnap/" or a publish's temp file, and
  *    "%2E" cannot come from a '%' of the URL (that is "%25"). A name so
  *    escaped counts as holding a dot (".htaccess" is a file, like
- *    "a.css"). A target whose decoded path holds NUL, a control byte,
- *    '\', an encoded '/' (%2F), an empty segment ("/a//b"), or a "." or
- *    ".." segment cannot be stored.
+ *    "a.css"). An encoded '/' stays "%2F" in its segment's name
+ *    ("/tool/x%2Fy.c" -> "tool/x%2Fy.c"): one file, never a separator,
+ *    and no '%' of the URL writes "%2F" either. A target whose decoded
+ *    path holds NUL (no file name can), a control byte, '\', an empty
+ *    segment ("/a//b"), or a "." or ".." segment cannot be stored.
  *  - No query: "/" -> "index.html"; "/a/" -> "a/index.html"; a last
  *    segment without '.' ("/a/b") -> "a/b/index.html"; otherwise the path
  *    as it is ("/a/b.css" -> "a/b.css").

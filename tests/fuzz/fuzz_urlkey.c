@@ -91,6 +91,33 @@ static void check_key_shape(const char *key, const char *target)
 	FUZZ_CHECK(strncmp(key, ".cgisnap/", 9), "key '%s' of '%s' is cgisnap's own", key, target);
 }
 
+/* The path of target t[0..len) decoded, an encoded '/' kept as "%2F":
+ * the names of its files (url-keys.md section 3). */
+static void decode_names(struct buf *out, const char *t, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		size_t n = len - i;
+		const char *slash = NULL;
+		for (size_t j = i; j + 3 <= len; j++)
+			if (t[j] == '%' && t[j + 1] == '2' && (t[j + 2] == 'F' || t[j + 2] == 'f')) {
+				slash = t + j;
+				break;
+			}
+		if (slash)
+			n = (size_t)(slash - (t + i));
+		struct buf part = BUF_INIT;
+		url_decode(&part, t + i, n);
+		buf_add(out, part.data, part.len);
+		buf_release(&part);
+		i += n;
+		if (slash) {
+			buf_adds(out, "%2F");
+			i += 3;
+		}
+	}
+	buf_grow(out, 0); /* a path of "" is still a string */
+}
+
 /* A plain server gives the key's file the type the target's own name
  * implies, or for a query key the type of its response's suffix. */
 static void check_served_type(const char *target, const char *key, const char *type)
@@ -102,7 +129,7 @@ static void check_served_type(const char *target, const char *key, const char *t
 		buf_adds(&path, urlkey_suffix(type));
 		want = mime_from_name(path.data);
 	} else {
-		url_decode(&path, target, strlen(target));
+		decode_names(&path, target, strlen(target));
 		if (!strchr(strrchr(path.data, '/'), '.')) { /* a directory's index.html */
 			buf_release(&path);
 			return;

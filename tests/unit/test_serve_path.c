@@ -43,10 +43,16 @@ TEST(serve_path_table)
 		{ "/%2e./etc/passwd", 400 },
 		{ "/a/%2e%2e?x=1", 400 },
 		{ "/%2e", 400 },
-		/* Encoded separators and NUL. */
-		{ "/..%2fetc%2fpasswd", 400 },
-		{ "/a%2fb", 400 },
-		{ "/a%2Fb", 400 },
+		/* An encoded '/' is a byte of its segment, no separator:
+		 * "/a%2F..%2Fb" is the one name "a%2F..%2Fb" (urlkey.h). */
+		{ "/a%2fb", 0 },
+		{ "/a%2Fb", 0 },
+		{ "/tool/x%2Fy", 0 },
+		{ "/a%2F..%2Fb", 0 },
+		{ "/a%2F..", 0 },
+		{ "/..%2fetc%2fpasswd", 404 },         /* one name starting with '.' */
+		{ "/%2e%2e%2f", 404 },
+		/* Encoded NUL, controls and backslashes. */
 		{ "/index.html%00.css", 400 },
 		{ "/%00", 400 },
 		{ "/a%0d%0aSet-Cookie:x", 400 },

@@ -99,9 +99,19 @@ static const struct {
 	{ "/a.b/c.d?e", NULL, "a.b/c.d@e.html", SAME },
 	{ "/%252Ex?y", NULL, "%252Ex@y.html", SAME },   /* a '%' of the URL is never "%2E" */
 	{ "/%252Ex", NULL, "%252Ex/index.html", NONE },
+	/* an encoded '/' is "%2F" in one name, never a separator */
+	{ "/tool/x%2Fy", NULL, "tool/x%2Fy/index.html", NONE },
+	{ "/tool/x%2Fy.c", NULL, "tool/x%2Fy.c", NONE },
+	{ "/a.b%2Fc", NULL, "a.b%2Fc", NONE },
+	{ "/a%2Fb/", NULL, "a%2Fb/index.html", NONE },
+	{ "/%2F", NULL, "%2F/index.html", NONE },
+	{ "/a%2F..%2Fb", NULL, "a%2F..%2Fb", NONE },
+	{ "/..%2Fx", NULL, "%2E.%2Fx", NONE },
+	{ "/%2F.x", NULL, "%2F.x", NONE },
+	{ "/tool/x%2Fy?id=1", NULL, "tool/x%2Fy@id=1.html", SAME },
+	{ "/a%2fb?x", NULL, "a%2Fb@x.html", "/a%2Fb?x" },
+	{ "/a%252Fb?x", NULL, "a%252Fb@x.html", SAME }, /* a '%' of the URL is never "%2F" */
 	/* cannot be stored */
-	{ "/a%2Fb", NULL, NULL, NONE },
-	{ "/a%2fb?x", NULL, NULL, NONE },
 	{ "/a/./b?x", NULL, NULL, NONE },
 	{ "/a/..?x", NULL, NULL, NONE },
 	{ "/%2e%2e/x", NULL, NULL, NONE },
@@ -163,8 +173,8 @@ TEST(urlkey_for_error_messages)
 	char err[ERR_LEN];
 	CHECK(!urlkey_for("/a/../config", NULL, err));
 	CHECK_STR("cannot be stored: a '.' or '..' segment in the path", err);
-	CHECK(!urlkey_for("/a%2Fb", NULL, err));
-	CHECK_STR("cannot be stored: an encoded '/' (%2F) in the path", err);
+	CHECK(!urlkey_for("/a%00b", NULL, err));
+	CHECK_STR("cannot be stored: a NUL byte in the path", err);
 	CHECK(!urlkey_for("/a//b", NULL, err));
 	CHECK_STR("cannot be stored: an empty path segment", err);
 	CHECK(!urlkey_for("x", NULL, err));
