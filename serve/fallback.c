@@ -110,6 +110,22 @@ static void fill_unreserve(struct fallback *f, long long bytes)
 	pthread_mutex_unlock(&f->lock);
 }
 
+/* --fill writes into the tree, as snapshot does (crawlopts.c): -1 with
+ * err when it overlaps --root or a mounted directory, where publishing
+ * would overwrite the site's own files. */
+static int tree_apart(const char *dir, struct origin *o, char *err)
+{
+	if (origin_options.root && tree_check_apart(dir, origin_options.root, err) < 0)
+		return -1;
+	struct strlist mounted = STRLIST_INIT;
+	origin_mount_dirs(o, &mounted);
+	int rc = 0;
+	for (size_t i = 0; i < mounted.n && !rc; i++)
+		rc = tree_check_apart_named(dir, mounted.items[i], "the mounted directory", err);
+	strlist_clear(&mounted);
+	return rc;
+}
+
 struct fallback *fallback_open(struct server *s, char *err)
 {
 	/* One HTTP connection per render thread, in this open's own copy of
@@ -119,6 +135,10 @@ struct fallback *fallback_open(struct server *s, char *err)
 	struct origin *o = origin_open(&cfg, &s->meta.site, err);
 	if (!o)
 		return NULL;
+	if (s->cfg.fill && !s->cfg.dynamic && tree_apart(s->cfg.dir, o, err) < 0) {
+		origin_close(o);
+		return NULL;
+	}
 	if (s->have_tree && s->tree.meta_fd >= 0)
 		origin_spill_in(o, s->tree.meta_fd);
 	if (s->have_tree)

@@ -149,4 +149,19 @@ check_eq 404 "$(code "$U/.htpasswd")" "dotfiles refused before the origin"
 bg_stop "$SERVE_PID"
 check_eq 0 "$?" "exit status"
 
+try "--fill refuses a tree inside --root or a mounted directory, as snapshot does"
+make_tree "$DOC/snap"
+before=$(cd "$DOC/snap" && find . -type f ! -name lock | sort | xargs sha256sum)
+err=$(timeout 10 "$CGISNAP" serve "$DOC/snap" --listen "127.0.0.1:$(port 1)" --fallback --fill \
+	"${ORIGIN[@]}" 2>&1 >/dev/null)
+check_eq 2 "$?" "exit status"
+check_contains "$err" "the tree '$DOC/snap' is inside the document root '$DOC'" "the message"
+mkdir -p "$TESTDIR/lib"
+make_tree "$TESTDIR/lib/snap"
+err=$(timeout 10 "$CGISNAP" serve "$TESTDIR/lib/snap" --listen "127.0.0.1:$(port 1)" --fallback --fill \
+	"${ORIGIN[@]}" --path-alias "/lib=$TESTDIR/lib" 2>&1 >/dev/null)
+check_eq 2 "$?" "a mounted directory: exit status"
+check_contains "$err" "is inside the mounted directory" "a mounted directory: the message"
+check_eq "$before" "$(cd "$DOC/snap" && find . -type f ! -name lock | sort | xargs sha256sum)" "the tree is untouched (but its lock)"
+
 finish
