@@ -258,6 +258,48 @@ static int check_origin(char *err)
 	return 0;
 }
 
+/* Append every origin option that has a value, "--name value", by
+ * walking the table the command line was parsed with: an option added to
+ * originopts.c reaches the dynamic server without a change here. An
+ * integer outside its bounds was never given (0). */
+static void add_origin_opts(struct strlist *a)
+{
+	char num[32];
+	for (const struct opt *o = origin_opts; o->name; o++) {
+		char *flag = xasprintf("--%s", o->name);
+		switch (o->type) {
+		case OPT_BOOL:
+			if (*(const bool *)o->value)
+				strlist_add(a, flag);
+			break;
+		case OPT_STR:
+			if (*(char *const *)o->value) {
+				strlist_add(a, flag);
+				strlist_add(a, *(char *const *)o->value);
+			}
+			break;
+		case OPT_INT: {
+			long v = *(const long *)o->value;
+			if (o->min < o->max && (v < o->min || v > o->max))
+				break;
+			snprintf(num, sizeof num, "%ld", v);
+			strlist_add(a, flag);
+			strlist_add(a, num);
+			break;
+		}
+		case OPT_LIST: {
+			const struct strlist *l = o->value;
+			for (size_t i = 0; i < l->n; i++) {
+				strlist_add(a, flag);
+				strlist_add(a, l->items[i]);
+			}
+			break;
+		}
+		}
+		free(flag);
+	}
+}
+
 /* argv for 'cgisnap serve' (fresh list). */
 static void serve_argv(struct strlist *a, bool dynamic, int port)
 {
@@ -280,41 +322,7 @@ static void serve_argv(struct strlist *a, bool dynamic, int port)
 		strlist_add(a, tree_dir);
 		return;
 	}
-	const struct origin_config *c = &origin_options;
-	const struct {
-		const char *name;
-		const char *value;
-	} strs[] = {
-		{ "--root", c->root }, { "--index", c->index }, { "--front-controller", c->front_controller },
-		{ "--fastcgi", c->fastcgi }, { "--origin", c->origin_url }, { "--site-url", c->site_url },
-	};
-	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
-		if (strs[i].value) {
-			strlist_add(a, strs[i].name);
-			strlist_add(a, strs[i].value);
-		}
-	}
-	const struct {
-		const char *name;
-		const struct strlist *l;
-	} lists[] = { { "--cgi", &c->cgi }, { "--env", &c->env }, { "--alias", &c->aliases },
-		      { "--script-alias", &c->script_aliases }, { "--path-alias", &c->path_aliases } };
-	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
-		for (size_t j = 0; j < lists[i].l->n; j++) {
-			strlist_add(a, lists[i].name);
-			strlist_add(a, lists[i].l->items[j]);
-		}
-	}
-	if (c->no_php_defaults)
-		strlist_add(a, "--no-php-defaults");
-	if (c->no_follow_symlinks)
-		strlist_add(a, "--no-follow-symlinks");
-	strlist_add(a, "--timeout");
-	snprintf(num, sizeof num, "%ld", c->timeout_s);
-	strlist_add(a, num);
-	strlist_add(a, "--max-output");
-	snprintf(num, sizeof num, "%ld", c->max_output_mb);
-	strlist_add(a, num);
+	add_origin_opts(a);
 }
 
 static int start_server(struct spawned *s, bool dynamic, char *err)

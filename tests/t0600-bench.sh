@@ -205,6 +205,19 @@ expect_error "unexpected argument" "$OUT" "${WIKI_ORIGIN[@]}"
 
 # The server is there and answers the probe; with 32 descriptors at most,
 # the 64 client threads cannot each have their epoll instance.
+try "every origin option reaches the dynamic server bench starts (--static-ext)"
+printf 'echo not a script here\n' >"$DOC/notes.sh"
+STREE=$TESTDIR/stree
+mkdir -p "$STREE"
+cp "$DOC/notes.sh" "$STREE/notes.sh"
+manifest_start "$STREE"
+manifest_line /notes.sh notes.sh 200 'application/octet-stream' >>"$STREE/.cgisnap/manifest"
+"$CGISNAP" bench --root "$DOC" --static-ext sh --tree "$STREE" --url /notes.sh \
+	-n 4 -c 1 --no-warmup --json >"$TESTDIR/static-ext.json" 2>"$TESTDIR/static-ext.err"
+check_eq 0 $? "exit status ($(cat "$TESTDIR/static-ext.err"))"
+check_eq 0 "$(json "$TESTDIR/static-ext.json" '$j["dynamic"]["non_2xx"]')" "dynamic: --static-ext sh publishes notes.sh"
+check_eq 0 "$(json "$TESTDIR/static-ext.json" '$j["static"]["non_2xx"]')" "static: the tree's copy"
+
 try "a failure during the measurement is exit status 1, not 2 (usage)"
 PF=$(port 5)
 serve_start "$VTREE" "$PF"
