@@ -2,6 +2,7 @@
  * that pick the file the way urlkey.h names it (per-URL rules for what
  * the tree recorded, then general rules), then hand out FILE.gz and the
  * recorded content type. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -49,6 +50,27 @@ static void path_pattern(struct buf *out, const char *path)
 	buf_adds(out, "\"^");
 	config_regex_escape(out, path);
 	buf_adds(out, "$\"");
+}
+
+/* The pattern of a per-URL rule. With AllowEncodedSlashes NoDecode the
+ * URL-path keeps an encoded '/' as "%2F" and decodes the rest, so that
+ * "/x%2Fy" and "/x%252Fy" (whose path decodes to "/x%2Fy") both arrive
+ * as "/x%2Fy": a pattern holding "%2F" comes with a condition on the
+ * path as it was sent. */
+static void path_rule_start(struct buf *out, const struct ti_entry *e)
+{
+	char *path = treeinfo_slash_path(e->target);
+	if (strstr(path, "%2F") || strstr(path, "%2f")) {
+		struct buf raw = BUF_INIT;
+		buf_add(&raw, e->target, strcspn(e->target, "?"));
+		buf_adds(out, "    RewriteCond %{THE_REQUEST} \"^\\S+\\s+(?:[a-z][a-z0-9+.-]*://[^/?\\s]*)?");
+		config_regex_escape(out, buf_str(&raw));
+		buf_adds(out, "[?\\s]\"\n");
+		buf_release(&raw);
+	}
+	buf_adds(out, "    RewriteRule ");
+	path_pattern(out, path);
+	free(path);
 }
 
 /* The condition on the query that goes with every per-URL rule. */
@@ -225,8 +247,7 @@ static void write_recorded(struct buf *out, const struct treeinfo *ti)
 		if (!entry_writable(e))
 			continue;
 		query_cond(out, e);
-		buf_adds(out, "    RewriteRule ");
-		path_pattern(out, e->path);
+		path_rule_start(out, e);
 		buf_adds(out, " \"");
 		add_literal(out, e->location);
 		buf_addf(out, "\" [R=%d,NE,QSD,L]\n", e->status);
@@ -236,8 +257,7 @@ static void write_recorded(struct buf *out, const struct treeinfo *ti)
 		if (!entry_writable(e))
 			continue;
 		query_cond(out, e);
-		buf_adds(out, "    RewriteRule ");
-		path_pattern(out, e->path);
+		path_rule_start(out, e);
 		buf_addf(out, " - [R=%d]\n", e->status);
 	}
 	for (size_t i = 0; i < ti->files.n; i++) {
@@ -250,8 +270,7 @@ static void write_recorded(struct buf *out, const struct treeinfo *ti)
 			type = NULL;
 		}
 		query_cond(out, e);
-		buf_adds(out, "    RewriteRule ");
-		path_pattern(out, e->path);
+		path_rule_start(out, e);
 		buf_adds(out, " \"");
 		add_literal(out, ti->root);
 		buf_adds(out, "/");
@@ -373,7 +392,11 @@ void apache_write(struct buf *out, const struct treeinfo *ti, const struct confi
 		buf_addf(out, "    ServerAlias %s\n", p->aliases.items[i]);
 	buf_adds(out, "    DocumentRoot ");
 	quote(out, ti->root);
-	buf_adds(out, "\n    # \"/a//b\" is not \"/a/b\".\n    MergeSlashes Off\n\n");
+	buf_adds(out, "\n    # \"/a//b\" is not \"/a/b\".\n    MergeSlashes Off\n"
+		      "    # \"/x%2Fy\" is the file x%2Fy/index.html, not x/y/index.html: without\n"
+		      "    # this Apache answers 404 itself before any rule; with it the URL-path\n"
+		      "    # keeps an encoded '/' as \"%2F\", which only the listed URLs match.\n"
+		      "    AllowEncodedSlashes NoDecode\n\n");
 	write_directory(out, ti);
 	write_headers(out, ti, p);
 	write_guards(out, ti);

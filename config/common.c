@@ -34,7 +34,7 @@ size_t config_type_groups(size_t i, const char **type, const char **exts)
 
 const struct config_guard config_bad_targets[] = {
 	{ "%(?![0-9a-f]{2})", "a '%' that starts no escape" },
-	{ "%(?:[01][0-9a-f]|7f|2f|5c)", "an encoded control byte, '/' or '\\'" },
+	{ "%(?:[01][0-9a-f]|7f|5c)", "an encoded control byte or '\\'" },
 	{ "[\\x5c#]", "a raw '\\' or '#'" },
 	{ "/(?:\\.|%2e){1,2}(?=[/?\\s]|$)", "a '.' or '..' segment, raw or encoded" },
 	{ "%c[01]|%f[5-9a-f]|%e0%[89]|%f0%8|%ed%[ab]", "overlong UTF-8 or a surrogate, encoded" },

@@ -56,7 +56,7 @@ size_t config_type_groups(size_t i, const char **type, const char **exts);
 /* Regular expressions (PCRE, case-insensitive) for what lib/reqpath.h
  * refuses with 400, to be matched anywhere in the path part of the raw
  * request target (the writers anchor them: nginx on $request_uri, Apache
- * on THE_REQUEST): bad escapes; encoded '/', '\' or control bytes; a raw
+ * on THE_REQUEST): bad escapes; encoded '\' or control bytes; a raw
  * '\' or '#'; "." and ".." segments, raw or encoded; overlong UTF-8,
  * encoded or raw. NULL ends the list. Each comes with a comment. */
 struct config_guard {

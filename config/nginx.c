@@ -55,6 +55,14 @@ static bool entry_unquotable(const struct ti_entry *e)
 	       (e->location && config_unquotable(e->location)) || (e->key && config_unquotable(e->key));
 }
 
+/* True for an entry with an encoded '/' in its path: $uri decodes it
+ * ("/x%2Fy" and "/x/y" would be one map key), so write_slashed matches it
+ * on $request_uri instead of the maps. */
+static bool entry_slashed(const struct ti_entry *e)
+{
+	return treeinfo_encoded_slash(e->target);
+}
+
 /* True for the statuses "return CODE URL" can send. */
 static bool is_redirect_code(int status)
 {
@@ -146,7 +154,7 @@ static void write_maps(struct buf *out, const struct treeinfo *ti, const struct 
 		buf_addf(out, "map \"$uri?$args\" $cgisnap_%s_%d {\n", p->id, code);
 		for (size_t i = 0; i < ti->redirects.n; i++) {
 			const struct ti_entry *e = &ti->redirects.items[i];
-			if (e->status != code || entry_unquotable(e))
+			if (e->status != code || entry_unquotable(e) || entry_slashed(e))
 				continue;
 			buf_adds(out, "    ");
 			map_key(out, e);
@@ -167,7 +175,7 @@ static void write_maps(struct buf *out, const struct treeinfo *ti, const struct 
 		buf_addf(out, "map \"$uri?$args\" $cgisnap_%s_status {\n", p->id);
 		for (size_t i = 0; i < ti->statuses.n; i++) {
 			const struct ti_entry *e = &ti->statuses.items[i];
-			if (entry_unquotable(e))
+			if (entry_unquotable(e) || entry_slashed(e))
 				continue;
 			buf_adds(out, "    ");
 			map_key(out, e);
@@ -182,7 +190,8 @@ static void write_maps(struct buf *out, const struct treeinfo *ti, const struct 
 		buf_addf(out, "map \"$uri?$args\" $cgisnap_%s_file {\n", p->id);
 		for (size_t i = 0; i < ti->files.n; i++) {
 			const struct ti_entry *e = &ti->files.items[i];
-			if (entry_unquotable(e) || (e->type && config_unquotable(ti->types.items[e->type - 1])))
+			if (entry_unquotable(e) || entry_slashed(e) ||
+			    (e->type && config_unquotable(ti->types.items[e->type - 1])))
 				continue;
 			struct buf v = BUF_INIT;
 			buf_addf(&v, "%d/%s", e->type, e->key);
@@ -311,6 +320,57 @@ static void write_canonical(struct buf *out, const struct treeinfo *ti, const st
 	}
 }
 
+/* One "if" for a recorded URL with an encoded '/' in its path, matched
+ * as it arrives; a comment for one whose text holds a '$' (the "if"
+ * string would expand it) or cannot be quoted. */
+static void write_slashed_entry(struct buf *out, const struct treeinfo *ti, const struct ti_entry *e)
+{
+	const char *type = e->type ? ti->types.items[e->type - 1] : NULL;
+	if (entry_unquotable(e) || strchr(e->target, '$') || (e->location && strchr(e->location, '$')) ||
+	    (e->key && strchr(e->key, '$')) || (type && config_unquotable(type))) {
+		config_comment(out, "    ", "not listed: %s (a '$' or a control byte)", e->target);
+		return;
+	}
+	buf_adds(out, "    if ($request_uri = ");
+	quote(out, e->target);
+	buf_adds(out, ") {\n        ");
+	if (e->location) {
+		buf_addf(out, "return %d ", e->status);
+		quote(out, e->location);
+		buf_adds(out, ";\n");
+	} else if (!e->key) {
+		buf_addf(out, "return %d;\n", e->status);
+	} else {
+		struct buf v = BUF_INIT;
+		buf_addf(&v, "/.cgisnap-file/%d/%s?", e->type, e->key);
+		buf_adds(out, "rewrite ^ ");
+		quote(out, buf_str(&v));
+		buf_adds(out, " last;\n");
+		buf_release(&v);
+	}
+	buf_adds(out, "    }\n");
+}
+
+/* Step 2 for the URLs whose path holds an encoded '/' (%2F): "/x%2Fy" is
+ * the file x%2Fy/index.html, but $uri holds "/x/y", another URL. Such
+ * requests are answered here as listed, else 404, before the maps on $uri
+ * or the rules can take them for "/x/y". */
+static void write_slashed(struct buf *out, const struct treeinfo *ti)
+{
+	const struct ti_list *lists[] = { &ti->redirects, &ti->statuses, &ti->files };
+	buf_adds(out, "    # 1b. A path with an encoded '/' (%2F) names one file (\"/x%2Fy\" is\n"
+		      "    # x%2Fy/index.html), but $uri decodes it into \"/x/y\", another URL:\n"
+		      "    # such requests are answered as recorded, matched as they arrive, or 404.\n");
+	for (size_t l = 0; l < 3; l++) {
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			const struct ti_entry *e = &lists[l]->items[i];
+			if (entry_slashed(e) && (l || is_redirect_code(e->status)))
+				write_slashed_entry(out, ti, e);
+		}
+	}
+	buf_adds(out, "    if ($request_uri ~* \"^[^?]*%2f\") {\n        return 404;\n    }\n");
+}
+
 /* Steps 1 to 3 of the server block, at server level (nginx runs them
  * once, before choosing a location). */
 static void write_guards(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
@@ -325,6 +385,7 @@ static void write_guards(struct buf *out, const struct treeinfo *ti, const struc
 		buf_adds(out, ") {\n        return 400;\n    }\n");
 	}
 	write_canonical(out, ti, p);
+	write_slashed(out, ti);
 	bool any = ti->redirects.n || ti->statuses.n || ti->files.n;
 	if (any)
 		buf_adds(out, "    # 2b. What the tree recorded for exact URLs (the maps above), dotfile\n"

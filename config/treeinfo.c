@@ -65,6 +65,40 @@ void treeinfo_split(const char *target, char **path, char **query)
 	*query = q && q[1] ? xstrdup(q + 1) : NULL;
 }
 
+/* True when s starts with an encoded '/'. */
+static bool treeinfo_encoded_slash_at(const char *s)
+{
+	return s[0] == '%' && s[1] == '2' && (s[2] == 'F' || s[2] == 'f');
+}
+
+bool treeinfo_encoded_slash(const char *target)
+{
+	for (const char *p = target; *p && *p != '?'; p++)
+		if (treeinfo_encoded_slash_at(p))
+			return true;
+	return false;
+}
+
+char *treeinfo_slash_path(const char *target)
+{
+	struct buf b = BUF_INIT, part = BUF_INIT;
+	size_t len = strcspn(target, "?");
+	for (size_t i = 0; i < len;) {
+		size_t n = 0;
+		while (i + n < len && !treeinfo_encoded_slash_at(target + i + n))
+			n++;
+		url_decode(&part, target + i, n); /* resets part */
+		buf_add(&b, part.data, part.len);
+		i += n;
+		if (i < len) {
+			buf_add(&b, target + i, 3); /* "%2F" as it came */
+			i += 3;
+		}
+	}
+	buf_release(&part);
+	return b.data ? buf_detach(&b, NULL) : xstrdup("");
+}
+
 char *treeinfo_rule_key(const char *path, const char *query, const char *suffix)
 {
 	const char *rel = path[0] == '/' ? path + 1 : path;

@@ -85,6 +85,16 @@ void treeinfo_release(struct treeinfo *ti);
  * query (NULL when the target has none). Both fresh; the caller frees. */
 void treeinfo_split(const char *target, char **path, char **query);
 
+/* True when the path of target holds an encoded '/' (%2F): one name of
+ * its key (urlkey.h), which nginx's $uri decodes into a separator, so the
+ * writers match such targets on the request as it arrives. */
+bool treeinfo_encoded_slash(const char *target);
+
+/* The path of target decoded but for its encoded '/', kept "%2F" as it
+ * came: what Apache's URL-path holds with AllowEncodedSlashes NoDecode
+ * ("/x%2Fy%20z" -> "/x%2Fy z"). Fresh string; the caller frees. */
+char *treeinfo_slash_path(const char *target);
+
 /* The file the plain-server rules find for a decoded path and raw query
  * (query NULL: none), trying suffix for a query. Fresh string. */
 char *treeinfo_rule_key(const char *path, const char *query, const char *suffix);

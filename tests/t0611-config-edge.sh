@@ -4,8 +4,9 @@
 # escaped characters, a query holding '/' or '?', a typed query page, 302,
 # 307 and 308 redirects, a '$' in a Location, 410, a failed render whose
 # old file is still there, unlisted files, a fresh FILE.gz, dotfile names
-# (stored as %2E...), and paths that decode to a key's own escapes
-# (/a%2540b/ is not the file a%40b/ of /a@b/). Compared with
+# (stored as %2E...), paths that decode to a key's own escapes
+# (/a%2540b/ is not the file a%40b/ of /a@b/), and encoded slashes
+# (/tool/x%2Fy is the file tool/x%2Fy/index.html, never tool/x/y's). Compared with
 # cgisnap serve as t0610 does (see there for the two tolerances).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-serve.sh"
@@ -36,6 +37,11 @@ page failed/index.html 'an old copy of a page whose render failed'
 page .hidden.html 'never'
 page '%2Ewell-known/security.txt' 'Contact: a dotfile name, escaped'
 page 'a/%2Ehtaccess' 'a page named .htaccess'
+page 'tool/x%2Fy/index.html' 'an encoded slash: one name'
+page 'tool/x/y/index.html' 'two segments, another page'
+page 'tool/src%2Fmain.c@id=1.html' 'an encoded slash with a query'
+page 'tool/lib%2Fa.css' 'a { color: blue }'
+page 'x%252Fy/index.html' 'a percent sign then 2F'
 seq 1 3000 >"$T/big.txt"
 gzip -9 -c "$T/big.txt" >"$T/big.txt.gz"
 same_mtime "$T/big.txt.gz" "$T/big.txt"
@@ -58,6 +64,13 @@ manifest_start "$T"
 	manifest_line /big.txt big.txt 200 'text/plain; charset=utf-8'
 	manifest_line /.well-known/security.txt '%2Ewell-known/security.txt' 200 'text/plain; charset=utf-8'
 	manifest_line /a/.htaccess 'a/%2Ehtaccess' 200 'application/octet-stream'
+	manifest_line /tool/x%2Fy 'tool/x%2Fy/index.html' 200 'text/html; charset=utf-8'
+	manifest_line /tool/x/y 'tool/x/y/index.html' 200 'text/html; charset=utf-8'
+	manifest_line '/tool/src%2Fmain.c?id=1' 'tool/src%2Fmain.c@id=1.html' 200 'text/html; charset=utf-8'
+	manifest_line /tool/lib%2Fa.css 'tool/lib%2Fa.css' 200 'text/css; charset=utf-8'
+	manifest_line /x%252Fy 'x%252Fy/index.html' 200 'text/html; charset=utf-8'
+	manifest_line /r%2Fs - 301 - 'http://localhost/tool/x%2Fy'
+	manifest_line /g%2Fh - 410 - -
 	manifest_line /.old - 301 - 'http://localhost/a/'
 	manifest_line /old - 302 - 'http://localhost/a/'
 	manifest_line '/temp?x=1' - 307 - 'http://localhost/a/?y=2'
@@ -156,6 +169,22 @@ cat >"$L" <<'EOF'
 /.well-known/
 /a/.htaccess
 /a/%252Ehtaccess
+/tool/x%2Fy
+/tool/x/y
+/tool%2Fx%2Fy
+/tool/x%252Fy
+/tool/src%2Fmain.c?id=1
+/tool/src/main.c?id=1
+/tool/lib%2Fa.css
+/tool/lib/a.css
+/x%252Fy
+/x%2Fy
+/x/y
+/r%2Fs
+/g%2Fh
+/tool/a%2F..%2Fx%2Fy
+/tool/x%2F..%2Fx%2Fy
+/a%2Fb
 /.old
 /100%2525/
 /a%2540b/
@@ -175,7 +204,6 @@ cat >"$H" <<'EOF'
 /a/../x
 /a/%2e%2e/x
 /%2e%2e/%2e%2e/etc/passwd
-/a%2Fb
 /a\b
 /%C1%81
 EOF

@@ -44,6 +44,29 @@ TEST(config_treeinfo_split_table)
 	}
 }
 
+/* The path as Apache sees it with AllowEncodedSlashes NoDecode. */
+TEST(config_treeinfo_slash_path_table)
+{
+	static const struct {
+		const char *target, *path;
+		bool slashed;
+	} cases[] = {
+		{ "/", "/", false },
+		{ "/tool/x%2Fy", "/tool/x%2Fy", true },
+		{ "/tool/x%2fy?q=a%2Fb", "/tool/x%2fy", true },
+		{ "/a%20b%2F%C3%A9", "/a b%2F\xc3\xa9", true },
+		{ "/x%252Fy", "/x%2Fy", false }, /* a '%' of the path: not an encoded '/' */
+		{ "/%2F", "/%2F", true },
+		{ "/a?q=%2F", "/a", false },
+	};
+	for (size_t i = 0; i < COUNT(cases); i++) {
+		char *path = treeinfo_slash_path(cases[i].target);
+		CHECK_STR(cases[i].path, path);
+		CHECK(treeinfo_encoded_slash(cases[i].target) == cases[i].slashed);
+		free(path);
+	}
+}
+
 TEST(config_treeinfo_rule_key_table)
 {
 	static const struct {
