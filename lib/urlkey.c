@@ -209,11 +209,15 @@ bool mime_implied(const char *name, const char *content_type)
 	struct media given = media_of(content_type);
 	if (!given.len)
 		return true; /* the origin named no type: any will do */
-	if (!same_media(media_of(mime_from_name(name)), given))
+	const char *plain = mime_from_name(name);
+	if (!same_media(media_of(plain), given))
 		return false;
 	char charset[32];
+	/* The site named no charset: a plain server's "charset=utf-8" would
+	 * be one it never sent, so the recorded type is sent instead, as
+	 * cgisnap serve does. */
 	if (!charset_of(content_type, charset, sizeof(charset)))
-		return true;
+		return !strchr(plain, ';');
 	return !strcasecmp(charset, "utf-8") || !strcasecmp(charset, "utf8");
 }
 

@@ -79,7 +79,10 @@ const char *mime_from_name(const char *name);
 /* True when serving a file named name with mime_from_name(name) would send
  * content_type: the same media type (case and parameters ignored; the
  * JavaScript types are one, and the two icon types) and, when
- * content_type names a charset, utf-8. True for a NULL or empty type. */
+ * content_type names a charset, utf-8; when it names none, only if the
+ * name's type has none either ("text/html" is not what ".html" sends, a
+ * site that sent no charset gets none added). True for a NULL or empty
+ * type. */
 bool mime_implied(const char *name, const char *content_type);
 
 /* True for types worth a .gz sibling (text types, JavaScript, JSON, XML, SVG...). */

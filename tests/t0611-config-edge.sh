@@ -6,7 +6,8 @@
 # old file is still there, unlisted files, a fresh FILE.gz, dotfile names
 # (stored as %2E...), paths that decode to a key's own escapes
 # (/a%2540b/ is not the file a%40b/ of /a@b/), and encoded slashes
-# (/tool/x%2Fy is the file tool/x%2Fy/index.html, never tool/x/y's). Compared with
+# (/tool/x%2Fy is the file tool/x%2Fy/index.html, never tool/x/y's), and
+# pages the site sent without a charset (sent so by all three, none added). Compared with
 # cgisnap serve as t0610 does (see there for the two tolerances).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-serve.sh"
@@ -42,6 +43,8 @@ page 'tool/x/y/index.html' 'two segments, another page'
 page 'tool/src%2Fmain.c@id=1.html' 'an encoded slash with a query'
 page 'tool/lib%2Fa.css' 'a { color: blue }'
 page 'x%252Fy/index.html' 'a percent sign then 2F'
+page 'nocharset/index.html' '<p>sent as text/html, no charset</p>'
+page 'plain.css' 'p { color: green }'
 seq 1 3000 >"$T/big.txt"
 gzip -9 -c "$T/big.txt" >"$T/big.txt.gz"
 same_mtime "$T/big.txt.gz" "$T/big.txt"
@@ -69,6 +72,8 @@ manifest_start "$T"
 	manifest_line '/tool/src%2Fmain.c?id=1' 'tool/src%2Fmain.c@id=1.html' 200 'text/html; charset=utf-8'
 	manifest_line /tool/lib%2Fa.css 'tool/lib%2Fa.css' 200 'text/css; charset=utf-8'
 	manifest_line /x%252Fy 'x%252Fy/index.html' 200 'text/html; charset=utf-8'
+	manifest_line /nocharset 'nocharset/index.html' 200 'text/html'
+	manifest_line /plain.css 'plain.css' 200 'text/css'
 	manifest_line /r%2Fs - 301 - 'http://localhost/tool/x%2Fy'
 	manifest_line /g%2Fh - 410 - -
 	manifest_line /.old - 301 - 'http://localhost/a/'
@@ -169,6 +174,9 @@ cat >"$L" <<'EOF'
 /.well-known/
 /a/.htaccess
 /a/%252Ehtaccess
+/nocharset
+/nocharset/
+/plain.css
 /tool/x%2Fy
 /tool/x/y
 /tool%2Fx%2Fy

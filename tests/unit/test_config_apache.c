@@ -21,8 +21,8 @@ static void blog(struct treeinfo *ti)
 	unit_treeinfo_add(ti, "/feed/", 200, "feed/index.html", "application/rss+xml; charset=UTF-8", NULL);
 	unit_treeinfo_add(ti, "/feed/0", 404, NULL, NULL, NULL);
 	unit_treeinfo_add(ti, "/gone", 410, NULL, NULL, NULL);
-	unit_treeinfo_add(ti, "/a.b%40c/", 200, "a.b%40c/index.html", "text/html", NULL);
-	unit_treeinfo_add(ti, "/search?q=a/b", 200, "search@q=a%2Fb.html", "text/html", NULL);
+	unit_treeinfo_add(ti, "/a.b%40c/", 200, "a.b%40c/index.html", "text/html; charset=utf-8", NULL);
+	unit_treeinfo_add(ti, "/search?q=a/b", 200, "search@q=a%2Fb.html", "text/html; charset=utf-8", NULL);
 	unit_treeinfo_add(ti, "/odd.php", 200, "odd.php", "text/html; charset=\"a,b\"", NULL);
 	unit_treeinfo_add(ti, "/style.css?ver=1.0", 200, "style.css@ver=1.0.css", "text/css; charset=utf-8", NULL);
 }

@@ -28,7 +28,7 @@ static void blog(struct treeinfo *ti)
 	unit_treeinfo_add(ti, "/feed/0", 404, NULL, NULL, NULL);
 	unit_treeinfo_add(ti, "/gone", 410, NULL, NULL, NULL);
 	unit_treeinfo_add(ti, "/quote%22d/", 301, NULL, NULL, "http://blog.example.com/q/");
-	unit_treeinfo_add(ti, "/a%40b/", 200, "a%40b/index.html", "text/html", NULL);
+	unit_treeinfo_add(ti, "/a%40b/", 200, "a%40b/index.html", "text/html; charset=utf-8", NULL);
 	unit_treeinfo_add(ti, "/style.css?ver=1.0", 200, "style.css@ver=1.0.css", "text/css; charset=utf-8", NULL);
 	unit_treeinfo_add(ti, "/odd", 300, NULL, NULL, "http://blog.example.com/choices");
 }

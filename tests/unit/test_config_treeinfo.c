@@ -150,7 +150,7 @@ TEST(config_treeinfo_sorts_entries)
 	struct manifest_entry *entries[] = {
 		entry("/", 200, "index.html", "text/html; charset=UTF-8", NULL),
 		entry("/?p=5", 301, NULL, NULL, "http://localhost:8080/2020/05/x/"),
-		entry("/a%40b/", 200, "a%40b/index.html", "text/html", NULL),
+		entry("/a%40b/", 200, "a%40b/index.html", "text/html; charset=utf-8", NULL),
 		entry("/doku.php?id=a", 200, "doku.php@id=a.html", "text/html; charset=utf-8", NULL),
 		entry("/feed/", 200, "feed/index.html", "application/rss+xml; charset=UTF-8", NULL),
 		entry("/feed/0", 404, NULL, NULL, NULL),
@@ -158,7 +158,7 @@ TEST(config_treeinfo_sorts_entries)
 		entry("/failed", 500, NULL, NULL, NULL),
 		entry("/lib/exe/css.php?t=x", 200, "lib/exe/css.php@t=x.css", "text/css; charset=utf-8", NULL),
 		entry("/old", 302, NULL, NULL, "http://localhost:8080/a/"),
-		entry("/search?q=a/b", 200, "search@q=a%2Fb.html", "text/html", NULL),
+		entry("/search?q=a/b", 200, "search@q=a%2Fb.html", "text/html; charset=utf-8", NULL),
 		entry("/x.php", 200, "x.php", "text/html; charset=utf-8", NULL),
 		entry("/y.php", 200, "y.php", "text/html; charset=utf-8", NULL),
 		entry("/a/../b", 301, NULL, NULL, "http://localhost:8080/b"),
@@ -230,7 +230,7 @@ TEST(config_treeinfo_lists_hashed_names)
 	CHECK(key && strchr(key, '#'));
 	struct treeinfo ti;
 	treeinfo_init(&ti, "http://localhost/");
-	struct manifest_entry *e = entry(target.data, 200, key, "text/html", NULL);
+	struct manifest_entry *e = entry(target.data, 200, key, "text/html; charset=utf-8", NULL);
 	treeinfo_add(&ti, e);
 	CHECK_INT(1, ti.files.n);
 	if (ti.files.n)
@@ -262,7 +262,7 @@ TEST(config_treeinfo_load_reads_the_tree)
 	char *page404 = xasprintf("%s/404.html", meta);
 	CHECK_INT(0, mkdir(meta, 0755));
 	write_file(manifest, "# target\tkey\tstatus\ttype\tbytes\tsha256\trender_ms\tchanged\tlocation\n"
-			     "/\tindex.html\t200\ttext/html\t5\t-\t1\t0\t-\n"
+			     "/\tindex.html\t200\ttext/html; charset=utf-8\t5\t-\t1\t0\t-\n"
 			     "/?p=5\t-\t301\t-\t0\t-\t1\t0\thttp://example.com/x/\n"
 			     "/feed/\tfeed/index.html\t200\tapplication/rss+xml\t5\t-\t1\t0\t-\n");
 	write_file(settings, "site-url = http://Example.com:8081/\nalias = https://www.example.com/\n"
