@@ -62,7 +62,10 @@ static void print_help(const struct opt *const *tables)
 	       "\nLimits (cgisnap serve has none of them):\n"
 	       "  Requests must arrive in canonical form: the tree's --ignore-param and\n"
 	       "  --sort-query policy is not applied, nor is a query normalised. A .gz is\n"
-	       "  sent without checking that it has its page's modification time.\n"
+	       "  sent without checking that it has its page's modification time. A URL\n"
+	       "  with an encoded '/' (/x%%2Fy, the file x%%2Fy/index.html) is answered only\n"
+	       "  as the manifest lists it, not found by the rules (Apache needs\n"
+	       "  AllowEncodedSlashes NoDecode for it, which the VirtualHost says).\n"
 	       "  The tree's --canonical rules are matched on the raw request target; a\n"
 	       "  regex that PCRE reads otherwise than POSIX (GNU's \\w or \\<, back-references,\n"
 	       "  {,n}, [[.x.]]) is refused with exit 2.\n");
