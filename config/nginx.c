@@ -351,7 +351,7 @@ static void write_slashed_entry(struct buf *out, const struct treeinfo *ti, cons
 	buf_adds(out, "    }\n");
 }
 
-/* Step 2 for the URLs whose path holds an encoded '/' (%2F): "/x%2Fy" is
+/* Step 1b, for the URLs whose path holds an encoded '/' (%2F): "/x%2Fy" is
  * the file x%2Fy/index.html, but $uri holds "/x/y", another URL. Such
  * requests are answered here as listed, else 404, before the maps on $uri
  * or the rules can take them for "/x/y". */

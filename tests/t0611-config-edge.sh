@@ -121,6 +121,10 @@ check_contains "$n" '"/feed/?type=rss" "2/feed/@type=rss.xml";' "a typed query p
 check_not_contains "$n" '"/x?a=?b"' "a '?' in the query needs no listing"
 check_contains "$n" '"http://localhost/a${cgisnap_localhost_' "a '$' in a Location stays literal"
 check_contains "$n" ' $cgisnap_path@$args.json ' "the suffixes in use are tried"
+check_contains "$n" 'if ($request_uri = "/tool/x%2Fy") {' "an encoded '/' is matched as it arrives"
+check_not_contains "$n" '"/tool/x/y?" "0/tool/x%2Fy' "never by its decoded path"
+check_contains "$(cat "$TESTDIR/apache.conf")" $'\n    AllowEncodedSlashes NoDecode\n' \
+	"Apache lets encoded slashes reach the rules"
 
 try "cgisnap serve, nginx and Apache start"
 serve_start "$T" "$PS"
