@@ -199,8 +199,11 @@ TEST(bench_loadgen_keepalive_counts_and_connections)
 	struct loadgen_result *r = run_load(s->port, root_path, 1, 4, 2, 200, true, 5);
 	CHECK_INT(200, r->complete);
 	CHECK_INT(0, loadgen_failed(r));
-	CHECK_INT(4, r->connections);
-	CHECK_INT(4, atomic_load(&s->connections)); /* the server agrees */
+	/* Kept alive, 200 requests share at most the 4 connections; fewer when
+	 * one thread's connections take the whole budget before the other
+	 * thread starts (a loaded machine), so the count is a bound. */
+	CHECK(r->connections >= 1 && r->connections <= 4);
+	CHECK_INT(r->connections, atomic_load(&s->connections)); /* the server agrees */
 	CHECK_INT(200, atomic_load(&s->requests));
 	CHECK_INT(200 * 5, r->bytes_body);
 	CHECK_INT(200, r->latency.count);
