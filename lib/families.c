@@ -2,6 +2,7 @@
 #include "families.h"
 
 #include <stdbool.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,7 +361,8 @@ struct analysis {
 	struct hashmap sibs;     /* "name\tpath\tquery without it" -> struct sibling * */
 	struct hashmap fams;     /* "path\t" or "path\tpiece" -> struct family * */
 	uint64_t *all;           /* every body, sorted */
-	bool *excluded;          /* URLs a reported --exclude removes */
+	bool *excluded;          /* URLs a reported --exclude or --canonical removes */
+	bool *kept;              /* a reported --canonical's URL: no line may remove it */
 	struct gone { uint64_t body; long n; } *gone; /* their bodies, how many of each */
 	size_t ngone;
 };
@@ -737,7 +739,247 @@ static void add_line(struct line **lines, size_t *n, long weight, char *text)
 	(*lines)[(*n)++] = (struct line){ weight, text };
 }
 
-/* The --exclude lines of the duplicate families no --ignore-param removes. */
+/* ---- a --canonical rule for a family of one body ---- */
+
+#define SHAPE_VARYING 4 /* pieces whose values may differ in a rule's family */
+#define SHAPE_VALUE 32  /* bytes of the kept URL's value a regex spells out */
+
+/* Whether p's query is exactly its pieces joined by '&' (no empty piece,
+ * none past FAMILIES_PARAMS): only then does a regex of them match it. */
+static bool plain_query(const struct purl *p)
+{
+	if (!p->query || !p->np)
+		return false;
+	const char *q = p->u->target + p->plen + 1;
+	for (size_t i = 0; i < p->np; i++) {
+		if (p->p[i].s != q)
+			return false;
+		q += p->p[i].len;
+		if (*q != (i + 1 < p->np ? '&' : '\0'))
+			return false;
+		q += *q == '&';
+	}
+	return true;
+}
+
+/* An ERE for the values ([^&]*) other than v[0..len): POSIX has no
+ * negation, so it spells out where a value leaves v. */
+static void add_not(struct buf *b, const char *v, size_t len)
+{
+	if (!len) {
+		buf_adds(b, "[^&]+");
+		return;
+	}
+	/* ']' is literal only first in brackets */
+	if (v[0] == ']')
+		buf_adds(b, "([^]&]");
+	else
+		buf_addf(b, "([^&%c]", v[0]);
+	buf_adds(b, "[^&]*|");
+	add_ere(b, v, 1);
+	add_not(b, v + 1, len - 1);
+	buf_adds(b, ")?");
+}
+
+/* Whether p and q have the same pieces in the same order, values aside. */
+static bool same_shape(const struct purl *p, const struct purl *q)
+{
+	if (!plain_query(p) || !plain_query(q) || p->np != q->np)
+		return false;
+	for (size_t i = 0; i < p->np; i++) {
+		const struct piece *x = &p->p[i], *y = &q->p[i];
+		if (!same_name(x, y) || x->nonce != y->nonce || !x->val != !y->val)
+			return false;
+	}
+	return true;
+}
+
+/* Into re, a regex matching every URL of fam but the one at keep, when
+ * the others all have the same pieces in the same order: their pieces,
+ * a value that differs among them as anything. When keep has those
+ * pieces too, one alternative per differing value says it is not keep's
+ * ("^/p\?id=([^&A][^&]*|A[^&]+)?&do=index$"): POSIX has no negation.
+ * false: no such regex. */
+static bool regex_but(const struct analysis *a, const struct family *fam, size_t keep, struct buf *re)
+{
+	bool vary[FAMILIES_PARAMS] = { false };
+	const struct purl *ref = NULL, *k = &a->p[keep];
+	for (size_t j = fam->first; j <= fam->last; j++) {
+		const struct purl *p = &a->p[j];
+		if (j == keep || !in_family(fam, p))
+			continue;
+		if (!ref)
+			ref = p;
+		if (!same_shape(p, ref))
+			return false;
+		for (size_t i = 0; i < p->np; i++)
+			vary[i] |= p->p[i].len != ref->p[i].len || memcmp(p->p[i].s, ref->p[i].s, p->p[i].len);
+	}
+	if (!ref)
+		return false;
+	bool negate = same_shape(k, ref);
+	size_t nvary = 0;
+	for (size_t i = 0; i < ref->np; i++) {
+		if (negate)
+			vary[i] |= k->p[i].len != ref->p[i].len || memcmp(k->p[i].s, ref->p[i].s, k->p[i].len);
+		if (negate && vary[i] && k->p[i].vlen > SHAPE_VALUE)
+			return false;
+		nvary += vary[i];
+	}
+	if (nvary > SHAPE_VARYING)
+		return false;
+	/* keep's pieces spell the fixed ones and the names: ref's, when
+	 * keep is not of their shape */
+	const struct purl *sp = negate ? k : ref;
+	size_t alts = negate ? nvary : 1;
+	buf_addc(re, '^');
+	add_ere(re, fam->path, fam->plen);
+	buf_adds(re, "\\?");
+	if (alts > 1)
+		buf_addc(re, '(');
+	size_t alt = 0;
+	for (size_t n = 0; n < sp->np; n++) {
+		if (negate && !vary[n])
+			continue;
+		if (alt++)
+			buf_addc(re, '|');
+		for (size_t i = 0; i < sp->np; i++) {
+			const struct piece *pc = &sp->p[i];
+			if (i)
+				buf_addc(re, '&');
+			if (!vary[i]) {
+				add_ere(re, pc->s, pc->len);
+				continue;
+			}
+			if (pc->nonce == NONCE_NO)
+				add_ere(re, pc->s, pc->nlen + 1); /* "name=" */
+			if (negate && i == n)
+				add_not(re, pc->val, pc->vlen);
+			else
+				buf_adds(re, "[^&]*");
+		}
+		if (!negate)
+			break;
+	}
+	if (alts > 1)
+		buf_addc(re, ')');
+	buf_addc(re, '$');
+	return true;
+}
+
+/* Whether re, as --canonical compiles it, matches every URL of fam but
+ * the one at keep (a->n: none), and not to: a rule that sends every copy
+ * to one URL no rule sends on. The regexes are built to; this says so. */
+static bool rule_holds(const struct analysis *a, const struct family *fam, const char *re, size_t keep, const char *to)
+{
+	regex_t rx;
+	if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB))
+		return false;
+	bool ok = regexec(&rx, to, 0, NULL, 0) != 0;
+	for (size_t j = fam->first; j <= fam->last && ok; j++)
+		if (in_family(fam, &a->p[j]))
+			ok = (regexec(&rx, a->p[j].u->target, 0, NULL, 0) == 0) == (j != keep);
+	regfree(&rx);
+	return ok;
+}
+
+/* The first URL outside fam with body that no line removes, as index + 1
+ * (0: none): a rule's URL that already holds the family's content. */
+static size_t outside_copy(const struct analysis *a, const struct family *fam, uint64_t body)
+{
+	for (size_t j = 0; j < a->n; j++)
+		if (a->p[j].u->body == body && !a->excluded[j] && !in_family(fam, &a->p[j]))
+			return j + 1;
+	return 0;
+}
+
+/* s as a --canonical URL template: a '$' of its own is "$$". */
+static void add_template(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '$')
+			buf_addc(b, '$');
+		buf_addc(b, *s);
+	}
+}
+
+/* The --canonical line for fam, a family of one body, into opt and why,
+ * its URLs but the rule's own marked removed; the weight, or -1 when no
+ * rule can say it (the family keeps its --exclude line). A URL an earlier
+ * rule sends to stays: it is the rule's URL, or the family gets none. */
+static long canonical_line(struct analysis *a, const struct family *fam, const char *fam_re, struct buf *opt,
+			   struct buf *why)
+{
+	uint64_t body = fam->b.body[0];
+	size_t kept = a->n, nkept = 0;
+	for (size_t j = fam->first; j <= fam->last; j++) {
+		if (a->kept[j] && in_family(fam, &a->p[j])) {
+			kept = j;
+			nkept++;
+		}
+	}
+	if (nkept > 1)
+		return -1;
+	struct buf re = BUF_INIT;
+	size_t to = nkept ? 0 : outside_copy(a, fam, body);
+	if (to) {
+		to--;
+		buf_adds(&re, fam_re);
+	} else {
+		/* The one URL of its kind (DokuWiki's doku.php?do=index among
+		 * doku.php?id=X&do=index), else the first; not one an earlier
+		 * line removes (news: there is one). */
+		size_t fewest = a->n, first = a->n;
+		for (size_t j = fam->first; j <= fam->last; j++) {
+			if (a->excluded[j] || !in_family(fam, &a->p[j]))
+				continue;
+			if (first == a->n)
+				first = j;
+			if (fewest == a->n || a->p[j].np < a->p[fewest].np)
+				fewest = j;
+		}
+		if (!nkept && first == a->n)
+			return -1;
+		if (!nkept && !regex_but(a, fam, fewest, &re))
+			kept = first;
+		else if (!nkept)
+			kept = fewest;
+		to = kept;
+		if (!re.len && !regex_but(a, fam, kept, &re)) {
+			buf_release(&re);
+			return -1;
+		}
+	}
+	const char *target = a->p[to].u->target;
+	if (!rule_holds(a, fam, buf_str(&re), kept, target)) {
+		buf_release(&re);
+		return -1;
+	}
+	struct buf rule = BUF_INIT;
+	buf_add(&rule, re.data, re.len);
+	buf_adds(&rule, " => ");
+	add_template(&rule, target);
+	buf_adds(opt, "--canonical ");
+	add_shell(opt, buf_str(&rule));
+	if (to == kept)
+		buf_addf(why, "; the rule answers the others with a 302 to %s, which keeps the one copy", target);
+	else
+		buf_addf(why, "; the same body is at %s: the rule answers them with a 302 there", target);
+	long weight = 0;
+	for (size_t j = fam->first; j <= fam->last; j++) {
+		if (j != kept && !a->excluded[j] && in_family(fam, &a->p[j])) {
+			exclude_url(a, j);
+			weight++;
+		}
+	}
+	a->kept[to] = true;
+	buf_release(&re);
+	buf_release(&rule);
+	return weight;
+}
+
+/* The --canonical or --exclude lines of the duplicate families no
+ * --ignore-param removes. */
 static void family_lines(struct analysis *a, struct line **lines, size_t *nlines)
 {
 	size_t nf = 0, it = 0;
@@ -757,7 +999,7 @@ static void family_lines(struct analysis *a, struct line **lines, size_t *nlines
 			continue; /* its path's every URL with a query goes */
 		bool news = false;
 		for (size_t j = fam->first; j <= fam->last && !news; j++)
-			news = !a->excluded[j] && in_family(fam, &a->p[j]);
+			news = !a->excluded[j] && !a->kept[j] && in_family(fam, &a->p[j]);
 		if (!news)
 			continue; /* inside a family already reported */
 		struct seen_name vary[SEEN_NAMES];
@@ -780,35 +1022,6 @@ static void family_lines(struct analysis *a, struct line **lines, size_t *nlines
 			add_ere(&re, fam->piece, fam->len);
 			buf_adds(&re, "(&|$)");
 		}
-		/* A body that no URL outside the family, nor outside the
-		 * families already excluded, has would be lost: a seed (never
-		 * excluded) keeps its first URL. */
-		long lone = 0;
-		for (int b = 0; b < fam->b.distinct; b++) {
-			uint64_t body = fam->b.body[b];
-			long inside = 0;
-			for (size_t j = fam->first; j <= fam->last; j++)
-				inside += !a->excluded[j] && a->p[j].u->body == body && in_family(fam, &a->p[j]);
-			if (left_with(a, body) > inside)
-				continue;
-			for (size_t j = fam->first; j <= fam->last; j++) {
-				const struct purl *p = &a->p[j];
-				if (p->u->body == body && in_family(fam, p)) {
-					buf_adds(&seeds, " --seed ");
-					add_shell(&seeds, p->u->target);
-					break;
-				}
-			}
-			lone++;
-		}
-		buf_adds(&opt, "--exclude ");
-		add_shell(&opt, buf_str(&re));
-		if (lone && a->f->default_seed) {
-			buf_adds(&opt, " --seed ");
-			add_shell(&opt, a->f->default_seed);
-		}
-		buf_add(&opt, seeds.data, seeds.len);
-
 		const struct purl *first = &a->p[fam->first];
 		buf_addc(&why, '\'');
 		add_display(&why, first, vary, nvary);
@@ -817,19 +1030,54 @@ static void family_lines(struct analysis *a, struct line **lines, size_t *nlines
 		if (fam->b.distinct == 1 && first->u->type)
 			buf_addf(&why, " (%s)", first->u->type);
 		buf_addf(&why, "; '%s' changes bodies elsewhere", matters->name);
-		if (lone == fam->b.distinct)
-			buf_adds(&why, lone == 1 ? "; that body is at no other URL: the --seed keeps one copy"
-						 : "; those bodies are at no other URL: the --seed keeps one copy each");
-		else if (lone)
-			buf_adds(&why, "; the --seed keeps one copy of a body found at no other URL");
-		else
-			buf_adds(&why, "; other URLs have the same content");
 
-		long weight = fam->n - lone;
+		/* One body: a rule sends every copy to one URL, and the pages'
+		 * links to them still answer. Several: one rule cannot. */
+		long weight = fam->b.distinct == 1 ? canonical_line(a, fam, buf_str(&re), &opt, &why) : -1;
+		if (weight < 0) {
+			/* A body that no URL outside the family, nor outside the
+			 * families already removed, has would be lost: a seed
+			 * (never excluded) keeps its first URL, or the URL a
+			 * rule sends to, which must stay. */
+			long lone = 0;
+			for (int b = 0; b < fam->b.distinct; b++) {
+				uint64_t body = fam->b.body[b];
+				long inside = 0;
+				size_t seed = a->n;
+				for (size_t j = fam->first; j <= fam->last; j++) {
+					if (a->p[j].u->body != body || !in_family(fam, &a->p[j]))
+						continue;
+					inside += !a->excluded[j];
+					if (seed == a->n || (a->kept[j] && !a->kept[seed]))
+						seed = j;
+				}
+				bool gone = left_with(a, body) <= inside;
+				if (!gone && !a->kept[seed])
+					continue;
+				buf_adds(&seeds, " --seed ");
+				add_shell(&seeds, a->p[seed].u->target);
+				lone += gone;
+			}
+			buf_adds(&opt, "--exclude ");
+			add_shell(&opt, buf_str(&re));
+			if (seeds.len && a->f->default_seed) {
+				buf_adds(&opt, " --seed ");
+				add_shell(&opt, a->f->default_seed);
+			}
+			buf_add(&opt, seeds.data, seeds.len);
+			if (lone == fam->b.distinct)
+				buf_adds(&why, lone == 1 ? "; that body is at no other URL: the --seed keeps one copy"
+							 : "; those bodies are at no other URL: the --seed keeps one copy each");
+			else if (lone)
+				buf_adds(&why, "; the --seed keeps one copy of a body found at no other URL");
+			else
+				buf_adds(&why, "; other URLs have the same content");
+			weight = fam->n - lone;
+			for (size_t j = fam->first; j <= fam->last; j++)
+				if (!a->excluded[j] && in_family(fam, &a->p[j]))
+					exclude_url(a, j);
+		}
 		fam->reported = true;
-		for (size_t j = fam->first; j <= fam->last; j++)
-			if (!a->excluded[j] && in_family(fam, &a->p[j]))
-				exclude_url(a, j);
 		add_line(lines, nlines, weight, xasprintf("  %s  # %s", buf_str(&opt), buf_str(&why)));
 		buf_release(&opt);
 		buf_release(&why);
@@ -945,6 +1193,7 @@ static void analysis_release(struct analysis *a)
 	free(a->p);
 	free(a->all);
 	free(a->excluded);
+	free(a->kept);
 	free(a->gone);
 }
 
@@ -963,6 +1212,7 @@ void families_report(const struct families *f, struct strlist *notes, struct str
 	a.p = xcalloc(f->n, sizeof *a.p);
 	a.all = xcalloc(f->n, sizeof *a.all);
 	a.excluded = xcalloc(f->n, sizeof *a.excluded);
+	a.kept = xcalloc(f->n, sizeof *a.kept);
 	for (size_t i = 0; i < f->n; i++) {
 		if (a.n && !strcmp(urls[i].target, a.p[a.n - 1].u->target))
 			continue; /* noted twice: once is enough */

@@ -18,9 +18,15 @@
  *    at most FAMILIES_FEW distinct bodies and FAMILIES_MIN_URLS URLs or
  *    more per body. When a parameter that varies in it changes bodies
  *    elsewhere (DokuWiki's id, with and without do=index), no
- *    --ignore-param can remove it: "--exclude REGEX" (on targets, as
- *    the crawl matches it), with a "--seed" per body found at no other
- *    URL, so that one copy of each is still stored;
+ *    --ignore-param can remove it. A family of one body gets
+ *    "--canonical 'REGEX => URL'": its copies answer a 302 to one URL
+ *    holding the body (one outside the family, else the family's own,
+ *    which REGEX spells out as not matched, POSIX having no negation),
+ *    so links to them still work; the rule is compiled and checked
+ *    against the family before it is printed. Several bodies, or pieces
+ *    in no one order, get "--exclude REGEX" (on targets, as the crawl
+ *    matches it), with a "--seed" per body found at no other URL (and
+ *    for a URL a rule sends to), so that one copy of each is stored;
  *  - a parameter whose every URL has a new value, a time within a day of
  *    the crawl (Unix seconds to nanoseconds), and whose bodies differ is
  *    named as a cache-buster or timestamp, with a "?" and no option: a

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 
 #include "families.h"
+#include "log.h"
+#include "rewrite.h"
 #include "unit.h"
 #include "xalloc.h"
 
@@ -40,9 +42,49 @@ static char *report(struct families *f, struct strlist *table)
 	return buf_detach(&b, NULL);
 }
 
-TEST(families_a_sitemap_per_page_is_excluded_keeping_one)
+/* The rule of the first "--canonical WORD" in out, WORD read as a POSIX
+ * shell reads it (unquoted, '...', \x): the rule as --canonical takes it.
+ * -1 when there is none or it does not parse. */
+static int canonical_rule(const char *out, struct rewrite *rw)
+{
+	char err[ERR_LEN];
+	const char *s = strstr(out, "--canonical ");
+	if (!s)
+		return -1;
+	struct buf word = BUF_INIT;
+	for (s += strlen("--canonical "); *s && *s != ' ' && *s != '\n'; s++) {
+		if (*s == '\'') {
+			while (*++s && *s != '\'')
+				buf_addc(&word, *s);
+		} else if (*s == '\\' && s[1]) {
+			buf_addc(&word, *++s);
+		} else {
+			buf_addc(&word, *s);
+		}
+	}
+	int rc = rewrite_parse(rw, buf_str(&word), "--canonical", err);
+	buf_release(&word);
+	return rc;
+}
+
+/* Where rw sends target: "-" when it does not match. */
+static char *sends(const struct rewrite *rw, const char *target)
+{
+	char *to = rewrite_apply(rw, target);
+	return to ? to : xstrdup("-");
+}
+
+#define CHECK_SENDS(rw, want, target)            \
+	do {                                     \
+		char *to_ = sends((rw), (target)); \
+		CHECK_STR((want), to_);          \
+		free(to_);                       \
+	} while (0)
+
+TEST(families_a_sitemap_per_page_is_sent_to_the_first)
 {
 	struct families f;
+	struct rewrite rw;
 	families_init(&f);
 	families_set_default_seed(&f, "/");
 	for (int i = 0; i < 5; i++) {
@@ -50,18 +92,59 @@ TEST(families_a_sitemap_per_page_is_excluded_keeping_one)
 		note(&f, "text/html", 1, "/doku.php?id=%s&do=index", ids[i]);
 	}
 	char *out = report(&f, NULL);
-	/* id matters for the page: no --ignore-param id, but the do=index
-	 * family goes, with a seed for its one body. */
-	CHECK_STR("  --exclude '^/doku\\.php\\?(.*&)?do=index(&|$)' --seed / --seed '/doku.php?id=a&do=index'"
+	/* id matters for the page: no --ignore-param id, but one rule sends
+	 * every copy of the sitemap to the first, which no rule matches:
+	 * links to the others still answer, and no --seed is needed. */
+	CHECK_STR("  --canonical '^/doku\\.php\\?id=([^&a][^&]*|a[^&]+)?&do=index$ => /doku.php?id=a&do=index'"
 		  "  # '/doku.php?id=…&do=index': 5 URLs, 1 distinct body (text/html); 'id' changes bodies "
-		  "elsewhere; that body is at no other URL: the --seed keeps one copy\n", out);
+		  "elsewhere; the rule answers the others with a 302 to /doku.php?id=a&do=index, which keeps "
+		  "the one copy\n", out);
+	CHECK_INT(0, canonical_rule(out, &rw));
+	for (int i = 1; i < 5; i++) {
+		char *t = xasprintf("/doku.php?id=%s&do=index", ids[i]);
+		CHECK_SENDS(&rw, "/doku.php?id=a&do=index", t);
+		free(t);
+	}
+	CHECK_SENDS(&rw, "-", "/doku.php?id=a&do=index");
+	CHECK_SENDS(&rw, "/doku.php?id=a&do=index", "/doku.php?id=&do=index");
+	CHECK_SENDS(&rw, "/doku.php?id=a&do=index", "/doku.php?id=ab&do=index");
+	CHECK_SENDS(&rw, "/doku.php?id=a&do=index", "/doku.php?id=new&do=index");
+	CHECK_SENDS(&rw, "-", "/doku.php?id=a");
+	rewrite_release(&rw);
 	free(out);
 	families_release(&f);
 }
 
-TEST(families_a_body_found_elsewhere_needs_no_seed)
+TEST(families_the_one_sitemap_url_is_the_rules)
 {
 	struct families f;
+	struct rewrite rw;
+	families_init(&f);
+	families_set_default_seed(&f, "/");
+	/* DokuWiki: doku.php?do=index is the sitemap too, linked once; the
+	 * per-id copies are sent there, by their shape: it has no id. */
+	for (int i = 0; i < 5; i++) {
+		note(&f, "text/html", 100 + i, "/doku.php?id=%s", ids[i]);
+		note(&f, "text/html", 1, "/doku.php?id=%s&do=index", ids[i]);
+	}
+	note(&f, "text/html", 1, "/doku.php?do=%s", "index");
+	char *out = report(&f, NULL);
+	CHECK_STR("  --canonical '^/doku\\.php\\?id=[^&]*&do=index$ => /doku.php?do=index'"
+		  "  # '/doku.php?do=index': 6 URLs, 1 distinct body (text/html); 'id' changes bodies "
+		  "elsewhere; the rule answers the others with a 302 to /doku.php?do=index, which keeps "
+		  "the one copy\n", out);
+	CHECK_INT(0, canonical_rule(out, &rw));
+	CHECK_SENDS(&rw, "/doku.php?do=index", "/doku.php?id=c&do=index");
+	CHECK_SENDS(&rw, "-", "/doku.php?do=index");
+	rewrite_release(&rw);
+	free(out);
+	families_release(&f);
+}
+
+TEST(families_a_body_found_elsewhere_is_where_the_rule_sends)
+{
+	struct families f;
+	struct rewrite rw;
 	families_init(&f);
 	families_set_default_seed(&f, "/");
 	for (int i = 0; i < 5; i++) {
@@ -70,9 +153,50 @@ TEST(families_a_body_found_elsewhere_needs_no_seed)
 	}
 	note(&f, "text/html", 1, "/sitemap%s", ".html");
 	char *out = report(&f, NULL);
-	CHECK_HAS(out, "--exclude '^/doku\\.php\\?(.*&)?do=index(&|$)'  # ");
-	CHECK_HAS(out, "other URLs have the same content");
-	CHECK_LACKS(out, "--seed");
+	CHECK_STR("  --canonical '^/doku\\.php\\?(.*&)?do=index(&|$) => /sitemap.html'  # '/doku.php?id=…&do=index': "
+		  "5 URLs, 1 distinct body (text/html); 'id' changes bodies elsewhere; the same body is at "
+		  "/sitemap.html: the rule answers them with a 302 there\n", out);
+	CHECK_INT(0, canonical_rule(out, &rw));
+	CHECK_SENDS(&rw, "/sitemap.html", "/doku.php?id=a&do=index");
+	CHECK_SENDS(&rw, "-", "/sitemap.html");
+	rewrite_release(&rw);
+	free(out);
+	families_release(&f);
+}
+
+TEST(families_several_bodies_keep_the_exclude)
+{
+	struct families f;
+	families_init(&f);
+	families_set_default_seed(&f, "/");
+	/* Two bodies (a sitemap per namespace): one rule cannot send each
+	 * copy to its own; --exclude with a --seed for each stays. */
+	for (int i = 0; i < 6; i++) {
+		note(&f, "text/html", 100 + i, "/doku.php?id=%s", i < 5 ? ids[i] : "f");
+		note(&f, "text/html", 1 + i % 2, "/doku.php?id=%s&do=index", i < 5 ? ids[i] : "f");
+	}
+	char *out = report(&f, NULL);
+	CHECK_STR("  --exclude '^/doku\\.php\\?(.*&)?do=index(&|$)' --seed / --seed '/doku.php?id=a&do=index' "
+		  "--seed '/doku.php?id=b&do=index'  # '/doku.php?id=…&do=index': 6 URLs, 2 distinct bodies; 'id' "
+		  "changes bodies elsewhere; those bodies are at no other URL: the --seed keeps one copy each\n", out);
+	free(out);
+	families_release(&f);
+}
+
+TEST(families_copies_of_mixed_shapes_keep_the_exclude)
+{
+	struct families f;
+	families_init(&f);
+	families_set_default_seed(&f, "/");
+	/* The pieces come in no one order: no regex of one shape matches
+	 * them all but one, and POSIX has no negation to say "but that one". */
+	for (int i = 0; i < 5; i++) {
+		note(&f, "text/html", 100 + i, "/doku.php?id=%s", ids[i]);
+		note(&f, "text/html", 1, i % 2 ? "/doku.php?id=%s&do=index" : "/doku.php?do=index&id=%s", ids[i]);
+	}
+	char *out = report(&f, NULL);
+	CHECK_HAS(out, "  --exclude '^/doku\\.php\\?(.*&)?do=index(&|$)' --seed / --seed '/doku.php?do=index&id=a'  # ");
+	CHECK_LACKS(out, "--canonical");
 	free(out);
 	families_release(&f);
 }
@@ -98,6 +222,7 @@ TEST(families_a_web_bug_timestamp_is_ignored)
 TEST(families_dokuwiki_taskrunner_bare_time_is_one_family)
 {
 	struct families f;
+	struct rewrite rw;
 	families_init(&f);
 	for (int i = 0; i < 5; i++) {
 		char t[80];
@@ -107,10 +232,22 @@ TEST(families_dokuwiki_taskrunner_bare_time_is_one_family)
 	}
 	char *out = report(&f, NULL);
 	/* id changes the page, so the bare time alone leaves one bug per id:
-	 * the whole path is one family. No default seed: the user gave one. */
-	CHECK_STR("  --exclude '^/lib/exe/taskrunner\\.php\\?' --seed '/lib/exe/taskrunner.php?id=a&1700000000'"
-		  "  # '/lib/exe/taskrunner.php?id=…&…': 5 URLs, 1 distinct body (image/gif); 'id' changes "
-		  "bodies elsewhere; that body is at no other URL: the --seed keeps one copy\n", out);
+	 * the whole path is one family. It is an <img>: an --exclude would
+	 * leave every page with a broken image, a rule sends each to one
+	 * copy, rendered once. Its regex spells out "not id=a" and "not
+	 * 1700000000": each render links a new time, all sent there. */
+	CHECK_HAS(out, "  --canonical '^/lib/exe/taskrunner\\.php\\?(id=([^&a][^&]*|a[^&]+)?&[^&]*|id=[^&]*&"
+		       "([^&1][^&]*|1([^&7][^&]*|7([^&0][^&]*|0(");
+	CHECK_HAS(out, ")$ => /lib/exe/taskrunner.php?id=a&1700000000'  # '/lib/exe/taskrunner.php?id=…&…': 5 URLs, "
+		       "1 distinct body (image/gif); 'id' changes bodies elsewhere; the rule answers the others "
+		       "with a 302 to /lib/exe/taskrunner.php?id=a&1700000000, which keeps the one copy\n");
+	CHECK_INT(0, canonical_rule(out, &rw));
+	CHECK_SENDS(&rw, "/lib/exe/taskrunner.php?id=a&1700000000", "/lib/exe/taskrunner.php?id=a&1796000000");
+	CHECK_SENDS(&rw, "/lib/exe/taskrunner.php?id=a&1700000000", "/lib/exe/taskrunner.php?id=e&1700000000");
+	CHECK_SENDS(&rw, "/lib/exe/taskrunner.php?id=a&1700000000", "/lib/exe/taskrunner.php?id=d&1700000003");
+	CHECK_SENDS(&rw, "/lib/exe/taskrunner.php?id=a&1700000000", "/lib/exe/taskrunner.php?id=a&170000000");
+	CHECK_SENDS(&rw, "-", "/lib/exe/taskrunner.php?id=a&1700000000");
+	rewrite_release(&rw);
 	free(out);
 	families_release(&f);
 }
@@ -183,6 +320,7 @@ TEST(families_too_few_urls_are_no_evidence)
 TEST(families_options_are_quoted_for_a_shell)
 {
 	struct families f;
+	struct rewrite rw;
 	families_init(&f);
 	for (int i = 0; i < 4; i++) {
 		note(&f, "text/html", 10 + i, "/q.cgi?name=%s", ids[i]);
@@ -190,7 +328,30 @@ TEST(families_options_are_quoted_for_a_shell)
 	}
 	note(&f, "text/html", 1, "/elsewhere%s", "");
 	char *out = report(&f, NULL);
-	CHECK_HAS(out, "  --exclude '^/q\\.cgi\\?(.*&)?v=it'\\''s(&|$)'  # '/q.cgi?name=…&v=it's': 4 URLs");
+	CHECK_HAS(out, "  --canonical '^/q\\.cgi\\?(.*&)?v=it'\\''s(&|$) => /elsewhere'  # '/q.cgi?name=…&v=it's': 4 URLs");
+	free(out);
+	families_release(&f);
+	/* Values with quotes, brackets and '$' spelt out in a regex, and a
+	 * '$' of the URL as "$$": the rule, read back, sends each copy to the
+	 * first and matches the first not. */
+	static const char *const odd[] = { "$a]", "'b-", "[c^", "d$" };
+	families_init(&f);
+	for (int i = 0; i < 4; i++) {
+		note(&f, "text/html", 10 + i, "/q.cgi?name=%s", odd[i]);
+		note(&f, "text/html", 1, "/q.cgi?name=%s&v=1", odd[i]);
+	}
+	out = report(&f, NULL);
+	CHECK_HAS(out, "=> /q.cgi?name=$$a]&v=1'  # ");
+	CHECK_INT(0, canonical_rule(out, &rw));
+	for (int i = 1; i < 4; i++) {
+		char *t = xasprintf("/q.cgi?name=%s&v=1", odd[i]);
+		CHECK_SENDS(&rw, "/q.cgi?name=$a]&v=1", t);
+		free(t);
+	}
+	CHECK_SENDS(&rw, "-", "/q.cgi?name=$a]&v=1");
+	CHECK_SENDS(&rw, "/q.cgi?name=$a]&v=1", "/q.cgi?name=]&v=1");
+	CHECK_SENDS(&rw, "/q.cgi?name=$a]&v=1", "/q.cgi?name=$a]]&v=1");
+	rewrite_release(&rw);
 	free(out);
 	families_release(&f);
 }
@@ -295,12 +456,37 @@ TEST(families_two_families_of_one_body_keep_one_copy)
 		note(&f, "text/html", 1, "/b.cgi?id=%s&do=index", ids[i]);
 	}
 	char *out = report(&f, NULL);
-	/* Each has the body the other has: only one may say so. */
-	CHECK_STR("  --exclude '^/a\\.cgi\\?(.*&)?do=index(&|$)'  # '/a.cgi?id=…&do=index': 4 URLs, 1 distinct "
-		  "body (text/html); 'id' changes bodies elsewhere; other URLs have the same content\n"
-		  "  --exclude '^/b\\.cgi\\?(.*&)?do=index(&|$)' --seed '/b.cgi?id=a&do=index'  # "
+	/* Each has the body the other has: the first is sent to a copy of
+	 * the second, which keeps that copy for its own rule, so that no
+	 * rule sends on. */
+	CHECK_STR("  --canonical '^/a\\.cgi\\?(.*&)?do=index(&|$) => /b.cgi?id=a&do=index'  # '/a.cgi?id=…&do=index': "
+		  "4 URLs, 1 distinct body (text/html); 'id' changes bodies elsewhere; the same body is at "
+		  "/b.cgi?id=a&do=index: the rule answers them with a 302 there\n"
+		  "  --canonical '^/b\\.cgi\\?id=([^&a][^&]*|a[^&]+)?&do=index$ => /b.cgi?id=a&do=index'  # "
 		  "'/b.cgi?id=…&do=index': 4 URLs, 1 distinct body (text/html); 'id' changes bodies elsewhere; "
-		  "that body is at no other URL: the --seed keeps one copy\n", out);
+		  "the rule answers the others with a 302 to /b.cgi?id=a&do=index, which keeps the one copy\n", out);
+	free(out);
+	families_release(&f);
+}
+
+TEST(families_a_url_a_rule_sends_to_is_seeded_by_an_exclude)
+{
+	struct families f;
+	families_init(&f);
+	/* /a.cgi's copies go to /b.cgi?id=a&do=index; /b.cgi's do=index
+	 * family has two bodies, so it keeps an --exclude: it must seed the
+	 * URL /a.cgi's rule sends to, or that would answer 404. */
+	for (int i = 0; i < 6; i++) {
+		const char *id = i < 5 ? ids[i] : "f";
+		note(&f, "text/html", 10 + i, "/a.cgi?id=%s", id);
+		note(&f, "text/html", 1, "/a.cgi?id=%s&do=index&x=1&y=2", id);
+		note(&f, "text/html", 20 + i, "/b.cgi?id=%s", id);
+		note(&f, "text/html", 1 + (i >= 3), "/b.cgi?id=%s&do=index", id);
+	}
+	note(&f, "text/html", 2, "/elsewhere%s", "");
+	char *out = report(&f, NULL);
+	CHECK_HAS(out, "  --canonical '^/a\\.cgi\\?(.*&)?do=index(&|$) => /b.cgi?id=a&do=index'  # ");
+	CHECK_HAS(out, "  --exclude '^/b\\.cgi\\?(.*&)?do=index(&|$)' --seed '/b.cgi?id=a&do=index'  # ");
 	free(out);
 	families_release(&f);
 }
