@@ -794,15 +794,39 @@ static bool same_shape(const struct purl *p, const struct purl *q)
 	return true;
 }
 
+/* Whether the piece is a parameter's that never changed a body: its
+ * --ignore-param drops it before the rules see the target. */
+static bool ignorable(const struct analysis *a, const struct piece *pc)
+{
+	const struct param *k = param_named(a, pc->name, pc->nlen);
+	return k && k->irrelevant;
+}
+
+/* p's target without the pieces an --ignore-param drops: what the
+ * rules see when the lines are pasted together. */
+static void add_kept_form(struct buf *b, const struct analysis *a, const struct purl *p)
+{
+	buf_add(b, p->u->target, p->plen);
+	size_t q = b->len;
+	for (size_t i = 0; i < p->np; i++) {
+		if (ignorable(a, &p->p[i]))
+			continue;
+		buf_addc(b, b->len == q ? '?' : '&');
+		buf_add(b, p->p[i].s, p->p[i].len);
+	}
+}
+
 /* Into re, a regex matching every URL of fam but the one at keep, when
  * the others all have the same pieces in the same order: their pieces,
  * a value that differs among them as anything. When keep has those
  * pieces too, one alternative per differing value says it is not keep's
  * ("^/p\?id=([^&A][^&]*|A[^&]+)?&do=index$"): POSIX has no negation.
- * false: no such regex. */
-static bool regex_but(const struct analysis *a, const struct family *fam, size_t keep, struct buf *re)
+ * A piece of a parameter that never changed a body may be there or not
+ * (its --ignore-param, pasted too, drops it); into to, keep without such
+ * pieces: the rule's URL. false: no such regex. */
+static bool regex_but(const struct analysis *a, const struct family *fam, size_t keep, struct buf *re, struct buf *to)
 {
-	bool vary[FAMILIES_PARAMS] = { false };
+	bool vary[FAMILIES_PARAMS] = { false }, opt[FAMILIES_PARAMS] = { false };
 	const struct purl *ref = NULL, *k = &a->p[keep];
 	for (size_t j = fam->first; j <= fam->last; j++) {
 		const struct purl *p = &a->p[j];
@@ -818,15 +842,20 @@ static bool regex_but(const struct analysis *a, const struct family *fam, size_t
 	if (!ref)
 		return false;
 	bool negate = same_shape(k, ref);
-	size_t nvary = 0;
+	size_t nvary = 0, first_req = ref->np;
 	for (size_t i = 0; i < ref->np; i++) {
+		opt[i] = ignorable(a, &ref->p[i]);
 		if (negate)
 			vary[i] |= k->p[i].len != ref->p[i].len || memcmp(k->p[i].s, ref->p[i].s, k->p[i].len);
+		if (opt[i])
+			continue;
+		if (first_req == ref->np)
+			first_req = i;
 		if (negate && vary[i] && k->p[i].vlen > SHAPE_VALUE)
 			return false;
 		nvary += vary[i];
 	}
-	if (nvary > SHAPE_VARYING)
+	if (first_req == ref->np || nvary > SHAPE_VARYING || (negate && !nvary))
 		return false;
 	/* keep's pieces spell the fixed ones and the names: ref's, when
 	 * keep is not of their shape */
@@ -839,24 +868,28 @@ static bool regex_but(const struct analysis *a, const struct family *fam, size_t
 		buf_addc(re, '(');
 	size_t alt = 0;
 	for (size_t n = 0; n < sp->np; n++) {
-		if (negate && !vary[n])
+		if (negate && (!vary[n] || opt[n]))
 			continue;
 		if (alt++)
 			buf_addc(re, '|');
 		for (size_t i = 0; i < sp->np; i++) {
 			const struct piece *pc = &sp->p[i];
-			if (i)
+			if (opt[i])
+				buf_adds(re, i < first_req ? "(" : "(&");
+			else if (i > first_req)
 				buf_addc(re, '&');
 			if (!vary[i]) {
 				add_ere(re, pc->s, pc->len);
-				continue;
+			} else {
+				if (pc->nonce == NONCE_NO)
+					add_ere(re, pc->s, pc->nlen + 1); /* "name=" */
+				if (negate && i == n)
+					add_not(re, pc->val, pc->vlen);
+				else
+					buf_adds(re, "[^&]*");
 			}
-			if (pc->nonce == NONCE_NO)
-				add_ere(re, pc->s, pc->nlen + 1); /* "name=" */
-			if (negate && i == n)
-				add_not(re, pc->val, pc->vlen);
-			else
-				buf_adds(re, "[^&]*");
+			if (opt[i])
+				buf_adds(re, i < first_req ? "&)?" : ")?");
 		}
 		if (!negate)
 			break;
@@ -864,21 +897,34 @@ static bool regex_but(const struct analysis *a, const struct family *fam, size_t
 	if (alts > 1)
 		buf_addc(re, ')');
 	buf_addc(re, '$');
+	add_kept_form(to, a, k);
 	return true;
 }
 
-/* Whether re, as --canonical compiles it, matches every URL of fam but
- * the one at keep (a->n: none), and not to: a rule that sends every copy
- * to one URL no rule sends on. The regexes are built to; this says so. */
-static bool rule_holds(const struct analysis *a, const struct family *fam, const char *re, size_t keep, const char *to)
+/* Whether re, as --canonical compiles it, matches every URL of fam and
+ * not to: a rule that sends every copy to one URL no rule sends on. With
+ * forms, a URL is also seen as the pasted --ignore-param lines leave it;
+ * one that they make to is to. The regexes are built to; this says so. */
+static bool rule_holds(const struct analysis *a, const struct family *fam, const char *re, const char *to, bool forms)
 {
 	regex_t rx;
 	if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB))
 		return false;
+	struct buf form = BUF_INIT;
 	bool ok = regexec(&rx, to, 0, NULL, 0) != 0;
-	for (size_t j = fam->first; j <= fam->last && ok; j++)
-		if (in_family(fam, &a->p[j]))
-			ok = (regexec(&rx, a->p[j].u->target, 0, NULL, 0) == 0) == (j != keep);
+	for (size_t j = fam->first; j <= fam->last && ok; j++) {
+		if (!in_family(fam, &a->p[j]))
+			continue;
+		if (forms) {
+			buf_reset(&form);
+			add_kept_form(&form, a, &a->p[j]);
+			if (!strcmp(buf_str(&form), to))
+				continue;
+			ok = regexec(&rx, buf_str(&form), 0, NULL, 0) == 0;
+		}
+		ok = ok && regexec(&rx, a->p[j].u->target, 0, NULL, 0) == 0;
+	}
+	buf_release(&form);
 	regfree(&rx);
 	return ok;
 }
@@ -920,39 +966,44 @@ static long canonical_line(struct analysis *a, const struct family *fam, const c
 	}
 	if (nkept > 1)
 		return -1;
-	struct buf re = BUF_INIT;
+	struct buf re = BUF_INIT, url = BUF_INIT;
 	size_t to = nkept ? 0 : outside_copy(a, fam, body);
 	if (to) {
 		to--;
 		buf_adds(&re, fam_re);
+		buf_adds(&url, a->p[to].u->target);
 	} else {
 		/* The one URL of its kind (DokuWiki's doku.php?do=index among
-		 * doku.php?id=X&do=index), else the first; not one an earlier
-		 * line removes (news: there is one). */
-		size_t fewest = a->n, first = a->n;
+		 * doku.php?id=X&do=index), else the shortest (the shortest
+		 * regex), the first of those; not one an earlier line removes
+		 * (news: there is one). */
+		size_t fewest = a->n, shortest = a->n;
 		for (size_t j = fam->first; j <= fam->last; j++) {
-			if (a->excluded[j] || !in_family(fam, &a->p[j]))
+			const struct purl *p = &a->p[j];
+			if (a->excluded[j] || !in_family(fam, p))
 				continue;
-			if (first == a->n)
-				first = j;
-			if (fewest == a->n || a->p[j].np < a->p[fewest].np)
+			size_t len = strlen(p->u->target);
+			if (shortest == a->n || len < strlen(a->p[shortest].u->target))
+				shortest = j;
+			if (fewest == a->n || p->np < a->p[fewest].np ||
+			    (p->np == a->p[fewest].np && len < strlen(a->p[fewest].u->target)))
 				fewest = j;
 		}
-		if (!nkept && first == a->n)
+		if (!nkept && shortest == a->n)
 			return -1;
-		if (!nkept && !regex_but(a, fam, fewest, &re))
-			kept = first;
-		else if (!nkept)
-			kept = fewest;
+		if (!nkept)
+			kept = regex_but(a, fam, fewest, &re, &url) ? fewest : shortest;
 		to = kept;
-		if (!re.len && !regex_but(a, fam, kept, &re)) {
+		if (!re.len && !regex_but(a, fam, kept, &re, &url)) {
 			buf_release(&re);
+			buf_release(&url);
 			return -1;
 		}
 	}
-	const char *target = a->p[to].u->target;
-	if (!rule_holds(a, fam, buf_str(&re), kept, target)) {
+	const char *target = buf_str(&url);
+	if (!rule_holds(a, fam, buf_str(&re), target, to == kept)) {
 		buf_release(&re);
+		buf_release(&url);
 		return -1;
 	}
 	struct buf rule = BUF_INIT;
@@ -974,6 +1025,7 @@ static long canonical_line(struct analysis *a, const struct family *fam, const c
 	}
 	a->kept[to] = true;
 	buf_release(&re);
+	buf_release(&url);
 	buf_release(&rule);
 	return weight;
 }

@@ -21,8 +21,9 @@
  *    --ignore-param can remove it. A family of one body gets
  *    "--canonical 'REGEX => URL'": its copies answer a 302 to one URL
  *    holding the body (one outside the family, else the family's own,
- *    which REGEX spells out as not matched, POSIX having no negation),
- *    so links to them still work; the rule is compiled and checked
+ *    which REGEX spells out as not matched, POSIX having no negation;
+ *    pieces an --ignore-param line drops optional in REGEX, absent from
+ *    URL), so links to them still work; the rule is compiled and checked
  *    against the family before it is printed. Several bodies, or pieces
  *    in no one order, get "--exclude REGEX" (on targets, as the crawl
  *    matches it), with a "--seed" per body found at no other URL (and
