@@ -968,44 +968,43 @@ static long canonical_line(struct analysis *a, const struct family *fam, const c
 		return -1;
 	struct buf re = BUF_INIT, url = BUF_INIT;
 	size_t to = nkept ? 0 : outside_copy(a, fam, body);
+	bool holds = false;
 	if (to) {
 		to--;
 		buf_adds(&re, fam_re);
 		buf_adds(&url, a->p[to].u->target);
+		holds = rule_holds(a, fam, buf_str(&re), buf_str(&url), false);
 	} else {
 		/* The one URL of its kind (DokuWiki's doku.php?do=index among
 		 * doku.php?id=X&do=index), else the shortest (the shortest
 		 * regex), the first of those; not one an earlier line removes
 		 * (news: there is one). */
-		size_t fewest = a->n, shortest = a->n;
-		for (size_t j = fam->first; j <= fam->last; j++) {
+		size_t cand[2] = { kept, kept };
+		for (size_t j = fam->first; j <= fam->last && !nkept; j++) {
 			const struct purl *p = &a->p[j];
 			if (a->excluded[j] || !in_family(fam, p))
 				continue;
 			size_t len = strlen(p->u->target);
-			if (shortest == a->n || len < strlen(a->p[shortest].u->target))
-				shortest = j;
-			if (fewest == a->n || p->np < a->p[fewest].np ||
-			    (p->np == a->p[fewest].np && len < strlen(a->p[fewest].u->target)))
-				fewest = j;
+			const struct purl *f = cand[0] < a->n ? &a->p[cand[0]] : NULL;
+			if (!f || p->np < f->np || (p->np == f->np && len < strlen(f->u->target)))
+				cand[0] = j;
+			if (cand[1] == a->n || len < strlen(a->p[cand[1]].u->target))
+				cand[1] = j;
 		}
-		if (!nkept && shortest == a->n)
-			return -1;
-		if (!nkept)
-			kept = regex_but(a, fam, fewest, &re, &url) ? fewest : shortest;
-		to = kept;
-		if (!re.len && !regex_but(a, fam, kept, &re, &url)) {
-			buf_release(&re);
-			buf_release(&url);
-			return -1;
+		for (int c = 0; c < 2 && !holds && cand[c] < a->n; c++) {
+			buf_reset(&re);
+			buf_reset(&url);
+			to = kept = cand[c];
+			holds = regex_but(a, fam, kept, &re, &url) &&
+				rule_holds(a, fam, buf_str(&re), buf_str(&url), true);
 		}
 	}
-	const char *target = buf_str(&url);
-	if (!rule_holds(a, fam, buf_str(&re), target, to == kept)) {
+	if (!holds) {
 		buf_release(&re);
 		buf_release(&url);
 		return -1;
 	}
+	const char *target = buf_str(&url);
 	struct buf rule = BUF_INIT;
 	buf_add(&rule, re.data, re.len);
 	buf_adds(&rule, " => ");
