@@ -341,7 +341,7 @@ struct family {
 	long n;
 	size_t first, last;
 	struct bodyset b;
-	bool reported;            /* its --exclude line was made */
+	bool reported;            /* its --canonical or --exclude line was made */
 };
 
 static void family_add(struct family *fam, uint64_t body, size_t idx)
