@@ -178,10 +178,13 @@ void opts_default(char **value, const char *s)
 }
 
 /* Options that came from the file and were then given on the command line:
- * a list is emptied before its first command-line value. */
+ * a list is cut back to what it held before opts_parse (a profile's
+ * values, usually nothing) before its first command-line value. */
 struct seen {
 	const struct opt **items;
 	size_t n;
+	const struct opt **lists;   /* every list of the tables, and its length on entry */
+	size_t *base, nlists;
 };
 
 static bool seen_before(struct seen *s, const struct opt *o)
@@ -194,18 +197,46 @@ static bool seen_before(struct seen *s, const struct opt *o)
 	return false;
 }
 
+static void note_bases(struct seen *s, const struct opt *const *tables)
+{
+	for (size_t t = 0; tables[t]; t++) {
+		for (const struct opt *o = tables[t]; o->name; o++) {
+			if (o->type != OPT_LIST)
+				continue;
+			s->lists = xrealloc(s->lists, (s->nlists + 1) * sizeof *s->lists);
+			s->base = xrealloc(s->base, (s->nlists + 1) * sizeof *s->base);
+			s->lists[s->nlists] = o;
+			s->base[s->nlists++] = ((struct strlist *)o->value)->n;
+		}
+	}
+}
+
+static void cut_back(const struct seen *s, const struct opt *o)
+{
+	struct strlist *l = o->value;
+	for (size_t i = 0; i < s->nlists; i++) {
+		if (s->lists[i] != o)
+			continue;
+		while (l->n > s->base[i])
+			free(l->items[--l->n]);
+		return;
+	}
+}
+
 static int apply(const struct opt *o, const char *value, struct seen *seen, char *err)
 {
 	if (o->type == OPT_LIST && !seen_before(seen, o))
-		strlist_clear((struct strlist *)o->value);
+		cut_back(seen, o);
 	return set_value(o, value, "option", "--", err);
 }
 
 int opts_parse(const struct opt *const *tables, int argc, char **argv, int flags,
 	       struct strlist *positional, char *err)
 {
-	struct seen seen = { NULL, 0 };
+	struct seen seen = { NULL, 0, NULL, NULL, 0 };
 	int rc = OPTS_OK;
+
+	note_bases(&seen, tables);
 
 	/* The option file first, so that the command line wins. */
 	if (flags & OPTS_CONFIG_FILE) {
@@ -294,7 +325,60 @@ int opts_parse(const struct opt *const *tables, int argc, char **argv, int flags
 	}
 out:
 	free(seen.items);
+	free(seen.lists);
+	free(seen.base);
 	return rc;
+}
+
+/* The scalars' values, in table order: bools and numbers are not
+ * pointers, so opts_release cannot put them back by itself. */
+struct opts_saved {
+	size_t n;
+	union {
+		bool b;
+		long l;
+	} v[];
+};
+
+static size_t count_opts(const struct opt *const *tables)
+{
+	size_t n = 0;
+	for (size_t t = 0; tables[t]; t++)
+		for (const struct opt *o = tables[t]; o->name; o++)
+			n++;
+	return n;
+}
+
+struct opts_saved *opts_save(const struct opt *const *tables)
+{
+	size_t n = count_opts(tables), i = 0;
+	struct opts_saved *s = xmalloc(sizeof *s + n * sizeof s->v[0]);
+	s->n = n;
+	for (size_t t = 0; tables[t]; t++) {
+		for (const struct opt *o = tables[t]; o->name; o++, i++) {
+			if (o->type == OPT_BOOL)
+				s->v[i].b = *(bool *)o->value;
+			else if (o->type == OPT_INT)
+				s->v[i].l = *(long *)o->value;
+		}
+	}
+	return s;
+}
+
+void opts_restore(const struct opt *const *tables, const struct opts_saved *s)
+{
+	size_t i = 0;
+	opts_release(tables);
+	if (!s || s->n != count_opts(tables))
+		return;
+	for (size_t t = 0; tables[t]; t++) {
+		for (const struct opt *o = tables[t]; o->name; o++, i++) {
+			if (o->type == OPT_BOOL)
+				*(bool *)o->value = s->v[i].b;
+			else if (o->type == OPT_INT)
+				*(long *)o->value = s->v[i].l;
+		}
+	}
 }
 
 void opts_release(const struct opt *const *tables)

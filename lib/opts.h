@@ -6,7 +6,9 @@
  * way redis turns "--port 7777" into the config line "port 7777".
  * Flags on the command line win over the file: a scalar given on the
  * command line replaces the file's value, and a repeatable option given on
- * the command line replaces the file's whole list.
+ * the command line replaces the file's whole list. What the options held
+ * before opts_parse (a site profile's values, loaded with opts_load_data)
+ * is kept under both: lists add to it, scalars replace it.
  *
  *     static const struct opt snapshot_opts[] = {
  *             { "jobs", 'j', OPT_INT, &jobs, "N", "render N pages at once", 1, 1024 },
@@ -80,6 +82,14 @@ void opts_default(char **value, const char *s);
 
 /* Free every string and list the tables own. */
 void opts_release(const struct opt *const *tables);
+
+/* The tables' bool and number values (their defaults, before a first
+ * parse), and opts_release plus putting them back: the way to parse a
+ * command line twice, the second time over a profile's values. The
+ * caller frees the saved values with free(). */
+struct opts_saved;
+struct opts_saved *opts_save(const struct opt *const *tables);
+void opts_restore(const struct opt *const *tables, const struct opts_saved *s);
 
 /* Print "  -j, --jobs N   help" lines for the tables. */
 void opts_print_help(FILE *out, const struct opt *const *tables);

@@ -159,3 +159,64 @@ TEST(opts_file_nul_bytes_and_lines)
 	CHECK_STR("cannot read option file '/tmp': Is a directory", err);
 	reset();
 }
+
+/* A profile's values (loaded before opts_parse) stay under the user's:
+ * its lists are added to, by the file and by the command line, which
+ * still replaces only the file's values; its scalars are replaced. */
+TEST(opts_parse_keeps_values_loaded_before_it)
+{
+	char path[] = "/tmp/cgisnap-opts-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fputs("seed = /file\njobs = 8\n", f);
+	fclose(f);
+	static const char profile[] = "seed = /profile\nname = profile\njobs = 2\nflag = yes\n";
+	char err[ERR_LEN];
+	struct strlist pos = STRLIST_INIT;
+	reset();
+	CHECK_INT(0, opts_load_data(tables, "p.conf", profile, sizeof profile - 1, err));
+	char *a1[] = { "x", "-c", path };
+	CHECK_INT(OPTS_OK, opts_parse(tables, 3, a1, OPTS_CONFIG_FILE, &pos, err));
+	CHECK_INT(2, seeds.n);
+	CHECK_STR("/profile", seeds.items[0]);
+	CHECK_STR("/file", seeds.n > 1 ? seeds.items[1] : NULL);
+	CHECK_STR("profile", name);
+	CHECK_INT(8, jobs);
+	reset();
+
+	CHECK_INT(0, opts_load_data(tables, "p.conf", profile, sizeof profile - 1, err));
+	char *a2[] = { "x", "-c", path, "--seed", "/cli", "-n", "cli" };
+	CHECK_INT(OPTS_OK, opts_parse(tables, 7, a2, OPTS_CONFIG_FILE, &pos, err));
+	CHECK_INT(2, seeds.n);
+	CHECK_STR("/profile", seeds.items[0]);
+	CHECK_STR("/cli", seeds.n > 1 ? seeds.items[1] : NULL);
+	CHECK_STR("cli", name);
+	CHECK(flag);
+	unlink(path);
+	strlist_clear(&pos);
+	reset();
+}
+
+/* opts_restore puts the scalars back as opts_save saw them and frees the
+ * strings and lists: a second parse starts from the defaults. */
+TEST(opts_save_and_restore)
+{
+	char err[ERR_LEN];
+	struct strlist pos = STRLIST_INIT;
+	reset();
+	jobs = 3;
+	struct opts_saved *saved = opts_save(tables);
+	char *argv[] = { "x", "--flag", "-j", "9", "-n", "a", "--seed", "/s" };
+	CHECK_INT(OPTS_OK, opts_parse(tables, 8, argv, 0, &pos, err));
+	CHECK(flag);
+	CHECK_INT(9, jobs);
+	opts_restore(tables, saved);
+	CHECK(!flag);
+	CHECK_INT(3, jobs);
+	CHECK(name == NULL);
+	CHECK_INT(0, seeds.n);
+	free(saved);
+	strlist_clear(&pos);
+	reset();
+}
