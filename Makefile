@@ -15,6 +15,7 @@ PREFIX ?= /usr/local
 BINDIR = $(PREFIX)/bin
 LIBDIR = $(PREFIX)/lib/cgisnap
 MANDIR = $(PREFIX)/share/man/man1
+PROFILEDIR = $(PREFIX)/share/cgisnap/profiles
 CC ?= cc
 CFLAGS ?= -O2 -g
 LDFLAGS ?=
@@ -67,6 +68,7 @@ PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -Wshadow -Wno-sign-compare \
 	-Ilib -I. $(PKG_CFLAGS) -DCGISNAP_VERSION='"$(VERSION)"' -DCGISNAP_LIBDIR='"$(LIBDIR)"' \
+	-DCGISNAP_PROFILEDIR='"$(PROFILEDIR)"' \
 	$(SAN_FLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 LIBS = $(PKG_LIBS) -lpthread
@@ -80,7 +82,7 @@ BUILD = build/san$(if $(WERROR),,-warn)
 else
 BUILD = build/obj$(if $(WERROR),,-warn)
 endif
-SRCS = crawlopts.c originopts.c $(wildcard lib/*.c snapshot/*.c serve/*.c watch/*.c bench/*.c config/*.c)
+SRCS = crawlopts.c originopts.c profileopts.c $(wildcard lib/*.c snapshot/*.c serve/*.c watch/*.c bench/*.c config/*.c)
 OBJS = $(SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ = $(BUILD)/cgisnap.o
 UNIT_SRCS = $(wildcard tests/unit/*.c)
@@ -225,14 +227,16 @@ fuzz:
 	done
 
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(PROFILEDIR)
 	install -m 755 cgisnap $(DESTDIR)$(BINDIR)/cgisnap
 	$(if $(TRACE_LIB),install -m 644 $(TRACE_LIB) $(DESTDIR)$(LIBDIR)/cgisnap-trace.so)
 	install -m 644 $(MAN) $(DESTDIR)$(MANDIR)/cgisnap.1
+	install -m 644 $(wildcard profiles/*.conf) $(DESTDIR)$(PROFILEDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cgisnap $(DESTDIR)$(LIBDIR)/cgisnap-trace.so $(DESTDIR)$(MANDIR)/cgisnap.1
-	-rmdir $(DESTDIR)$(LIBDIR)
+	rm -f $(patsubst profiles/%,$(DESTDIR)$(PROFILEDIR)/%,$(wildcard profiles/*.conf))
+	-rmdir $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PROFILEDIR) $(DESTDIR)$(PREFIX)/share/cgisnap
 
 # Every output of every mode lives under build/, but ./cgisnap.
 clean:

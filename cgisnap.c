@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{ "serve", cmd_serve, "serve a snapshot tree over HTTP (libmicrohttpd)" },
 	{ "bench", cmd_bench, "measure the dynamic site against its snapshot" },
 	{ "config", cmd_config, "print an nginx or Apache configuration serving a tree" },
+	{ "profiles", cmd_profiles, "list the site profiles (DokuWiki, ...) and what each sets" },
 };
 
 static void print_help(void)

@@ -19,5 +19,6 @@ int cmd_notify(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_config(int argc, char **argv);
+int cmd_profiles(int argc, char **argv); /* profileopts.c */
 
 #endif

@@ -9,6 +9,7 @@
 #include "links.h"
 #include "log.h"
 #include "originopts.h"
+#include "profileopts.h"
 #include "xalloc.h"
 
 static void print_help(const struct opt *const *tables)
@@ -48,19 +49,23 @@ static void print_help(const struct opt *const *tables)
 
 int cmd_snapshot(int argc, char **argv)
 {
-	const struct opt *const tables[] = { origin_opts, crawl_opts, NULL };
+	const struct opt *const tables[] = { origin_opts, crawl_opts, profile_opts, NULL };
 	struct strlist args = STRLIST_INIT;
 	struct crawl_setup s;
 	struct crawl_result res;
 	struct crawl *crawl = NULL;
 	char err[ERR_LEN];
 	bool links_ready = false;
-	int rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, &args, err);
+	int rc = profile_opts_parse(tables, argc, argv, &args, err);
 
 	memset(&s, 0, sizeof s);
 	memset(&res, 0, sizeof res);
 	if (rc == OPTS_HELP) {
 		print_help(tables);
+		rc = 0;
+		goto out;
+	}
+	if (rc == PROFILE_LISTED) {
 		rc = 0;
 		goto out;
 	}
@@ -107,5 +112,6 @@ out:
 		links_cleanup();
 	strlist_clear(&args);
 	opts_release(tables);
+	profile_opts_release();
 	return rc;
 }

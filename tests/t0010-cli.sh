@@ -5,7 +5,7 @@
 try "cgisnap --help lists every subcommand"
 out=$("$CGISNAP" --help)
 check_eq 0 $? "exit status"
-for c in snapshot watch notify serve bench config; do
+for c in snapshot watch notify serve bench config profiles; do
 	check_match "$out" "^  $c " "help lists $c"
 done
 
@@ -14,7 +14,7 @@ out=$("$CGISNAP" --version)
 check_match "$out" '^cgisnap [0-9]+\.[0-9]+\.[0-9]+$' "version line"
 
 try "each subcommand has --help with a usage line"
-for c in snapshot watch notify serve bench config; do
+for c in snapshot watch notify serve bench config profiles; do
 	out=$("$CGISNAP" "$c" --help 2>&1)
 	check_eq 0 $? "$c --help exit status"
 	check_match "$out" "^usage: cgisnap $c" "$c usage line"
@@ -97,6 +97,44 @@ DEPS_LOG=$log CGISNAP_POLICY_RC_D=$TESTDIR/policy APT_STATUS=100 PATH="$fake:$PA
 check_eq 1 $? "exit status when apt-get fails"
 check_contains "$(cat "$log")" "policy 101" "refused then too"
 check_no_file "$TESTDIR/policy" "no policy-rc.d left where there was none"
+
+try "cgisnap profiles lists each shipped profile: description, detection, what it sets"
+out=$("$CGISNAP" profiles 2>&1)
+check_eq 0 $? "exit status"
+check_match "$out" "^Site profiles in '$ROOT/profiles'" "found beside the binary of a checkout"
+check_match "$out" '^dokuwiki: DokuWiki' "the DokuWiki profile and its description"
+check_match "$out" '^  detect: file doku\.php, file inc/init\.php' "its detection rule"
+check_match "$out" '^    exclude = .*do=\(edit' "the options it sets"
+check_match "$out" '^    strip = .*taskrunner' "its strip rule"
+check_eq "$out" "$("$CGISNAP" snapshot --list-profiles 2>&1)" "snapshot --list-profiles says the same"
+check_eq "$out" "$("$CGISNAP" watch --list-profiles 2>&1)" "and watch --list-profiles"
+err=$("$CGISNAP" profiles extra 2>&1 >/dev/null)
+check_eq 2 $? "an argument is a usage error"
+check_contains "$err" "cgisnap profiles: takes no arguments" "message"
+check_match "$("$CGISNAP" snapshot --help)" '^ +--profile NAME ' "snapshot --help has --profile"
+check_match "$("$CGISNAP" watch --help)" '^ +--profile NAME ' "watch --help has --profile"
+
+try "CGISNAP_PROFILE_DIR chooses where profiles are read; an unknown --profile names the ones there"
+mkdir -p "$TESTDIR/prof"
+printf '# description: mine\n# detect: file mine.marker\nexclude = ^/private/\n' >"$TESTDIR/prof/mine.conf"
+out=$(CGISNAP_PROFILE_DIR=$TESTDIR/prof "$CGISNAP" profiles)
+check_match "$out" '^mine: mine$' "the directory's profile"
+check_not_contains "$out" "dokuwiki" "and only its"
+err=$(CGISNAP_PROFILE_DIR=$TESTDIR/prof "$CGISNAP" snapshot --root "$TESTDIR" --cgi php=php-cgi \
+	--profile nosuch "$TESTDIR/out" 2>&1 >/dev/null)
+check_eq 2 $? "exit status"
+check_eq 1 "$(printf '%s\n' "$err" | wc -l)" "one line"
+check_contains "$err" "no profile 'nosuch'" "names the wrong one"
+check_contains "$err" "(profiles: mine)" "and the ones there are"
+check_no_file "$TESTDIR/out" "nothing made"
+err=$("$CGISNAP" snapshot --root "$TESTDIR" --profile ../../etc/passwd "$TESTDIR/out" 2>&1 >/dev/null)
+check_eq 2 $? "a path is no profile name"
+check_contains "$err" "bad profile name '../../etc/passwd'" "message"
+printf '# description: broken\n# detect: file x\nno-such-option = 1\n' >"$TESTDIR/prof/broken.conf"
+err=$(CGISNAP_PROFILE_DIR=$TESTDIR/prof "$CGISNAP" snapshot --root "$TESTDIR" --profile broken \
+	"$TESTDIR/out" 2>&1 >/dev/null)
+check_eq 2 $? "a broken profile is a usage error"
+check_contains "$err" "broken.conf:3: unknown option 'no-such-option'" "naming its file and line"
 
 try "no subcommand is a usage error"
 "$CGISNAP" >/dev/null 2>&1

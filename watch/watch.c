@@ -45,6 +45,7 @@
 #include "log.h"
 #include "opts.h"
 #include "originopts.h"
+#include "profileopts.h"
 #include "relist.h"
 #include "scan.h"
 #include "tracer.h"
@@ -817,18 +818,22 @@ static int initial_crawl(struct watcher *w)
 
 int cmd_watch(int argc, char **argv)
 {
-	const struct opt *const tables[] = { origin_opts, crawl_opts, watch_opts, NULL };
+	const struct opt *const tables[] = { origin_opts, crawl_opts, profile_opts, watch_opts, NULL };
 	struct strlist args = STRLIST_INIT;
 	struct watcher w;
 	bool links_ready = false;
 	char err[ERR_LEN];
-	int rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, &args, err);
+	int rc = profile_opts_parse(tables, argc, argv, &args, err);
 
 	memset(&w, 0, sizeof w);
 	w.sigfd = -1;
 	dep_recorder_init(&w.recorder);
 	if (rc == OPTS_HELP) {
 		print_help(tables);
+		rc = 0;
+		goto out;
+	}
+	if (rc == PROFILE_LISTED) {
 		rc = 0;
 		goto out;
 	}
@@ -860,5 +865,6 @@ out:
 		links_cleanup();
 	strlist_clear(&args);
 	opts_release(tables);
+	profile_opts_release();
 	return rc;
 }

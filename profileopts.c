@@ -1,0 +1,209 @@
+/* profileopts.c - a crawl's site profile on the command line, and
+ * 'cgisnap profiles' (profileopts.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "commands.h"
+#include "crawlopts.h"
+#include "log.h"
+#include "originopts.h"
+#include "profile.h"
+#include "profileopts.h"
+#include "xalloc.h"
+
+#ifndef CGISNAP_PROFILEDIR
+#define CGISNAP_PROFILEDIR "/usr/local/share/cgisnap/profiles"
+#endif
+
+static char *profile_name;
+static bool list_profiles;
+static struct profile used;
+static bool have_used;
+
+const struct opt profile_opts[] = {
+	{ "profile", 0, OPT_STR, &profile_name, "NAME",
+	  "apply site profile NAME (default: detected from --root; 'none': no profile)", 0, 0 },
+	{ "list-profiles", 0, OPT_BOOL, &list_profiles, NULL,
+	  "list the site profiles and what each sets (as 'cgisnap profiles')", 0, 0 },
+	OPT_END
+};
+
+/* "a, b, c" of the profiles in dir, for messages; the caller frees it. */
+static char *names_text(const char *dir)
+{
+	struct strlist names = STRLIST_INIT;
+	char err[ERR_LEN];
+	struct buf b = BUF_INIT;
+	if (profile_names(dir, &names, err) < 0 || !names.n)
+		buf_adds(&b, "none");
+	for (size_t i = 0; i < names.n; i++)
+		buf_addf(&b, "%s%s", i ? ", " : "", names.items[i]);
+	strlist_clear(&names);
+	return buf_detach(&b, NULL);
+}
+
+/* The option lines of a profile: what it sets. */
+static void print_settings(FILE *out, const struct profile *p)
+{
+	const char *s = p->data.data, *end = s + p->data.len;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		const char *t = s;
+		while (t < s + n && (*t == ' ' || *t == '\t'))
+			t++;
+		if (t < s + n && *t != '#' && *t != '\r')
+			fprintf(out, "    %.*s\n", (int)(s + n - t), t);
+		s += n + 1;
+	}
+}
+
+static int print_profiles(FILE *out)
+{
+	char *dir = profile_dir(CGISNAP_PROFILEDIR);
+	struct strlist names = STRLIST_INIT;
+	char err[ERR_LEN];
+	int rc = 0;
+	if (profile_names(dir, &names, err) < 0) {
+		log_error("%s", err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	fprintf(out, "Site profiles in '%s' (--profile NAME forces one, --profile none turns them off):\n",
+		dir);
+	for (size_t i = 0; i < names.n; i++) {
+		struct profile p;
+		if (profile_load(&p, dir, names.items[i], err) < 0) {
+			log_error("%s", err);
+			rc = EXIT_USAGE;
+			continue;
+		}
+		fprintf(out, "\n%s: %s\n", p.name, p.description);
+		for (size_t r = 0; r < p.rules.n; r++)
+			fprintf(out, "  detect: %s\n", p.rules.items[r]);
+		fprintf(out, "  sets:\n");
+		print_settings(out, &p);
+		profile_release(&p);
+	}
+out:
+	strlist_clear(&names);
+	free(dir);
+	return rc;
+}
+
+static bool is_profile_dir(const char *dir)
+{
+	struct stat st;
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Choose the profile (forced, detected, or none) into used. */
+static int choose(char *err)
+{
+	char *dir = profile_dir(CGISNAP_PROFILEDIR);
+	int rc = 0;
+	if (profile_name && !strcmp(profile_name, "none"))
+		goto out;
+	if (profile_name) {
+		char why[ERR_LEN];
+		if (profile_load(&used, dir, profile_name, why) < 0) {
+			char *names = names_text(dir);
+			rc = err_set(err, "%s (profiles: %s)", why, names);
+			free(names);
+			goto out;
+		}
+		have_used = true;
+		goto out;
+	}
+	/* Detection needs a document root; an origin without one gets no
+	 * profile (unless forced). A missing profile directory is no error:
+	 * an installation without profiles crawls as before. */
+	if (!origin_options.root || !is_profile_dir(dir))
+		goto out;
+	rc = profile_detect_root(dir, origin_options.root, &used, err);
+	if (rc > 0)
+		have_used = true;
+	rc = rc < 0 ? -1 : 0;
+out:
+	free(dir);
+	return rc;
+}
+
+int profile_opts_parse(const struct opt *const *tables, int argc, char **argv, struct strlist *args,
+		       char *err)
+{
+	struct opts_saved *defaults = opts_save(tables);
+	int rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, args, err);
+	if (rc != OPTS_OK)
+		goto out;
+	if (list_profiles) {
+		rc = print_profiles(stdout) ? OPTS_ERROR : PROFILE_LISTED;
+		if (rc == OPTS_ERROR)
+			err_set(err, "cannot list the profiles");
+		goto out;
+	}
+	if (choose(err) < 0) {
+		rc = OPTS_ERROR;
+		goto out;
+	}
+	if (!have_used)
+		goto out;
+	/* Again, over the profile: the user's options have the last word. */
+	opts_restore(tables, defaults);
+	strlist_clear(args);
+	if (opts_load_data(tables, used.path, used.data.data, used.data.len, err) < 0) {
+		rc = OPTS_ERROR;
+		goto out;
+	}
+	rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, args, err);
+	if (rc == OPTS_OK && !crawl_options.quiet) {
+		if (used.found)
+			log_info("using profile %s (found %s); --profile none to turn it off", used.name,
+				 used.found);
+		else
+			log_info("using profile %s (--profile %s)", used.name, used.name);
+	}
+out:
+	free(defaults);
+	return rc;
+}
+
+const char *profile_opts_used(void)
+{
+	return have_used ? used.name : NULL;
+}
+
+void profile_opts_release(void)
+{
+	if (have_used)
+		profile_release(&used);
+	have_used = false;
+}
+
+int cmd_profiles(int argc, char **argv)
+{
+	const struct opt *const tables[] = { NULL };
+	struct strlist args = STRLIST_INIT;
+	char err[ERR_LEN];
+	int rc = opts_parse(tables, argc, argv, 0, &args, err);
+	if (rc == OPTS_HELP) {
+		printf("usage: cgisnap profiles\n\n"
+		       "List the site profiles: option files for known applications, applied by\n"
+		       "'snapshot' and 'watch' when their marker files are under --root (the\n"
+		       "user's options add to a profile's lists and replace its other values).\n"
+		       "They are read from $CGISNAP_PROFILE_DIR, else %s,\n"
+		       "else the 'profiles' directory beside the cgisnap binary.\n",
+		       CGISNAP_PROFILEDIR);
+		rc = 0;
+	} else if (rc == OPTS_ERROR) {
+		rc = usage_error("profiles", err);
+	} else if (args.n) {
+		rc = usage_error("profiles", "takes no arguments");
+	} else {
+		rc = print_profiles(stdout);
+	}
+	strlist_clear(&args);
+	return rc;
+}

@@ -1,0 +1,145 @@
+/* test_profile.c - site profiles: names, reading, detection, and the
+ * shipped profiles load as option files. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "crawlopts.h"
+#include "helpers.h"
+#include "originopts.h"
+#include "profile.h"
+#include "profileopts.h"
+#include "unit.h"
+
+/* The unit runner runs in the checkout (make unit). */
+#define SRCDIR_PROFILES "profiles"
+
+TEST(profile_names_are_never_paths)
+{
+	CHECK(profile_name_ok("dokuwiki"));
+	CHECK(profile_name_ok("word-press_6"));
+	CHECK(!profile_name_ok(""));
+	CHECK(!profile_name_ok("../x"));
+	CHECK(!profile_name_ok("a/b"));
+	CHECK(!profile_name_ok("Doku"));
+	char err[ERR_LEN];
+	struct profile p;
+	CHECK_INT(-1, profile_load(&p, "/tmp", "../etc/passwd", err));
+	CHECK_HAS(err, "bad profile name '../etc/passwd'");
+}
+
+TEST(profile_reads_header_and_detects_by_files)
+{
+	char *dir = unit_temp_dir("profile");
+	char *root = unit_temp_dir("profile-root");
+	char err[ERR_LEN];
+	struct profile p;
+	unit_put(dir, "app.conf",
+		 "# description: An app\n"
+		 "# detect: file app.php, file inc/core.php\n"
+		 "# detect: file other-marker\n"
+		 "# detect: generator ^App [0-9]\n"
+		 "exclude = x\n");
+	unit_put(dir, "zzz.conf", "# description: never\n# detect: file nothing-here\n");
+	unit_put(dir, "notes.txt", "not a profile\n");
+	CHECK_INT(0, profile_load(&p, dir, "app", err));
+	CHECK_STR("An app", p.description);
+	CHECK_INT(3, p.rules.n);
+	CHECK_STR("file app.php, file inc/core.php", p.rules.items[0]);
+
+	/* One marker of a rule is not enough; both are. */
+	CHECK_INT(0, profile_match_root(&p, root));
+	unit_put(root, "app.php", "<?php\n");
+	CHECK_INT(0, profile_match_root(&p, root));
+	unit_make_dir(root, "inc");
+	unit_put(root, "inc/core.php", "<?php\n");
+	CHECK_INT(1, profile_match_root(&p, root));
+	CHECK_STR("app.php", p.found);
+
+	CHECK_INT(1, profile_match_generator(&p, "App 2.1"));
+	CHECK_INT(0, profile_match_generator(&p, "WordPress 6.1"));
+	profile_release(&p);
+
+	struct strlist names = STRLIST_INIT;
+	CHECK_INT(0, profile_names(dir, &names, err));
+	CHECK_INT(2, names.n);
+	CHECK_STR("app", names.items[0]);
+	strlist_clear(&names);
+
+	struct profile d;
+	CHECK_INT(1, profile_detect_root(dir, root, &d, err));
+	CHECK_STR("app", d.name);
+	CHECK_STR("app.php", d.found);
+	profile_release(&d);
+	char *empty = unit_temp_dir("profile-empty");
+	CHECK_INT(0, profile_detect_root(dir, empty, &d, err));
+	unit_remove_tree(empty);
+	free(empty);
+
+	CHECK_INT(-1, profile_load(&p, dir, "missing", err));
+	CHECK_HAS(err, "no profile 'missing'");
+	unit_remove_tree(root);
+	unit_remove_tree(dir);
+	free(root);
+	free(dir);
+}
+
+TEST(profile_bad_detect_lines_are_named)
+{
+	char *dir = unit_temp_dir("profile-bad");
+	char err[ERR_LEN];
+	struct profile p;
+	unit_put(dir, "a.conf", "# description: a\n# detect: file x, color blue\n");
+	CHECK_INT(-1, profile_load(&p, dir, "a", err));
+	CHECK_HAS(err, "a.conf:2: detect term 'color blue'");
+	unit_put(dir, "b.conf", "# detect: file ../../etc/passwd\n");
+	CHECK_INT(-1, profile_load(&p, dir, "b", err));
+	CHECK_HAS(err, "b.conf:1: detect file '../../etc/passwd' must be a path under the root");
+	unit_put(dir, "c.conf", "# detect: generator (\n");
+	CHECK_INT(-1, profile_load(&p, dir, "c", err));
+	CHECK_HAS(err, "c.conf:1: bad generator regex '('");
+	unit_remove_tree(dir);
+	free(dir);
+}
+
+/* The shipped profiles: each has a description and a rule, and every line
+ * is an option snapshot knows (a typo would fail every run it applies to). */
+TEST(profile_shipped_profiles_load)
+{
+	const struct opt *const tables[] = { origin_opts, crawl_opts, profile_opts, NULL };
+	char err[ERR_LEN];
+	struct strlist names = STRLIST_INIT;
+	CHECK_INT(0, profile_names(SRCDIR_PROFILES, &names, err));
+	CHECK(strlist_contains(&names, "dokuwiki"));
+	for (size_t i = 0; i < names.n; i++) {
+		struct profile p;
+		CHECK_INT(0, profile_load(&p, SRCDIR_PROFILES, names.items[i], err));
+		CHECK(*p.description);
+		CHECK(p.rules.n > 0);
+		int rc = opts_load_data(tables, p.path, p.data.data, p.data.len, err);
+		if (rc < 0)
+			unit_fail(__FILE__, __LINE__, "%s", err);
+		opts_release(tables);
+		profile_release(&p);
+	}
+	strlist_clear(&names);
+}
+
+/* DokuWiki is told by its files; our sample wiki, which imitates its
+ * layout (doku.php, inc/init.php), is not DokuWiki and stays profile-free. */
+TEST(profile_dokuwiki_detection)
+{
+	char *root = unit_temp_dir("profile-dw");
+	char err[ERR_LEN];
+	struct profile p;
+	CHECK_INT(0, profile_detect_root(SRCDIR_PROFILES, "sample-sites/wiki", &p, err));
+	unit_put(root, "doku.php", "<?php\n");
+	unit_make_dir(root, "inc");
+	unit_put(root, "inc/init.php", "<?php\n");
+	unit_put(root, "VERSION", "2022-07-31b \"Igor\"\n");
+	CHECK_INT(1, profile_detect_root(SRCDIR_PROFILES, root, &p, err));
+	CHECK_STR("dokuwiki", p.name);
+	CHECK_STR("doku.php", p.found);
+	profile_release(&p);
+	unit_remove_tree(root);
+	free(root);
+}
