@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# t0710-dokuwiki: issue 12's acceptance on the real DokuWiki (Debian's
+# package, seeded by tests/lib-apps.sh), with no options beyond --root,
+# --cgi and --site-url: the dokuwiki profile is detected and makes the
+# snapshot right: every seeded page stored and served at its URL, no
+# action, revision or web-bug URL, one sitemap, feeds and media kept, few
+# URLs beyond the content, a browser-style link check with nothing broken,
+# and a second run that rewrites nothing.
+#
+# Not asserted yet, each waiting for its option:
+#   - per-page sitemaps answering a redirect to the one kept (--canonical,
+#     the commented line in profiles/dokuwiki.conf): today they are left
+#     out of the crawl, and their rel=nofollow links are not followed;
+#   - watch without --source (the data directory from conf/local.php's
+#     savedir) and "one edit re-renders at most the changed pages + 2".
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-snapshot.sh"
+. "$(dirname "$0")/lib-serve.sh"
+. "$(dirname "$0")/lib-apps.sh"
+
+apps_need dokuwiki
+
+OUT=$TESTDIR/out
+dokuwiki_site "$TESTDIR/dw" >"$TESTDIR/dw.out" 2>&1 || {
+	try "dokuwiki_site"
+	fail "cannot seed the wiki: $(tail -3 "$TESTDIR/dw.out")"
+	finish
+}
+PAGES=$(wc -l <"$DW_PAGES_FILE")
+
+# snap DIR [OPTIONS...]: the zero-configuration snapshot.
+snap() {
+	local out=$1
+	shift
+	"$CGISNAP" snapshot --root "$DW_ROOT" --cgi php=php-cgi --site-url "$DW_URL" "$@" "$out"
+}
+
+try "the dokuwiki profile is detected and said on the first line"
+snap "$OUT" >"$TESTDIR/snap1.out" 2>"$TESTDIR/snap1.err"
+check_eq 0 $? "exit status ($(grep -v 'PHP ' "$TESTDIR/snap1.err" | tail -3))"
+check_eq "cgisnap: using profile dokuwiki (found doku.php); --profile none to turn it off" \
+	"$(head -1 "$TESTDIR/snap1.err")" "first line"
+
+try "every seeded page is stored with its text"
+missing=""
+while IFS=$'\t' read -r id sentence; do
+	key=$(manifest_field "$OUT" "/doku.php?id=$id" 2)
+	if [ -z "$key" ] || [ "$key" = - ] || ! grep -qF "$sentence" "$OUT/$key"; then
+		missing="$missing $id"
+	fi
+done <"$DW_PAGES_FILE"
+check_eq "" "$missing" "seeded pages not stored with their text"
+
+try "no action, revision or web-bug URL; one sitemap; feeds and media kept"
+targets=$(manifest_targets "$OUT")
+check_eq "" "$(printf '%s\n' "$targets" | grep -E '[?&]do=(edit|draft|revisions|diff|admin|login|register|resendpwd|profile|media|recent|backlink|subscribe|export_)')" \
+	"action URLs"
+check_eq "" "$(printf '%s\n' "$targets" | grep -E '[?&]rev=')" "old revisions"
+check_eq "" "$(printf '%s\n' "$targets" | grep -E 'taskrunner\.php|mediamanager\.php')" "web bug and media manager"
+check_eq "" "$(grep -rl 'taskrunner\.php' "$OUT" --include='*.html' | head -3)" \
+	"the web bug stripped from the stored pages"
+check_eq "/doku.php?id=start&do=index" "$(printf '%s\n' "$targets" | grep -E '[?&]do=index')" \
+	"the one sitemap"
+check_eq 200 "$(manifest_field "$OUT" /feed.php 3)" "the recent-changes feed"
+check_le 1 "$(printf '%s\n' "$targets" | grep -c '^/feed\.php?mode=list&ns=')" "the namespace feeds"
+check_eq 200 "$(manifest_field "$OUT" "/lib/exe/fetch.php?media=wiki:badge.png" 3)" "the image from data/media"
+check_le 1 "$(printf '%s\n' "$targets" | grep -c '^/lib/exe/detail\.php?')" "its detail page"
+check_eq 200 "$(manifest_field "$OUT" /lib/tpl/dokuwiki/images/logo.png 3)" "the theme's logo"
+
+try "at most pages + assets + feeds + 10 URLs"
+total=$(printf '%s\n' "$targets" | wc -l)
+assets=$(printf '%s\n' "$targets" | grep -c '^/lib/')
+feeds=$(printf '%s\n' "$targets" | grep -c '^/feed\.php')
+check_le "$total" $((PAGES + assets + feeds + 10)) "URLs ($PAGES pages, $assets assets, $feeds feeds)"
+echo "# dokuwiki: $total URLs for $PAGES pages ($(grep -v 'PHP ' "$TESTDIR/snap1.err" | grep 'URLs in'))"
+
+try "cgisnap serve answers every seeded page at its original URL"
+P=$(port 0)
+serve_start "$OUT" "$P"
+bad=""
+while IFS=$'\t' read -r id sentence; do
+	body=$(curl -s "http://127.0.0.1:$P/doku.php?id=$id")
+	case "$body" in *"$sentence"*) ;; *) bad="$bad $id" ;; esac
+done <"$DW_PAGES_FILE"
+check_eq "" "$bad" "seeded pages not served with their text"
+check_eq 302 "$(code "http://127.0.0.1:$P/")" "/ redirects to the start page, as the wiki does"
+
+try "a browser-style link check over the whole served tree finds nothing broken"
+pages=$(awk -F'\t' '!/^#/ && $4 ~ /^text\/html/ { print $1 }' "$OUT/.cgisnap/manifest")
+python3 "$ROOT/tests/lib-linkcheck.py" "http://127.0.0.1:$P" "${DW_URL%/}" $pages >"$TESTDIR/links.out" 2>&1
+check_eq 0 $? "link check ($(head -5 "$TESTDIR/links.out"))"
+check_match "$(tail -1 "$TESTDIR/links.out")" '^checked [0-9]+ URLs$' "it ran"
+check_le "$(printf '%s\n' "$pages" | wc -l)" "$(tail -1 "$TESTDIR/links.out" | grep -oE '[0-9]+')" \
+	"every page checked"
+bg_stop "$SERVE_PID"
+
+try "a second run rewrites no file"
+before=$(tree_mtimes "$OUT")
+snap "$OUT" >"$TESTDIR/snap2.out" 2>"$TESTDIR/snap2.err"
+check_eq 0 $? "exit status ($(grep -v 'PHP ' "$TESTDIR/snap2.err" | tail -3))"
+check_contains "$(cat "$TESTDIR/snap2.err")" "(0 new, 0 changed," "summary"
+check_eq "$before" "$(tree_mtimes "$OUT")" "files and mtimes"
+
+try "--profile none turns it off; -q keeps the line quiet"
+snap "$TESTDIR/none" --profile none --seed "/doku.php?id=start" --max-pages 3 >/dev/null 2>"$TESTDIR/none.err"
+check_not_contains "$(cat "$TESTDIR/none.err")" "using profile" "no profile line"
+key=$(manifest_field "$TESTDIR/none" "/doku.php?id=start" 2)
+check_contains "$(cat "$TESTDIR/none/$key" 2>/dev/null)" "lib/exe/taskrunner.php" \
+	"without the profile the web bug stays in the page"
+snap "$TESTDIR/quiet" -q --seed "/doku.php?id=start" --max-pages 3 >/dev/null 2>"$TESTDIR/quiet.err"
+check_not_contains "$(cat "$TESTDIR/quiet.err")" "using profile" "no profile line with -q"
+
+finish
