@@ -29,6 +29,17 @@ out=$(plain_make -n -B cgisnap SANITIZE=1)
 check_match "$out" "-c -o build/san-warn/lib/buf.o lib/buf.c" "plain SANITIZE=1 apart"
 check_not_contains "$out" "-Werror" "plain SANITIZE=1"
 
+try "make install puts the site profiles under PREFIX/share/cgisnap/profiles, where the binary looks"
+out=$(plain_make -n -B install PREFIX=/opt/t0020 DESTDIR=/tmp/t0020-destdir)
+check_eq 0 $? "make -n status: $out"
+check_match "$out" "CGISNAP_PROFILEDIR='\"/opt/t0020/share/cgisnap/profiles\"'.*-c -o build/obj-warn/profileopts.o" \
+	"the binary is told PREFIX's directory"
+check_match "$out" "install -d .*/tmp/t0020-destdir/opt/t0020/share/cgisnap/profiles" "the directory made under DESTDIR"
+check_match "$out" "install -m 644 profiles/dokuwiki.conf.* /tmp/t0020-destdir/opt/t0020/share/cgisnap/profiles/" \
+	"the profiles installed"
+out=$(plain_make -n uninstall PREFIX=/opt/t0020 DESTDIR=/tmp/t0020-destdir)
+check_contains "$out" "/tmp/t0020-destdir/opt/t0020/share/cgisnap/profiles/dokuwiki.conf" "and uninstalled"
+
 try "the tracer library takes CFLAGS and LDFLAGS, never the sanitizers"
 out=$(plain_make -n -B build/cgisnap-trace.so CFLAGS="-O1 -DT0020_MARK" LDFLAGS="-Wl,-z,now")
 check_eq 0 $? "make -n status: $out"
