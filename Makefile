@@ -16,6 +16,8 @@ BINDIR = $(PREFIX)/bin
 LIBDIR = $(PREFIX)/lib/cgisnap
 MANDIR = $(PREFIX)/share/man/man1
 PROFILEDIR = $(PREFIX)/share/cgisnap/profiles
+# The site profiles and the helpers they run (profileopts.h).
+PROFILE_FILES = $(wildcard profiles/*.conf profiles/*.php)
 CC ?= cc
 CFLAGS ?= -O2 -g
 LDFLAGS ?=
@@ -231,11 +233,11 @@ install: all
 	install -m 755 cgisnap $(DESTDIR)$(BINDIR)/cgisnap
 	$(if $(TRACE_LIB),install -m 644 $(TRACE_LIB) $(DESTDIR)$(LIBDIR)/cgisnap-trace.so)
 	install -m 644 $(MAN) $(DESTDIR)$(MANDIR)/cgisnap.1
-	install -m 644 $(wildcard profiles/*.conf) $(DESTDIR)$(PROFILEDIR)/
+	install -m 644 $(PROFILE_FILES) $(DESTDIR)$(PROFILEDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cgisnap $(DESTDIR)$(LIBDIR)/cgisnap-trace.so $(DESTDIR)$(MANDIR)/cgisnap.1
-	rm -f $(patsubst profiles/%,$(DESTDIR)$(PROFILEDIR)/%,$(wildcard profiles/*.conf))
+	rm -f $(patsubst profiles/%,$(DESTDIR)$(PROFILEDIR)/%,$(PROFILE_FILES))
 	-rmdir $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PROFILEDIR) $(DESTDIR)$(PREFIX)/share/cgisnap
 
 # Every output of every mode lives under build/, but ./cgisnap.

@@ -127,14 +127,17 @@ static int choose(char *err)
 		have_used = true;
 	rc = rc < 0 ? -1 : 0;
 out:
+	if (have_used)
+		setenv("CGISNAP_PROFILE_DIR", dir, 1);
 	free(dir);
 	return rc;
 }
 
-int profile_opts_parse(const struct opt *const *tables, int argc, char **argv, struct strlist *args,
-		       char *err)
+int profile_opts_parse(const char *command, const struct opt *const *tables, int argc, char **argv,
+		       struct strlist *args, char *err)
 {
 	struct opts_saved *defaults = opts_save(tables);
+	struct buf lines = BUF_INIT;
 	int rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, args, err);
 	if (rc != OPTS_OK)
 		goto out;
@@ -153,7 +156,8 @@ int profile_opts_parse(const struct opt *const *tables, int argc, char **argv, s
 	/* Again, over the profile: the user's options have the last word. */
 	opts_restore(tables, defaults);
 	strlist_clear(args);
-	if (opts_load_data(tables, used.path, used.data.data, used.data.len, err) < 0) {
+	profile_options_for(&used, command, &lines);
+	if (opts_load_data(tables, used.path, lines.data, lines.len, err) < 0) {
 		rc = OPTS_ERROR;
 		goto out;
 	}
@@ -166,6 +170,7 @@ int profile_opts_parse(const struct opt *const *tables, int argc, char **argv, s
 			log_info("using profile %s (--profile %s)", used.name, used.name);
 	}
 out:
+	buf_release(&lines);
 	free(defaults);
 	return rc;
 }

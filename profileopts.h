@@ -23,11 +23,14 @@ extern const struct opt profile_opts[];
  * from --root's marker files, or the one --profile names; none with
  * --profile none) and over them -c FILE and the command line, so that the
  * user's lists add to the profile's and the user's scalars replace them.
+ * Only the profile's lines for command apply (lib/profile.h: "[watch]").
+ * CGISNAP_PROFILE_DIR is set to the profile's directory, for the commands
+ * a profile runs (--source-command) to find files shipped beside it.
  * Says which profile is used on stderr unless -q. OPTS_ERROR with err for
  * a bad command line or an unknown or broken profile (which names the
  * ones there are). */
-int profile_opts_parse(const struct opt *const *tables, int argc, char **argv, struct strlist *args,
-		       char *err);
+int profile_opts_parse(const char *command, const struct opt *const *tables, int argc, char **argv,
+		       struct strlist *args, char *err);
 
 /* The profile in use after profile_opts_parse, or NULL. */
 const char *profile_opts_used(void);

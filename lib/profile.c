@@ -222,6 +222,30 @@ void profile_release(struct profile *p)
 	memset(p, 0, sizeof *p);
 }
 
+void profile_options_for(const struct profile *p, const char *command, struct buf *out)
+{
+	const char *s = p->data.data, *end = s + p->data.len;
+	const char *section = NULL;
+	size_t section_len = 0;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		const char *t = s, *e = s + n;
+		while (t < e && isspace((unsigned char)*t))
+			t++;
+		while (e > t && isspace((unsigned char)e[-1]))
+			e--;
+		if (t < e && *t == '[' && e[-1] == ']') {
+			section = t + 1;
+			section_len = (size_t)(e - t - 2);
+		} else if (!section || (strlen(command) == section_len && !strncmp(section, command, section_len))) {
+			buf_add(out, s, n);
+		}
+		buf_adds(out, "\n");
+		s += n + 1;
+	}
+}
+
 int profile_match_root(struct profile *p, const char *root)
 {
 	for (size_t r = 0; r < p->rules.n; r++) {

@@ -13,6 +13,10 @@
  * "generator REGEX" (the content of a page's <meta name="generator">, an
  * extended regex). A profile matches when one of its rules does.
  *
+ * Option lines after a "[NAME]" line apply only to the command NAME
+ * ("[watch]": watch's own options such as --source-command), those before
+ * any such line to every command.
+ *
  * Steps: profile_dir() finds the directory, profile_names() lists it,
  * profile_load() reads one, profile_detect_root() finds the one for a
  * --root; profile_release() frees what profile_load filled. Only this
@@ -53,6 +57,12 @@ bool profile_name_ok(const char *name);
  * line named by file and line). */
 int profile_load(struct profile *p, const char *dir, const char *name, char *err);
 void profile_release(struct profile *p);
+
+/* p's option text for command: the lines for every command and those of
+ * its "[command]" sections; the others (and the section lines) are left
+ * empty, so that opts_load_data's messages name the file's own lines.
+ * Fills out, which the caller releases. */
+void profile_options_for(const struct profile *p, const char *command, struct buf *out);
 
 /* Whether a rule's file terms all hold under root (a rule with a
  * generator term never matches here). On a match p->found is the rule's

@@ -56,7 +56,7 @@ int cmd_snapshot(int argc, char **argv)
 	struct crawl *crawl = NULL;
 	char err[ERR_LEN];
 	bool links_ready = false;
-	int rc = profile_opts_parse(tables, argc, argv, &args, err);
+	int rc = profile_opts_parse("snapshot", tables, argc, argv, &args, err);
 
 	memset(&s, 0, sizeof s);
 	memset(&res, 0, sizeof res);

@@ -35,8 +35,10 @@ check_eq 0 $? "make -n status: $out"
 check_match "$out" "CGISNAP_PROFILEDIR='\"/opt/t0020/share/cgisnap/profiles\"'.*-c -o build/obj-warn/profileopts.o" \
 	"the binary is told PREFIX's directory"
 check_match "$out" "install -d .*/tmp/t0020-destdir/opt/t0020/share/cgisnap/profiles" "the directory made under DESTDIR"
-check_match "$out" "install -m 644 profiles/dokuwiki.conf.* /tmp/t0020-destdir/opt/t0020/share/cgisnap/profiles/" \
+check_match "$out" "install -m 644 .*profiles/dokuwiki.conf.* /tmp/t0020-destdir/opt/t0020/share/cgisnap/profiles/" \
 	"the profiles installed"
+check_match "$out" "install -m 644 .*profiles/dokuwiki-sources.php.* /tmp/t0020-destdir/opt/t0020/share/cgisnap/profiles/" \
+	"and the helpers they run"
 out=$(plain_make -n uninstall PREFIX=/opt/t0020 DESTDIR=/tmp/t0020-destdir)
 check_contains "$out" "/tmp/t0020-destdir/opt/t0020/share/cgisnap/profiles/dokuwiki.conf" "and uninstalled"
 

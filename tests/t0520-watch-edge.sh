@@ -172,6 +172,25 @@ check_contains "$(cat "$TESTDIR/err")" "overlap: watch would see its own writes"
 "$CGISNAP" watch "${FIXTURE[@]}" --depends 'no arrow' "$TESTDIR/t3" 2>"$TESTDIR/err"
 check_eq 2 $? "exit status for a bad rule"
 check_contains "$(cat "$TESTDIR/err")" "bad --depends rule 'no arrow'" "message"
+"$CGISNAP" watch --root "$SITE" --cgi php=php-cgi --source-command 'echo oops >&2; exit 3' "$TESTDIR/t4" 2>"$TESTDIR/err"
+check_eq 2 $? "exit status when --source-command fails"
+check_contains "$(cat "$TESTDIR/err")" "--source-command 'echo oops >&2; exit 3' exited 3" "message"
+check_contains "$(cat "$TESTDIR/err")" "oops" "its own stderr shown"
+"$CGISNAP" watch --root "$SITE" --cgi php=php-cgi --source-command true "$TESTDIR/t4" 2>"$TESTDIR/err"
+check_eq 2 $? "exit status when --source-command prints nothing"
+check_contains "$(cat "$TESTDIR/err")" "--source-command 'true' printed no source" "message"
+"$CGISNAP" watch --root "$SITE" --cgi php=php-cgi --source-command 'echo data/nonexistent' "$TESTDIR/t4" 2>"$TESTDIR/err"
+check_eq 2 $? "exit status when it prints a missing source"
+check_contains "$(cat "$TESTDIR/err")" "source '$SITE/data/nonexistent' does not exist" "message, the path under --root"
+check_no_file "$TESTDIR/t4" "no tree made"
+
+try "--source-command: run in --root, each line it prints a source"
+watch_start "$TESTDIR/srccmd.log" --root "$SITE" --cgi php=php-cgi --env "MARK_DIR=$MARK" \
+	--source-command "pwd >'$MARK/cwd'; echo data/items; echo data/bulk" "$TESTDIR/srccmd"
+check_eq "$SITE" "$(cat "$MARK/cwd" 2>/dev/null)" "run in --root"
+check_match "$(grep '^cgisnap: watching ' "$TESTDIR/srccmd.log")" ' of 2 sources ' "both lines are sources"
+watch_stop
+check_eq 0 "$WATCH_STATUS" "exit status"
 
 try "without the tracer, --depends rules are enough to start; --ignore drops paths"
 CGISNAP_TRACE_LIB=/nonexistent/trace.so watch_start "$TESTDIR/log4" "${FIXTURE[@]}" \

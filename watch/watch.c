@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,6 +67,7 @@ static struct {
 	struct strlist sources, depends, always, ignore;
 	long debounce_ms, poll_s;
 	char *exec;
+	char *source_command;
 	bool no_trace;
 } watch_options;
 
@@ -84,6 +86,9 @@ static const struct opt watch_opts[] = {
 	  "inotify cannot see, such as a database; only what changed is written)", 1, 86400 },
 	{ "exec", 0, OPT_STR, &watch_options.exec, "CMD",
 	  "after each batch that changed files, run CMD (sh -c, in DIR) with the changed files on its stdin", 0, 0 },
+	{ "source-command", 0, OPT_STR, &watch_options.source_command, "CMD",
+	  "run CMD (sh -c, in --root) at start: each line it prints is a --source (profiles: DokuWiki's savedir)",
+	  0, 0 },
 	{ "no-trace", 0, OPT_BOOL, &watch_options.no_trace, NULL,
 	  "do not record what CGI renders read (use --depends/--always, or re-crawl)", 0, 0 },
 	OPT_END
@@ -130,7 +135,9 @@ static void print_help(const struct opt *const *tables)
 	       "Every source must exist at start. One that goes missing later (deleted,\n"
 	       "moved away) is an error, not the deletion of the site: it is logged,\n"
 	       "nothing is re-rendered or removed until it is back, and then the whole\n"
-	       "site is re-crawled.\n\n"
+	       "site is re-crawled. --source-command, or a site profile (the dokuwiki one\n"
+	       "asks DokuWiki's configuration for its data directory), can name the\n"
+	       "sources instead.\n\n"
 	       "Which pages depend on a file: for CGI origins (--root) every render is\n"
 	       "traced (an LD_PRELOAD library records what it reads and lists); for any\n"
 	       "origin, --depends and --always rules; with neither, any change re-crawls\n"
@@ -180,6 +187,72 @@ static int resolve_sources(struct watcher *w, const struct strlist *given, char 
 		free(real);
 	}
 	return 0;
+}
+
+/* The largest output of --source-command: a few paths. */
+#define SOURCE_COMMAND_MAX (64 * 1024)
+
+/* Run --source-command in dir (the document root, or here) and add each
+ * line it prints to given (a relative path taken under dir). -1 with err when it cannot run, fails, or
+ * prints nothing: watch needs to know what to watch. */
+static int run_source_command(const char *cmd, const char *dir, struct strlist *given, char *err)
+{
+	int fds[2];
+	struct buf out = BUF_INIT;
+	int status, rc = -1;
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return err_sys(err, "cannot run --source-command");
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return err_sys(err, "cannot run --source-command");
+	}
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (dup2(fds[1], 1) < 0 || (dir && chdir(dir) < 0))
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	int read_rc = buf_read_fd(&out, fds[0], SOURCE_COMMAND_MAX);
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		if (WIFEXITED(status))
+			err_set(err, "--source-command '%s' exited %d", cmd, WEXITSTATUS(status));
+		else
+			err_set(err, "--source-command '%s' was killed by signal %d", cmd, WTERMSIG(status));
+		goto out;
+	}
+	if (read_rc < 0) {
+		err_set(err, "--source-command '%s' printed more than %d KiB", cmd, SOURCE_COMMAND_MAX / 1024);
+		goto out;
+	}
+	size_t before = given->n;
+	struct strlist lines = STRLIST_INIT;
+	char *text = xstrndup(out.data ? out.data : "", out.len);
+	strlist_split(&lines, text, '\n');
+	free(text);
+	/* Relative to where it ran, as it meant them. */
+	for (size_t i = 0; i < lines.n; i++)
+		if (lines.items[i][0] == '/' || !dir)
+			strlist_add(given, lines.items[i]);
+		else
+			strlist_add_owned(given, xasprintf("%s/%s", dir, lines.items[i]));
+	strlist_clear(&lines);
+	if (given->n == before) {
+		err_set(err, "--source-command '%s' printed no source", cmd);
+		goto out;
+	}
+	rc = 0;
+out:
+	buf_release(&out);
+	return rc;
 }
 
 /* path is dir or below it. */
@@ -721,6 +794,9 @@ static int watcher_open(struct watcher *w, const struct strlist *args)
 		strlist_add(&given, watch_options.sources.items[i]);
 	for (size_t i = 0; i + 1 < args->n; i++)
 		strlist_add(&given, args->items[i]);
+	if (watch_options.source_command &&
+	    run_source_command(watch_options.source_command, origin_options.root, &given, err) < 0)
+		goto fail;
 	w->debounce_ms = watch_options.debounce_ms > 0 ? watch_options.debounce_ms : DEFAULT_DEBOUNCE_MS;
 	if (resolve_sources(w, &given, err) < 0 || compile_ignore(w, err) < 0)
 		goto fail;
@@ -823,7 +899,7 @@ int cmd_watch(int argc, char **argv)
 	struct watcher w;
 	bool links_ready = false;
 	char err[ERR_LEN];
-	int rc = profile_opts_parse(tables, argc, argv, &args, err);
+	int rc = profile_opts_parse("watch", tables, argc, argv, &args, err);
 
 	memset(&w, 0, sizeof w);
 	w.sigfd = -1;
@@ -845,7 +921,7 @@ int cmd_watch(int argc, char **argv)
 		rc = usage_error("watch", "no output directory given");
 		goto out;
 	}
-	if (!watch_options.sources.n) {
+	if (!watch_options.sources.n && !watch_options.source_command) {
 		rc = usage_error("watch", args.n > 1 ? "give the sources with --source PATH"
 						     : "no --source given: which files hold the site's data?");
 		goto out;

@@ -101,6 +101,29 @@ TEST(profile_bad_detect_lines_are_named)
 	free(dir);
 }
 
+/* "[watch]" lines apply to watch only; the others keep their line
+ * numbers, for the messages of opts_load_data. */
+TEST(profile_sections_pick_the_command_lines)
+{
+	char *dir = unit_temp_dir("profile-sections");
+	char err[ERR_LEN];
+	struct profile p;
+	unit_put(dir, "s.conf", "# detect: file x\nexclude = a\n[watch]\nsource-command = b\n [snapshot] \nstrip = c\n");
+	CHECK_INT(0, profile_load(&p, dir, "s", err));
+	struct buf b = BUF_INIT;
+	profile_options_for(&p, "watch", &b);
+	buf_adds(&b, "");
+	CHECK_STR("# detect: file x\nexclude = a\n\nsource-command = b\n\n\n", b.data);
+	buf_release(&b);
+	profile_options_for(&p, "snapshot", &b);
+	buf_adds(&b, "");
+	CHECK_STR("# detect: file x\nexclude = a\n\n\n\nstrip = c\n", b.data);
+	buf_release(&b);
+	profile_release(&p);
+	unit_remove_tree(dir);
+	free(dir);
+}
+
 /* The shipped profiles: each has a description and a rule, and every line
  * is an option snapshot knows (a typo would fail every run it applies to). */
 TEST(profile_shipped_profiles_load)
@@ -115,9 +138,12 @@ TEST(profile_shipped_profiles_load)
 		CHECK_INT(0, profile_load(&p, SRCDIR_PROFILES, names.items[i], err));
 		CHECK(*p.description);
 		CHECK(p.rules.n > 0);
-		int rc = opts_load_data(tables, p.path, p.data.data, p.data.len, err);
+		struct buf lines = BUF_INIT;
+		profile_options_for(&p, "snapshot", &lines);
+		int rc = opts_load_data(tables, p.path, lines.data, lines.len, err);
 		if (rc < 0)
 			unit_fail(__FILE__, __LINE__, "%s", err);
+		buf_release(&lines);
 		opts_release(tables);
 		profile_release(&p);
 	}
