@@ -1,5 +1,6 @@
 /* profileopts.c - a crawl's site profile on the command line, and
  * 'cgisnap profiles' (profileopts.h). */
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "commands.h"
 #include "crawlopts.h"
 #include "log.h"
+#include "origin.h"
 #include "originopts.h"
 #include "profile.h"
 #include "profileopts.h"
@@ -21,10 +23,11 @@ static char *profile_name;
 static bool list_profiles;
 static struct profile used;
 static bool have_used;
+static char *used_generator;  /* detected by the first page's generator */
 
 const struct opt profile_opts[] = {
 	{ "profile", 0, OPT_STR, &profile_name, "NAME",
-	  "apply site profile NAME (default: detected from --root; 'none': no profile)", 0, 0 },
+	  "apply site profile NAME (default: detected from --root, or the first page's generator; 'none': no profile)", 0, 0 },
 	{ "list-profiles", 0, OPT_BOOL, &list_profiles, NULL,
 	  "list the site profiles and what each sets (as 'cgisnap profiles')", 0, 0 },
 	OPT_END
@@ -99,6 +102,108 @@ static bool is_profile_dir(const char *dir)
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* The content of html's <meta name="generator" content="...">, or NULL;
+ * the caller frees it. */
+static char *meta_generator(const char *html)
+{
+	regex_t tag, content;
+	regmatch_t m[2];
+	char *out = NULL;
+	if (regcomp(&tag, "<meta[^>]*name=[\"']?generator[\"' ][^>]*>", REG_EXTENDED | REG_ICASE))
+		return NULL;
+	if (regcomp(&content, "content=\"([^\"]*)\"", REG_EXTENDED | REG_ICASE)) {
+		regfree(&tag);
+		return NULL;
+	}
+	if (!regexec(&tag, html, 1, m, 0)) {
+		char *t = xstrndup(html + m[0].rm_so, (size_t)(m[0].rm_eo - m[0].rm_so));
+		if (!regexec(&content, t, 2, m, 0))
+			out = xstrndup(t + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so));
+		free(t);
+	}
+	regfree(&tag);
+	regfree(&content);
+	return out;
+}
+
+/* Without --root: the first page's generator (the site URL's path, its
+ * redirects followed on the site, 5 at most), or NULL when there is none.
+ * An origin that cannot be opened or rendered gives none here: the crawl
+ * then says what is wrong, as it would without profiles. */
+static void first_generator(char **generator)
+{
+	char err[ERR_LEN];
+	struct site site;
+	struct origin *o = NULL;
+	struct origin_response rs;
+	char *target = NULL;
+	*generator = NULL;
+	memset(&site, 0, sizeof site);
+	origin_response_init(&rs);
+	origin_defaults(&origin_options);
+	if (site_init(&site, origin_options.site_url, err) < 0)
+		goto out;
+	o = origin_open(&origin_options, &site, err);
+	if (!o)
+		goto out;
+	target = site_target(&site, site.url);
+	for (int hops = 0; target && hops <= 5; hops++) {
+		struct origin_request rq = { target, "GET", NULL };
+		char why[ERR_LEN];
+		origin_response_release(&rs);
+		if (origin_render(o, &rq, &rs, why) < 0)
+			break;
+		if (rs.status >= 300 && rs.status < 400 && rs.location) {
+			char *abs = url_resolve(site.url, rs.location);
+			free(target);
+			target = abs ? site_target(&site, abs) : NULL;
+			free(abs);
+			continue;
+		}
+		if (rs.status == 200 && origin_body_load(&rs, why) == 0) {
+			buf_adds(&rs.body, "");
+			*generator = meta_generator(rs.body.data);
+		}
+		break;
+	}
+out:
+	free(target);
+	origin_response_release(&rs);
+	if (o)
+		origin_close(o);
+	site_release(&site);
+}
+
+/* The first profile of dir whose generator rule matches, into used. */
+static int detect_generator(const char *dir, char *err)
+{
+	struct strlist names = STRLIST_INIT;
+	char *generator = NULL;
+	int rc = 0;
+	first_generator(&generator);
+	if (!generator)
+		goto out;
+	if ((rc = profile_names(dir, &names, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < names.n && !have_used; i++) {
+		if (profile_load(&used, dir, names.items[i], err) < 0) {
+			rc = -1;
+			break;
+		}
+		if (profile_match_generator(&used, generator) == 1) {
+			have_used = true;
+			used_generator = generator;
+			generator = NULL;
+		} else {
+			profile_release(&used);
+		}
+	}
+out:
+	free(generator);
+	strlist_clear(&names);
+	return rc;
+}
+
 /* Choose the profile (forced, detected, or none) into used. */
 static int choose(char *err)
 {
@@ -117,11 +222,15 @@ static int choose(char *err)
 		have_used = true;
 		goto out;
 	}
-	/* Detection needs a document root; an origin without one gets no
-	 * profile (unless forced). A missing profile directory is no error:
-	 * an installation without profiles crawls as before. */
-	if (!origin_options.root || !is_profile_dir(dir))
+	/* Detection by --root's marker files; without a root (--origin), by
+	 * the first page's generator. A missing profile directory is no
+	 * error: an installation without profiles crawls as before. */
+	if (!is_profile_dir(dir))
 		goto out;
+	if (!origin_options.root) {
+		rc = detect_generator(dir, err);
+		goto out;
+	}
 	rc = profile_detect_root(dir, origin_options.root, &used, err);
 	if (rc > 0)
 		have_used = true;
@@ -166,6 +275,9 @@ int profile_opts_parse(const char *command, const struct opt *const *tables, int
 		if (used.found)
 			log_info("using profile %s (found %s); --profile none to turn it off", used.name,
 				 used.found);
+		else if (used_generator)
+			log_info("using profile %s (generator '%s'); --profile none to turn it off", used.name,
+				 used_generator);
 		else
 			log_info("using profile %s (--profile %s)", used.name, used.name);
 	}
@@ -185,6 +297,8 @@ void profile_opts_release(void)
 	if (have_used)
 		profile_release(&used);
 	have_used = false;
+	free(used_generator);
+	used_generator = NULL;
 }
 
 int cmd_profiles(int argc, char **argv)

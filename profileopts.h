@@ -20,7 +20,8 @@ extern const struct opt profile_opts[];
 
 /* Parse the command line twice: first to learn --root and --profile, then,
  * with the tables back at their defaults, the profile's options (detected
- * from --root's marker files, or the one --profile names; none with
+ * from --root's marker files, or without --root from the generator of the
+ * first page the origin answers; or the one --profile names; none with
  * --profile none) and over them -c FILE and the command line, so that the
  * user's lists add to the profile's and the user's scalars replace them.
  * Only the profile's lines for command apply (lib/profile.h: "[watch]").

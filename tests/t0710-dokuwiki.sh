@@ -7,7 +7,8 @@
 # URLs beyond the content, a browser-style link check with nothing broken,
 # and a second run that rewrites nothing.
 #
-# watch needs no --source either (the profile asks DokuWiki's own
+# Through an HTTP origin, the first page's <meta name="generator"> tells
+# the profile. watch needs no --source either (the profile asks DokuWiki's own
 # configuration where its data is), and one edit re-renders at most the
 # pages whose output changed + 2.
 #
@@ -122,6 +123,21 @@ check_le 1 "${changed:-0}" "files changed ($batch)"
 check_le "${rendered:-999}" $((${changed:-0} + 2)) "URLs re-rendered ($batch)"
 watch_stop
 check_eq 0 "$WATCH_STATUS" "watch exit status"
+
+try "through an HTTP origin (no --root) the profile is told by the first page's generator"
+PHPP=$(port 1)
+bg_start php -S "127.0.0.1:$PHPP" -t "$DW_ROOT" 2>"$TESTDIR/php-server.log"
+PHP_PID=$BG_PID
+wait_port "$PHPP" 10 || fail "php -S did not start: $(cat "$TESTDIR/php-server.log")"
+"$CGISNAP" snapshot --origin "http://127.0.0.1:$PHPP/" --seed "/doku.php?id=start" --max-pages 3 \
+	"$TESTDIR/http" >/dev/null 2>"$TESTDIR/http.err"
+check_le $? 1 "exit status ($(tail -2 "$TESTDIR/http.err"))"
+check_eq "cgisnap: using profile dokuwiki (generator 'DokuWiki'); --profile none to turn it off" \
+	"$(head -1 "$TESTDIR/http.err")" "first line"
+key=$(manifest_field "$TESTDIR/http" "/doku.php?id=start" 2)
+check_contains "$(cat "$TESTDIR/http/$key" 2>/dev/null)" "Welcome to the cgisnap test wiki" "the start page"
+check_not_contains "$(cat "$TESTDIR/http/$key" 2>/dev/null)" "taskrunner.php" "its web bug stripped"
+bg_stop "$PHP_PID"
 
 try "--profile none turns it off; -q keeps the line quiet"
 snap "$TESTDIR/none" --profile none --seed "/doku.php?id=start" --max-pages 3 >/dev/null 2>"$TESTDIR/none.err"
