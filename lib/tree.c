@@ -18,6 +18,7 @@
 #include "xalloc.h"
 
 #define SETTINGS_FILE "settings"
+#define PROFILE_FILE "profile"
 
 /* mkdir -p for the tree's own path. */
 static int make_dirs(const char *path, char *err)
@@ -232,6 +233,14 @@ int tree_save_settings(struct tree *t, const struct site *s, char *err)
 		buf_addf(&b, "canonical = %s\n", s->canonical[i].spec);
 	int rc = write_file_atomic(t->meta_fd, SETTINGS_FILE, b.data, b.len, err);
 	buf_release(&b);
+	return rc;
+}
+
+int tree_save_profile(struct tree *t, const char *name, char *err)
+{
+	char *line = xasprintf("%s\n", name ? name : "none");
+	int rc = write_file_atomic(t->meta_fd, PROFILE_FILE, line, strlen(line), err);
+	free(line);
 	return rc;
 }
 

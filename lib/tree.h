@@ -9,6 +9,7 @@
  *              was made with (site-url, alias, ignore-param, sort-query,
  *              canonical), so
  *              that serve and config canonicalise requests the same way
+ *   profile    the site profile the tree was made with ("dokuwiki"), or "none"
  *   404.html   the site's "not found" page, when one was seen
  *   lock       held (flock) by the snapshot or watch writing the tree
  *   control    the socket of the running watch ('cgisnap notify'; watch/control.h)
@@ -65,6 +66,9 @@ int tree_lock(struct tree *t, char *err);
  * untouched and returns 0. */
 int tree_save_settings(struct tree *t, const struct site *s, char *err);
 int tree_load_settings(struct tree *t, struct site *s, char *err);
+
+/* Record the site profile in use (NULL: none), atomically. */
+int tree_save_profile(struct tree *t, const char *name, char *err);
 
 void tree_close(struct tree *t);
 

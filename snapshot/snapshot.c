@@ -84,7 +84,8 @@ int cmd_snapshot(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (tree_save_settings(&s.tree, &s.site, err) < 0) {
+	if (tree_save_settings(&s.tree, &s.site, err) < 0 ||
+	    tree_save_profile(&s.tree, profile_opts_used(), err) < 0) {
 		log_error("%s", err);
 		rc = EXIT_USAGE;
 		goto out;

@@ -45,6 +45,7 @@ snap "$OUT" >"$TESTDIR/snap1.out" 2>"$TESTDIR/snap1.err"
 check_eq 0 $? "exit status ($(grep -v 'PHP ' "$TESTDIR/snap1.err" | tail -3))"
 check_eq "cgisnap: using profile dokuwiki (found doku.php); --profile none to turn it off" \
 	"$(head -1 "$TESTDIR/snap1.err")" "first line"
+check_eq dokuwiki "$(cat "$OUT/.cgisnap/profile")" "the tree records it"
 
 try "every seeded page is stored with its text"
 missing=""
@@ -142,6 +143,7 @@ bg_stop "$PHP_PID"
 try "--profile none turns it off; -q keeps the line quiet"
 snap "$TESTDIR/none" --profile none --seed "/doku.php?id=start" --max-pages 3 >/dev/null 2>"$TESTDIR/none.err"
 check_not_contains "$(cat "$TESTDIR/none.err")" "using profile" "no profile line"
+check_eq none "$(cat "$TESTDIR/none/.cgisnap/profile")" "the tree records none"
 key=$(manifest_field "$TESTDIR/none" "/doku.php?id=start" 2)
 check_contains "$(cat "$TESTDIR/none/$key" 2>/dev/null)" "lib/exe/taskrunner.php" \
 	"without the profile the web bug stays in the page"

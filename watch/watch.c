@@ -835,7 +835,8 @@ static int watcher_open(struct watcher *w, const struct strlist *args)
 	for (size_t i = 0; i < watch_options.always.n; i++)
 		if (watch_rules_always(&w->rules, &w->s.site, watch_options.always.items[i], err) < 0)
 			goto fail;
-	if (tree_save_settings(&w->s.tree, &w->s.site, err) < 0)
+	if (tree_save_settings(&w->s.tree, &w->s.site, err) < 0 ||
+	    tree_save_profile(&w->s.tree, profile_opts_used(), err) < 0)
 		goto fail;
 	set_dep_roots(w);
 	if (!(w->crawl = crawl_new(&w->s.crawl, w->s.origin, &w->s.site, &w->s.tree, err)))
