@@ -60,6 +60,9 @@ const struct opt crawl_opts[] = {
 	{ "keep-archives", 0, OPT_BOOL, &crawl_options.keep_archives, NULL,
 	  "store archives made on the fly (tar.gz, zip, ... by type or attachment name): skipped by default",
 	  0, 0 },
+	{ "static-query", 0, OPT_STR, &crawl_options.static_query, "keep|ignore",
+	  "ignore: a file under --root asked with a query (x.css?ver=6.1) is stored once as the file"
+	  " (default keep: x.css@ver=6.1.css)", 0, 0 },
 	{ "no-gzip", 0, OPT_BOOL, &crawl_options.no_gzip, NULL, "write no .gz siblings", 0, 0 },
 	{ "quiet", 'q', OPT_BOOL, &crawl_options.quiet, NULL, "print only failures", 0, 0 },
 	{ "verbose", 'v', OPT_BOOL, &crawl_options.verbose, NULL, "say more", 0, 0 },
@@ -118,6 +121,9 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 	s->crawl.gzip = !o->no_gzip;
 	s->crawl.prune = !o->no_prune;
 	s->crawl.keep_archives = o->keep_archives;
+	if (o->static_query && strcmp(o->static_query, "keep") && strcmp(o->static_query, "ignore"))
+		return err_set(err, "bad --static-query '%s': keep or ignore", o->static_query);
+	s->crawl.static_query_ignore = o->static_query && !strcmp(o->static_query, "ignore");
 	s->crawl.progress = !o->quiet && progress_enabled();
 	s->crawl.not_found = xstrdup(o->not_found ? o->not_found : "/cgisnap-404-probe");
 	if (crawl_config_compile(&s->crawl, err) < 0)

@@ -25,6 +25,7 @@ struct crawl_options {
 	long jobs;
 	long max_parse;              /* -1: the default */
 	char *not_found;
+	char *static_query;          /* "keep" (NULL) or "ignore" */
 };
 
 extern struct crawl_options crawl_options;

@@ -508,16 +508,37 @@ static int resolve_collision_locked(struct crawl *c, const struct claim *cl, con
 		       e->target, key);
 }
 
+/* The key of target's file: with static_query_ignore, a file under
+ * --root asked for with a query ("/x.css?ver=6.1", a cache-buster the
+ * site changes with each release) is the file without the query, as a
+ * static server answers it, so that every such URL shares one copy
+ * named as the site names it. The manifest still lists each URL, so
+ * serve and the generated configurations answer it exactly. Fresh, or
+ * NULL with err. */
+static char *static_key(const struct crawl_config *cfg, bool static_file, const char *target, const char *type,
+			char *err)
+{
+	const char *q = strchr(target, '?');
+	if (!cfg->static_query_ignore || !static_file || !q)
+		return urlkey_for(target, type, err);
+	char *path = xstrndup(target, (size_t)(q - target));
+	char *key = urlkey_for(path, type, err);
+	free(path);
+	return key;
+}
+
 /* Claim and publish the file of a page whose sha256 e holds; the rest of
  * store_page. STORED_AS_REDIRECT when the file is its slash form's (e is
- * left for the caller to make a redirect). own_file: never that. */
+ * left for the caller to make a redirect). own_file: never that.
+ * static_file: the body is a file under --root (rs may have forgotten its
+ * path since: load_body). */
 static int publish_page(struct crawl *c, struct origin_response *rs, struct manifest_entry *e,
-			const struct body_file *f, bool own_file, char *err)
+			const struct body_file *f, bool own_file, bool static_file, char *err)
 {
 	const struct crawl_config *cfg = c->cfg;
 	const char *type = rs->content_type;
 	bool copy = f->fd >= 0;
-	char *key = urlkey_for(e->target, type, err);
+	char *key = static_key(cfg, static_file, e->target, type, err);
 	if (!key)
 		return -1;
 	e->key = key; /* e owns it from here: freed with e on failure */
@@ -627,6 +648,7 @@ static int store_page(struct crawl *c, const char *url, struct origin_response *
 	if (open_body(rs, &f, err) < 0)
 		return -1;
 	long long size = f.fd >= 0 ? f.len : (long long)rs->body.len;
+	bool static_file = rs->static_path != NULL;
 	/* Parsing and --strip need the whole body in memory: only up to
 	 * --max-parse. Bigger bodies stay in their file and are streamed. */
 	bool wanted = has_links(type) || (cfg->nstrip && is_text_type(type));
@@ -660,7 +682,7 @@ static int store_page(struct crawl *c, const char *url, struct origin_response *
 	} else {
 		sha256_hex(buf_str(&rs->body), rs->body.len, e->sha256);
 	}
-	rc = publish_page(c, rs, e, &f, own_file, err);
+	rc = publish_page(c, rs, e, &f, own_file, static_file, err);
 out:
 	close_body(&f);
 	return rc;

@@ -68,6 +68,8 @@ struct crawl_config {
 	bool gzip;                   /* .gz siblings for compressible files */
 	bool prune;
 	bool keep_archives;          /* store archives made on the fly (archive.h) too */
+	bool static_query_ignore;    /* a file under --root asked with a query is stored
+				      * once, as the file without it (--static-query ignore) */
 	bool progress;               /* draw the progress bar (stderr a terminal) */
 	char *not_found;             /* target whose 404 page becomes .cgisnap/404.html ("" none) */
 
