@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# t0720-wordpress: Debian's real WordPress (tests/lib-apps.sh) snapshotted
+# with the WordPress profile (profiles/wordpress.conf, given with -c until
+# profiles are detected) and nothing but --root, --cgi and the site URL:
+# every seeded post, page and archive stored; the ?p=N shortlinks recorded
+# as 301s and replayed by cgisnap serve; no dashboard, login, XML-RPC,
+# REST, search or reply URLs, even where a post links them; ?ver= assets
+# stored once, as their files; a link check of the served tree finds
+# nothing broken; 10 pages load in Chromium without a failed resource;
+# and under watch, a post edited through WordPress's own PHP API (as
+# wp-admin saves it) reaches the tree through the profile's must-use
+# plugin (profiles/wordpress-mu-plugin.php, which runs cgisnap notify).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-snapshot.sh"
+. "$(dirname "$0")/lib-serve.sh"
+. "$(dirname "$0")/lib-watch.sh"
+. "$(dirname "$0")/lib-apps.sh"
+
+apps_need wordpress
+PS=$(port 0)
+SITE_URL=http://127.0.0.1:$PS/
+OUT=$TESTDIR/out
+PROFILE=$ROOT/profiles/wordpress.conf
+# What the profile keeps out of the tree: the asserted families.
+JUNK='^/wp-(admin|login\.php|comments-post\.php|json)|^/xmlrpc\.php|[?&](replytocom|s|rest_route)=|/embed/$'
+
+# wp_php CODE: run CODE in php-cli with the test's WordPress loaded (as a
+# request for the site URL would load it).
+wp_php() {
+	php -d display_errors=stderr -r '
+		$_SERVER["HTTP_HOST"] = $argv[2]; $_SERVER["SERVER_NAME"] = "127.0.0.1";
+		$_SERVER["REQUEST_URI"] = "/"; $_SERVER["SERVER_PROTOCOL"] = "HTTP/1.1";
+		require $argv[1] . "/wp-load.php";
+		wp_set_current_user(1);
+		eval($argv[3]);' "$WP_ROOT" "127.0.0.1:$PS" "$1"
+}
+
+try "a seeded WordPress of the test's own, for the address it is served on"
+mariadb_start "$TESTDIR/db"
+check_eq 0 $? "mariadb_start ($(tail -3 "$TESTDIR/db/error.log" 2>/dev/null))"
+wordpress_site "$TESTDIR/wp" "$SITE_URL" >"$TESTDIR/wp.out" 2>&1
+check_eq 0 $? "wordpress_site ($(tail -3 "$TESTDIR/wp.out"))"
+cat "$TESTDIR/wp.out"
+# A post linking what a static copy must not hold, without nofollow: the
+# profile, not the theme's rel attributes, keeps them out.
+wp_php '$id = wp_insert_post(array("post_title" => "Harness links", "post_status" => "publish",
+	"post_date" => "2024-05-28 10:00:00", "post_date_gmt" => "2024-05-28 10:00:00",
+	"post_content" => "<p>Seeded post links: <a href=\"/wp-admin/\">admin</a> <a href=\"/wp-login.php\">login</a>
+	<a href=\"/xmlrpc.php\">rpc</a> <a href=\"/wp-json/\">api</a> <a href=\"/?s=harness\">search</a>
+	<a href=\"/?replytocom=1#respond\">reply</a> <a href=\"/wp-json/oembed/1.0/embed?url=x\">oembed</a>
+	<a href=\"/wp-comments-post.php\">comment</a></p>"), true);
+	if (is_wp_error($id)) exit(1);
+	echo wp_make_link_relative(get_permalink($id)), "\n";' >"$TESTDIR/links-post" 2>"$TESTDIR/links-post.err"
+check_eq 0 $? "the post of links ($(cat "$TESTDIR/links-post.err"))"
+check_eq /2024/05/harness-links/ "$(cat "$TESTDIR/links-post")" "its permalink"
+# Comments show Gravatar images, from the internet: none here.
+wp_php 'update_option("show_avatars", 0);'
+check_eq 0 $? "avatars off"
+
+try "a snapshot with the profile stores every seeded post, page, category, tag and author archive"
+"$CGISNAP" snapshot -c "$PROFILE" --root "$WP_ROOT" --cgi php=php-cgi --site-url "$SITE_URL" -j 2 \
+	"$OUT" >"$TESTDIR/snap.out" 2>"$TESTDIR/snap.err"
+check_eq 0 $? "snapshot exit status ($(tail -3 "$TESTDIR/snap.err"))"
+missing=""
+while IFS=$'\t' read -r path title kind; do
+	# The theme links no month archive (nor does the sitemap).
+	[ "$kind" != month ] || continue
+	key=$(manifest_field "$OUT" "$path" 2)
+	if [ "$(manifest_field "$OUT" "$path" 3)" != 200 ] || [ -z "$key" ] || [ "$key" = - ] ||
+		! grep -qF "<title>$title &#8211; Test blog</title>" "$OUT/$key"; then
+		missing="$missing $path"
+	fi
+done <"$WP_POSTS_FILE"
+check_eq "" "$missing" "seeded URLs not stored with their title"
+for t in / /page/2/ /feed/ /comments/feed/ /2024/01/harness-post-01/feed/ /category/news/feed/ \
+	/wp-sitemap.xml /wp-sitemap-posts-post-1.xml; do
+	check_eq 200 "$(manifest_field "$OUT" "$t" 3)" "$t"
+done
+echo "# wordpress with the profile: $(manifest_targets "$OUT" | wc -l) URLs"
+
+try "no dashboard, login, XML-RPC, REST, oEmbed, search or reply URL was crawled"
+check_eq "" "$(manifest_targets "$OUT" | grep -E -- "$JUNK|wlwmanifest")" "such URLs in the manifest"
+
+try "?ver= assets: one file each, named as the site names it, and the linked URL answers with it"
+ver=$(manifest_targets "$OUT" | grep -E '^/wp-includes/.*\.css\?ver=' | head -1)
+check_ne "" "$ver" "a stylesheet linked with ?ver="
+check_eq "$(echo "${ver%%\?*}" | sed 's|^/||')" "$(manifest_field "$OUT" "$ver" 2)" "its file"
+check_eq "" "$(find "$OUT" -name '*@ver=*')" "files named with the query"
+
+serve_start "$OUT" "$PS"
+try "cgisnap serve replays the ?p=N shortlinks as 301s, and answers the ?ver= URLs with the file"
+n=0
+# The shortlinks as the manifest recorded them, each checked against WordPress.
+while IFS=$'\t' read -r target location; do
+	code=$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "http://127.0.0.1:$PS$target")
+	check_eq "301 $location" "$code" "$target from serve"
+	n=$((n + 1))
+done < <(awk -F'\t' '!/^#/ && $1 ~ /^\/\?p=[0-9]+$/ { print $1 "\t" $9 }' "$OUT/.cgisnap/manifest")
+check_le 21 "$n" "shortlinks recorded (20 posts, the post of links)"
+check_eq "$SITE_URL"2024/01/harness-post-01/ \
+	"$(curl -s -o /dev/null -w '%{redirect_url}' "http://127.0.0.1:$PS/?p=$(wp_php \
+		'echo get_page_by_path("harness-post-01", OBJECT, "post")->ID;')")" \
+	"post 01's shortlink, as WordPress numbers it"
+curl -s -o "$TESTDIR/ver.css" "http://127.0.0.1:$PS$ver"
+check_cmp "$WP_ROOT${ver%%\?*}" "$TESTDIR/ver.css" "$ver from serve"
+
+try "a link check of the served tree finds no broken link"
+python3 "$ROOT/tests/lib-linkcheck-wp.py" --skip "$JUNK" "http://127.0.0.1:$PS" "$OUT" >"$TESTDIR/links" 2>&1
+check_eq 0 $? "link check exit status ($(head -5 "$TESTDIR/links"))"
+check_match "$(tail -1 "$TESTDIR/links")" '^checked [0-9]+ pages, [0-9]+ links, 0 broken, [1-9][0-9]* skipped$' "summary"
+echo "# $(tail -1 "$TESTDIR/links")"
+
+try "10 pages load in Chromium with no failed resource"
+if command -v chromium >/dev/null 2>&1; then
+	{
+		echo /
+		awk -F'\t' '!/^#/ && $3 == 200 && $4 ~ /^text\/html/ && $1 != "/" { print $1 }' "$OUT/.cgisnap/manifest" |
+			LC_ALL=C sort | awk '{ a[NR] = $0 } END { for (k = 0; k < 9; k++) print a[int(k * NR / 9) + 1] }'
+	} | sed "s|^|http://127.0.0.1:$PS|" >"$TESTDIR/pages"
+	python3 "$ROOT/tests/lib-browser.py" $(cat "$TESTDIR/pages") >"$TESTDIR/browser" 2>&1
+	check_eq 10 "$(grep -c '^ok ' "$TESTDIR/browser")" "pages without a problem"
+	while IFS= read -r line; do
+		fail "${line#FAIL }"
+	done < <(grep -v '^ok ' "$TESTDIR/browser")
+else
+	echo "# SKIP chromium is not installed (make deps installs it)"
+fi
+bg_stop "$SERVE_PID"
+
+try "under watch, a post saved through WordPress's PHP API reaches the tree (the must-use plugin)"
+mkdir -p "$WP_ROOT/wp-content/mu-plugins"
+cp "$ROOT/profiles/wordpress-mu-plugin.php" "$WP_ROOT/wp-content/mu-plugins/cgisnap-notify.php"
+sed -i "s|^if (!defined('ABSPATH'))|define('CGISNAP_TREE', '$OUT');\ndefine('CGISNAP_BIN', '$CGISNAP');\n&|" \
+	"$WP_ROOT/wp-config.php"
+watch_start "$TESTDIR/watch.log" -c "$PROFILE" -c "$ROOT/profiles/wordpress-watch.conf" --root "$WP_ROOT" \
+	--cgi php=php-cgi --site-url "$SITE_URL" -j 2 --source "$WP_ROOT/wp-content/themes" "$OUT"
+check_eq 0 $? "watch came up ($(tail -3 "$TESTDIR/watch.log"))"
+wp_php '$p = get_page_by_path("harness-post-20", OBJECT, "post");
+	$r = wp_update_post(array("ID" => $p->ID, "post_title" => "Harness post 20 edited",
+		"post_content" => "<!-- wp:paragraph -->\n<p>Edited in wp-admin, now in the tree.</p>\n<!-- /wp:paragraph -->"), true);
+	if (is_wp_error($r)) exit(1);' 2>"$TESTDIR/edit.err"
+check_eq 0 $? "wp_update_post ($(cat "$TESTDIR/edit.err"))"
+# Post 20, the newest of the seeded ones: on the front page, in the feed
+# (the profile's --always pages) and first in its category's archive.
+wait_file_has "$OUT/2024/05/harness-post-20/index.html" "Edited in wp-admin, now in the tree."
+check_eq 0 $? "the post's page ($(tail -3 "$TESTDIR/watch.log"))"
+for key in index.html feed/index.html category/releases/index.html 2024/05/harness-post-20/feed/index.html; do
+	wait_file_has "$OUT/$key" "Harness post 20 edited"
+	check_eq 0 $? "$key shows the new title"
+done
+watch_stop
+check_eq 0 "$WATCH_STATUS" "watch exit status"
+
+mariadb_stop
+finish
