@@ -5,7 +5,8 @@
 # every seeded post, page and archive stored; the ?p=N shortlinks recorded
 # as 301s and replayed by cgisnap serve; no dashboard, login, XML-RPC,
 # REST, search or reply URLs, even where a post links them; ?ver= assets
-# stored once, as their files; a link check of the served tree finds
+# stored once, as their files (nginx with the generated configuration
+# answering both alike); a link check of the served tree finds
 # nothing broken; 10 pages load in Chromium without a failed resource;
 # and under watch, a post edited through WordPress's own PHP API (as
 # wp-admin saves it) reaches the tree through the profile's must-use
@@ -14,6 +15,7 @@
 . "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-serve.sh"
 . "$(dirname "$0")/lib-watch.sh"
+. "$(dirname "$0")/lib-config.sh"
 . "$(dirname "$0")/lib-apps.sh"
 
 apps_need wordpress
@@ -126,6 +128,23 @@ else
 	echo "# SKIP chromium is not installed (make deps installs it)"
 fi
 bg_stop "$SERVE_PID"
+
+try "nginx with 'cgisnap config nginx' replays the shortlinks and answers the ?ver= URLs alike"
+if command -v nginx >/dev/null 2>&1; then
+	"$CGISNAP" config nginx --listen "127.0.0.1:$PS" "$OUT" >"$TESTDIR/nginx.conf" 2>"$TESTDIR/config.err"
+	check_eq 0 $? "config exit status ($(cat "$TESTDIR/config.err"))"
+	if nginx_start nginx "$PS" -- "$TESTDIR/nginx.conf"; then
+		while IFS=$'\t' read -r target location; do
+			check_eq "301 $location" "$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' \
+				"http://127.0.0.1:$PS$target")" "$target from nginx"
+		done < <(awk -F'\t' '!/^#/ && $1 ~ /^\/\?p=[0-9]+$/ { print $1 "\t" $9 }' "$OUT/.cgisnap/manifest")
+		curl -s -o "$TESTDIR/ver-nginx.css" "http://127.0.0.1:$PS$ver"
+		check_cmp "$WP_ROOT${ver%%\?*}" "$TESTDIR/ver-nginx.css" "$ver from nginx"
+		bg_stop "$NGINX_PID"
+	fi
+else
+	echo "# SKIP nginx is not installed (make deps installs it)"
+fi
 
 try "under watch, a post saved through WordPress's PHP API reaches the tree (the must-use plugin)"
 mkdir -p "$WP_ROOT/wp-content/mu-plugins"
