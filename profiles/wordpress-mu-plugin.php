@@ -14,7 +14,7 @@
  * with the pages that show the post, before and after the change: its
  * permalink and shortlink, the front page and its pages, its category,
  * tag, author, year and month archives and their pages, and the feeds
- * (profiles/wordpress-watch.conf re-renders /, /feed/ and /comments/feed/
+ * (the [watch] section of profiles/wordpress.conf re-renders /, /feed/ and /comments/feed/
  * on every notify too). Only files whose bytes changed are written.
  *
  * Install: copy to wp-content/mu-plugins/cgisnap-notify.php and define in

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # t0720-wordpress: Debian's real WordPress (tests/lib-apps.sh) snapshotted
-# with the WordPress profile (profiles/wordpress.conf, given with -c until
-# profiles are detected) and nothing but --root, --cgi and the site URL:
+# with the WordPress profile (profiles/wordpress.conf, detected by
+# wp-includes/version.php) and nothing but --root, --cgi and the site URL:
 # every seeded post, page and archive stored; the ?p=N shortlinks recorded
 # as 301s and replayed by cgisnap serve; no dashboard, login, XML-RPC,
 # REST, search or reply URLs, even where a post links them; ?ver= assets
@@ -22,7 +22,6 @@ apps_need wordpress
 PS=$(port 0)
 SITE_URL=http://127.0.0.1:$PS/
 OUT=$TESTDIR/out
-PROFILE=$ROOT/profiles/wordpress.conf
 # What the profile keeps out of the tree: the asserted families.
 JUNK='^/wp-(admin|login\.php|comments-post\.php|json)|^/xmlrpc\.php|[?&](replytocom|s|rest_route)=|/embed/$'
 
@@ -60,9 +59,11 @@ wp_php 'update_option("show_avatars", 0);'
 check_eq 0 $? "avatars off"
 
 try "a snapshot with the profile stores every seeded post, page, category, tag and author archive"
-"$CGISNAP" snapshot -c "$PROFILE" --root "$WP_ROOT" --cgi php=php-cgi --site-url "$SITE_URL" -j 2 \
+"$CGISNAP" snapshot --root "$WP_ROOT" --cgi php=php-cgi --site-url "$SITE_URL" -j 2 \
 	"$OUT" >"$TESTDIR/snap.out" 2>"$TESTDIR/snap.err"
 check_eq 0 $? "snapshot exit status ($(tail -3 "$TESTDIR/snap.err"))"
+check_eq "cgisnap: using profile wordpress (found wp-includes/version.php); --profile none to turn it off" \
+	"$(head -1 "$TESTDIR/snap.err")" "the profile is detected"
 missing=""
 while IFS=$'\t' read -r path title kind; do
 	# The theme links no month archive (nor does the sitemap).
@@ -155,7 +156,7 @@ sed -i "s|^if (!defined('ABSPATH'))|define('CGISNAP_TREE', '$OUT');\ndefine('CGI
 # notify. --no-trace: a traced watch would first re-crawl the whole site
 # (30 s) to record what each page reads of the theme, which this case
 # does not change.
-watch_start "$TESTDIR/watch.log" -c "$PROFILE" -c "$ROOT/profiles/wordpress-watch.conf" --root "$WP_ROOT" \
+watch_start "$TESTDIR/watch.log" --root "$WP_ROOT" \
 	--cgi php=php-cgi --site-url "$SITE_URL" -j 2 --no-trace --source "$WP_ROOT/wp-content/themes" "$OUT"
 check_eq 0 $? "watch came up ($(tail -3 "$TESTDIR/watch.log"))"
 wp_php '$p = get_page_by_path("harness-post-20", OBJECT, "post");

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t0345-snapshot-static-query: --static-query ignore: a file under --root
+# t0346-snapshot-static-query: --static-query ignore: a file under --root
 # linked with a cache-busting query (style.css?ver=1, as WordPress links
 # its assets) is stored once, as the file itself; every such URL the pages
 # link is listed and answered with it by cgisnap serve and by the
