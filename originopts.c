@@ -1,6 +1,8 @@
 /* originopts.c - the origin's command-line options (originopts.h). */
 #include "originopts.h"
 
+#include "workers.h"
+
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
@@ -11,6 +13,13 @@ const struct opt origin_opts[] = {
 	  "document root: its scripts run without a web server (or via --fastcgi)", 0, 0 },
 	{ "cgi", 0, OPT_LIST, &origin_options.cgi, "EXT=PROGRAM",
 	  "run *.EXT files through PROGRAM, e.g. php=php-cgi (repeatable)", 0, 0 },
+	{ "cgi-mode", 0, OPT_STR, &origin_options.cgi_mode, "MODE",
+	  "workers: php-cgi as persistent FastCGI workers, --jobs of them, opcache on (the default;"
+	  " watch's traced renders still fork, for now); fork: a process per render (always for *.cgi)",
+	  0, 0 },
+	{ "cgi-max-requests", 0, OPT_INT, &origin_options.cgi_max_requests, "N",
+	  "restart a php-cgi worker after N requests (default " STR(WORKERS_MAX_REQUESTS) ")", 1,
+	  100000000 },
 	{ "static-ext", 0, OPT_LIST, &origin_options.static_exts, "EXT",
 	  "publish *.EXT as it is, though it looks like a script ('': no extension)", 0, 0 },
 	{ "index", 0, OPT_STR, &origin_options.index, "NAMES",

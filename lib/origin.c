@@ -25,6 +25,7 @@
 #include "origin_impl.h"
 #include "spill.h"
 #include "urlkey.h"
+#include "workers.h"
 #include "xalloc.h"
 
 /* RFC 3875 6.2.2 lets a script hand a request on; this many times at most. */
@@ -46,6 +47,7 @@ void origin_config_release(struct origin_config *cfg)
 	strlist_clear(&cfg->cgi);
 	strlist_clear(&cfg->static_exts);
 	free(cfg->index);
+	free(cfg->cgi_mode);
 	free(cfg->front_controller);
 	strlist_clear(&cfg->env);
 	strlist_clear(&cfg->script_aliases);
@@ -213,7 +215,10 @@ static int run_script(const struct origin *o, const char *target, const struct o
 {
 	unsigned long status = 0;
 	int rc;
-	if (o->kind == ORIGIN_CGI) {
+	if (script->handler && script->handler->workers) {
+		rc = workers_run(script->handler->workers, target, env, o->timeout_s, o->max_output,
+				 raw, &status, err);
+	} else if (o->kind == ORIGIN_CGI) {
 		int code;
 		rc = cgi_run(o, target, script, env, raw, rs, &code, err);
 		status = (unsigned long)code;
@@ -523,6 +528,7 @@ static int add_handler(struct origin *o, const char *spec, char *err)
 	h->ext = xstrndup(ext, (size_t)(eq - ext));
 	h->prog = prog;
 	h->php = is_php_cgi(eq + 1);
+	h->workers = NULL;
 	return 0;
 }
 
@@ -642,6 +648,41 @@ static int open_php(struct origin *o, const struct origin_config *cfg, char *err
 	return 0;
 }
 
+/* A pool of workers for each php-cgi handler (origin.h says when). */
+static int open_workers(struct origin *o, const struct origin_config *cfg, char *err)
+{
+	if (cfg->cgi_mode && strcmp(cfg->cgi_mode, "fork") && strcmp(cfg->cgi_mode, "workers"))
+		return err_set(err, "bad --cgi-mode '%s' (expected fork or workers)", cfg->cgi_mode);
+	if ((cfg->cgi_mode && !strcmp(cfg->cgi_mode, "fork")) || o->trace_lib)
+		return 0;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	struct strlist args = STRLIST_INIT, env = STRLIST_INIT;
+	int rc = 0;
+	if (o->php_defaults)
+		workers_php_args(&args, o->php_session_dir);
+	/* Each worker is one process (php-cgi would fork children of its
+	 * own otherwise) that cgisnap recycles itself (0: no limit of
+	 * php-cgi's). */
+	strlist_add_owned(&env, xasprintf("PATH=%s", o->path_env));
+	strlist_add(&env, "PHP_FCGI_CHILDREN=0");
+	strlist_add(&env, "PHP_FCGI_MAX_REQUESTS=0");
+	for (size_t i = 0; i < o->user_env.n; i++)
+		strlist_add(&env, o->user_env.items[i]);
+	struct workers_config wc = { NULL, &args, &env, o->root,
+				     (size_t)(cfg->jobs > 0 ? cfg->jobs : cores > 0 ? cores : 1),
+				     cfg->cgi_max_requests };
+	for (size_t i = 0; i < o->nhandlers && rc == 0; i++) {
+		if (!o->handlers[i].php)
+			continue;
+		wc.prog = o->handlers[i].prog;
+		if (!(o->handlers[i].workers = workers_open(&wc, err)))
+			rc = -1;
+	}
+	strlist_clear(&args);
+	strlist_clear(&env);
+	return rc;
+}
+
 struct origin *origin_open(const struct origin_config *cfg, const struct site *site, char *err)
 {
 	bool cgi = cfg->cgi.n, fastcgi = cfg->fastcgi, http = cfg->origin_url;
@@ -702,7 +743,7 @@ struct origin *origin_open(const struct origin_config *cfg, const struct site *s
 	}
 	if (cfg->trace_lib)
 		o->trace_lib = xstrdup(cfg->trace_lib);
-	if (open_php(o, cfg, err) < 0)
+	if (open_php(o, cfg, err) < 0 || open_workers(o, cfg, err) < 0)
 		goto fail;
 	return o;
 fail:
@@ -727,6 +768,8 @@ void origin_close(struct origin *o)
 		http_origin_close(o->http);
 	if (o->fcgi)
 		fcgi_close(o->fcgi);
+	for (size_t i = 0; i < o->nhandlers; i++)
+		workers_close(o->handlers[i].workers);
 	if (o->php_session_dir)
 		nftw(o->php_session_dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 	for (size_t i = 0; i < o->nhandlers; i++) {

@@ -34,6 +34,8 @@ struct origin_config {
 	char *front_controller; /* --front-controller /index.php */
 	struct strlist env;     /* --env NAME=VALUE */
 	bool no_php_defaults;   /* --no-php-defaults: no opcache/session overrides */
+	char *cgi_mode;         /* --cgi-mode fork|workers; NULL: workers for php-cgi */
+	long cgi_max_requests;  /* --cgi-max-requests N; 0: WORKERS_MAX_REQUESTS */
 	/* Mounts, as Apache's ScriptAlias and Alias (CGI; path aliases for
 	 * FastCGI too): see origin_render. */
 	struct strlist script_aliases; /* --script-alias /PREFIX=PROGRAM */
@@ -163,7 +165,14 @@ struct origin;
  * program whose name starts with "php" and contains "cgi") without
  * --no-php-defaults, each run gets "-d opcache.enable=0 -d
  * session.save_path=DIR" with DIR a private directory made here and
- * removed with its contents by origin_close(). */
+ * removed with its contents by origin_close(). A php-cgi handler runs,
+ * unless cfg->cgi_mode is "fork" or trace_lib is set (tracing a worker
+ * is to come), as a pool of cfg->jobs (default: cores) persistent
+ * FastCGI workers (workers.h) with opcache on instead (same session
+ * directory): the same CGI environment, as FastCGI params, and the same
+ * responses; the workers start at their first render and are stopped by
+ * origin_close(). Other handlers and *.cgi programs always run a process
+ * per render. */
 struct origin *origin_open(const struct origin_config *cfg, const struct site *site, char *err);
 enum origin_kind origin_kind(const struct origin *o);
 /* The directories the origin runs or serves files from besides --root:

@@ -1,6 +1,7 @@
 /* origin_impl.h - what origin.c (the dispatcher) shares with its parts:
  * docroot.c (document-root resolution), cgienv.c (the CGI environment) and
- * the back ends cgi.c (programs run directly), fcgi.c (FastCGI client) and
+ * the back ends cgi.c (programs run directly), fcgi.c (FastCGI client),
+ * workers.c (php-cgi workers cgisnap owns, through fcgi.c) and
  * httporigin.c (libcurl). Not for use outside those files.
  */
 #ifndef CGISNAP_ORIGIN_IMPL_H
@@ -19,9 +20,11 @@ struct origin_handler {
 	char *ext;      /* without the dot */
 	char *prog;     /* absolute path; NULL for FastCGI */
 	bool php;       /* php-cgi: gets the -d settings unless --no-php-defaults */
+	struct workers *workers; /* php-cgi in --cgi-mode workers; NULL: a process per render */
 };
 
 struct fcgi_pool;
+struct workers;
 struct http_origin;
 
 struct origin {

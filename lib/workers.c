@@ -1,0 +1,363 @@
+/* workers.c - the pool of persistent FastCGI workers (workers.h).
+ *
+ * Workers are started with fork, not posix_spawn: PR_SET_PDEATHSIG must
+ * be set in the child before exec. cgisnap is threaded, so between fork
+ * and exec the child makes system calls only, on arguments prepared
+ * before the fork. The death signal comes when the thread that forked
+ * ends, not only the process: a worker started by a render thread that
+ * has since ended is found dead when next taken, and simply started
+ * again (see take).
+ */
+#include "workers.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "log.h"
+#include "origin_impl.h"
+#include "xalloc.h"
+
+/* How long a worker whose request broke is given to finish dying, so
+ * that its status can say why; one still running after that is killed. */
+#define DYING_MS 500
+
+struct worker {
+	pid_t pid;               /* -1: not running */
+	struct fcgi_pool *conn;  /* to its socket */
+	char *sock;              /* the socket's path */
+	long served;
+	bool busy;
+};
+
+struct workers {
+	pthread_mutex_t lock;
+	pthread_cond_t freed;
+	char *dir;
+	char **argv, **envp;     /* NULL-terminated, for execve */
+	char *cwd;
+	struct worker *w;
+	size_t n;
+	long max_requests;
+};
+
+void workers_php_args(struct strlist *args, const char *session_dir)
+{
+	static const char *const opcache[] = { "opcache.enable=1", "opcache.validate_timestamps=1",
+					       "opcache.revalidate_freq=0" };
+	for (size_t i = 0; i < sizeof opcache / sizeof opcache[0]; i++) {
+		strlist_add(args, "-d");
+		strlist_add(args, opcache[i]);
+	}
+	if (session_dir) {
+		strlist_add(args, "-d");
+		strlist_add_owned(args, xasprintf("session.save_path=%s", session_dir));
+	}
+}
+
+int workers_exit_reason(int status, char *err)
+{
+	if (WIFSIGNALED(status)) {
+		const char *name = sigabbrev_np(WTERMSIG(status));
+		return err_set(err, "killed by signal %d (SIG%s)", WTERMSIG(status), name ? name : "?");
+	}
+	return err_set(err, "exited with status %d", WIFEXITED(status) ? WEXITSTATUS(status) : 0);
+}
+
+bool workers_worn_out(long served, long max_requests)
+{
+	return served >= (max_requests > 0 ? max_requests : WORKERS_MAX_REQUESTS);
+}
+
+static char **vector(const char *first, const struct strlist *l)
+{
+	size_t n = l ? l->n : 0, k = 0;
+	char **v = xcalloc(n + 2, sizeof *v);
+	if (first)
+		v[k++] = xstrdup(first);
+	for (size_t i = 0; i < n; i++)
+		v[k++] = xstrdup(l->items[i]);
+	return v;
+}
+
+static void vector_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+struct workers *workers_open(const struct workers_config *cfg, char *err)
+{
+	struct workers *ws = xcalloc(1, sizeof *ws);
+	const char *tmp = getenv("TMPDIR");
+	pthread_mutex_init(&ws->lock, NULL);
+	pthread_cond_init(&ws->freed, NULL);
+	ws->n = cfg->n ? cfg->n : 1;
+	ws->max_requests = cfg->max_requests > 0 ? cfg->max_requests : WORKERS_MAX_REQUESTS;
+	ws->argv = vector(cfg->prog, cfg->args);
+	ws->envp = vector(NULL, cfg->env);
+	ws->cwd = xstrdup(cfg->cwd ? cfg->cwd : "/");
+	ws->w = xcalloc(ws->n, sizeof *ws->w);
+	for (size_t i = 0; i < ws->n; i++)
+		ws->w[i].pid = -1;
+
+	char *dir = xasprintf("%s/cgisnap-workers-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) { /* mode 0700 */
+		err_sys(err, "cannot create a runtime directory '%s'", dir);
+		free(dir);
+		goto fail;
+	}
+	ws->dir = dir;
+	for (size_t i = 0; i < ws->n; i++) {
+		ws->w[i].sock = xasprintf("%s/w%zu.sock", dir, i);
+		if (strlen(ws->w[i].sock) >= sizeof ((struct sockaddr_un *)0)->sun_path) {
+			err_set(err, "runtime directory '%s' is too deep for a socket path (set TMPDIR)", dir);
+			goto fail;
+		}
+	}
+	return ws;
+fail:
+	workers_close(ws);
+	return NULL;
+}
+
+const char *workers_dir(const struct workers *ws)
+{
+	return ws->dir;
+}
+
+/* fd moved above 2, close-on-exec, so that the child's dup2 onto 0 and 1
+ * never overwrites another source; -1 on error (fd closed). */
+static int above_stdio(int fd)
+{
+	if (fd < 0 || fd > 2)
+		return fd;
+	int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	close(fd);
+	return moved;
+}
+
+/* Reap w's process (killing its group first when kill_it) and forget
+ * its connection and socket. The status is in *status when it was
+ * reaped here. */
+static void stop(struct worker *w, bool kill_it, int *status)
+{
+	int st = 0;
+	if (w->pid > 0) {
+		if (kill_it && kill(-w->pid, SIGKILL) < 0)
+			kill(w->pid, SIGKILL);
+		while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (status)
+		*status = st;
+	w->pid = -1;
+	fcgi_close(w->conn);
+	w->conn = NULL;
+	unlink(w->sock);
+	w->served = 0;
+}
+
+/* Start w: a listening socket, then php-cgi on it as fd 0. */
+static int start(struct workers *ws, struct worker *w, char *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int lfd = -1, devnull = -1;
+	pid_t parent = getpid();
+
+	unlink(w->sock);
+	strcpy(sa.sun_path, w->sock);
+	lfd = above_stdio(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(lfd, 16) < 0) {
+		err_sys(err, "cannot listen on '%s'", w->sock);
+		goto fail;
+	}
+	if ((devnull = above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC))) < 0) {
+		err_sys(err, "cannot open '/dev/null'");
+		goto fail;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		err_sys(err, "cannot start '%s'", ws->argv[0]);
+		goto fail;
+	}
+	if (pid == 0) {
+		/* System calls only from here on (see the top). */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127); /* cgisnap died before the line above */
+		setpgid(0, 0);
+		dup2(lfd, 0);
+		dup2(devnull, 1);
+		close_range(3, ~0U, 0);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		struct sigaction dfl = { .sa_handler = SIG_DFL };
+		int defaults[] = { SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGALRM,
+				   SIGUSR1, SIGUSR2, SIGXFSZ };
+		for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
+			sigaction(defaults[i], &dfl, NULL);
+		if (chdir(ws->cwd) < 0)
+			_exit(127);
+		execve(ws->argv[0], ws->argv, ws->envp);
+		_exit(127);
+	}
+	/* Here too, so that a kill of the group cannot come before the child's. */
+	setpgid(pid, pid);
+	close(lfd);
+	close(devnull);
+	w->pid = pid;
+	w->served = 0;
+	/* The socket listens already: connecting cannot race the start. */
+	char *addr = xasprintf("unix:%s", w->sock);
+	w->conn = fcgi_open(addr, err);
+	free(addr);
+	if (!w->conn) {
+		stop(w, true, NULL);
+		return -1;
+	}
+	return 0;
+fail:
+	if (lfd >= 0)
+		close(lfd);
+	if (devnull >= 0)
+		close(devnull);
+	unlink(w->sock);
+	return -1;
+}
+
+/* A free worker, marked busy; waits while all n are busy. */
+static struct worker *take(struct workers *ws)
+{
+	pthread_mutex_lock(&ws->lock);
+	for (;;) {
+		for (size_t i = 0; i < ws->n; i++) {
+			/* A running one first: it has warmed its opcache. */
+			if (!ws->w[i].busy && ws->w[i].pid > 0) {
+				ws->w[i].busy = true;
+				pthread_mutex_unlock(&ws->lock);
+				return &ws->w[i];
+			}
+		}
+		for (size_t i = 0; i < ws->n; i++) {
+			if (!ws->w[i].busy) {
+				ws->w[i].busy = true;
+				pthread_mutex_unlock(&ws->lock);
+				return &ws->w[i];
+			}
+		}
+		pthread_cond_wait(&ws->freed, &ws->lock);
+	}
+}
+
+static void put_back(struct workers *ws, struct worker *w)
+{
+	pthread_mutex_lock(&ws->lock);
+	w->busy = false;
+	pthread_cond_signal(&ws->freed);
+	pthread_mutex_unlock(&ws->lock);
+}
+
+/* Whether w's process is still there; one that ended while idle is
+ * reaped here. */
+static bool running(struct worker *w)
+{
+	int st;
+	if (w->pid <= 0)
+		return false;
+	pid_t r = waitpid(w->pid, &st, WNOHANG);
+	if (r == 0)
+		return true;
+	w->pid = -1;
+	stop(w, false, NULL);
+	return false;
+}
+
+/* After a failed request: 1 when the worker died by itself (its reason
+ * in err), 0 when it was alive and has been killed. Either way it is
+ * gone. */
+static int bury(struct worker *w, char *err)
+{
+	long long deadline = now_ms() + DYING_MS;
+	int st;
+	for (;;) {
+		pid_t r = waitpid(w->pid, &st, WNOHANG);
+		if (r == w->pid || (r < 0 && errno != EINTR)) {
+			if (r == w->pid)
+				workers_exit_reason(st, err);
+			w->pid = -1;
+			stop(w, false, NULL);
+			return 1;
+		}
+		if (now_ms() >= deadline)
+			break;
+		struct timespec ts = { 0, 5000000 };
+		nanosleep(&ts, NULL);
+	}
+	stop(w, true, NULL);
+	return 0;
+}
+
+int workers_run(struct workers *ws, const char *target, const struct strlist *env,
+		long timeout_s, size_t max_output, struct spill *out, unsigned long *app_status,
+		char *err)
+{
+	struct worker *w = take(ws);
+	int rc = -1;
+
+	*app_status = 0;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (!running(w) && start(ws, w, err) < 0)
+			break;
+		rc = fcgi_run(w->conn, target, env, timeout_s, max_output, out, app_status, err);
+		if (rc == 0) {
+			if (workers_worn_out(++w->served, ws->max_requests))
+				stop(w, true, NULL);
+			break;
+		}
+		/* A crash is tried once more on a fresh worker; a worker that
+		 * failed otherwise (timeout, too much output) is killed, and
+		 * the failure stands. */
+		if (!bury(w, err))
+			break;
+		spill_reset(out);
+		*app_status = 0;
+	}
+	put_back(ws, w);
+	return rc;
+}
+
+void workers_close(struct workers *ws)
+{
+	if (!ws)
+		return;
+	for (size_t i = 0; i < ws->n; i++) {
+		if (ws->w[i].sock)
+			stop(&ws->w[i], true, NULL);
+		free(ws->w[i].sock);
+	}
+	if (ws->dir)
+		rmdir(ws->dir);
+	free(ws->dir);
+	free(ws->w);
+	free(ws->cwd);
+	vector_free(ws->argv);
+	vector_free(ws->envp);
+	pthread_cond_destroy(&ws->freed);
+	pthread_mutex_destroy(&ws->lock);
+	free(ws);
+}

@@ -1,0 +1,76 @@
+/* workers.h - a pool of persistent FastCGI worker processes that cgisnap
+ * starts and owns: php-cgi, one process per worker (PHP_FCGI_CHILDREN=0),
+ * each listening on its own unix socket in a private runtime directory
+ * (mkdtemp, mode 0700), given to it as fd 0 - php-cgi serves FastCGI when
+ * its stdin is a listening socket. Requests go through fcgi.c's client.
+ *
+ * The pool owns its processes' lives: a worker is started when a request
+ * needs one; one that crashed mid-request is reaped (its signal or exit
+ * status is the render's reason) and the request is tried once more on a
+ * fresh worker; one past the timeout, or that failed a request in any
+ * other way, is killed (SIGKILL) and replaced; one that served
+ * max_requests requests is recycled. Workers get PR_SET_PDEATHSIG
+ * (SIGKILL), so none outlives cgisnap, even killed with SIGKILL;
+ * workers_close() stops them all and removes the runtime directory.
+ *
+ * Steps: workers_open(); workers_run() from any number of threads (a
+ * request waits for a free worker: never more than n processes);
+ * workers_close().
+ */
+#ifndef CGISNAP_WORKERS_H
+#define CGISNAP_WORKERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "opts.h"
+#include "spill.h"
+
+/* Recycle a worker after this many requests (php-fpm's pm.max_requests,
+ * php-cgi's PHP_FCGI_MAX_REQUESTS default). */
+#define WORKERS_MAX_REQUESTS 500
+
+struct workers_config {
+	const char *prog;        /* absolute path of php-cgi */
+	const struct strlist *args; /* after prog, e.g. "-d" "opcache.enable=1" */
+	const struct strlist *env;  /* the processes' environment, NAME=VALUE */
+	const char *cwd;         /* where the workers start */
+	size_t n;                /* workers at most (0: 1) */
+	long max_requests;       /* 0: WORKERS_MAX_REQUESTS */
+};
+
+struct workers;
+
+/* Make the runtime directory; no process starts yet. NULL with err. The
+ * configuration is copied. */
+struct workers *workers_open(const struct workers_config *cfg, char *err);
+
+/* Render one request with params env on a free worker: as fcgi_run (0
+ * with the application's status in *app_status, or -1 with err), plus
+ * "killed by signal 11 (SIGSEGV)" or "exited with status 255" when the
+ * worker died under the request twice. Thread-safe. */
+int workers_run(struct workers *ws, const char *target, const struct strlist *env,
+		long timeout_s, size_t max_output, struct spill *out, unsigned long *app_status,
+		char *err);
+
+/* The runtime directory (for tests and messages). */
+const char *workers_dir(const struct workers *ws);
+
+/* Stop every worker and remove the runtime directory. NULL is fine. */
+void workers_close(struct workers *ws);
+
+/* Pure parts, for the unit tests. */
+
+/* php-cgi's arguments for a worker: "-d" pairs turning opcache on and
+ * seeing edited files at once, then session.save_path=session_dir when
+ * that is not NULL. Appended to args. */
+void workers_php_args(struct strlist *args, const char *session_dir);
+
+/* Why a worker that was reaped with status ended: "killed by signal 11
+ * (SIGSEGV)" or "exited with status 3", into err; returns -1. */
+int workers_exit_reason(int status, char *err);
+
+/* Whether a worker that has served served requests is to be recycled. */
+bool workers_worn_out(long served, long max_requests);
+
+#endif
