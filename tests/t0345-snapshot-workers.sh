@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# t0345-snapshot-workers: --cgi php=php-cgi renders through a pool of
+# persistent php-cgi FastCGI workers: the same trees as a process per
+# render, a crash, a hang or a leak fails only its URL, the pool recovers
+# and recycles, and no worker outlives cgisnap, however it ends.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-snapshot.sh"
+
+# The workers' session directory is made under TMPDIR and named in their
+# arguments: the process table finds them by it.
+export TMPDIR=$TESTDIR/tmp
+mkdir -p "$TMPDIR"
+MARK=$TMPDIR/cgisnap-php-
+workers() { pgrep -f -- "$MARK" || true; }
+no_workers() { [ -z "$(workers)" ]; }
+some_workers() { [ -n "$(workers)" ]; }
+no_runtime_dir() { [ -z "$(ls "$TMPDIR" | grep cgisnap-workers-)" ]; }
+
+try "the sample wiki: workers and fork mode store byte-identical trees"
+seed_wiki "$TESTDIR/wiki" 40
+snap_wiki "$TESTDIR/wiki" "$TESTDIR/wiki-w" -j 2 2>"$TESTDIR/err-w"
+check_eq 0 $? "exit status, workers"
+snap_wiki "$TESTDIR/wiki" "$TESTDIR/wiki-f" -j 2 --cgi-mode fork 2>"$TESTDIR/err-f"
+check_eq 0 $? "exit status, fork"
+check_eq "" "$(diff -r -x .cgisnap "$TESTDIR/wiki-w" "$TESTDIR/wiki-f")" "trees differ"
+check_eq "$(manifest_targets "$TESTDIR/wiki-f")" "$(manifest_targets "$TESTDIR/wiki-w")" "manifest targets"
+check_file "$TESTDIR/wiki-w/doku.php@id=wiki:syntax.html" "a page"
+check_eq "" "$(workers)" "workers left after the run"
+no_runtime_dir || fail "runtime directory left: $(ls "$TMPDIR")"
+
+try "the sample blog: workers and fork mode store byte-identical trees"
+seed_blog "$TESTDIR/blog" 20
+snap_blog "$TESTDIR/blog" "$TESTDIR/blog-w" -j 2 2>"$TESTDIR/err-w"
+check_eq 0 $? "exit status, workers"
+snap_blog "$TESTDIR/blog" "$TESTDIR/blog-f" -j 2 --cgi-mode fork 2>"$TESTDIR/err-f"
+check_eq 0 $? "exit status, fork"
+check_eq "" "$(diff -r -x .cgisnap "$TESTDIR/blog-w" "$TESTDIR/blog-f")" "trees differ"
+check_eq "$(manifest_targets "$TESTDIR/blog-f")" "$(manifest_targets "$TESTDIR/blog-w")" "manifest targets"
+check_eq "" "$(workers)" "workers left after the run"
+
+# Fault fixtures, linked first, then pages that must still render.
+SITE=$TESTDIR/faults
+mkdir -p "$SITE"
+{
+	echo '<html><body><a href="/crash.php">c</a> <a href="/hang.php">h</a> <a href="/leak.php">l</a>'
+	for i in 1 2 3 4 5 6; do echo "<a href=\"/p$i.php\">p$i</a>"; done
+	echo '</body></html>'
+} >"$SITE/index.html"
+cat >"$SITE/crash.php" <<'PHP'
+<?php
+file_put_contents(__DIR__ . '/../crashes', "x", FILE_APPEND);
+echo "<p>half a pa";
+posix_kill(getmypid(), 11);
+PHP
+printf '<?php echo "<p>"; sleep(30); echo "late</p>";\n' >"$SITE/hang.php"
+printf '<?php ini_set("memory_limit", "16M"); $a = []; while (true) $a[] = str_repeat("x", 1 << 20);\n' >"$SITE/leak.php"
+for i in 1 2 3 4 5 6; do
+	printf '<?php echo "<p>page %s by ", getmypid(), "</p>\\n";\n' "$i" >"$SITE/p$i.php"
+done
+
+try "a crash, a hang and a leak each fail only their URL; the pool recovers"
+"$CGISNAP" snapshot --root "$SITE" --cgi php=php-cgi -j 1 --timeout 2 "$TESTDIR/f-out" 2>"$TESTDIR/err"
+check_eq 1 $? "exit status"
+err=$(cat "$TESTDIR/err")
+check_contains "$err" "failed: /crash.php: killed by signal 11 (SIGSEGV)" "crash and its reason"
+check_contains "$err" "failed: /hang.php: timed out after 2 s" "hang"
+check_contains "$err" "failed: /leak.php:" "leak"
+check_eq 3 "$(grep -c 'failed: ' "$TESTDIR/err")" "number of failed URLs"
+check_eq "xx" "$(cat "$TESTDIR/crashes" 2>/dev/null)" "the crash was tried once more, on a fresh worker"
+for i in 1 2 3 4 5 6; do
+	check_match "$(cat "$TESTDIR/f-out/p$i.php" 2>/dev/null)" "^<p>page $i by [0-9]+</p>$" "p$i.php stored"
+done
+check_eq "" "$(workers)" "workers left after the run"
+no_runtime_dir || fail "runtime directory left: $(ls "$TMPDIR")"
+
+try "fork mode gives the same failures (the crash runs once)"
+rm -f "$TESTDIR/crashes"
+"$CGISNAP" snapshot --root "$SITE" --cgi php=php-cgi --cgi-mode fork -j 1 --timeout 2 \
+	"$TESTDIR/f-fork" 2>"$TESTDIR/err"
+check_eq 1 $? "exit status"
+check_contains "$(cat "$TESTDIR/err")" "failed: /crash.php: killed by signal 11 (SIGSEGV)" "crash"
+check_eq 3 "$(grep -c 'failed: ' "$TESTDIR/err")" "number of failed URLs"
+check_eq "x" "$(cat "$TESTDIR/crashes" 2>/dev/null)" "one run of the crash"
+
+try "a worker is recycled after --cgi-max-requests requests"
+rm -f "$SITE"/crash.php "$SITE"/hang.php "$SITE"/leak.php
+"$CGISNAP" snapshot --root "$SITE" --cgi php=php-cgi -j 1 --cgi-max-requests 2 \
+	"$TESTDIR/r-out" 2>"$TESTDIR/err"
+pids=$(cat "$TESTDIR"/r-out/p*.php | sed -E 's/.* by ([0-9]+).*/\1/' | sort | uniq -c)
+check_eq 3 "$(echo "$pids" | wc -l)" "distinct workers for 6 pages, 2 each: $pids"
+check_eq "" "$(echo "$pids" | awk '$1 != 2')" "pages per worker"
+"$CGISNAP" snapshot --root "$SITE" --cgi php=php-cgi -j 1 "$TESTDIR/r-one" 2>"$TESTDIR/err"
+check_eq 1 "$(cat "$TESTDIR"/r-one/p*.php | sed -E 's/.* by ([0-9]+).*/\1/' | sort -u | wc -l)" \
+	"one worker by default for 6 pages"
+
+try "bad --cgi-mode is refused"
+"$CGISNAP" snapshot --root "$SITE" --cgi php=php-cgi --cgi-mode spawn "$TESTDIR/bad" 2>"$TESTDIR/err"
+check_eq 2 $? "exit status"
+check_contains "$(cat "$TESTDIR/err")" "bad --cgi-mode 'spawn' (expected fork or workers)" "message"
+
+# Slow pages keep the workers busy while cgisnap is stopped.
+for i in 1 2 3 4 5 6; do printf '<?php sleep(5); echo "<p>slow</p>";\n' >"$SITE/p$i.php"; done
+
+for sig in TERM KILL; do
+	try "no worker is left after SIG$sig of cgisnap"
+	rm -rf "$TESTDIR/s-out"
+	bg_start "$CGISNAP" snapshot --root "$SITE" --cgi php=php-cgi -j 2 "$TESTDIR/s-out" 2>/dev/null
+	wait_until 20 some_workers || fail "no worker started"
+	bg_stop "$BG_PID" "$sig"
+	wait_until 10 no_workers || fail "workers left: $(workers)"
+done
+
+finish
