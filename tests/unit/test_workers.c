@@ -1,0 +1,101 @@
+/* test_workers.c - the worker pool's pure parts: php-cgi's arguments, the
+ * reason a reaped worker gives, when one is recycled; and its runtime
+ * directory (no process is started here: t0345 runs real workers). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "log.h"
+#include "opts.h"
+#include "unit.h"
+#include "workers.h"
+
+TEST(workers_php_args_turn_opcache_on_and_keep_the_session_directory)
+{
+	struct strlist a = STRLIST_INIT;
+	workers_php_args(&a, "/tmp/s");
+	CHECK_INT(8, a.n);
+	CHECK_STR("-d", a.items[0]);
+	CHECK_STR("opcache.enable=1", a.items[1]);
+	CHECK_STR("opcache.validate_timestamps=1", a.items[3]);
+	CHECK_STR("opcache.revalidate_freq=0", a.items[5]);
+	CHECK_STR("-d", a.items[6]);
+	CHECK_STR("session.save_path=/tmp/s", a.items[7]);
+	strlist_clear(&a);
+	workers_php_args(&a, NULL);
+	CHECK_INT(6, a.n);
+	strlist_clear(&a);
+}
+
+TEST(workers_exit_reason_names_the_signal_or_the_status)
+{
+	char err[ERR_LEN];
+	CHECK_INT(-1, workers_exit_reason(SIGSEGV, err)); /* as waitpid reports a signal */
+	CHECK_STR("killed by signal 11 (SIGSEGV)", err);
+	workers_exit_reason(SIGKILL, err);
+	CHECK_STR("killed by signal 9 (SIGKILL)", err);
+	workers_exit_reason(255 << 8, err);
+	CHECK_STR("exited with status 255", err);
+	workers_exit_reason(0, err);
+	CHECK_STR("exited with status 0", err);
+}
+
+TEST(workers_worn_out_after_max_requests_or_the_default)
+{
+	CHECK(!workers_worn_out(1, 2));
+	CHECK(workers_worn_out(2, 2));
+	CHECK(!workers_worn_out(WORKERS_MAX_REQUESTS - 1, 0));
+	CHECK(workers_worn_out(WORKERS_MAX_REQUESTS, 0));
+}
+
+TEST(workers_runtime_directory_is_private_and_removed_at_close)
+{
+	char err[ERR_LEN];
+	struct strlist none = STRLIST_INIT;
+	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 3, 0 };
+	struct workers *ws = workers_open(&cfg, err);
+	CHECK(ws != NULL);
+	if (!ws)
+		return;
+	char *dir = strdup(workers_dir(ws));
+	struct stat st;
+	CHECK_INT(0, stat(dir, &st));
+	CHECK(S_ISDIR(st.st_mode));
+	CHECK_INT(0700, st.st_mode & 0777);
+	workers_close(ws);
+	CHECK_INT(-1, stat(dir, &st));
+	free(dir);
+}
+
+TEST(workers_open_refuses_a_runtime_directory_too_deep_for_a_socket)
+{
+	char err[ERR_LEN];
+	char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+	char *base = unit_temp_dir("workers");
+	char name[91];
+	memset(name, 'd', sizeof name - 1);
+	name[sizeof name - 1] = '\0';
+	unit_make_dir(base, name);
+	char *deep = malloc(strlen(base) + sizeof name + 2);
+	sprintf(deep, "%s/%s", base, name);
+	setenv("TMPDIR", deep, 1);
+	struct strlist none = STRLIST_INIT;
+	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 1, 0 };
+	struct workers *ws = workers_open(&cfg, err);
+	CHECK(ws == NULL);
+	CHECK(strstr(err, "too deep for a socket path (set TMPDIR)") != NULL);
+	workers_close(ws);
+	if (old)
+		setenv("TMPDIR", old, 1), free(old);
+	else
+		unsetenv("TMPDIR");
+	/* the directory made for the pool is gone too */
+	CHECK_INT(0, rmdir(deep));
+	free(deep);
+	unit_remove_tree(base);
+	free(base);
+}
