@@ -4,9 +4,10 @@
  * be set in the child before exec. cgisnap is threaded, so between fork
  * and exec the child makes system calls only, on arguments prepared
  * before the fork. The death signal comes when the thread that forked
- * ends, not only the process: a worker started by a render thread that
- * has since ended is found dead when next taken, and simply started
- * again (see take).
+ * ends, not only the process, and render threads come and go (a crawl's
+ * end, watch's batches): every worker is forked by one thread of the
+ * pool's own, the spawner, which lives until workers_close. A worker
+ * found dead when taken all the same is simply started again.
  */
 #include "workers.h"
 
@@ -42,9 +43,23 @@ struct worker {
 	bool busy;
 };
 
+/* One fork asked of the spawner. */
+struct spawn_req {
+	int lfd, devnull;        /* become the child's fds 0 and 1 */
+	pid_t pid;               /* the child, or -1 with errno_ */
+	int errno_;
+	bool done;
+};
+
 struct workers {
 	pthread_mutex_t lock;
 	pthread_cond_t freed;
+	/* The spawner: one request at a time, under slock. */
+	pthread_mutex_t slock;
+	pthread_cond_t scond;
+	struct spawn_req *req;
+	bool quit, spawner_running;
+	pthread_t spawner;
 	char *dir;
 	char **argv, **envp;     /* NULL-terminated, for execve */
 	char *cwd;
@@ -99,12 +114,16 @@ static void vector_free(char **v)
 	free(v);
 }
 
+static void *spawner(void *arg);
+
 struct workers *workers_open(const struct workers_config *cfg, char *err)
 {
 	struct workers *ws = xcalloc(1, sizeof *ws);
 	const char *tmp = getenv("TMPDIR");
 	pthread_mutex_init(&ws->lock, NULL);
 	pthread_cond_init(&ws->freed, NULL);
+	pthread_mutex_init(&ws->slock, NULL);
+	pthread_cond_init(&ws->scond, NULL);
 	ws->n = cfg->n ? cfg->n : 1;
 	ws->max_requests = cfg->max_requests > 0 ? cfg->max_requests : WORKERS_MAX_REQUESTS;
 	ws->argv = vector(cfg->prog, cfg->args);
@@ -128,6 +147,11 @@ struct workers *workers_open(const struct workers_config *cfg, char *err)
 			goto fail;
 		}
 	}
+	if ((errno = pthread_create(&ws->spawner, NULL, spawner, ws)) != 0) {
+		err_sys(err, "cannot start a thread");
+		goto fail;
+	}
+	ws->spawner_running = true;
 	return ws;
 fail:
 	workers_close(ws);
@@ -171,12 +195,77 @@ static void stop(struct worker *w, bool kill_it, int *status)
 	w->served = 0;
 }
 
+/* The child's side of the fork: system calls only (see the top). */
+__attribute__((noreturn)) static void exec_worker(struct workers *ws, pid_t parent, int lfd,
+						    int devnull)
+{
+	/* System calls only from here on (see the top). */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127); /* cgisnap died before the line above */
+	setpgid(0, 0);
+	dup2(lfd, 0);
+	dup2(devnull, 1);
+	close_range(3, ~0U, 0);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	int defaults[] = { SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGALRM,
+			   SIGUSR1, SIGUSR2, SIGXFSZ };
+	for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
+		sigaction(defaults[i], &dfl, NULL);
+	if (chdir(ws->cwd) < 0)
+		_exit(127);
+	execve(ws->argv[0], ws->argv, ws->envp);
+	_exit(127);
+}
+
+static void *spawner(void *arg)
+{
+	struct workers *ws = arg;
+	pid_t parent = getpid();
+	pthread_mutex_lock(&ws->slock);
+	for (;;) {
+		while (!ws->quit && (!ws->req || ws->req->done))
+			pthread_cond_wait(&ws->scond, &ws->slock);
+		if (ws->quit)
+			break;
+		struct spawn_req *r = ws->req;
+		r->pid = fork();
+		if (r->pid == 0)
+			exec_worker(ws, parent, r->lfd, r->devnull);
+		r->errno_ = errno;
+		r->done = true;
+		pthread_cond_broadcast(&ws->scond);
+	}
+	pthread_mutex_unlock(&ws->slock);
+	return NULL;
+}
+
+/* Have the spawner fork a worker on lfd; its pid, or -1 with errno. */
+static pid_t spawn(struct workers *ws, int lfd, int devnull)
+{
+	struct spawn_req r = { lfd, devnull, -1, 0, false };
+	pthread_mutex_lock(&ws->slock);
+	while (ws->req)
+		pthread_cond_wait(&ws->scond, &ws->slock);
+	ws->req = &r;
+	pthread_cond_broadcast(&ws->scond);
+	while (!r.done)
+		pthread_cond_wait(&ws->scond, &ws->slock);
+	ws->req = NULL;
+	pthread_cond_broadcast(&ws->scond);
+	pthread_mutex_unlock(&ws->slock);
+	errno = r.errno_;
+	return r.pid;
+}
+
 /* Start w: a listening socket, then php-cgi on it as fd 0. */
 static int start(struct workers *ws, struct worker *w, char *err)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int lfd = -1, devnull = -1;
-	pid_t parent = getpid();
 
 	unlink(w->sock);
 	strcpy(sa.sun_path, w->sock);
@@ -189,32 +278,10 @@ static int start(struct workers *ws, struct worker *w, char *err)
 		err_sys(err, "cannot open '/dev/null'");
 		goto fail;
 	}
-	pid_t pid = fork();
+	pid_t pid = spawn(ws, lfd, devnull);
 	if (pid < 0) {
 		err_sys(err, "cannot start '%s'", ws->argv[0]);
 		goto fail;
-	}
-	if (pid == 0) {
-		/* System calls only from here on (see the top). */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127); /* cgisnap died before the line above */
-		setpgid(0, 0);
-		dup2(lfd, 0);
-		dup2(devnull, 1);
-		close_range(3, ~0U, 0);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		struct sigaction dfl = { .sa_handler = SIG_DFL };
-		int defaults[] = { SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGALRM,
-				   SIGUSR1, SIGUSR2, SIGXFSZ };
-		for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
-			sigaction(defaults[i], &dfl, NULL);
-		if (chdir(ws->cwd) < 0)
-			_exit(127);
-		execve(ws->argv[0], ws->argv, ws->envp);
-		_exit(127);
 	}
 	/* Here too, so that a kill of the group cannot come before the child's. */
 	setpgid(pid, pid);
@@ -350,6 +417,13 @@ void workers_close(struct workers *ws)
 			stop(&ws->w[i], true, NULL);
 		free(ws->w[i].sock);
 	}
+	if (ws->spawner_running) {
+		pthread_mutex_lock(&ws->slock);
+		ws->quit = true;
+		pthread_cond_broadcast(&ws->scond);
+		pthread_mutex_unlock(&ws->slock);
+		pthread_join(ws->spawner, NULL);
+	}
 	if (ws->dir)
 		rmdir(ws->dir);
 	free(ws->dir);
@@ -359,5 +433,7 @@ void workers_close(struct workers *ws)
 	vector_free(ws->envp);
 	pthread_cond_destroy(&ws->freed);
 	pthread_mutex_destroy(&ws->lock);
+	pthread_cond_destroy(&ws->scond);
+	pthread_mutex_destroy(&ws->slock);
 	free(ws);
 }
