@@ -14,7 +14,9 @@
  *   4. origin_close().
  *
  * Renders never print except a CGI program's stderr, which is logged a line
- * at a time as "cgisnap: TARGET: LINE" (log_raw), and never exit.
+ * at a time as "cgisnap: TARGET: LINE" (log_raw), and never exit. (A php-cgi
+ * worker's own messages outside any request, at its start, go to cgisnap's
+ * stderr as they are.)
  */
 #ifndef CGISNAP_ORIGIN_H
 #define CGISNAP_ORIGIN_H
