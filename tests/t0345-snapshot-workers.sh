@@ -98,6 +98,20 @@ try "bad --cgi-mode is refused"
 check_eq 2 $? "exit status"
 check_contains "$(cat "$TESTDIR/err")" "bad --cgi-mode 'spawn' (expected fork or workers)" "message"
 
+try "serve --dynamic renders through the same warm workers; none is left after SIGTERM"
+P=$(port 0)
+bg_start "$CGISNAP" serve --dynamic --listen "127.0.0.1:$P" --root "$SITE" --cgi php=php-cgi \
+	--access-log off 2>"$TESTDIR/serve.err"
+SERVE=$BG_PID
+wait_port "$P" 10 || fail "dynamic server did not start"
+a=$(curl -s "http://127.0.0.1:$P/p1.php")
+b=$(curl -s "http://127.0.0.1:$P/p2.php")
+check_match "$a" "^<p>page 1 by [0-9]+</p>$" "first page"
+check_eq "${a##* by }" "${b##* by }" "the second request went to the worker of the first"
+bg_stop "$SERVE" TERM
+check_eq "" "$(workers)" "workers left after serve stopped"
+no_runtime_dir || fail "runtime directory left: $(ls "$TMPDIR")"
+
 # Slow pages keep the workers busy while cgisnap is stopped.
 for i in 1 2 3 4 5 6; do printf '<?php sleep(5); echo "<p>slow</p>";\n' >"$SITE/p$i.php"; done
 
