@@ -1133,7 +1133,7 @@ TEST(origin_config_defaults_and_options)
 
 	const char *names[] = { "root", "cgi", "index", "front-controller", "env", "no-php-defaults",
 				"fastcgi", "origin", "site-url", "alias", "timeout", "max-output",
-				"script-alias", "path-alias" };
+				"script-alias", "path-alias", "cgi-mode", "cgi-max-requests" };
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		bool found = false;
 		for (const struct opt *o = origin_opts; o->name; o++)
@@ -1152,13 +1152,14 @@ static bool dir_exists(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-TEST(origin_php_cgi_defaults)
+/* The same environment from a process per render (opcache off: each one
+ * would pay for it) and from a persistent worker (opcache on). */
+static void php_cgi_defaults_in(const char *mode, const char *opcache)
 {
-	if (!have_program("php-cgi"))
-		return;
 	struct fixture f = { 0 };
 	struct origin_response rs;
 	cgi_config(&f.cfg);
+	f.cfg.cgi_mode = xstrdup(mode);
 	strlist_add(&f.cfg.cgi, "php=php-cgi");
 	strlist_add(&f.cfg.env, "CUSTOM=yes");
 	CHECK(fixture_open(&f, "https://example.org:8443/"));
@@ -1167,7 +1168,7 @@ TEST(origin_php_cgi_defaults)
 	CHECK_STR("text/plain;charset=UTF-8", rs.content_type);
 	CHECK_STR("yes", origin_header(&rs, "X-Php"));
 	CHECK(origin_header(&rs, "Set-Cookie") != NULL);
-	CHECK_LINE("0", &rs.body, "opcache");
+	CHECK_LINE(opcache, &rs.body, "opcache");
 	char *save_path = line_value(&rs.body, "save_path");
 	char *session = line_value(&rs.body, "session");
 	CHECK(save_path && strstr(save_path, "/cgisnap-php-"));
@@ -1196,6 +1197,17 @@ TEST(origin_php_cgi_defaults)
 	CHECK(save_path && !dir_exists(save_path));
 	free(save_path);
 	free(session);
+}
+
+TEST(origin_php_cgi_defaults)
+{
+	if (!have_program("php-cgi"))
+		return;
+	struct fixture f = { 0 };
+	struct origin_response rs;
+	char *save_path;
+	php_cgi_defaults_in("fork", "0");
+	php_cgi_defaults_in("workers", "1");
 
 	/* --no-php-defaults: php-cgi as the system configures it. */
 	cgi_config(&f.cfg);
