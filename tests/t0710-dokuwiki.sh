@@ -4,8 +4,9 @@
 # --cgi and --site-url: the dokuwiki profile is detected and makes the
 # snapshot right: every seeded page stored and served at its URL, no
 # action, revision or web-bug URL, one sitemap, feeds and media kept, few
-# URLs beyond the content, a browser-style link check with nothing broken,
-# and a second run that rewrites nothing.
+# URLs beyond the content, a browser-style link check with nothing broken
+# (which does find the links to a page file taken out of a copy), and a
+# second run that rewrites nothing.
 #
 # Through an HTTP origin, the first page's <meta name="generator"> tells
 # the profile. watch needs no --source either (the profile asks DokuWiki's own
@@ -95,12 +96,26 @@ check_eq "302 ${DW_URL%/}/doku.php?id=start&do=index" \
 	"a page's own sitemap answers a 302 to the one kept (--canonical)"
 
 try "a browser-style link check over the whole served tree finds nothing broken"
-pages=$(awk -F'\t' '!/^#/ && $4 ~ /^text\/html/ { print $1 }' "$OUT/.cgisnap/manifest")
-python3 "$ROOT/tests/lib-linkcheck.py" "http://127.0.0.1:$P" "${DW_URL%/}" $pages >"$TESTDIR/links.out" 2>&1
+# The pages are the manifest's; links to the wiki's own URL are links to serve.
+python3 "$ROOT/tests/lib-linkcheck.py" --site "$DW_URL" "http://127.0.0.1:$P" "$OUT" >"$TESTDIR/links.out" 2>&1
 check_eq 0 $? "link check ($(head -5 "$TESTDIR/links.out"))"
-check_match "$(tail -1 "$TESTDIR/links.out")" '^checked [0-9]+ URLs$' "it ran"
-check_le "$(printf '%s\n' "$pages" | wc -l)" "$(tail -1 "$TESTDIR/links.out" | grep -oE '[0-9]+')" \
-	"every page checked"
+check_match "$(tail -1 "$TESTDIR/links.out")" '^checked [0-9]+ pages, [0-9]+ links, [0-9]+ URLs, 0 broken, 0 skipped$' "summary"
+check_le "$PAGES" "$(tail -1 "$TESTDIR/links.out" | grep -oE '^checked [0-9]+' | grep -oE '[0-9]+')" \
+	"every seeded page checked, at least"
+echo "# dokuwiki $(tail -1 "$TESTDIR/links.out")"
+bg_stop "$SERVE_PID"
+
+try "the link check finds the links to a page whose file is taken out of a copy of the tree"
+gone=$(cut -f1 "$DW_PAGES_FILE" | grep -vx start | tail -1)
+cp -a "$OUT" "$TESTDIR/gone"
+rm "$TESTDIR/gone/$(manifest_field "$OUT" "/doku.php?id=$gone" 2)"
+P2=$(port 2)
+serve_start "$TESTDIR/gone" "$P2"
+python3 "$ROOT/tests/lib-linkcheck.py" --site "$DW_URL" "http://127.0.0.1:$P2" "$TESTDIR/gone" >"$TESTDIR/gone.out" 2>&1
+check_eq 1 $? "link check exit status"
+check_contains "$(cat "$TESTDIR/gone.out")" "-> /doku.php?id=$gone: answered 404" "a link to it"
+check_match "$(tail -1 "$TESTDIR/gone.out")" '^checked [0-9]+ pages, [0-9]+ links, [0-9]+ URLs, [1-9][0-9]* broken, 0 skipped$' "summary"
+echo "# $(grep -m1 "^broken .*$gone" "$TESTDIR/gone.out"); $(tail -1 "$TESTDIR/gone.out")"
 bg_stop "$SERVE_PID"
 
 try "a second run rewrites no file"

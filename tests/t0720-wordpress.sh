@@ -108,9 +108,9 @@ curl -s -o "$TESTDIR/ver.css" "http://127.0.0.1:$PS$ver"
 check_cmp "$WP_ROOT${ver%%\?*}" "$TESTDIR/ver.css" "$ver from serve"
 
 try "a link check of the served tree finds no broken link"
-python3 "$ROOT/tests/lib-linkcheck-wp.py" --skip "$JUNK" "http://127.0.0.1:$PS" "$OUT" >"$TESTDIR/links" 2>&1
+python3 "$ROOT/tests/lib-linkcheck.py" --site "$SITE_URL" --skip "$JUNK" "http://127.0.0.1:$PS" "$OUT" >"$TESTDIR/links" 2>&1
 check_eq 0 $? "link check exit status ($(head -5 "$TESTDIR/links"))"
-check_match "$(tail -1 "$TESTDIR/links")" '^checked [0-9]+ pages, [0-9]+ links, 0 broken, [1-9][0-9]* skipped$' "summary"
+check_match "$(tail -1 "$TESTDIR/links")" '^checked [0-9]+ pages, [0-9]+ links, [0-9]+ URLs, 0 broken, [1-9][0-9]* skipped$' "summary"
 echo "# $(tail -1 "$TESTDIR/links")"
 
 try "10 pages load in Chromium with no failed resource"
