@@ -1,12 +1,26 @@
 /* originopts.c - the origin's command-line options (originopts.h). */
 #include "originopts.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "log.h"
+#include "url.h"
 #include "workers.h"
+#include "xalloc.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
 struct origin_config origin_options;
+char *origin_site_url_command;
 
 const struct opt origin_opts[] = {
 	{ "root", 0, OPT_STR, &origin_options.root, "DIR",
@@ -40,7 +54,11 @@ const struct opt origin_opts[] = {
 	{ "origin", 0, OPT_STR, &origin_options.origin_url, "URL",
 	  "HTTP server to render through, e.g. http://127.0.0.1:8080/", 0, 0 },
 	{ "site-url", 0, OPT_STR, &origin_options.site_url, "URL",
-	  "the site's public address (default: --origin, else " ORIGIN_SITE_URL ")", 0, 0 },
+	  "the site's public address (default: --site-url-command's, else --origin, else " ORIGIN_SITE_URL ")",
+	  0, 0 },
+	{ "site-url-command", 0, OPT_STR, &origin_site_url_command, "CMD",
+	  "without --site-url, run CMD (sh -c, in --root) and take the line it prints as --site-url (profiles:"
+	  " WordPress's home option)", 0, 0 },
 	{ "alias", 0, OPT_LIST, &origin_options.aliases, "URL",
 	  "another address of the same site (repeatable)", 0, 0 },
 	{ "timeout", 0, OPT_INT, &origin_options.timeout_s, "S",
@@ -50,3 +68,103 @@ const struct opt origin_opts[] = {
 	  1, 16384 },
 	OPT_END
 };
+
+/* What a command printed, for a one-line message: at most 200 bytes, its
+ * final newline dropped, each other control character (a newline too) as
+ * '?'. The caller frees it. */
+static char *printed_text(const struct buf *out)
+{
+	size_t len = out->len;
+	if (len && out->data[len - 1] == '\n')
+		len--;
+	size_t n = len < 200 ? len : 200;
+	char *t = xstrndup(out->data ? out->data : "", n);
+	for (char *c = t; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	if (n < len) {
+		char *longer = xasprintf("%s...", t);
+		free(t);
+		t = longer;
+	}
+	return t;
+}
+
+int origin_opts_site_url(char *err)
+{
+	const char *cmd = origin_site_url_command, *dir = origin_options.root;
+	struct buf out = BUF_INIT;
+	char *printed = NULL, *line = NULL;
+	int fds[2], status, rc = -1;
+	if (origin_options.site_url || !cmd)
+		return 0;
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return err_sys(err, "cannot run --site-url-command '%s'", cmd);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return err_sys(err, "cannot run --site-url-command '%s'", cmd);
+	}
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (dup2(fds[1], 1) < 0)
+			_exit(127);
+		if (dir && chdir(dir) < 0) {
+			dprintf(2, "cgisnap: cannot enter '%s': %s\n", dir, strerror(errno));
+			_exit(127);
+		}
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	int read_rc = buf_read_fd(&out, fds[0], SITE_URL_COMMAND_MAX);
+	/* Closed before the wait: a command printing on past the limit gets
+	 * EPIPE rather than blocking us both. */
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	printed = printed_text(&out);
+	/* First: cut short, the command dies of SIGPIPE. */
+	if (read_rc < 0) {
+		err_set(err, "--site-url-command '%s' printed more than %d bytes, not one site URL ('%s')", cmd,
+			SITE_URL_COMMAND_MAX, printed);
+		goto out;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		if (WIFEXITED(status))
+			err_set(err, "--site-url-command '%s' exited %d (it printed '%s')", cmd, WEXITSTATUS(status),
+				printed);
+		else
+			err_set(err, "--site-url-command '%s' was killed by signal %d (it printed '%s')", cmd,
+				WTERMSIG(status), printed);
+		goto out;
+	}
+	/* One line: its newline (or CRLF) optional, nothing after it. */
+	size_t n = out.len;
+	if (n && out.data[n - 1] == '\n')
+		n--;
+	if (n && out.data[n - 1] == '\r')
+		n--;
+	if (!n || memchr(out.data, '\n', n) || memchr(out.data, '\0', n)) {
+		err_set(err, "--site-url-command '%s' printed '%s', not one line with the site URL", cmd, printed);
+		goto out;
+	}
+	line = xstrndup(out.data, n);
+	/* Checked as site_init checks --site-url. */
+	const char *why;
+	char *norm = url_normalize_why(line, &why);
+	if (!norm) {
+		err_set(err, "--site-url-command '%s' printed '%s', not a site URL: %s", cmd, printed, why);
+		goto out;
+	}
+	origin_options.site_url = norm;
+	rc = 1;
+out:
+	free(line);
+	free(printed);
+	buf_release(&out);
+	return rc;
+}

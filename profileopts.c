@@ -137,6 +137,9 @@ static void first_generator(char **generator)
 	struct origin *o = NULL;
 	struct origin_response rs;
 	char *target = NULL;
+	/* The default site URL set here is not the user's: without it, a
+	 * --site-url-command still runs after the parse. */
+	bool site_url_given = origin_options.site_url != NULL;
 	*generator = NULL;
 	memset(&site, 0, sizeof site);
 	origin_response_init(&rs);
@@ -172,6 +175,10 @@ out:
 	if (o)
 		origin_close(o);
 	site_release(&site);
+	if (!site_url_given) {
+		free(origin_options.site_url);
+		origin_options.site_url = NULL;
+	}
 }
 
 /* The first profile of dir whose generator rule matches, into used. */
@@ -247,6 +254,7 @@ int profile_opts_parse(const char *command, const struct opt *const *tables, int
 {
 	struct opts_saved *defaults = opts_save(tables);
 	struct buf lines = BUF_INIT;
+	char *profile_command = NULL; /* the profile's --site-url-command */
 	int rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, args, err);
 	if (rc != OPTS_OK)
 		goto out;
@@ -261,7 +269,7 @@ int profile_opts_parse(const char *command, const struct opt *const *tables, int
 		goto out;
 	}
 	if (!have_used)
-		goto out;
+		goto site_url;
 	/* Again, over the profile: the user's options have the last word. */
 	opts_restore(tables, defaults);
 	strlist_clear(args);
@@ -270,6 +278,8 @@ int profile_opts_parse(const char *command, const struct opt *const *tables, int
 		rc = OPTS_ERROR;
 		goto out;
 	}
+	if (origin_site_url_command)
+		profile_command = xstrdup(origin_site_url_command);
 	rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, args, err);
 	if (rc == OPTS_OK && !crawl_options.quiet) {
 		if (used.found)
@@ -281,7 +291,26 @@ int profile_opts_parse(const char *command, const struct opt *const *tables, int
 		else
 			log_info("using profile %s (--profile %s)", used.name, used.name);
 	}
+	if (rc != OPTS_OK)
+		goto out;
+site_url:;
+	/* A profile's command asks the application's files under --root;
+	 * without them (a profile found by the generator of an --origin's
+	 * page) the site stays --origin's, as before profiles. */
+	bool theirs = profile_command && origin_site_url_command &&
+		      !strcmp(profile_command, origin_site_url_command);
+	if (theirs && !origin_options.root)
+		goto out;
+	int ran = origin_opts_site_url(err);
+	if (ran < 0) {
+		rc = OPTS_ERROR;
+		goto out;
+	}
+	if (ran && !crawl_options.quiet)
+		log_info("site URL %s (from %s--site-url-command); --site-url URL to give another",
+			 origin_options.site_url, theirs ? "the profile's " : "");
 out:
+	free(profile_command);
 	buf_release(&lines);
 	free(defaults);
 	return rc;

@@ -247,6 +247,12 @@ static int choose_paths(struct strlist *paths, char **from, char *err)
 static int check_origin(char *err)
 {
 	struct site site;
+	/* Run here once: the dynamic server gets its answer as --site-url. */
+	int ran = origin_opts_site_url(err);
+	if (ran < 0)
+		return -1;
+	if (ran)
+		log_info("site URL %s (from --site-url-command)", origin_options.site_url);
 	origin_defaults(&origin_options);
 	if (site_init(&site, origin_options.site_url, err) < 0)
 		return -1;

@@ -480,6 +480,14 @@ int cmd_serve(int argc, char **argv)
 		goto out;
 	}
 	log_set_verbose(verbose);
+	int ran = origin_opts_site_url(err);
+	if (ran < 0) {
+		log_error("%s", err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (ran)
+		log_info("site URL %s (from --site-url-command)", origin_options.site_url);
 	origin_defaults(&origin_options);
 	opts_default(&listen_spec, DEFAULT_LISTEN);
 	if (access_log && !strcmp(access_log, "off")) {
