@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # t0720-wordpress: Debian's real WordPress (tests/lib-apps.sh) snapshotted
 # with the WordPress profile (profiles/wordpress.conf, detected by
-# wp-includes/version.php) and nothing but --root, --cgi and the site URL:
+# wp-includes/version.php) and nothing but --root and --cgi: the site URL
+# is WordPress's own 'home' option (the profile's --site-url-command,
+# profiles/wordpress-siteurl.php), the tree the same as with --site-url;
 # every seeded post, page and archive stored; the ?p=N shortlinks recorded
 # as 301s and replayed by cgisnap serve; no dashboard, login, XML-RPC,
 # REST, search or reply URLs, even where a post links them; ?ver= assets
@@ -59,11 +61,14 @@ wp_php 'update_option("show_avatars", 0);'
 check_eq 0 $? "avatars off"
 
 try "a snapshot with the profile stores every seeded post, page, category, tag and author archive"
-"$CGISNAP" snapshot --root "$WP_ROOT" --cgi php=php-cgi --site-url "$SITE_URL" -j 2 \
+"$CGISNAP" snapshot --root "$WP_ROOT" --cgi php=php-cgi -j 2 \
 	"$OUT" >"$TESTDIR/snap.out" 2>"$TESTDIR/snap.err"
 check_eq 0 $? "snapshot exit status ($(tail -3 "$TESTDIR/snap.err"))"
 check_eq "cgisnap: using profile wordpress (found wp-includes/version.php); --profile none to turn it off" \
 	"$(head -1 "$TESTDIR/snap.err")" "the profile is detected"
+check_eq "cgisnap: site URL $SITE_URL (from the profile's --site-url-command); --site-url URL to give another" \
+	"$(sed -n 2p "$TESTDIR/snap.err")" "the site URL is WordPress's home"
+check_contains "$(cat "$OUT/.cgisnap/settings")" "site-url = $SITE_URL" "the tree records it"
 missing=""
 while IFS=$'\t' read -r path title kind; do
 	# The theme links no month archive (nor does the sitemap).
@@ -80,6 +85,14 @@ for t in / /page/2/ /feed/ /comments/feed/ /2024/01/harness-post-01/feed/ /categ
 	check_eq 200 "$(manifest_field "$OUT" "$t" 3)" "$t"
 done
 echo "# wordpress with the profile: $(manifest_targets "$OUT" | wc -l) URLs"
+
+try "the same tree as with --site-url given (then the profile's command does not run)"
+"$CGISNAP" snapshot --root "$WP_ROOT" --cgi php=php-cgi --site-url "$SITE_URL" -j 2 \
+	"$OUT" >"$TESTDIR/snap2.out" 2>"$TESTDIR/snap2.err"
+check_eq 0 $? "snapshot exit status ($(tail -3 "$TESTDIR/snap2.err"))"
+check_not_contains "$(cat "$TESTDIR/snap2.err")" "site-url-command" "the command did not run"
+check_match "$(cat "$TESTDIR/snap2.err")" ' \(0 new, 0 changed, [1-9][0-9]* unchanged\), 0 removed' \
+	"nothing written or removed"
 
 try "no dashboard, login, XML-RPC, REST, oEmbed, search or reply URL was crawled"
 check_eq "" "$(manifest_targets "$OUT" | grep -E -- "$JUNK|wlwmanifest")" "such URLs in the manifest"
@@ -156,8 +169,9 @@ sed -i "s|^if (!defined('ABSPATH'))|define('CGISNAP_TREE', '$OUT');\ndefine('CGI
 # notify. --no-trace: a traced watch would first re-crawl the whole site
 # (30 s) to record what each page reads of the theme, which this case
 # does not change.
+# No --site-url: the profile's command gives it, as to snapshot.
 watch_start "$TESTDIR/watch.log" --root "$WP_ROOT" \
-	--cgi php=php-cgi --site-url "$SITE_URL" -j 2 --no-trace --source "$WP_ROOT/wp-content/themes" "$OUT"
+	--cgi php=php-cgi -j 2 --no-trace --source "$WP_ROOT/wp-content/themes" "$OUT"
 check_eq 0 $? "watch came up ($(tail -3 "$TESTDIR/watch.log"))"
 wp_php '$p = get_page_by_path("harness-post-20", OBJECT, "post");
 	$r = wp_update_post(array("ID" => $p->ID, "post_title" => "Harness post 20 edited",

@@ -1,0 +1,60 @@
+<?php
+// profiles/wordpress-siteurl.php - print a WordPress site's address, for
+// the wordpress profile's --site-url-command: run by cgisnap (php-cli, in
+// --root) when no --site-url is given, its one line taken as --site-url.
+//
+// The address is the 'home' option (Settings > General, "Site Address"),
+// not 'siteurl' ("WordPress Address"): every link to a page of the site -
+// permalinks, archives, feeds, the front page, ?p=N shortlinks - is built
+// by home_url(); siteurl (site_url()) only names where WordPress's own
+// files are: wp-includes/ and wp-content/ assets, wp-admin, wp-login.php.
+// The two are the same URL unless WordPress was given its own directory,
+// and the pages of a static copy are where home says. WP_HOME in
+// wp-config.php overrides the option, as it does for WordPress.
+//
+// Only the database layer is loaded (SHORTINIT): no plugin or theme runs.
+// Debian's wp-config.php picks /etc/wordpress/config-HOST.php by the
+// request's host: HTTP_HOST in the environment says which; without it,
+// "localhost" (then Debian's config-default.php).
+//
+// Prints the URL and exits 0, or says why on stderr and exits 1; nothing
+// else ever reaches stdout.
+
+ini_set('display_errors', 'stderr');
+$root = getcwd();
+if (!is_file("$root/wp-load.php") || !is_file("$root/wp-includes/version.php")) {
+	fwrite(STDERR, "wordpress-siteurl.php: no WordPress in '$root' (no wp-load.php)\n");
+	exit(1);
+}
+foreach (array('HTTP_HOST' => 'localhost', 'SERVER_NAME' => 'localhost', 'REQUEST_URI' => '/',
+	       'SERVER_PROTOCOL' => 'HTTP/1.1', 'REQUEST_METHOD' => 'GET') as $k => $v) {
+	if (!isset($_SERVER[$k]))
+		$_SERVER[$k] = getenv($k) !== false ? getenv($k) : $v;
+}
+
+// What loading prints (a missing wp-config.php, the "error establishing a
+// database connection" page: wp_die() pages that end the script) is no
+// site URL: it goes to stderr, as one line, and the exit status is 1.
+$done = false;
+register_shutdown_function(function () use (&$done) {
+	if ($done)
+		return;
+	$page = trim(preg_replace('/\s+/', ' ', strip_tags((string)ob_get_clean())));
+	fwrite(STDERR, "wordpress-siteurl.php: WordPress did not load" .
+		($page !== '' ? ': ' . substr($page, 0, 300) : '') . "\n");
+	exit(1);
+});
+define('SHORTINIT', true);
+ob_start();
+require "$root/wp-load.php";
+$home = get_option('home');
+$noise = ob_get_clean();
+$done = true;
+if ($noise !== '')
+	fwrite(STDERR, $noise);
+if (!is_string($home) || $home === '') {
+	fwrite(STDERR, "wordpress-siteurl.php: WordPress has no 'home' option (is it installed?)\n");
+	exit(1);
+}
+// home has no final slash; the site is its directory (home_url('/')).
+echo rtrim($home, '/'), "/\n";
