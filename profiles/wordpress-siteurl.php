@@ -39,7 +39,9 @@ $done = false;
 register_shutdown_function(function () use (&$done) {
 	if ($done)
 		return;
-	$page = trim(preg_replace('/\s+/', ' ', strip_tags((string)ob_get_clean())));
+	// The page's text: no head, style or script.
+	$page = preg_replace('#<(head|style|script)\b.*?</\1>#si', '', (string)ob_get_clean());
+	$page = trim(preg_replace('/\s+/', ' ', strip_tags($page)));
 	fwrite(STDERR, "wordpress-siteurl.php: WordPress did not load" .
 		($page !== '' ? ': ' . substr($page, 0, 300) : '') . "\n");
 	exit(1);

@@ -6,9 +6,12 @@
 # records it, the output says where it came from); with --site-url it does
 # not run; a failing command, no output, two lines or a bad URL are exit 2
 # with one line naming the command and what it printed, and the tree is
-# left as it was. serve and bench take it too.
+# left as it was. A profile found by an --origin's generator, without
+# --root, does not run its command: the site stays the origin's. serve and
+# bench take it too.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-snapshot.sh"
+. "$(dirname "$0")/lib-serve.sh"
 
 SITE=$TESTDIR/site PROF=$TESTDIR/prof OUT=$TESTDIR/out
 mkdir -p "$SITE" "$PROF"
@@ -79,6 +82,32 @@ bad_command 'printf "http://a/\\nhttp://b/\\n"' "printed 'http://a/?http://b/', 
 bad_command 'echo not a url' "--site-url-command 'echo not a url' printed 'not a url', not a site URL:" "a bad URL"
 bad_command 'echo ftp://blog.test/' "printed 'ftp://blog.test/', not a site URL:" "not http"
 bad_command 'head -c 10000 /dev/zero | tr "\\0" x' "printed more than 4096 bytes" "too long"
+
+try "without --root, a profile found by the generator does not run its command: the site is the origin's"
+GEN=$TESTDIR/gen P=$(port 0)
+mkdir -p "$GEN"
+printf '<html><head><meta name="generator" content="TestApp 1"></head><body><a href="/about.html">a</a></body></html>\n' \
+	>"$GEN/index.html"
+printf '<p>about</p>\n' >"$GEN/about.html"
+"$CGISNAP" snapshot -q --root "$GEN" "$TESTDIR/gen-tree" 2>"$TESTDIR/err"
+check_eq 0 $? "the origin's tree ($(cat "$TESTDIR/err"))"
+serve_start "$TESTDIR/gen-tree" "$P"
+printf '# description: by generator\n# detect: generator ^TestApp\nsite-url-command = exit 6\n' >"$PROF/gen.conf"
+CGISNAP_PROFILE_DIR=$PROF "$CGISNAP" snapshot --origin "http://127.0.0.1:$P/" "$TESTDIR/out5" \
+	>/dev/null 2>"$TESTDIR/err"
+check_eq 0 $? "exit status ($(cat "$TESTDIR/err"))"
+check_eq "cgisnap: using profile gen (generator 'TestApp 1'); --profile none to turn it off" \
+	"$(head -1 "$TESTDIR/err")" "the profile is found"
+check_contains "$(cat "$TESTDIR/out5/.cgisnap/settings")" "site-url = http://127.0.0.1:$P/" "the origin's URL"
+check_eq 200 "$(manifest_field "$TESTDIR/out5" /about.html 3)" "the site was crawled"
+# The user's own command runs without --root too, in the current
+# directory, after a generator that matched no profile.
+rm -f "$PROF/gen.conf"
+(cd "$SITE" && CGISNAP_PROFILE_DIR=$PROF "$CGISNAP" snapshot -q --origin "http://127.0.0.1:$P/" \
+	--site-url-command 'cat address' "$TESTDIR/out6" >/dev/null 2>"$TESTDIR/err")
+check_contains "$(cat "$TESTDIR/out6/.cgisnap/settings")" "site-url = http://blog.test:8080/" \
+	"the user's command ran ($(cat "$TESTDIR/err"))"
+bg_stop "$SERVE_PID"
 
 try "watch, serve and bench take it too; serve with a failing one is exit 2"
 for c in snapshot watch serve bench; do

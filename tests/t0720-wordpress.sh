@@ -190,4 +190,13 @@ watch_stop
 check_eq 0 "$WATCH_STATUS" "watch exit status"
 
 mariadb_stop
+try "without its database, the profile's site URL command fails: exit 2, saying why, nothing made"
+"$CGISNAP" snapshot --root "$WP_ROOT" --cgi php=php-cgi "$TESTDIR/out-nodb" >/dev/null 2>"$TESTDIR/nodb.err"
+check_eq 2 $? "snapshot exit status ($(cat "$TESTDIR/nodb.err"))"
+check_match "$(sed -n 2p "$TESTDIR/nodb.err")" "^wordpress-siteurl.php: WordPress did not load: .*database" \
+	"the helper says what WordPress said, on one line"
+check_match "$(tail -1 "$TESTDIR/nodb.err")" \
+	"^cgisnap snapshot: --site-url-command 'php -f \"[^\"]*/wordpress-siteurl.php\"' exited 1 \(it printed ''\)" \
+	"cgisnap names the command"
+check_no_file "$TESTDIR/out-nodb" "nothing made"
 finish
