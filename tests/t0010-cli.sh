@@ -72,7 +72,8 @@ try "make deps as root: no service starts during the install, none is enabled af
 fake=$TESTDIR/fakebin
 mkdir -p "$fake"
 printf '#!/bin/sh\n[ "$1" = -u ] && { echo 0; exit; }; exec /usr/bin/id "$@"\n' >"$fake/id"
-printf '#!/bin/sh\nexit 0\n' >"$fake/dpkg-query"
+# php-fpm's service is the package it depends on (php8.2-fpm).
+printf '#!/bin/sh\ncase "$*" in *Depends*php-fpm) echo php8.2-fpm ;; esac\nexit 0\n' >"$fake/dpkg-query"
 printf '#!/bin/sh\necho "apt-get $*" >>"$DEPS_LOG"; "$CGISNAP_POLICY_RC_D" mariadb start; echo "policy $?" >>"$DEPS_LOG"; exit "${APT_STATUS:-0}"\n' >"$fake/apt-get"
 printf '#!/bin/sh\necho "${0##*/} $*" >>"$DEPS_LOG"\n' >"$fake/deb-systemd-helper"
 cp "$fake/deb-systemd-helper" "$fake/update-rc.d"
@@ -89,6 +90,12 @@ check_contains "$(cat "$log")" "policy 101" "services refused during the install
 check_contains "$(cat "$log")" "deb-systemd-helper disable mariadb.service" "the systemd unit disabled"
 check_contains "$(cat "$log")" "update-rc.d mariadb disable" "the SysV links disabled"
 check_not_contains "$(grep -v '^apt-get' "$log")" "hello" "a package without a service is left alone"
+rm -f "$log"
+DEPS_LOG=$log CGISNAP_POLICY_RC_D=$TESTDIR/policy PATH="$fake:$PATH" \
+	"$ROOT/tools/deps.sh" pkg:php-fpm >"$TESTDIR/deps.out" 2>&1
+check_eq 0 $? "php-fpm: exit status ($(cat "$TESTDIR/deps.out"))"
+check_contains "$(cat "$log")" "deb-systemd-helper disable php8.2-fpm.service" "php-fpm's versioned unit disabled"
+check_contains "$(cat "$log")" "update-rc.d php8.2-fpm disable" "and its SysV links"
 check_cmp "$TESTDIR/policy.orig" "$TESTDIR/policy" "the admin's policy-rc.d put back"
 check_eq "" "$(ls "$TESTDIR" | grep 'policy\.cgisnap')" "no temporary file left"
 rm -f "$TESTDIR/policy" "$log"

@@ -16,7 +16,8 @@ for group in "$@"; do
 	# version) on a MariaDB the tests start themselves.
 	test) pkgs="$pkgs inotify-tools curl procps iproute2 nginx apache2 chromium python3 time clang libclang-rt-14-dev"
 		pkgs="$pkgs dokuwiki wordpress wordpress-theme-twentytwentythree mariadb-server php-mysql" ;;
-	bench) pkgs="$pkgs wrk nginx lighttpd apache2-utils wget" ;;
+	# php-fpm: bench-apps.sh serves the real DokuWiki through nginx + php-fpm.
+	bench) pkgs="$pkgs wrk nginx lighttpd apache2-utils wget php-fpm" ;;
 	# make fuzz alone; make test runs the fuzzers too (the test group).
 	fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
 	pkg:*) pkgs="$pkgs ${group#pkg:}" ;;
@@ -44,12 +45,13 @@ fi
 echo "cgisnap: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 
-# The servers among these packages (MariaDB, nginx, Apache, lighttpd) are
-# the tests' to start, each on a port or socket of its own: a system one
-# would hold port 80 or 3306 and outlive the run. So none starts during
-# the install (a policy-rc.d that refuses, as Debian's container images
-# have; one already there is put back as it was), and one installed now
-# is disabled afterwards, so none starts at boot either.
+# The servers among these packages (MariaDB, nginx, Apache, lighttpd,
+# php-fpm) are the tests' and benchmarks' to start, each on a port or
+# socket of its own: a system one would hold port 80 or 3306 and outlive
+# the run. So none starts during the install (a policy-rc.d that refuses,
+# as Debian's container images have; one already there is put back as it
+# was), and one installed now is disabled afterwards, so none starts at
+# boot either.
 # CGISNAP_POLICY_RC_D: another file, for tests/t0010-cli.sh.
 policy=${CGISNAP_POLICY_RC_D:-/usr/sbin/policy-rc.d}
 saved=""
@@ -84,6 +86,12 @@ for p in $missing; do
 	case "$p" in
 	mariadb-server) svc=mariadb ;;
 	nginx | apache2 | lighttpd) svc=$p ;;
+	# The service is the versioned package's that php-fpm depends on
+	# (php8.2-fpm).
+	php-fpm)
+		svc=$(dpkg-query -W -f='${Depends}' php-fpm 2>/dev/null | sed -n 's/^\(php[0-9.]*-fpm\).*/\1/p')
+		[ -n "$svc" ] || continue
+		;;
 	*) continue ;;
 	esac
 	# Both the systemd unit and the SysV links: a machine may boot either.
