@@ -3,6 +3,7 @@
 #   make SANITIZE=1      the same with AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test            install missing packages, build, run every test
 #   make bench           the peer benchmarks (figures, never pass/fail)
+#   make bench BENCH=apps  one section of them (bench/bench-apps.sh)
 #   make fuzz            build the libFuzzer targets (clang), run each FUZZ_SECONDS
 #   make install         PREFIX=/usr/local DESTDIR= honoured
 #   make V=1             show the commands

@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# bench/bench-apps.sh - the real DokuWiki (Debian's package, seeded by
+# tests/lib-apps.sh as the t07xx tests seed it): cgisnap with no options
+# beyond --root, --cgi and --site-url (the dokuwiki profile is detected)
+# against wget --mirror through nginx + php-fpm, as a user would run them,
+# in the same run: URLs fetched, content pages (the seeded pages each
+# crawler ended with, at their own URL, with their text), wall time.
+# Medians of RUNS (3) runs, the crawlers taking turns so that all see the
+# same load. A third row: cgisnap through the same php-fpm (--fastcgi).
+#
+# Every crawl starts from the same wiki: the data directory (pages, and
+# DokuWiki's caches, index and locks, which crawls write) is put back as
+# seeded before each one. WGET_SECONDS=1200 bounds a wget run (serial, and
+# it follows every action link); when it is hit the output says so.
+# BENCH=apps bench/run-bench runs this section alone.
+set -u
+. "$(dirname "$0")/lib-bench.sh"
+. "$ROOT/tests/lib-apps.sh"
+RUNS=${RUNS:-3}
+WGET_SECONDS=${WGET_SECONDS:-1200}
+
+missing=""
+for p in dokuwiki php-cgi php-fpm nginx wget; do
+	case "$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)" in
+	ii*) ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+FPM=$(ls /usr/sbin/php-fpm[0-9]* 2>/dev/null | tail -1)
+[ -n "$FPM" ] || missing="$missing php-fpm"
+if [ -n "$missing" ]; then
+	echo "apps: missing Debian packages:$missing (make deps-bench, as root, installs them)"
+	exit 1
+fi
+
+bench_start apps
+now() { date +%s.%N; }
+calc() { awk "BEGIN { printf \"%.3f\", $* }"; }
+
+dokuwiki_site "$WORK/dw" >"$WORK/dw.out" 2>&1 ||
+	{ echo "apps: cannot seed the wiki: $(tail -3 "$WORK/dw.out")"; exit 1; }
+PAGES=$(wc -l <"$DW_PAGES_FILE")
+cp -a "$DW_DATA" "$WORK/data.seeded" || exit 1
+fresh_data() { rm -rf "$DW_DATA" && cp -a "$WORK/data.seeded" "$DW_DATA"; }
+
+# php-fpm as users run it for nginx: its own php.ini (opcache on), a pool of
+# its own on a unix socket, a child per core from the start. In the
+# foreground, so that its PID is the master's and stopping it stops all.
+# As root the children run as root too (-R): the wiki copy is root's.
+SOCK=$WORK/fpm.sock
+mkdir -p "$WORK/sessions"
+{
+	echo "[global]"
+	echo "pid = $WORK/fpm.pid"
+	echo "error_log = $WORK/fpm.log"
+	echo "daemonize = no"
+	echo "[dokuwiki]"
+	[ "$(id -u)" != 0 ] || printf 'user = root\ngroup = root\n'
+	echo "listen = $SOCK"
+	echo "pm = static"
+	echo "pm.max_children = $CORES"
+	echo "php_admin_value[opcache.enable] = 1"
+	echo "php_admin_value[session.save_path] = $WORK/sessions"
+} >"$WORK/fpm.conf"
+fpm_root=""
+[ "$(id -u)" != 0 ] || fpm_root=-R
+"$FPM" -y "$WORK/fpm.conf" $fpm_root -F >"$WORK/fpm.out" 2>&1 &
+pids="$pids $!"
+for i in $(seq 1 250); do [ -S "$SOCK" ] && break; sleep 0.02; done
+[ -S "$SOCK" ] || { echo "apps: php-fpm did not start: $(tail -3 "$WORK/fpm.log" "$WORK/fpm.out")"; exit 1; }
+
+# nginx: a worker per core, the wiki copy as its root, PHP to the pool.
+PORT=$(free_port)
+NGX=$WORK/nginx
+mkdir -p "$NGX/logs" "$NGX/tmp"
+cat >"$NGX/nginx.conf" <<EOF
+$([ "$(id -u)" != 0 ] || echo "user root root;")
+worker_processes $CORES;
+pid $NGX/nginx.pid;
+error_log $NGX/logs/error.log;
+events { worker_connections 256; }
+http {
+	include /etc/nginx/mime.types;
+	access_log off;
+	client_body_temp_path $NGX/tmp/body;
+	fastcgi_temp_path $NGX/tmp/fastcgi;
+	proxy_temp_path $NGX/tmp/proxy;
+	uwsgi_temp_path $NGX/tmp/uwsgi;
+	scgi_temp_path $NGX/tmp/scgi;
+	server {
+		listen 127.0.0.1:$PORT;
+		root $DW_ROOT;
+		index doku.php;
+		location ~ \.php\$ {
+			include /etc/nginx/fastcgi_params;
+			fastcgi_param SCRIPT_FILENAME \$document_root\$fastcgi_script_name;
+			fastcgi_pass unix:$SOCK;
+		}
+	}
+}
+EOF
+nginx -p "$NGX" -c "$NGX/nginx.conf" -e "$NGX/logs/error.log" -g 'daemon off;' 2>"$NGX/logs/stderr" &
+pids="$pids $!"
+wait_port "$PORT" || { echo "apps: nginx did not start: $(tail -3 "$NGX/logs/stderr" "$NGX/logs/error.log")"; exit 1; }
+
+# wget_pages DIR: how many seeded pages are files of DIR named by their URL
+# (doku.php?id=ID) holding their sentence.
+wget_pages() {
+	local n=0 id sentence f
+	while IFS=$'\t' read -r id sentence; do
+		f=$1/127.0.0.1:$PORT/doku.php?id=$id
+		[ -f "$f" ] && grep -qF "$sentence" "$f" && n=$((n + 1))
+	done <"$DW_PAGES_FILE"
+	echo "$n"
+}
+
+# tree_pages DIR: how many seeded pages the tree stores at their URL
+# (/doku.php?id=ID, status 200) with their sentence.
+tree_pages() {
+	local n=0 id sentence key
+	while IFS=$'\t' read -r id sentence; do
+		key=$(awk -F'\t' -v u="/doku.php?id=$id" '!/^#/ && $1 == u && $3 == 200 { print $2; exit }' \
+			"$1/.cgisnap/manifest")
+		[ -n "$key" ] && [ "$key" != - ] && grep -qF "$sentence" "$1/$key" && n=$((n + 1))
+	done <"$DW_PAGES_FILE"
+	echo "$n"
+}
+
+# The URLs a snapshot must not hold: actions, old revisions, the web bug.
+JUNK='[?&]do=(edit|draft|revisions|diff|admin|login|register|resendpwd|profile|media|recent|backlink|subscribe|export_)|[?&]rev=|taskrunner\.php|mediamanager\.php'
+
+# run_wget: a fresh mirror; prints "URLS PAGES SECONDS JUNK TIMEDOUT".
+run_wget() {
+	local t0 t1 st n
+	fresh_data
+	rm -rf "$WORK/wget"
+	mkdir -p "$WORK/wget"
+	t0=$(now)
+	(cd "$WORK/wget" && timeout "$WGET_SECONDS" wget -nv -o "$WORK/wget.log" --mirror --no-parent \
+		-e robots=off "http://127.0.0.1:$PORT/doku.php")
+	st=$?
+	t1=$(now)
+	# URLs fetched: wget's own count of what it downloaded (its last line,
+	# "Downloaded: N files"); each is a file of the mirror, query strings
+	# included in the names. A run cut short has no such line.
+	n=$(sed -n 's/^Downloaded: \([0-9]*\) files.*/\1/p' "$WORK/wget.log" | tail -1)
+	[ -n "$n" ] || n=$(find "$WORK/wget" -type f | wc -l)
+	echo "$n $(wget_pages "$WORK/wget") $(calc "$t1 - $t0")" \
+		"$(find "$WORK/wget" -type f | grep -cE "$JUNK")" "$([ "$st" = 124 ] && echo 1 || echo 0)"
+}
+
+# run_cgisnap NAME ORIGIN...: a fresh snapshot; prints "URLS PAGES SECONDS JUNK".
+run_cgisnap() {
+	local name=$1 t0 t1 n
+	shift
+	fresh_data
+	rm -rf "$WORK/$name"
+	t0=$(now)
+	"$CGISNAP" snapshot "$@" --site-url "$DW_URL" "$WORK/$name" >"$WORK/$name.out" 2>"$WORK/$name.err"
+	t1=$(now)
+	n=$(grep -vc '^#' "$WORK/$name/.cgisnap/manifest" 2>/dev/null)
+	echo "${n:-0} $(tree_pages "$WORK/$name") $(calc "$t1 - $t0")" \
+		"$(grep -v '^#' "$WORK/$name/.cgisnap/manifest" 2>/dev/null | cut -f1 | grep -cE "$JUNK")"
+}
+
+echo "Debian's DokuWiki $(cat "$DW_ROOT/VERSION"), $PAGES pages seeded; nginx $(nginx -v 2>&1 | sed 's|.*/||')" \
+	"+ $(basename "$FPM") ($CORES children, opcache on); median of $RUNS runs"
+wg_n=() wg_p=() wg_s=() cg_n=() cg_p=() cg_s=() fc_n=() fc_p=() fc_s=()
+wg_junk=0 wg_timeout=0 cg_junk=0 fc_junk=0
+for run in $(seq 1 "$RUNS"); do
+	read -r n p s j t < <(run_wget)
+	wg_n+=("$n") wg_p+=("$p") wg_s+=("$s")
+	wg_junk=$j
+	[ "$t" = 0 ] || wg_timeout=1
+	read -r n p s j < <(run_cgisnap cgi --root "$DW_ROOT" --cgi php=php-cgi)
+	cg_n+=("$n") cg_p+=("$p") cg_s+=("$s")
+	cg_junk=$j
+	read -r n p s j < <(run_cgisnap fcgi --root "$DW_ROOT" --fastcgi "unix:$SOCK")
+	fc_n+=("$n") fc_p+=("$p") fc_s+=("$s")
+	fc_junk=$j
+done
+head -1 "$WORK/cgi.err" | sed 's/^/(/; s/$/)/'
+
+W_N=$(median "${wg_n[@]}") W_P=$(median "${wg_p[@]}") W_S=$(median "${wg_s[@]}")
+C_N=$(median "${cg_n[@]}") C_P=$(median "${cg_p[@]}") C_S=$(median "${cg_s[@]}")
+F_N=$(median "${fc_n[@]}") F_P=$(median "${fc_p[@]}") F_S=$(median "${fc_s[@]}")
+printf '%-40s %6s %14s %8s %7s %6s\n' "crawler (origin)" "URLs" "content pages" "seconds" "URLs/s" "junk"
+row() {
+	printf '%-40s %6d %11d/%-2d %8.1f %7.1f %6d%s\n' "$1" "$2" "$3" "$PAGES" "$4" "$(calc "$2 / $4")" "$5" "${6:-}"
+}
+note=""
+[ "$wg_timeout" = 0 ] || note=" (stopped after ${WGET_SECONDS} s at least once)"
+row "wget --mirror (nginx + php-fpm)" "$W_N" "$W_P" "$W_S" "$wg_junk" "$note"
+row "cgisnap, zero-config (php-cgi workers)" "$C_N" "$C_P" "$C_S" "$cg_junk"
+row "cgisnap, --fastcgi (the same php-fpm)" "$F_N" "$F_P" "$F_S" "$fc_junk"
+echo "  junk: action, old-revision and web-bug URLs (edit, diff, export_*, rev=, taskrunner.php, ...)"
+echo "  URLs/s: not like for like: most of wget's URLs show again a page DokuWiki has rendered"
+echo "  and cached already (data/cache); each of cgisnap's is a page's first render"
+echo
+ratio() { calc "$1 / ($2 > 0 ? $2 : 1)"; }
+printf 'cgisnap (CGI) / wget: URLs %.2fx, content pages %.2fx, wall time %.2fx (%.1fx faster)\n' \
+	"$(ratio "$C_N" "$W_N")" "$(ratio "$C_P" "$W_P")" "$(ratio "$C_S" "$W_S")" "$(ratio "$W_S" "$C_S")"
+printf 'cgisnap (FastCGI) / wget: URLs %.2fx, content pages %.2fx, wall time %.2fx (%.1fx faster)\n' \
+	"$(ratio "$F_N" "$W_N")" "$(ratio "$F_P" "$W_P")" "$(ratio "$F_S" "$W_S")" "$(ratio "$W_S" "$F_S")"
+printf 'every seeded page, no junk URL: cgisnap %s, wget %s\n' \
+	"$(goal "$C_P == $PAGES && $cg_junk == 0")" "$(goal "$W_P == $PAGES && $wg_junk == 0")"
+echo "  wget asks for one URL at a time and follows every link (rel=nofollow and each page's"
+echo "  timestamped web bug included); cgisnap renders $CORES at once and the profile keeps the content"
