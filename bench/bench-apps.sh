@@ -136,7 +136,8 @@ run_wget() {
 	rm -rf "$WORK/wget"
 	mkdir -p "$WORK/wget"
 	t0=$(now)
-	(cd "$WORK/wget" && timeout "$WGET_SECONDS" wget -nv -o "$WORK/wget.log" --mirror --no-parent \
+	# --foreground: wget stays in this process group, so Ctrl-C stops it too.
+	(cd "$WORK/wget" && timeout --foreground "$WGET_SECONDS" wget -nv -o "$WORK/wget.log" --mirror --no-parent \
 		-e robots=off "http://127.0.0.1:$PORT/doku.php")
 	st=$?
 	t1=$(now)
