@@ -1,9 +1,11 @@
 /* config/nginx.c - the nginx configuration for a tree: http-level maps
  * (per-URL answers keyed by "$uri?$args") and one server block whose
  * rules find every other file the way urlkey.h names it. */
+#include <ctype.h>
 #include <string.h>
 
 #include "config.h"
+#include "hashmap.h"
 #include "log.h"
 
 /* The statuses nginx's "return CODE URL" sends with a Location. */
@@ -63,6 +65,53 @@ static bool entry_slashed(const struct ti_entry *e)
 	return treeinfo_encoded_slash(e->target);
 }
 
+/* Append to k the map key of e lowercased: what nginx compares. */
+static void lower_key(struct buf *k, const struct ti_entry *e)
+{
+	for (const char *c = e->path; *c; c++)
+		buf_addc(k, (char)tolower((unsigned char)*c));
+	buf_addc(k, '?');
+	for (const char *c = e->query ? e->query : ""; *c; c++)
+		buf_addc(k, (char)tolower((unsigned char)*c));
+}
+
+/* Fill first (lowercased key -> entry) with the first entry of each key
+ * the maps can hold: nginx refuses a map with two keys alike but for case. */
+static void index_keys(struct hashmap *first, const struct treeinfo *ti)
+{
+	const struct ti_list *lists[] = { &ti->redirects, &ti->statuses, &ti->files };
+	for (size_t l = 0; l < 3; l++)
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			const struct ti_entry *e = &lists[l]->items[i];
+			if (entry_unquotable(e) || entry_slashed(e))
+				continue;
+			struct buf k = BUF_INIT;
+			lower_key(&k, e);
+			if (!hashmap_get(first, buf_str(&k)))
+				hashmap_put(first, buf_str(&k), (void *)e);
+			buf_release(&k);
+		}
+}
+
+/* True for an entry whose key is an earlier one's but for case: the maps
+ * cannot hold it, so write_exact matches it on $request_uri. */
+static bool entry_twin(const struct hashmap *first, const struct ti_entry *e)
+{
+	if (entry_unquotable(e) || entry_slashed(e))
+		return false;
+	struct buf k = BUF_INIT;
+	lower_key(&k, e);
+	bool twin = hashmap_get(first, buf_str(&k)) != e;
+	buf_release(&k);
+	return twin;
+}
+
+/* True for an entry the maps list. */
+static bool entry_mapped(const struct hashmap *first, const struct ti_entry *e)
+{
+	return !entry_unquotable(e) && !entry_slashed(e) && !entry_twin(first, e);
+}
+
 /* True for the statuses "return CODE URL" can send. */
 static bool is_redirect_code(int status)
 {
@@ -93,6 +142,14 @@ static bool has_dollar(const struct treeinfo *ti)
 	for (size_t i = 0; i < ti->files.n; i++)
 		if (strchr(ti->files.items[i].key, '$'))
 			return true;
+	/* The map of exact keys (write_case_map) has them as values. */
+	const struct ti_list *lists[] = { &ti->redirects, &ti->statuses, &ti->files };
+	for (size_t l = 0; l < 3; l++)
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			const struct ti_entry *e = &lists[l]->items[i];
+			if (strchr(e->path, '$') || (e->query && strchr(e->query, '$')))
+				return true;
+		}
 	return false;
 }
 
@@ -111,9 +168,9 @@ static size_t next_pow2(size_t n)
 static void hash_sizes(struct buf *out, const struct treeinfo *ti)
 {
 	const struct ti_list *lists[] = { &ti->redirects, &ti->statuses, &ti->files };
-	size_t longest = 0, most = 0;
+	/* The map of exact keys holds the entries of all three lists. */
+	size_t longest = 0, most = ti->redirects.n + ti->statuses.n + ti->files.n;
 	for (size_t l = 0; l < 3; l++) {
-		most = lists[l]->n > most ? lists[l]->n : most;
 		for (size_t i = 0; i < lists[l]->n; i++) {
 			const struct ti_entry *e = &lists[l]->items[i];
 			size_t len = strlen(e->path) + 1 + (e->query ? strlen(e->query) : 0);
@@ -137,24 +194,61 @@ static void hash_sizes(struct buf *out, const struct treeinfo *ti)
 	buf_addf(out, "map_hash_bucket_size %zu;\nmap_hash_max_size %zu;\n\n", bucket, max);
 }
 
+/* nginx matches a map's strings ignoring case ("/?P=5" finds the entry
+ * of "/?p=5"), cgisnap serve matches URLs exactly: the map of exact keys
+ * gives the key of the entry a request found, and $cgisnap_ID_case is "!"
+ * when that is not the request itself; the maps of answers are keyed by
+ * "$cgisnap_ID_case$uri?$args", so an inexact request finds none of them
+ * and goes on to the rules, which match file names exactly. */
+static void write_case_map(struct buf *out, const struct treeinfo *ti, const struct config_params *p,
+			   const struct hashmap *first)
+{
+	const struct ti_list *lists[] = { &ti->redirects, &ti->statuses, &ti->files };
+	buf_adds(out, "# The exact key of the entry a request finds (nginx compares map strings\n"
+		      "# ignoring case), and \"!\" when the request is not it: the maps below\n"
+		      "# answer only the URL as recorded, as cgisnap serve does.\n");
+	buf_addf(out, "map \"$uri?$args\" $cgisnap_%s_key {\n", p->id);
+	for (size_t l = 0; l < 3; l++)
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			const struct ti_entry *e = &lists[l]->items[i];
+			if (!entry_mapped(first, e))
+				continue;
+			struct buf k = BUF_INIT;
+			buf_addf(&k, "%s?%s", e->path, e->query ? e->query : "");
+			buf_adds(out, "    ");
+			quote(out, buf_str(&k));
+			buf_adds(out, " ");
+			quote_value(out, buf_str(&k), p->id);
+			buf_adds(out, ";\n");
+			buf_release(&k);
+		}
+	buf_adds(out, "}\n");
+	buf_addf(out, "map \"$cgisnap_%s_key|$uri?$args\" $cgisnap_%s_case {\n"
+		      "    \"~^(.*)\\|\\1$\" \"\";\n    default \"!\";\n}\n\n",
+		 p->id, p->id);
+}
+
 /* The http-level part: hash sizes, the maps of recorded answers and the
  * Cache-Control by status. */
-static void write_maps(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
+static void write_maps(struct buf *out, const struct treeinfo *ti, const struct config_params *p,
+		       const struct hashmap *first)
 {
 	hash_sizes(out, ti);
 	if (has_dollar(ti)) {
 		buf_adds(out, "# \"$\" in a value below: nginx would read it as a variable.\n");
 		buf_addf(out, "geo $cgisnap_%s_dollar {\n    default \"$\";\n}\n\n", p->id);
 	}
+	if (ti->redirects.n || ti->statuses.n || ti->files.n)
+		write_case_map(out, ti, p, first);
 	for (size_t c = 0; c < sizeof redirect_codes / sizeof redirect_codes[0]; c++) {
 		int code = redirect_codes[c];
 		if (!count_status(&ti->redirects, code))
 			continue;
 		buf_addf(out, "# Recorded %d redirects: \"decoded path?raw query\" -> Location.\n", code);
-		buf_addf(out, "map \"$uri?$args\" $cgisnap_%s_%d {\n", p->id, code);
+		buf_addf(out, "map \"$cgisnap_%s_case$uri?$args\" $cgisnap_%s_%d {\n", p->id, p->id, code);
 		for (size_t i = 0; i < ti->redirects.n; i++) {
 			const struct ti_entry *e = &ti->redirects.items[i];
-			if (e->status != code || entry_unquotable(e) || entry_slashed(e))
+			if (e->status != code || !entry_mapped(first, e))
 				continue;
 			buf_adds(out, "    ");
 			map_key(out, e);
@@ -172,10 +266,10 @@ static void write_maps(struct buf *out, const struct treeinfo *ti, const struct 
 	}
 	if (ti->statuses.n) {
 		buf_adds(out, "# Recorded 404 and 410 answers (and pages whose render failed: 404).\n");
-		buf_addf(out, "map \"$uri?$args\" $cgisnap_%s_status {\n", p->id);
+		buf_addf(out, "map \"$cgisnap_%s_case$uri?$args\" $cgisnap_%s_status {\n", p->id, p->id);
 		for (size_t i = 0; i < ti->statuses.n; i++) {
 			const struct ti_entry *e = &ti->statuses.items[i];
-			if (entry_unquotable(e) || entry_slashed(e))
+			if (!entry_mapped(first, e))
 				continue;
 			buf_adds(out, "    ");
 			map_key(out, e);
@@ -187,10 +281,10 @@ static void write_maps(struct buf *out, const struct treeinfo *ti, const struct 
 		buf_adds(out, "# Pages the rules below would miss, or that need their recorded content\n"
 			      "# type: \"N/FILE\", served by location /.cgisnap-file/N/ (N = 0: the\n"
 			      "# type by extension).\n");
-		buf_addf(out, "map \"$uri?$args\" $cgisnap_%s_file {\n", p->id);
+		buf_addf(out, "map \"$cgisnap_%s_case$uri?$args\" $cgisnap_%s_file {\n", p->id, p->id);
 		for (size_t i = 0; i < ti->files.n; i++) {
 			const struct ti_entry *e = &ti->files.items[i];
-			if (entry_unquotable(e) || entry_slashed(e) ||
+			if (!entry_mapped(first, e) ||
 			    (e->type && config_unquotable(ti->types.items[e->type - 1])))
 				continue;
 			struct buf v = BUF_INIT;
@@ -355,7 +449,7 @@ static void write_slashed_entry(struct buf *out, const struct treeinfo *ti, cons
  * the file x%2Fy/index.html, but $uri holds "/x/y", another URL. Such
  * requests are answered here as listed, else 404, before the maps on $uri
  * or the rules can take them for "/x/y". */
-static void write_slashed(struct buf *out, const struct treeinfo *ti)
+static void write_slashed(struct buf *out, const struct treeinfo *ti, const struct hashmap *first)
 {
 	const struct ti_list *lists[] = { &ti->redirects, &ti->statuses, &ti->files };
 	buf_adds(out, "    # 1b. A path with an encoded '/' (%2F) names one file (\"/x%2Fy\" is\n"
@@ -368,12 +462,27 @@ static void write_slashed(struct buf *out, const struct treeinfo *ti)
 				write_slashed_entry(out, ti, e);
 		}
 	}
+	/* Written before the %2F rule below: a twin may hold an encoded '/'
+	 * only in its query, where that rule does not look. */
+	bool twins = false;
+	for (size_t l = 0; l < 3; l++)
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			const struct ti_entry *e = &lists[l]->items[i];
+			if (!entry_twin(first, e) || !(l || is_redirect_code(e->status)))
+				continue;
+			if (!twins)
+				buf_adds(out, "    # URLs alike but for case: nginx's maps (step 2b) ignore case and\n"
+					      "    # hold the first; these are matched exactly as they arrive.\n");
+			twins = true;
+			write_slashed_entry(out, ti, e);
+		}
 	buf_adds(out, "    if ($request_uri ~* \"^[^?]*%2f\") {\n        return 404;\n    }\n");
 }
 
 /* Steps 1 to 3 of the server block, at server level (nginx runs them
  * once, before choosing a location). */
-static void write_guards(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
+static void write_guards(struct buf *out, const struct treeinfo *ti, const struct config_params *p,
+			 const struct hashmap *first)
 {
 	buf_adds(out, "    # 1. Targets cgisnap serve refuses as malformed or hostile: 400.\n");
 	for (const struct config_guard *g = config_bad_targets; g->re; g++) {
@@ -385,7 +494,7 @@ static void write_guards(struct buf *out, const struct treeinfo *ti, const struc
 		buf_adds(out, ") {\n        return 400;\n    }\n");
 	}
 	write_canonical(out, ti, p);
-	write_slashed(out, ti);
+	write_slashed(out, ti, first);
 	bool any = ti->redirects.n || ti->statuses.n || ti->files.n;
 	if (any)
 		buf_adds(out, "    # 2b. What the tree recorded for exact URLs (the maps above), dotfile\n"
@@ -460,8 +569,10 @@ static void write_file_locations(struct buf *out, const struct treeinfo *ti)
 
 void nginx_write(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
 {
+	struct hashmap first = HASHMAP_INIT;
+	index_keys(&first, ti);
 	write_header(out, ti, p);
-	write_maps(out, ti, p);
+	write_maps(out, ti, p, &first);
 
 	buf_adds(out, "server {\n");
 	buf_addf(out, "    listen %s:%ld;\n    server_name %s", p->host, p->port, p->server_name);
@@ -486,7 +597,7 @@ void nginx_write(struct buf *out, const struct treeinfo *ti, const struct config
 			      "    error_page 404 410 @cgisnap_%s_404;\n", p->id);
 	}
 	buf_adds(out, "\n");
-	write_guards(out, ti, p);
+	write_guards(out, ti, p, &first);
 	write_rules(out, ti);
 	write_file_locations(out, ti);
 	if (ti->have_404) {
@@ -498,4 +609,5 @@ void nginx_write(struct buf *out, const struct treeinfo *ti, const struct config
 		buf_release(&meta);
 	}
 	buf_adds(out, "}\n");
+	hashmap_release(&first);
 }

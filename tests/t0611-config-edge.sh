@@ -7,7 +7,9 @@
 # (stored as %2E...), paths that decode to a key's own escapes
 # (/a%2540b/ is not the file a%40b/ of /a@b/), and encoded slashes
 # (/tool/x%2Fy is the file tool/x%2Fy/index.html, never tool/x/y's), and
-# pages the site sent without a charset (sent so by all three, none added). Compared with
+# pages the site sent without a charset (sent so by all three, none added),
+# and URLs alike but for case (nginx's maps ignore case: /?P=5 is not
+# /?p=5, and both may be recorded). Compared with
 # cgisnap serve as t0610 does (see there for the two tolerances).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-serve.sh"
@@ -45,6 +47,7 @@ page 'tool/lib%2Fa.css' 'a { color: blue }'
 page 'x%252Fy/index.html' 'a percent sign then 2F'
 page 'nocharset/index.html' '<p>sent as text/html, no charset</p>'
 page 'plain.css' 'p { color: green }'
+page 'Plain.css' 'P { color: teal }'
 seq 1 3000 >"$T/big.txt"
 gzip -9 -c "$T/big.txt" >"$T/big.txt.gz"
 same_mtime "$T/big.txt.gz" "$T/big.txt"
@@ -74,6 +77,7 @@ manifest_start "$T"
 	manifest_line /x%252Fy 'x%252Fy/index.html' 200 'text/html; charset=utf-8'
 	manifest_line /nocharset 'nocharset/index.html' 200 'text/html'
 	manifest_line /plain.css 'plain.css' 200 'text/css'
+	manifest_line /Plain.css 'Plain.css' 200 'text/css'
 	manifest_line /r%2Fs - 301 - 'http://localhost/tool/x%2Fy'
 	manifest_line /g%2Fh - 410 - -
 	manifest_line /.old - 301 - 'http://localhost/a/'
@@ -82,6 +86,7 @@ manifest_start "$T"
 	manifest_line /perm - 308 - 'http://localhost/a/'
 	manifest_line /dollar - 301 - 'http://localhost/a$b'
 	manifest_line '/?p=5' - 301 - 'http://localhost/2020/05/hello/'
+	manifest_line '/?P=5' - 301 - 'http://localhost/upper/'
 	manifest_line /gone - 410 - -
 	manifest_line /deleted - 404 - -
 	manifest_line /failed - 500 - -
@@ -117,7 +122,8 @@ check_contains "$(cat "$TESTDIR/config.err")" "left out 1 manifest entry" "the u
 n=$(cat "$TESTDIR/nginx.conf")
 check_contains "$n" '"/a@b/?" "0/a%40b/index.html";' "an escaped '@' is listed"
 check_contains "$n" '"/search?q=a/b" "0/search@q=a%2Fb.html";' "a '/' in the query is listed"
-check_contains "$n" '"/feed/?type=rss" "2/feed/@type=rss.xml";' "a typed query page is listed"
+# (N: the type's place in the list, which /Plain.css's text/css comes before.)
+check_match "$n" '"/feed/\?type=rss" "[1-9]/feed/@type=rss\.xml";' "a typed query page is listed"
 check_not_contains "$n" '"/x?a=?b"' "a '?' in the query needs no listing"
 check_contains "$n" '"http://localhost/a${cgisnap_localhost_' "a '$' in a Location stays literal"
 check_contains "$n" ' $cgisnap_path@$args.json ' "the suffixes in use are tried"
@@ -167,6 +173,13 @@ cat >"$L" <<'EOF'
 /dollar
 /?p=5
 /?p=6
+/?P=5
+/?P=6
+/PLAIN.CSS
+/Plain.css
+/Gone
+/Feed/?type=rss
+/feed/?TYPE=rss
 /gone
 /deleted
 /failed

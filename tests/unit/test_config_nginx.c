@@ -75,8 +75,16 @@ TEST(config_nginx_maps)
 	struct treeinfo ti;
 	blog(&ti);
 	char *t = nginx_text(&ti, "127.0.0.1:8090", NULL);
-	CHECK_HAS(t, "map \"$uri?$args\" $cgisnap_blog_example_com_8090_301 {\n"
+	CHECK_HAS(t, "map \"$cgisnap_blog_example_com_8090_case$uri?$args\" $cgisnap_blog_example_com_8090_301 {\n"
 	       "    \"/?p=5\" \"http://blog.example.com/2020/05/x/\";\n");
+	/* nginx compares map strings ignoring case: "/?P=5" finds the key
+	 * "/?p=5", whose exact text then differs from the request. */
+	CHECK_HAS(t, "map \"$uri?$args\" $cgisnap_blog_example_com_8090_key {\n");
+	CHECK_HAS(t, "    \"/?p=5\" \"/?p=5\";\n");
+	CHECK_HAS(t, "    \"/gone?\" \"/gone?\";\n");
+	CHECK_HAS(t, "    \"/feed/?\" \"/feed/?\";\n");
+	CHECK_HAS(t, "map \"$cgisnap_blog_example_com_8090_key|$uri?$args\" $cgisnap_blog_example_com_8090_case {\n"
+	       "    \"~^(.*)\\|\\1$\" \"\";\n    default \"!\";\n}\n");
 	/* A '$' in a value would start a variable. */
 	CHECK_HAS(t, "geo $cgisnap_blog_example_com_8090_dollar {\n    default \"$\";\n}\n");
 	CHECK_HAS(t, "    \"/cost?\" \"http://blog.example.com/a${cgisnap_blog_example_com_8090_dollar}b\";\n");
@@ -101,6 +109,26 @@ TEST(config_nginx_maps)
 	CHECK_HAS(t, "    add_header Cache-Control $cgisnap_blog_example_com_8090_cache_control always;\n");
 	/* Short keys fit nginx's default hash sizes. */
 	CHECK_LACKS(t, "map_hash_bucket_size");
+	free(t);
+	treeinfo_release(&ti);
+}
+
+/* nginx refuses a map with two keys alike but for case, and answers one
+ * for the other: the first is listed, the second matched exactly. */
+TEST(config_nginx_keys_alike_but_for_case)
+{
+	struct treeinfo ti;
+	blog(&ti);
+	unit_treeinfo_add(&ti, "/?P=5", 301, NULL, NULL, "http://blog.example.com/upper/");
+	unit_treeinfo_add(&ti, "/About/", 200, "About/index.html", "text/plain", NULL);
+	unit_treeinfo_add(&ti, "/about/", 200, "about/index.html", "text/plain", NULL);
+	char *t = nginx_text(&ti, "127.0.0.1:8090", NULL);
+	CHECK_HAS(t, "    \"/?p=5\" \"http://blog.example.com/2020/05/x/\";\n");
+	CHECK_LACKS(t, "    \"/?P=5\" \"");
+	CHECK_HAS(t, "    if ($request_uri = \"/?P=5\") {\n        return 301 \"http://blog.example.com/upper/\";\n");
+	CHECK_HAS(t, "    \"/About/?\" \"");
+	CHECK_LACKS(t, "    \"/about/?\" \"");
+	CHECK_HAS(t, "    if ($request_uri = \"/about/\") {\n        rewrite ^ \"/.cgisnap-file/");
 	free(t);
 	treeinfo_release(&ti);
 }
