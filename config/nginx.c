@@ -1,5 +1,6 @@
 /* config/nginx.c - the nginx configuration for a tree: http-level maps
- * (per-URL answers keyed by "$uri?$args") and one server block whose
+ * (per-URL answers keyed by "$uri?$args", held to the exact key although
+ * nginx compares map strings ignoring case) and one server block whose
  * rules find every other file the way urlkey.h names it. */
 #include <ctype.h>
 #include <string.h>
