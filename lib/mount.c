@@ -65,27 +65,14 @@ int mount_parse(struct mount *m, const char *spec, bool script, char *err)
 	return 0;
 }
 
-static int hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The byte at path[*i] (an escape decoded, except %2F), advancing *i;
  * -1 for an escaped '/', which matches nothing in a prefix. */
 static int next_byte(const char *path, size_t len, size_t *i)
 {
-	if (path[*i] == '%' && *i + 2 < len) {
-		int h = hex(path[*i + 1]), l = hex(path[*i + 2]);
-		if (h >= 0 && l >= 0) {
-			*i += 3;
-			return h * 16 + l == '/' ? -1 : h * 16 + l;
-		}
+	int v = path[*i] == '%' ? url_escape_at(path + *i, len - *i) : -1;
+	if (v >= 0) {
+		*i += 3;
+		return v == '/' ? -1 : v;
 	}
 	return (unsigned char)path[(*i)++];
 }

@@ -7,17 +7,7 @@
 #include <strings.h>
 
 #include "buf.h"
-
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "url.h"
 
 /* Bytes that never appear raw in a target we accept. */
 static bool raw_forbidden(unsigned char c)
@@ -61,12 +51,10 @@ static int check_segment(const char *s, size_t n)
 		if (raw_forbidden(c))
 			return 400;
 		if (c == '%') {
-			if (i + 2 >= n)
+			int v = url_escape_at(s + i, n - i);
+			if (v < 0)
 				return 400;
-			int hi = hex_value(s[i + 1]), lo = hex_value(s[i + 2]);
-			if (hi < 0 || lo < 0)
-				return 400;
-			c = (unsigned char)(hi * 16 + lo);
+			c = (unsigned char)v;
 			i += 2;
 			/* An encoded '/' is a byte of this segment (urlkey.h
 			 * keeps it "%2F" in one file name), never a separator. */

@@ -73,8 +73,7 @@ static int hex_value(unsigned char c)
 	return -1;
 }
 
-/* The byte of the escape at s[0..len) ("%4A"), or -1 when there is none. */
-static int escape_at(const char *s, size_t len)
+int url_escape_at(const char *s, size_t len)
 {
 	if (len < 3 || s[0] != '%')
 		return -1;
@@ -150,7 +149,7 @@ static void add_normalized(struct buf *out, const char *s, size_t len)
 	char *w = out->data + out->len;
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
-		int v = c == '%' ? escape_at(s + i, len - i) : -1;
+		int v = c == '%' ? url_escape_at(s + i, len - i) : -1;
 		if (v >= 0) {
 			i += 2;
 			if (is_unreserved((unsigned char)v)) {
@@ -256,7 +255,7 @@ static bool add_host(struct buf *out, const char *h, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		int c = (unsigned char)h[i];
 		if (c == '%') {
-			c = escape_at(h + i, len - i);
+			c = url_escape_at(h + i, len - i);
 			i += 2;
 		}
 		if (c < 0 || !is_unreserved((unsigned char)c))
@@ -494,7 +493,7 @@ void url_decode(struct buf *out, const char *s, size_t len)
 	buf_reset(out);
 	buf_grow(out, len);
 	for (size_t i = 0; i < len; i++) {
-		int v = s[i] == '%' ? escape_at(s + i, len - i) : -1;
+		int v = s[i] == '%' ? url_escape_at(s + i, len - i) : -1;
 		if (v >= 0) {
 			buf_addc(out, (char)v);
 			i += 2;

@@ -65,6 +65,10 @@ char *url_origin(const char *url);
 /* "/path?query" of a normalised URL (fresh string); NULL as url_origin. */
 char *url_target(const char *url);
 
+/* The byte of the %XX escape starting s[0..len) ("%4A" is 'J'), or -1
+ * when s does not start with one. */
+int url_escape_at(const char *s, size_t len);
+
 /* Decode %XX escapes of s[0..len) into out (which is reset first). Bytes
  * that are not part of a valid escape are copied as they are. */
 void url_decode(struct buf *out, const char *s, size_t len);

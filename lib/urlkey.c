@@ -252,16 +252,6 @@ static char *no_key(char *err, const char *fmt, ...)
 	return NULL;
 }
 
-static int hex_value(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 static bool is_control(unsigned char c)
 {
 	return c < 0x20 || c == 0x7f;
@@ -299,17 +289,15 @@ static const char *decode_segment(struct buf *out, const char *seg, size_t len)
 	buf_grow(out, len);
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)seg[i];
-		if (c == '%' && len - i >= 3) {
-			int hi = hex_value((unsigned char)seg[i + 1]), lo = hex_value((unsigned char)seg[i + 2]);
-			if (hi >= 0 && lo >= 0) {
-				c = (unsigned char)(hi << 4 | lo);
-				i += 2;
-				if (c == '/') {
-					/* Not a separator: "%2F" in the name, which
-					 * no '%' of the URL can write (that is "%25"). */
-					buf_adds(out, "%2F");
-					continue;
-				}
+		int v = c == '%' ? url_escape_at(seg + i, len - i) : -1;
+		if (v >= 0) {
+			c = (unsigned char)v;
+			i += 2;
+			if (c == '/') {
+				/* Not a separator: "%2F" in the name, which
+				 * no '%' of the URL can write (that is "%25"). */
+				buf_adds(out, "%2F");
+				continue;
 			}
 		}
 		if (c == 0)
