@@ -1,17 +1,14 @@
 /* originopts.c - the origin's command-line options (originopts.h). */
 #include "originopts.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "buf.h"
 #include "log.h"
+#include "shcmd.h"
 #include "url.h"
 #include "workers.h"
 #include "xalloc.h"
@@ -95,40 +92,15 @@ int origin_opts_site_url(char *err)
 	const char *cmd = origin_site_url_command, *dir = origin_options.root;
 	struct buf out = BUF_INIT;
 	char *printed = NULL, *line = NULL;
-	int fds[2], status, rc = -1;
+	int status, rc = -1;
+	bool too_long;
 	if (origin_options.site_url || !cmd)
 		return 0;
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return err_sys(err, "cannot run --site-url-command '%s'", cmd);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return err_sys(err, "cannot run --site-url-command '%s'", cmd);
-	}
-	if (pid == 0) {
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (dup2(fds[1], 1) < 0)
-			_exit(127);
-		if (dir && chdir(dir) < 0) {
-			dprintf(2, "cgisnap: cannot enter '%s': %s\n", dir, strerror(errno));
-			_exit(127);
-		}
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	int read_rc = buf_read_fd(&out, fds[0], SITE_URL_COMMAND_MAX);
-	/* Closed before the wait: a command printing on past the limit gets
-	 * EPIPE rather than blocking us both. */
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	if (shcmd_output("--site-url-command", cmd, dir, SITE_URL_COMMAND_MAX, &out, &status, &too_long, err) < 0)
+		return -1;
 	printed = printed_text(&out);
 	/* First: cut short, the command dies of SIGPIPE. */
-	if (read_rc < 0) {
+	if (too_long) {
 		err_set(err, "--site-url-command '%s' printed more than %d bytes, not one site URL ('%s')", cmd,
 			SITE_URL_COMMAND_MAX, printed);
 		goto out;

@@ -49,6 +49,7 @@
 #include "profileopts.h"
 #include "relist.h"
 #include "scan.h"
+#include "shcmd.h"
 #include "tracer.h"
 #include "xalloc.h"
 
@@ -197,31 +198,11 @@ static int resolve_sources(struct watcher *w, const struct strlist *given, char 
  * prints nothing: watch needs to know what to watch. */
 static int run_source_command(const char *cmd, const char *dir, struct strlist *given, char *err)
 {
-	int fds[2];
 	struct buf out = BUF_INIT;
 	int status, rc = -1;
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return err_sys(err, "cannot run --source-command");
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return err_sys(err, "cannot run --source-command");
-	}
-	if (pid == 0) {
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (dup2(fds[1], 1) < 0 || (dir && chdir(dir) < 0))
-			_exit(127);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	int read_rc = buf_read_fd(&out, fds[0], SOURCE_COMMAND_MAX);
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	bool too_long;
+	if (shcmd_output("--source-command", cmd, dir, SOURCE_COMMAND_MAX, &out, &status, &too_long, err) < 0)
+		return -1;
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		if (WIFEXITED(status))
 			err_set(err, "--source-command '%s' exited %d", cmd, WEXITSTATUS(status));
@@ -229,7 +210,7 @@ static int run_source_command(const char *cmd, const char *dir, struct strlist *
 			err_set(err, "--source-command '%s' was killed by signal %d", cmd, WTERMSIG(status));
 		goto out;
 	}
-	if (read_rc < 0) {
+	if (too_long) {
 		err_set(err, "--source-command '%s' printed more than %d KiB", cmd, SOURCE_COMMAND_MAX / 1024);
 		goto out;
 	}
