@@ -205,6 +205,17 @@ static void warn_runaway_locked(struct crawl *c, const char *target, long depth)
 	}
 }
 
+/* Put j at the end of the queue. Called locked. */
+static void append_job_locked(struct crawl *c, struct job *j)
+{
+	if (c->tail)
+		c->tail->next = j;
+	else
+		c->head = j;
+	c->tail = j;
+	c->queued++;
+}
+
 /* Queue target unless seen, excluded or past a bound: its job, or NULL
  * when it was not queued. Called locked. */
 static struct job *enqueue_locked(struct crawl *c, const char *target, long depth, bool optional,
@@ -237,12 +248,7 @@ static struct job *enqueue_locked(struct crawl *c, const char *target, long dept
 	j->target = xstrdup(target);
 	j->depth = depth;
 	j->optional = optional;
-	if (c->tail)
-		c->tail->next = j;
-	else
-		c->head = j;
-	c->tail = j;
-	c->queued++;
+	append_job_locked(c, j);
 	return j;
 }
 
@@ -1076,12 +1082,7 @@ static long settle_slash_forms(struct crawl *c)
 			struct job *j = xcalloc(1, sizeof *j);
 			j->target = xstrdup(target);
 			j->own_file = true;
-			if (c->tail)
-				c->tail->next = j;
-			else
-				c->head = j;
-			c->tail = j;
-			c->queued++;
+			append_job_locked(c, j);
 			c->res->redirects--;
 			again++;
 		}
