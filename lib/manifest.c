@@ -15,7 +15,6 @@
 #include "urlkey.h"
 #include "xalloc.h"
 
-#define MANIFEST_FILE "manifest"
 #define DEPS_FILE "deps"
 #define JOURNAL_FILE "journal"
 #define MANIFEST_HEADER "# target\tkey\tstatus\ttype\tbytes\tsha256\trender_ms\tchanged\tlocation\n"

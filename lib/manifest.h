@@ -47,6 +47,10 @@
 #include "hashmap.h"
 #include "tree.h"
 
+/* The manifest's file name in the tree's metadata directory (a reader may
+ * look at its modification time: watch does). */
+#define MANIFEST_FILE "manifest"
+
 struct manifest_entry {
 	char *target;
 	char *key;          /* NULL: no file */

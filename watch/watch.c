@@ -44,6 +44,7 @@
 #include "sources.h"
 #include "links.h"
 #include "log.h"
+#include "manifest.h"
 #include "opts.h"
 #include "originopts.h"
 #include "profileopts.h"
@@ -348,7 +349,7 @@ static const char *initial_crawl_reason(struct watcher *w)
 			return "the tree has no recorded dependencies";
 	}
 	struct stat sb;
-	if (fstatat(w->s.tree.meta_fd, "manifest", &sb, 0) < 0)
+	if (fstatat(w->s.tree.meta_fd, MANIFEST_FILE, &sb, 0) < 0)
 		return "the tree has no manifest";
 	struct scan_stats st;
 	memset(&st, 0, sizeof st);
@@ -631,7 +632,7 @@ static void run_batch(struct watcher *w)
 	/* The manifest is rewritten only when it changed; its time says the
 	 * sources were handled up to now (initial_crawl_reason asks). */
 	if (rc == 0 && changes_count(&w->pending))
-		utimensat(w->s.tree.meta_fd, "manifest", NULL, AT_SYMLINK_NOFOLLOW);
+		utimensat(w->s.tree.meta_fd, MANIFEST_FILE, NULL, AT_SYMLINK_NOFOLLOW);
 	if (w->tracer)
 		dep_index_build(&w->index, crawl_manifest(w->crawl));
 	batch_done(w, &res, rc < 0 ? err : NULL);
