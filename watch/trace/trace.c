@@ -22,6 +22,18 @@
  *                  closed or replaced the trace descriptor, or used a
  *                  path no line can carry ("closed or replaced the trace
  *                  descriptor"); watch then treats the page as untraced
+ *   B n            a persistent FastCGI worker (lib/workers.c) is about
+ *                  to wait for its n-th connection: everything before
+ *                  belongs to the connection before (n = 1: to the
+ *                  worker's start-up), everything after to the next.
+ *                  Only with CGISNAP_TRACE_ACCEPT=FD, the listening
+ *                  socket (php-cgi's fd 0): the line comes as the
+ *                  program enters accept on FD, once per connection it
+ *                  got (an accept that failed, EINTR, is retried without
+ *                  a new line). A worker serves one connection at a time
+ *                  and enters accept only when it is done with the last
+ *                  one, its shutdown work included, so nothing of a
+ *                  request can come after its boundary.
  *
  * Lines stay below PIPE_BUF, so lines of several threads or processes
  * never mix. Relative paths are made absolute against the working
@@ -67,6 +79,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -113,6 +126,13 @@ static ino_t trace_ino;
 static int named_fd = -1;
 static int named_live;
 
+/* A FastCGI worker's listening socket (CGISNAP_TRACE_ACCEPT; -1: none,
+ * -2: not looked at yet), the boundaries sent, and whether the last
+ * accept on it gave a connection (the first accept counts as one). */
+static int accept_fd = -2;
+static unsigned long boundaries;
+static int accept_got = 1;
+
 /* Set while the library works, so that calls made by the library itself
  * (or by dlsym) pass straight through. initial-exec: reading it must not
  * allocate, which the general TLS model may do. */
@@ -152,8 +172,8 @@ static void *resolve(void **slot, const char *name)
 	X(fstatat64) X(statx) X(__xstat) X(__xstat64) X(__lxstat) X(__lxstat64) X(__fxstatat)    \
 	X(__fxstatat64) X(access) X(faccessat) X(euidaccess) X(eaccess) X(rename) X(renameat)    \
 	X(renameat2) X(unlink) X(unlinkat) X(rmdir) X(mkdir) X(mkdirat) X(link) X(linkat)        \
-	X(symlink) X(symlinkat) X(truncate) X(truncate64) X(close) X(dup2) X(dup3)               \
-	SYS_HOOKS_CLOSE(X)
+	X(symlink) X(symlinkat) X(truncate) X(truncate64) X(close) X(dup2) X(dup3) X(accept)     \
+	X(accept4) SYS_HOOKS_CLOSE(X)
 
 /* close_range and closefrom: declared by glibc 2.34 and later, which is
  * when programs began to call them. */
@@ -288,10 +308,10 @@ static void send_to(int fd, const char *line, size_t n)
 	RAW(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(ksigset));
 }
 
-/* The value of CGISNAP_TRACE_FD, read from environ without getenv. */
-static const char *trace_env(void)
+/* The value of variable name ("NAME="), read from environ without
+ * getenv. */
+static const char *env_value(const char *name)
 {
-	static const char name[] = "CGISNAP_TRACE_FD=";
 	char **env = environ;
 	for (size_t i = 0; env && env[i]; i++) {
 		size_t k = 0;
@@ -334,7 +354,7 @@ static int trace_open(void)
 {
 	if (!environ)
 		return TRACE_UNKNOWN;
-	const char *s = trace_env();
+	const char *s = env_value("CGISNAP_TRACE_FD=");
 	int fd;
 	unsigned long ino = 0;
 	int has_ino;
@@ -1176,3 +1196,113 @@ EXPORT void closefrom(int lowfd)
 		RAW(SYS_close_range, (unsigned)lowfd, ~0U, 0);
 }
 #endif
+
+/* ---- request boundaries in a FastCGI worker ---- */
+
+/* The listening socket CGISNAP_TRACE_ACCEPT names, or -1. Read on first
+ * use, as the trace descriptor is. Call with in_tracer set. */
+static int listening_fd(void)
+{
+	int fd = __atomic_load_n(&accept_fd, __ATOMIC_ACQUIRE);
+	if (fd != -2 || !environ)
+		return fd;
+	const char *s = env_value("CGISNAP_TRACE_ACCEPT=");
+	fd = -1;
+	if (s && *s >= '0' && *s <= '9') {
+		int v = 0;
+		for (; *s >= '0' && *s <= '9' && v <= 100000; s++)
+			v = v * 10 + (*s - '0');
+		if (!*s)
+			fd = v;
+	}
+	__atomic_store_n(&accept_fd, fd, __ATOMIC_RELEASE);
+	return fd;
+}
+
+/* The program enters accept on fd: on the listening socket, after a
+ * connection (or at the first accept), send "B n". */
+static void entering_accept(int fd)
+{
+	if (in_tracer || fd < 0)
+		return;
+	int saved = errno;
+	in_tracer = 1;
+	if (fd == listening_fd() && __atomic_exchange_n(&accept_got, 0, __ATOMIC_ACQ_REL)) {
+		int t = trace_get();
+		char line[40];
+		size_t n = 0;
+		unsigned long k = __atomic_add_fetch(&boundaries, 1, __ATOMIC_ACQ_REL);
+		add(line, &n, sizeof line, "B ", 2);
+		add_num(line, &n, sizeof line, k);
+		add(line, &n, sizeof line, "\n", 1);
+		if (t >= 0)
+			send_to(t, line, n);
+	}
+	in_tracer = 0;
+	errno = saved;
+}
+
+/* accept on fd returned rc: a connection starts the next request. */
+static void accepted(int fd, int rc)
+{
+	if (rc >= 0 && !in_tracer && fd == __atomic_load_n(&accept_fd, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&accept_got, 1, __ATOMIC_RELEASE);
+}
+
+EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	entering_accept(fd);
+	REAL_SYS(accept);
+	int rc = real_accept ? real_accept(fd, addr, len) : (int)RAW(SYS_accept4, fd, addr, len, 0);
+	int saved = errno;
+	accepted(fd, rc);
+	errno = saved;
+	return rc;
+}
+
+EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
+{
+	entering_accept(fd);
+	REAL_SYS(accept4);
+	int rc = real_accept4 ? real_accept4(fd, addr, len, flags) : (int)RAW(SYS_accept4, fd, addr, len, flags);
+	int saved = errno;
+	accepted(fd, rc);
+	errno = saved;
+	return rc;
+}
+
+/* ---- libraries the program loads ---- */
+
+/* PHP loads its extensions with RTLD_DEEPBIND, which puts their own
+ * libraries (the C library) ahead of the global scope, this library
+ * included: their calls pass no hook. That matters for one: opcache. A
+ * script it keeps compiled is not opened again, only stat'ed by opcache
+ * on each request (validate_timestamps), and that stat is how a page
+ * that ran an edited PHP file is found. So opcache alone is loaded
+ * without RTLD_DEEPBIND (it needs no symbols of its own to win: PHP's
+ * are the same in either scope); every other library as asked. */
+static int is_opcache(const char *file)
+{
+	size_t n = t_strlen(file), base = n;
+	while (base > 0 && file[base - 1] != '/')
+		base--;
+	static const char name[] = "opcache.so";
+	size_t k = sizeof name - 1;
+	if (n - base != k)
+		return 0;
+	for (size_t i = 0; i < k; i++)
+		if (file[base + i] != name[i])
+			return 0;
+	return 1;
+}
+
+EXPORT void *dlopen(const char *file, int flags)
+{
+	__asm__("" : "+r"(file)); /* see report() */
+#ifdef RTLD_DEEPBIND
+	if (file && (flags & RTLD_DEEPBIND) && is_opcache(file))
+		flags &= ~RTLD_DEEPBIND;
+#endif
+	REAL(dlopen);
+	return real_dlopen ? real_dlopen(file, flags) : NULL;
+}
