@@ -1,7 +1,7 @@
 /* cgi.c - run one CGI program (RFC 3875) and collect what it writes: its
  * stdout for the response parser, its stderr for the log, and, when
  * dependency tracing is on, the paths the preloaded tracer reports on
- * fd 3 (watch/trace/trace.c has the protocol), and whether that trace is
+ * fd 3 (watch/trace/trace.c has the protocol; traceread.c reads it), and whether that trace is
  * whole: a render without the tracer's hello line (a statically linked
  * program), or one whose program took the descriptor away, is untraced.
  *
@@ -23,13 +23,12 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "elfinfo.h"
 #include "log.h"
 #include "origin_impl.h"
+#include "traceread.h"
 #include "xalloc.h"
 
 #define TRACE_FD 3
-#define TRACE_LINE_MAX 8192
 
 enum { OUT, ERR, TRACE, NSTREAMS };
 
@@ -61,119 +60,6 @@ static void close_fd(int *fd)
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
-}
-
-/* path with "." and ".." segments and repeated slashes removed; absolute
- * in, absolute out; the caller frees it. */
-static char *clean_path(const char *path)
-{
-	struct buf out = BUF_INIT;
-	const char *p = path;
-	while (*p) {
-		while (*p == '/')
-			p++;
-		size_t n = strcspn(p, "/");
-		if (!n)
-			break;
-		if (n == 2 && p[0] == '.' && p[1] == '.') {
-			char *slash = out.len ? strrchr(out.data, '/') : NULL;
-			buf_truncate(&out, slash ? (size_t)(slash - out.data) : 0);
-		} else if (!(n == 1 && p[0] == '.')) {
-			buf_addc(&out, '/');
-			buf_add(&out, p, n);
-		}
-		p += n;
-	}
-	if (!out.len)
-		buf_addc(&out, '/');
-	return buf_detach(&out, NULL);
-}
-
-/* What the trace stream said besides paths. */
-struct trace_read {
-	struct buf pending; /* an unfinished line */
-	bool hello;         /* an H line came: the tracer ran */
-	char *lost;         /* the first X line's reason, or NULL */
-};
-
-#define TRACE_READ_INIT { BUF_INIT, false, NULL }
-
-/* The reason an X line gives, as the log will show it: printable ASCII,
- * at most 100 bytes. */
-static char *lost_reason(const char *s, size_t len)
-{
-	struct buf b = BUF_INIT;
-	for (size_t i = 0; i < len && i < 100; i++)
-		buf_addc(&b, s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?');
-	buf_adds(&b, "");
-	return buf_detach(&b, NULL);
-}
-
-/* One "R|E|L|W PATH", "H PID" or "X REASON" line of the tracer. */
-static void trace_line(const char *dir, const char *line, size_t len, struct trace_read *tr,
-		       struct origin_response *rs)
-{
-	struct strlist *list = NULL;
-	if (len < 3 || line[1] != ' ' || memchr(line, '\0', len))
-		return;
-	switch (line[0]) {
-	case 'H': tr->hello = true; return;
-	case 'X':
-		if (!tr->lost)
-			tr->lost = lost_reason(line + 2, len - 2);
-		return;
-	case 'R': list = &rs->deps_read; break;
-	case 'E': list = &rs->deps_exist; break;
-	case 'L': list = &rs->deps_listed; break;
-	case 'W': list = &rs->deps_written; break;
-	default: return;
-	}
-	char *raw = line[2] == '/' ? xstrndup(line + 2, len - 2)
-				   : xasprintf("%s/%.*s", dir, (int)(len - 2), line + 2);
-	strlist_add_owned(list, clean_path(raw));
-	free(raw);
-}
-
-/* Split the trace stream into lines; a line too long to be a path is
- * dropped whole. */
-static void trace_feed(struct trace_read *tr, const char *dir, const char *data, size_t n,
-		       struct origin_response *rs)
-{
-	struct buf *pending = &tr->pending;
-	buf_add(pending, data, n);
-	size_t start = 0;
-	char *nl;
-	while ((nl = memchr(pending->data + start, '\n', pending->len - start))) {
-		size_t len = (size_t)(nl - (pending->data + start));
-		if (len <= TRACE_LINE_MAX)
-			trace_line(dir, pending->data + start, len, tr, rs);
-		start += len + 1;
-	}
-	memmove(pending->data, pending->data + start, pending->len - start);
-	buf_truncate(pending, pending->len - start);
-	if (pending->len > TRACE_LINE_MAX * 2)
-		buf_reset(pending);
-}
-
-static void sort_unique(struct strlist *l)
-{
-	strlist_sort(l);
-	strlist_uniq(l);
-}
-
-/* After the run: is the trace whole? When not, rs says which program
- * and why. prog is what ran: the script itself or its handler. */
-static void trace_judge(struct trace_read *tr, const char *prog, struct origin_response *rs)
-{
-	if (tr->hello && !tr->lost)
-		return;
-	rs->untraced = xstrdup(prog);
-	if (tr->lost)
-		rs->untraced_why = xstrdup(tr->lost);
-	else if (elf_is_static(prog))
-		rs->untraced_why = xstrdup("is statically linked");
-	else
-		rs->untraced_why = xstrdup("ran without the tracer (LD_PRELOAD had no effect)");
 }
 
 /* The environment for the child: env, plus the tracer's variables (the
@@ -378,7 +264,7 @@ int cgi_run(const struct origin *o, const char *target, const struct origin_scri
 			} else if (i == ERR) {
 				origin_log_feed(&log, chunk, (size_t)r);
 			} else {
-				trace_feed(&trace, s->dir, chunk, (size_t)r, rs);
+				trace_read_feed(&trace, s->dir, chunk, (size_t)r, rs);
 			}
 		}
 	}
@@ -400,20 +286,16 @@ int cgi_run(const struct origin *o, const char *target, const struct origin_scri
 		*exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
 		rc = 0;
 	}
-	sort_unique(&rs->deps_read);
-	sort_unique(&rs->deps_exist);
-	sort_unique(&rs->deps_listed);
-	sort_unique(&rs->deps_written);
+	trace_read_finish(rs);
 	if (o->trace_lib)
-		trace_judge(&trace, argv[0], rs);
+		trace_read_judge(&trace, argv[0], rs);
 out:
 	for (int i = 0; i < NSTREAMS; i++) {
 		close_fd(&pipes[i][0]);
 		close_fd(&pipes[i][1]);
 	}
 	origin_log_flush(&log);
-	buf_release(&trace.pending);
-	free(trace.lost);
+	trace_read_release(&trace);
 	free(envp);
 	free(owned_env[0]);
 	free(owned_env[1]);

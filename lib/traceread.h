@@ -1,0 +1,48 @@
+/* traceread.h - reading what the dependency tracer (watch/trace/trace.c,
+ * which has the protocol) writes on its pipe into an origin_response's
+ * deps_* lists: shared by cgi.c (a process per render: the whole stream
+ * is one render's) and workers.c (a persistent worker: the stream is cut
+ * at the tracer's "B n" boundaries, one piece per request, the first
+ * piece the worker's start-up). Not for use outside those files.
+ */
+#ifndef CGISNAP_TRACEREAD_H
+#define CGISNAP_TRACEREAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "origin.h"
+
+struct trace_read {
+	struct buf pending;      /* lines not taken yet: unfinished, or past stop_at */
+	bool hello;              /* an H line came: the tracer ran */
+	char *lost;              /* the first X line's reason, or NULL */
+	unsigned long boundary;  /* the last B line's number (0: none yet) */
+	unsigned long stop_at;   /* 0: take every line; else stop after "B stop_at" */
+};
+
+#define TRACE_READ_INIT { BUF_INIT, false, NULL, 0, 0 }
+
+/* Take n bytes of the stream (n may be 0: lines left pending by an
+ * earlier stop are looked at again). R, E, L and W paths go into rs's
+ * lists, made absolute against dir and cleaned of "." and "..". Lines
+ * after the boundary numbered stop_at are kept for later. A line too
+ * long to be a path is dropped whole. */
+void trace_read_feed(struct trace_read *tr, const char *dir, const char *data, size_t n,
+		     struct origin_response *rs);
+
+/* Whether the boundary stop_at came (always false when stop_at is 0). */
+bool trace_read_done(const struct trace_read *tr);
+
+/* Sort the lists of rs and drop repeats. */
+void trace_read_finish(struct origin_response *rs);
+
+/* After the run: is the trace whole? When not, rs->untraced names prog
+ * (what ran: the script itself or its handler) and rs->untraced_why
+ * says why. */
+void trace_read_judge(const struct trace_read *tr, const char *prog, struct origin_response *rs);
+
+void trace_read_release(struct trace_read *tr);
+
+#endif
