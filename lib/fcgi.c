@@ -10,6 +10,15 @@
  * no answer yet, connections that come free are closed, not pooled. A
  * connection that breaks before the end of a request is replaced once
  * (see RETRY below).
+ *
+ * A traced worker of cgisnap's own (workers.c) is different: each request
+ * has a connection of its own, without FCGI_KEEP_CONN, so that the worker
+ * goes back to accept between requests, where the tracer marks the
+ * boundary (a one-shot pool); no test connection, no second try (the
+ * worker counts connections, and a broken one means a dead worker, which
+ * workers.c replaces); and the tracer's pipe is read while the request
+ * waits, lest a worker blocked on a full pipe never answer (the side
+ * channel).
  */
 #include <errno.h>
 #include <netdb.h>
@@ -50,6 +59,7 @@ struct fcgi_pool {
 	int *idle;                      /* connections ready for a request */
 	size_t nidle, cap;
 	int fresh_waiting;              /* requests on new connections not yet answered */
+	bool one_shot;                  /* a connection per request, see the top */
 };
 
 /* How a request went: RETRY means the connection broke before the end of
@@ -215,9 +225,9 @@ static void add_length(struct buf *b, size_t n)
 }
 
 /* The whole request: BEGIN_REQUEST, the params, an empty STDIN. */
-static void build_request(struct buf *req, const struct strlist *env)
+static void build_request(struct buf *req, const struct strlist *env, bool keep)
 {
-	const char begin[8] = { 0, FCGI_RESPONDER, FCGI_KEEP_CONN, 0, 0, 0, 0, 0 };
+	const char begin[8] = { 0, FCGI_RESPONDER, keep ? FCGI_KEEP_CONN : 0, 0, 0, 0, 0, 0 };
 	struct buf params = BUF_INIT;
 
 	add_record(req, FCGI_BEGIN_REQUEST, begin, sizeof begin);
@@ -250,7 +260,30 @@ struct exchange {
 	bool waiting;           /* counted in pool->fresh_waiting until an answer */
 	bool complete;          /* END_REQUEST came: the connection can serve again */
 	unsigned long app_status; /* END_REQUEST's application status */
+	const struct fcgi_side *side; /* NULL: none */
 };
+
+/* Wait until the connection is ready for events, or the deadline; the
+ * side channel is read meanwhile. As poll: 0 at the deadline. */
+static int wait_conn(struct exchange *x, short events)
+{
+	const struct fcgi_side *side = x->side;
+	for (;;) {
+		struct pollfd pfd[2] = { { x->fd, events, 0 }, { side ? side->fd : -1, POLLIN, 0 } };
+		int ready = poll(pfd, side && side->fd >= 0 ? 2 : 1, ms_left(x->deadline));
+		if (ready <= 0 || !pfd[1].revents)
+			return ready;
+		char chunk[65536];
+		ssize_t r = read(side->fd, chunk, sizeof chunk);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		side->feed(side->arg, chunk, r > 0 ? (size_t)r : 0);
+		if (r <= 0)
+			x->side = side = NULL; /* at its end: the connection alone */
+		if (pfd[0].revents)
+			return 1;
+	}
+}
 
 static int timed_out(struct exchange *x, char *err)
 {
@@ -270,8 +303,7 @@ static int send_all(struct exchange *x, const struct buf *req, char *err)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			struct pollfd pfd = { x->fd, POLLOUT, 0 };
-			if (poll(&pfd, 1, ms_left(x->deadline)) == 0 && !ms_left(x->deadline))
+			if (wait_conn(x, POLLOUT) == 0 && !ms_left(x->deadline))
 				return timed_out(x, err);
 			continue;
 		}
@@ -306,8 +338,7 @@ static int receive(struct exchange *x, struct buf *in, char *err)
 			err_sys(err, "cannot read from FastCGI server '%s'", x->pool->addr);
 			return RETRY;
 		}
-		struct pollfd pfd = { x->fd, POLLIN, 0 };
-		if (poll(&pfd, 1, ms_left(x->deadline)) == 0 && !ms_left(x->deadline))
+		if (wait_conn(x, POLLIN) == 0 && !ms_left(x->deadline))
 			return timed_out(x, err);
 	}
 }
@@ -389,6 +420,13 @@ int fcgi_run(struct fcgi_pool *p, const char *target, const struct strlist *env,
 	     long timeout_s, size_t max_output, struct spill *out, unsigned long *app_status,
 	     char *err)
 {
+	return fcgi_run_side(p, target, env, timeout_s, max_output, out, app_status, NULL, err);
+}
+
+int fcgi_run_side(struct fcgi_pool *p, const char *target, const struct strlist *env,
+		  long timeout_s, size_t max_output, struct spill *out, unsigned long *app_status,
+		  const struct fcgi_side *side, char *err)
+{
 	struct buf req = BUF_INIT;
 	struct origin_log log;
 	long long deadline = now_ms() + timeout_s * 1000LL;
@@ -396,11 +434,11 @@ int fcgi_run(struct fcgi_pool *p, const char *target, const struct strlist *env,
 
 	*app_status = 0;
 	origin_log_init(&log, target);
-	build_request(&req, env);
+	build_request(&req, env, !p->one_shot);
 	for (int attempt = 0; attempt < 2; attempt++) {
 		struct exchange x = { p, -1, deadline, timeout_s, max_output, out, &log,
-				      false, false, 0 };
-		x.fd = attempt == 0 ? take_idle(p) : -1;
+				      false, false, 0, side };
+		x.fd = attempt == 0 && !p->one_shot ? take_idle(p) : -1;
 		if (x.fd < 0) {
 			if ((x.fd = connect_fresh(p, deadline, err)) < 0) {
 				rc = FAILED;
@@ -414,11 +452,13 @@ int fcgi_run(struct fcgi_pool *p, const char *target, const struct strlist *env,
 			count_waiting(p, -1);
 		/* After END_REQUEST the connection is ready for another
 		 * request, even when this one failed. */
-		if (x.complete)
+		if (x.complete && !p->one_shot)
 			give_back(p, x.fd);
 		else
 			close(x.fd);
 		*app_status = x.app_status;
+		if (rc == RETRY && p->one_shot)
+			rc = FAILED;
 		if (rc != RETRY)
 			break;
 		spill_reset(out);
@@ -426,6 +466,19 @@ int fcgi_run(struct fcgi_pool *p, const char *target, const struct strlist *env,
 	origin_log_flush(&log);
 	buf_release(&req);
 	return rc == DONE ? 0 : -1;
+}
+
+struct fcgi_pool *fcgi_open_one_shot(const char *addr, char *err)
+{
+	struct fcgi_pool *p = xcalloc(1, sizeof *p);
+	pthread_mutex_init(&p->lock, NULL);
+	p->addr = xstrdup(addr);
+	p->one_shot = true;
+	if (parse_addr(p, addr, err) < 0) {
+		fcgi_close(p);
+		return NULL;
+	}
+	return p;
 }
 
 struct fcgi_pool *fcgi_open(const char *addr, char *err)

@@ -217,7 +217,7 @@ static int run_script(const struct origin *o, const char *target, const struct o
 	int rc;
 	if (script->handler && script->handler->workers) {
 		rc = workers_run(script->handler->workers, target, env, o->timeout_s, o->max_output,
-				 raw, &status, err);
+				 raw, &status, rs, script->dir, err);
 	} else if (o->kind == ORIGIN_CGI) {
 		int code;
 		rc = cgi_run(o, target, script, env, raw, rs, &code, err);
@@ -653,24 +653,50 @@ static int open_workers(struct origin *o, const struct origin_config *cfg, char 
 {
 	if (cfg->cgi_mode && strcmp(cfg->cgi_mode, "fork") && strcmp(cfg->cgi_mode, "workers"))
 		return err_set(err, "bad --cgi-mode '%s' (expected fork or workers)", cfg->cgi_mode);
-	if ((cfg->cgi_mode && !strcmp(cfg->cgi_mode, "fork")) || o->trace_lib)
+	if (cfg->cgi_mode && !strcmp(cfg->cgi_mode, "fork"))
 		return 0;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	struct strlist args = STRLIST_INIT, env = STRLIST_INIT;
+	const char *user_preload = NULL;
 	int rc = 0;
 	if (o->php_defaults)
 		workers_php_args(&args, o->php_session_dir);
+	/* Traced, every request must make the calls a process of its own
+	 * would: opcache still stats each script it keeps (revalidate_freq
+	 * 0, above), but PHP's realpath cache would skip the lookups of
+	 * paths resolved by an earlier request, opcache would skip even
+	 * resolving an include's path (revalidate_path), and .user.ini
+	 * files would be read once per 300 s (user_ini.cache_ttl: -1, as 0
+	 * still keeps them for the rest of the second). */
+	if (o->trace_lib) {
+		static const char *const fresh[] = { "realpath_cache_size=0", "opcache.revalidate_path=1",
+						     "user_ini.cache_ttl=-1" };
+		for (size_t i = 0; i < sizeof fresh / sizeof fresh[0]; i++) {
+			strlist_add(&args, "-d");
+			strlist_add(&args, fresh[i]);
+		}
+	}
 	/* Each worker is one process (php-cgi would fork children of its
 	 * own otherwise) that cgisnap recycles itself (0: no limit of
 	 * php-cgi's). */
 	strlist_add_owned(&env, xasprintf("PATH=%s", o->path_env));
 	strlist_add(&env, "PHP_FCGI_CHILDREN=0");
 	strlist_add(&env, "PHP_FCGI_MAX_REQUESTS=0");
-	for (size_t i = 0; i < o->user_env.n; i++)
-		strlist_add(&env, o->user_env.items[i]);
+	for (size_t i = 0; i < o->user_env.n; i++) {
+		if (o->trace_lib && !strncmp(o->user_env.items[i], "LD_PRELOAD=", 11))
+			user_preload = o->user_env.items[i] + 11;
+		else
+			strlist_add(&env, o->user_env.items[i]);
+	}
+	/* The tracer first, then whatever the user preloads too (cgi.c's
+	 * order). */
+	if (o->trace_lib)
+		strlist_add_owned(&env, user_preload && *user_preload
+						? xasprintf("LD_PRELOAD=%s %s", o->trace_lib, user_preload)
+						: xasprintf("LD_PRELOAD=%s", o->trace_lib));
 	struct workers_config wc = { NULL, &args, &env, o->root,
 				     (size_t)(cfg->jobs > 0 ? cfg->jobs : cores > 0 ? cores : 1),
-				     cfg->cgi_max_requests };
+				     cfg->cgi_max_requests, o->trace_lib != NULL };
 	for (size_t i = 0; i < o->nhandlers && rc == 0; i++) {
 		if (!o->handlers[i].php)
 			continue;

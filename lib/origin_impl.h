@@ -103,6 +103,23 @@ struct fcgi_pool *fcgi_open(const char *addr, char *err);
 int fcgi_run(struct fcgi_pool *p, const char *target, const struct strlist *env,
 	     long timeout_s, size_t max_output, struct spill *out, unsigned long *app_status,
 	     char *err);
+/* A reader of a stream beside the request (the tracer's pipe of a traced
+ * worker): fcgi_run_side reads fd whenever it is readable while the
+ * request waits on the server, and gives what came to feed (n == 0: the
+ * end of the stream, or an error: not read any more). */
+struct fcgi_side {
+	int fd;
+	void (*feed)(void *arg, const char *data, size_t n);
+	void *arg;
+};
+/* fcgi_run, with side (NULL: none) read meanwhile. */
+int fcgi_run_side(struct fcgi_pool *p, const char *target, const struct strlist *env,
+		  long timeout_s, size_t max_output, struct spill *out, unsigned long *app_status,
+		  const struct fcgi_side *side, char *err);
+/* A pool for one of cgisnap's own traced workers (fcgi.c's top): every
+ * request on a connection of its own, without FCGI_KEEP_CONN, closed at
+ * its end; no second try; no test connection. */
+struct fcgi_pool *fcgi_open_one_shot(const char *addr, char *err);
 void fcgi_close(struct fcgi_pool *p);
 
 /* httporigin.c: HTTP through one libcurl multi handle driven by a thread.

@@ -8,11 +8,23 @@
  * end, watch's batches): every worker is forked by one thread of the
  * pool's own, the spawner, which lives until workers_close. A worker
  * found dead when taken all the same is simply started again.
+ *
+ * Tracing (cfg->traced): each worker has a trace pipe of its own on its
+ * fd 3 and CGISNAP_TRACE_ACCEPT=0, so that the tracer writes "B n" as the
+ * worker enters accept for its n-th connection. Requests go through a
+ * one-shot pool (fcgi.c): one connection each, so the worker returns to
+ * accept after each and the k-th request of a worker ends at "B k+1".
+ * What came before "B 1" is the worker's start-up (php.ini, extensions):
+ * kept, and given to every request it serves, as each process of fork
+ * mode would report it again. The pipe is read while the request waits
+ * (fcgi_run_side), then up to the boundary: nothing of a request is lost
+ * or given to the next one.
  */
 #include "workers.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,11 +41,15 @@
 #include "clock.h"
 #include "log.h"
 #include "origin_impl.h"
+#include "traceread.h"
 #include "xalloc.h"
 
 /* How long a worker whose request broke is given to finish dying, so
  * that its status can say why; one still running after that is killed. */
 #define DYING_MS 500
+
+/* The descriptor the tracer writes to in a worker (as in fork mode). */
+#define TRACE_FD 3
 
 struct worker {
 	pid_t pid;               /* -1: not running */
@@ -41,11 +57,19 @@ struct worker {
 	char *sock;              /* the socket's path */
 	long served;
 	bool busy;
+	/* Tracing: the pipe's read end (-1: none), the stream, the
+	 * connections made to this process, its start-up's dependencies. */
+	int trace_fd;
+	struct trace_read trace;
+	unsigned long conns;
+	struct origin_response boot;
 };
 
 /* One fork asked of the spawner. */
 struct spawn_req {
 	int lfd, devnull;        /* become the child's fds 0 and 1 */
+	int tracefd;             /* becomes its fd 3; -1: none */
+	char **envp;             /* its environment */
 	pid_t pid;               /* the child, or -1 with errno_ */
 	int errno_;
 	bool done;
@@ -66,6 +90,7 @@ struct workers {
 	struct worker *w;
 	size_t n;
 	long max_requests;
+	bool traced;
 };
 
 void workers_php_args(struct strlist *args, const char *session_dir)
@@ -125,13 +150,18 @@ struct workers *workers_open(const struct workers_config *cfg, char *err)
 	pthread_mutex_init(&ws->slock, NULL);
 	pthread_cond_init(&ws->scond, NULL);
 	ws->n = cfg->n ? cfg->n : 1;
+	ws->traced = cfg->traced;
 	ws->max_requests = cfg->max_requests > 0 ? cfg->max_requests : WORKERS_MAX_REQUESTS;
 	ws->argv = vector(cfg->prog, cfg->args);
 	ws->envp = vector(NULL, cfg->env);
 	ws->cwd = xstrdup(cfg->cwd ? cfg->cwd : "/");
 	ws->w = xcalloc(ws->n, sizeof *ws->w);
-	for (size_t i = 0; i < ws->n; i++)
+	for (size_t i = 0; i < ws->n; i++) {
 		ws->w[i].pid = -1;
+		ws->w[i].trace_fd = -1;
+		ws->w[i].trace = (struct trace_read)TRACE_READ_INIT;
+		origin_response_init(&ws->w[i].boot);
+	}
 
 	char *dir = xasprintf("%s/cgisnap-workers-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) { /* mode 0700 */
@@ -193,11 +223,18 @@ static void stop(struct worker *w, bool kill_it, int *status)
 	w->conn = NULL;
 	unlink(w->sock);
 	w->served = 0;
+	if (w->trace_fd >= 0)
+		close(w->trace_fd);
+	w->trace_fd = -1;
+	trace_read_release(&w->trace);
+	w->trace = (struct trace_read)TRACE_READ_INIT;
+	w->conns = 0;
+	origin_response_release(&w->boot);
 }
 
 /* The child's side of the fork: system calls only (see the top). */
 __attribute__((noreturn)) static void exec_worker(struct workers *ws, pid_t parent, int lfd,
-						    int devnull)
+						    int devnull, int tracefd, char **envp)
 {
 	/* System calls only from here on (see the top). */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -206,7 +243,11 @@ __attribute__((noreturn)) static void exec_worker(struct workers *ws, pid_t pare
 	setpgid(0, 0);
 	dup2(lfd, 0);
 	dup2(devnull, 1);
-	close_range(3, ~0U, 0);
+	/* tracefd is above TRACE_FD: lfd and devnull, maybe at 3, are
+	 * copied already. */
+	if (tracefd >= 0)
+		dup2(tracefd, TRACE_FD);
+	close_range(tracefd >= 0 ? TRACE_FD + 1 : TRACE_FD, ~0U, 0);
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -217,7 +258,7 @@ __attribute__((noreturn)) static void exec_worker(struct workers *ws, pid_t pare
 		sigaction(defaults[i], &dfl, NULL);
 	if (chdir(ws->cwd) < 0)
 		_exit(127);
-	execve(ws->argv[0], ws->argv, ws->envp);
+	execve(ws->argv[0], ws->argv, envp);
 	_exit(127);
 }
 
@@ -234,7 +275,7 @@ static void *spawner(void *arg)
 		struct spawn_req *r = ws->req;
 		r->pid = fork();
 		if (r->pid == 0)
-			exec_worker(ws, parent, r->lfd, r->devnull);
+			exec_worker(ws, parent, r->lfd, r->devnull, r->tracefd, r->envp);
 		r->errno_ = errno;
 		r->done = true;
 		pthread_cond_broadcast(&ws->scond);
@@ -244,9 +285,9 @@ static void *spawner(void *arg)
 }
 
 /* Have the spawner fork a worker on lfd; its pid, or -1 with errno. */
-static pid_t spawn(struct workers *ws, int lfd, int devnull)
+static pid_t spawn(struct workers *ws, int lfd, int devnull, int tracefd, char **envp)
 {
-	struct spawn_req r = { lfd, devnull, -1, 0, false };
+	struct spawn_req r = { lfd, devnull, tracefd, envp, -1, 0, false };
 	pthread_mutex_lock(&ws->slock);
 	while (ws->req)
 		pthread_cond_wait(&ws->scond, &ws->slock);
@@ -261,11 +302,69 @@ static pid_t spawn(struct workers *ws, int lfd, int devnull)
 	return r.pid;
 }
 
-/* Start w: a listening socket, then php-cgi on it as fd 0. */
+/* fd moved to TRACE_FD + 1 or above, close-on-exec; -1 on error (fd
+ * closed). */
+static int above_trace_fd(int fd)
+{
+	if (fd < 0 || fd > TRACE_FD)
+		return fd;
+	int moved = fcntl(fd, F_DUPFD_CLOEXEC, TRACE_FD + 1);
+	close(fd);
+	return moved;
+}
+
+/* A traced worker's pipe, into w->trace_fd (the read end, non-blocking)
+ * and *wfd, and its environment: ws's, with the tracer's variables (the
+ * pipe named by descriptor and inode, as cgi.c does). -1 with err. */
+static int trace_pipe(struct workers *ws, struct worker *w, int *wfd, char ***envp, char *err)
+{
+	int p[2];
+	struct stat st;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return err_sys(err, "cannot make a pipe");
+	p[0] = above_trace_fd(p[0]);
+	p[1] = above_trace_fd(p[1]);
+	if (p[0] < 0 || p[1] < 0 || fstat(p[1], &st) < 0 || fcntl(p[0], F_SETFL, O_NONBLOCK) < 0) {
+		err_sys(err, "cannot make a pipe");
+		if (p[0] >= 0)
+			close(p[0]);
+		if (p[1] >= 0)
+			close(p[1]);
+		return -1;
+	}
+	size_t n = 0;
+	while (ws->envp[n])
+		n++;
+	char **v = xcalloc(n + 3, sizeof *v);
+	memcpy(v, ws->envp, n * sizeof *v);
+	v[n] = xasprintf("CGISNAP_TRACE_FD=%d:%llu", TRACE_FD, (unsigned long long)st.st_ino);
+	v[n + 1] = xstrdup("CGISNAP_TRACE_ACCEPT=0");
+	w->trace_fd = p[0];
+	*wfd = p[1];
+	*envp = v;
+	return 0;
+}
+
+/* Free what trace_pipe made of envp (nothing when it is ws's own). */
+static void trace_env_free(struct workers *ws, char **envp)
+{
+	if (envp == ws->envp)
+		return;
+	size_t n = 0;
+	while (ws->envp[n])
+		n++;
+	free(envp[n]);
+	free(envp[n + 1]);
+	free(envp);
+}
+
+/* Start w: a listening socket, then php-cgi on it as fd 0 (and a trace
+ * pipe on fd 3 when traced). */
 static int start(struct workers *ws, struct worker *w, char *err)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int lfd = -1, devnull = -1;
+	int lfd = -1, devnull = -1, tracefd = -1;
+	char **envp = ws->envp;
 
 	unlink(w->sock);
 	strcpy(sa.sun_path, w->sock);
@@ -278,7 +377,9 @@ static int start(struct workers *ws, struct worker *w, char *err)
 		err_sys(err, "cannot open '/dev/null'");
 		goto fail;
 	}
-	pid_t pid = spawn(ws, lfd, devnull);
+	if (ws->traced && trace_pipe(ws, w, &tracefd, &envp, err) < 0)
+		goto fail;
+	pid_t pid = spawn(ws, lfd, devnull, tracefd, envp);
 	if (pid < 0) {
 		err_sys(err, "cannot start '%s'", ws->argv[0]);
 		goto fail;
@@ -287,11 +388,15 @@ static int start(struct workers *ws, struct worker *w, char *err)
 	setpgid(pid, pid);
 	close(lfd);
 	close(devnull);
+	if (tracefd >= 0)
+		close(tracefd); /* the worker's alone: its end is the pipe's end */
+	trace_env_free(ws, envp);
 	w->pid = pid;
 	w->served = 0;
-	/* The socket listens already: connecting cannot race the start. */
+	/* The socket listens already: connecting cannot race the start. A
+	 * traced worker counts its connections: no test connection. */
 	char *addr = xasprintf("unix:%s", w->sock);
-	w->conn = fcgi_open(addr, err);
+	w->conn = ws->traced ? fcgi_open_one_shot(addr, err) : fcgi_open(addr, err);
 	free(addr);
 	if (!w->conn) {
 		stop(w, true, NULL);
@@ -303,6 +408,12 @@ fail:
 		close(lfd);
 	if (devnull >= 0)
 		close(devnull);
+	if (tracefd >= 0)
+		close(tracefd);
+	if (w->trace_fd >= 0)
+		close(w->trace_fd);
+	w->trace_fd = -1;
+	trace_env_free(ws, envp);
 	unlink(w->sock);
 	return -1;
 }
@@ -379,9 +490,95 @@ static int bury(struct worker *w, char *err)
 	return 0;
 }
 
+/* One request's share of a traced worker's stream. */
+struct trace_take {
+	struct worker *w;
+	struct origin_response *rs;
+	const char *dir;
+	bool eof;
+};
+
+/* Give data to the start-up's lists until "B 1", then to the request's
+ * until its own boundary, "B conns+1"; the rest waits in w->trace. */
+static void trace_take_feed(void *arg, const char *data, size_t n)
+{
+	struct trace_take *t = arg;
+	struct worker *w = t->w;
+	if (!n)
+		t->eof = true;
+	for (;;) {
+		bool boot = w->trace.boundary == 0;
+		w->trace.stop_at = boot ? 1 : w->conns + 1;
+		trace_read_feed(&w->trace, boot ? "/" : t->dir, data, n, boot ? &w->boot : t->rs);
+		data = "", n = 0;
+		if (!boot || !trace_read_done(&w->trace))
+			return;
+	}
+}
+
+/* Whether the request's trace is whole now: its boundary came, or it
+ * never will (the tracer did not run, or fell silent). */
+static bool trace_taken(const struct worker *w)
+{
+	return trace_read_done(&w->trace) || !w->trace.hello || w->trace.lost;
+}
+
+/* After the response: the rest of the request's trace, up to its
+ * boundary. The worker wrote everything up to the response before the
+ * response, so a tracer that said hello and stays whole sends the
+ * boundary as soon as the worker is back in accept: that is waited for,
+ * until the deadline. 0, or -1 when it did not come. */
+static int trace_finish(struct trace_take *t, long long deadline)
+{
+	struct worker *w = t->w;
+	trace_take_feed(t, "", 0);
+	t->eof = false;
+	for (;;) {
+		char chunk[65536];
+		ssize_t r = read(w->trace_fd, chunk, sizeof chunk);
+		if (r > 0) {
+			trace_take_feed(t, chunk, (size_t)r);
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0 || (r < 0 && errno != EAGAIN))
+			return trace_taken(w) ? 0 : -1;
+		/* all there is, for now */
+		if (trace_taken(w))
+			return 0;
+		struct pollfd pfd = { w->trace_fd, POLLIN, 0 };
+		long long left = deadline - now_ms();
+		if (left <= 0)
+			return -1;
+		poll(&pfd, 1, (int)(left > 1000 ? 1000 : left));
+	}
+}
+
+/* The request's dependencies as fork mode's would be: its own and the
+ * worker's start-up's, sorted; and whether they are whole. */
+static void trace_result(struct workers *ws, struct worker *w, bool whole, struct origin_response *rs)
+{
+	const struct strlist *from[] = { &w->boot.deps_read, &w->boot.deps_exist,
+					 &w->boot.deps_listed, &w->boot.deps_written };
+	struct strlist *to[] = { &rs->deps_read, &rs->deps_exist, &rs->deps_listed, &rs->deps_written };
+	for (size_t k = 0; k < 4; k++)
+		for (size_t i = 0; i < from[k]->n; i++)
+			strlist_add(to[k], from[k]->items[i]);
+	trace_read_finish(rs);
+	if (rs->untraced)
+		return;
+	if (!whole) {
+		rs->untraced = xstrdup(ws->argv[0]);
+		rs->untraced_why = xstrdup("did not finish a request's trace in time (persistent worker)");
+	} else {
+		trace_read_judge(&w->trace, ws->argv[0], rs);
+	}
+}
+
 int workers_run(struct workers *ws, const char *target, const struct strlist *env,
 		long timeout_s, size_t max_output, struct spill *out, unsigned long *app_status,
-		char *err)
+		struct origin_response *rs, const char *dir, char *err)
 {
 	struct worker *w = take(ws);
 	int rc = -1;
@@ -390,9 +587,24 @@ int workers_run(struct workers *ws, const char *target, const struct strlist *en
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (!running(w) && start(ws, w, err) < 0)
 			break;
-		rc = fcgi_run(w->conn, target, env, timeout_s, max_output, out, app_status, err);
+		struct trace_take t = { w, rs, dir ? dir : "/", false };
+		struct fcgi_side side = { w->trace_fd, trace_take_feed, &t };
+		long long deadline = now_ms() + timeout_s * 1000LL;
+		bool traced = ws->traced && rs && w->trace_fd >= 0;
+		if (traced)
+			w->conns++;
+		rc = fcgi_run_side(w->conn, target, env, timeout_s, max_output, out, app_status,
+				   traced ? &side : NULL, err);
 		if (rc == 0) {
-			if (workers_worn_out(++w->served, ws->max_requests))
+			bool worn = workers_worn_out(++w->served, ws->max_requests);
+			if (traced) {
+				/* a worker whose trace broke serves no more: the
+				 * next request gets a whole one */
+				bool whole = trace_finish(&t, deadline) == 0;
+				trace_result(ws, w, whole, rs);
+				worn = worn || !whole || w->trace.lost || !w->trace.hello;
+			}
+			if (worn)
 				stop(w, true, NULL);
 			break;
 		}

@@ -9,7 +9,10 @@
  * status is the render's reason) and the request is tried once more on a
  * fresh worker; one past the timeout, or that failed a request in any
  * other way, is killed (SIGKILL) and replaced; one that served
- * max_requests requests is recycled. Workers get PR_SET_PDEATHSIG
+ * max_requests requests is recycled. Traced (watch), every request's
+ * file events are told apart by the tracer's boundaries (workers.c's
+ * top), so that each render's dependencies are those a process of its
+ * own would have reported. Workers get PR_SET_PDEATHSIG
  * (SIGKILL), so none outlives cgisnap, even killed with SIGKILL;
  * workers_close() stops them all and removes the runtime directory.
  *
@@ -26,6 +29,8 @@
 #include "opts.h"
 #include "spill.h"
 
+struct origin_response;
+
 /* Recycle a worker after this many requests (php-fpm's pm.max_requests,
  * php-cgi's PHP_FCGI_MAX_REQUESTS default). */
 #define WORKERS_MAX_REQUESTS 500
@@ -37,6 +42,7 @@ struct workers_config {
 	const char *cwd;         /* where the workers start */
 	size_t n;                /* workers at most (0: 1) */
 	long max_requests;       /* 0: WORKERS_MAX_REQUESTS */
+	bool traced;             /* env preloads the tracer: trace each request */
 };
 
 struct workers;
@@ -48,10 +54,14 @@ struct workers *workers_open(const struct workers_config *cfg, char *err);
 /* Render one request with params env on a free worker: as fcgi_run (0
  * with the application's status in *app_status, or -1 with err), plus
  * "killed by signal 11 (SIGSEGV)" or "exited with status 255" when the
- * worker died under the request twice. Thread-safe. */
+ * worker died under the request twice. When the pool is traced and rs is
+ * not NULL, the request's dependencies go into rs->deps_* as cgi_run's
+ * do (relative paths against dir, the script's directory), the worker's
+ * start-up's included, and rs->untraced says when the trace is not
+ * whole (a worker whose trace broke is replaced). Thread-safe. */
 int workers_run(struct workers *ws, const char *target, const struct strlist *env,
 		long timeout_s, size_t max_output, struct spill *out, unsigned long *app_status,
-		char *err);
+		struct origin_response *rs, const char *dir, char *err);
 
 /* The runtime directory (for tests and messages). */
 const char *workers_dir(const struct workers *ws);

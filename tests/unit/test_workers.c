@@ -56,7 +56,7 @@ TEST(workers_runtime_directory_is_private_and_removed_at_close)
 {
 	char err[ERR_LEN];
 	struct strlist none = STRLIST_INIT;
-	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 3, 0 };
+	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 3, 0, false };
 	struct workers *ws = workers_open(&cfg, err);
 	CHECK(ws != NULL);
 	if (!ws)
@@ -84,7 +84,7 @@ TEST(workers_open_refuses_a_runtime_directory_too_deep_for_a_socket)
 	sprintf(deep, "%s/%s", base, name);
 	setenv("TMPDIR", deep, 1);
 	struct strlist none = STRLIST_INIT;
-	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 1, 0 };
+	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 1, 0, false };
 	struct workers *ws = workers_open(&cfg, err);
 	CHECK(ws == NULL);
 	CHECK(strstr(err, "too deep for a socket path (set TMPDIR)") != NULL);
