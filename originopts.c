@@ -25,8 +25,8 @@ const struct opt origin_opts[] = {
 	{ "cgi", 0, OPT_LIST, &origin_options.cgi, "EXT=PROGRAM",
 	  "run *.EXT files through PROGRAM, e.g. php=php-cgi (repeatable)", 0, 0 },
 	{ "cgi-mode", 0, OPT_STR, &origin_options.cgi_mode, "MODE",
-	  "workers (default): php-cgi as persistent FastCGI workers, one per job, opcache on (watch"
-	  " still forks); fork: a process per render, as *.cgi always gets", 0, 0 },
+	  "workers (default): php-cgi as persistent FastCGI workers, one per job, opcache on (traced"
+	  " per request under watch); fork: a process per render, as *.cgi always gets", 0, 0 },
 	{ "cgi-max-requests", 0, OPT_INT, &origin_options.cgi_max_requests, "N",
 	  "restart a php-cgi worker after N requests (default " STR(WORKERS_MAX_REQUESTS) ")", 1,
 	  100000000 },

@@ -1,8 +1,8 @@
 /* cgi.c - run one CGI program (RFC 3875) and collect what it writes: its
  * stdout for the response parser, its stderr for the log, and, when
  * dependency tracing is on, the paths the preloaded tracer reports on
- * fd 3 (watch/trace/trace.c has the protocol; traceread.c reads it), and whether that trace is
- * whole: a render without the tracer's hello line (a statically linked
+ * fd 3 (watch/trace/trace.c has the protocol; traceread.c reads it),
+ * and whether that trace is whole: a render without the tracer's hello line (a statically linked
  * program), or one whose program took the descriptor away, is untraced.
  *
  * Many renders run at once from several threads, so the program is started

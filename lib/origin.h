@@ -168,11 +168,12 @@ struct origin;
  * --no-php-defaults, each run gets "-d opcache.enable=0 -d
  * session.save_path=DIR" with DIR a private directory made here and
  * removed with its contents by origin_close(). A php-cgi handler runs,
- * unless cfg->cgi_mode is "fork" or trace_lib is set (tracing a worker
- * is to come), as a pool of cfg->jobs (default: cores) persistent
- * FastCGI workers (workers.h) with opcache on instead (same session
- * directory): the same CGI environment, as FastCGI params, and the same
- * responses; the workers start at their first render and are stopped by
+ * unless cfg->cgi_mode is "fork", as a pool of cfg->jobs (default:
+ * cores) persistent FastCGI workers (workers.h) with opcache on instead
+ * (same session directory): the same CGI environment, as FastCGI params,
+ * and the same responses; with trace_lib, the same dependencies too
+ * (each request traced apart; PHP's caches of paths and .user.ini off);
+ * the workers start at their first render and are stopped by
  * origin_close(). Other handlers and *.cgi programs always run a process
  * per render. */
 struct origin *origin_open(const struct origin_config *cfg, const struct site *site, char *err);
