@@ -10,7 +10,9 @@
 # PAGES=1000 (wiki size), EDITS=50, SPACING_MS=200, DEBOUNCE_MS=10 (the
 # watcher's --debounce: one write per edit needs no coalescing),
 # LIMIT_S=1200 (the whole run is cut short after this long, with what was
-# measured so far).
+# measured so far), CGI_MODE=workers (--cgi-mode: the warm php-cgi
+# workers, traced per request; CGI_MODE=fork for a process per render,
+# to compare).
 #
 # The wiki's backlinks pages (doku.php?id=X&do=backlink) are not crawled:
 # each reads every page source, so every edit would re-render all PAGES of
@@ -23,6 +25,7 @@ EDITS=${EDITS:-50}
 SPACING_MS=${SPACING_MS:-200}
 DEBOUNCE_MS=${DEBOUNCE_MS:-10}
 LIMIT_S=${LIMIT_S:-1200}
+CGI_MODE=${CGI_MODE:-workers}
 START=$SECONDS
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cgisnap-bench-watch.XXXXXX")
 watch_pid=""
@@ -67,7 +70,7 @@ php "$SITE/bin/seed.php" --pages "$PAGES" --dir "$SITE" >/dev/null
 
 "$CGISNAP" watch --root "$SITE" --cgi php=php-cgi --site-url http://localhost:8080/ --strip "$STRIP" \
 	--not-found '/doku.php?id=cgisnap:no-such-page' --exclude 'do=backlink' -j "$CORES" \
-	--debounce "$DEBOUNCE_MS" --source "$SITE/data" "$OUT" 2>"$WORK/watch.log" &
+	--debounce "$DEBOUNCE_MS" --cgi-mode "$CGI_MODE" --source "$SITE/data" "$OUT" 2>"$WORK/watch.log" &
 watch_pid=$!
 if ! wait_for grep -q '^cgisnap: watching ' "$WORK/watch.log"; then
 	echo "watch: the watcher did not come up within ${LIMIT_S} s:"
@@ -122,12 +125,12 @@ p95=$(pct 95 "$WORK/latency")
 r50=$(pct 50 "$WORK/render")
 rendered=$(mean "$WORK/rendered")
 changed=$(mean "$WORK/changed")
-echo "wiki of $PAGES pages, $CORES cores, -j $CORES, --debounce $DEBOUNCE_MS ms; backlinks pages not crawled"
+echo "wiki of $PAGES pages, $CORES cores, -j $CORES, --debounce $DEBOUNCE_MS ms, --cgi-mode $CGI_MODE; backlinks pages not crawled"
 echo "initial snapshot: $urls URLs in $initial_s s"
 [ "$done_edits" -eq "$EDITS" ] || echo "(cut short after $done_edits of $EDITS edits: LIMIT_S=$LIMIT_S reached)"
 echo "edits of $P: $done_edits, one write each, ${SPACING_MS} ms after the previous batch"
 echo "  write -> published page: p50 $p50 ms, p95 $p95 ms"
-echo "  the page's render: p50 $r50 ms (php-cgi start-up included); p50 latency minus render: $(calc "$p50 - $r50") ms"
+echo "  the page's render: p50 $r50 ms ($([ "$CGI_MODE" = fork ] && echo "php-cgi start-up included" || echo "a warm worker")); p50 latency minus render: $(calc "$p50 - $r50") ms"
 echo "  per edit: $rendered pages re-rendered, $changed files changed (the page, recent changes, ...)"
 echo "  pages whose recorded dependencies include the page's source: $readers (+ $PAGES backlinks pages if crawled)"
 if [ -n "$full_ms" ]; then
