@@ -285,6 +285,11 @@ static void handle(struct fswatch *w, const struct inotify_event *ie, fswatch_fn
 		flags |= FSW_REMOVED;
 	if (!flags)
 		return;
+	/* A write still open, a name moved: a save may be under way. */
+	if ((ie->mask & IN_MODIFY) && !(ie->mask & IN_CLOSE_WRITE))
+		flags |= FSW_WRITING;
+	if (ie->mask & (IN_MOVED_TO | IN_MOVED_FROM))
+		flags |= FSW_RENAMED;
 	if (ie->mask & IN_ISDIR)
 		flags |= FSW_DIR;
 	fn(ctx, d, ie->name, flags);

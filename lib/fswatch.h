@@ -37,7 +37,11 @@ enum {
 	FSW_OVERFLOW = 16, /* events were lost (no directory, no path): anything may have changed */
 	FSW_SELF = 32,     /* the watched directory itself was deleted or moved (no name) */
 	FSW_IGNORED = 64,  /* the kernel dropped the watch (no name); its fsw_dir goes after the call */
-	FSW_FIRST_FREE = 128 /* callers' flags of their own start here */
+	/* How a change came, for callers that wait for a save to finish
+	 * (with FSW_CHANGED, FSW_CREATED or FSW_REMOVED): */
+	FSW_WRITING = 128, /* with FSW_CHANGED: a write while the file is still open, not its close */
+	FSW_RENAMED = 256, /* with FSW_CREATED or FSW_REMOVED: the name came or went by a rename */
+	FSW_FIRST_FREE = 512 /* callers' flags of their own start here */
 };
 
 /* What a directory's watch asks the kernel for (flags may combine). */

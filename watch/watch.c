@@ -1,8 +1,15 @@
 /* watch.c - 'cgisnap watch': keep a snapshot fresh. The command line, the
  * start-up (a full snapshot when the tree is older than its sources), and
- * the main loop: inotify events are gathered into batches (debounced),
- * each batch re-renders the pages that depend on what changed, publishes
- * them, logs one line and runs the --exec hook.
+ * the main loop: inotify events are gathered into batches, each batch
+ * re-renders the pages that depend on what changed, publishes them, logs
+ * one line and runs the --exec hook.
+ *
+ * No fixed debounce: a batch starts as soon as the changes gathered end
+ * in finished saves (settle.h: a file closed, a temporary renamed over
+ * the page), after a few ms of quiet while a save may still be under way
+ * (an editor's temporary file, a file still open), and at the latest
+ * --debounce ms after its first change. Changes that come while a batch
+ * renders wait in the kernel's queue and make the next batch.
  *
  * Signals are blocked and read from a signalfd between batches, so a
  * batch in progress always finishes: SIGINT/SIGTERM stop after it (exit
@@ -50,14 +57,16 @@
 #include "profileopts.h"
 #include "relist.h"
 #include "scan.h"
+#include "settle.h"
 #include "shcmd.h"
 #include "tracer.h"
 #include "xalloc.h"
 
 #define DEFAULT_DEBOUNCE_MS 100
-/* A steady stream of changes still gets a batch this many windows after
- * its first change. */
-#define DEBOUNCE_CAP 10
+/* The quiet that ends a save that may be under way: an editor's steps
+ * (write a temporary, rename it, remove the backup) come within a few ms
+ * of each other; --debounce is the cap. */
+#define SETTLE_WINDOW_MS 10
 /* Changed paths named in a batch's log line. */
 #define SUMMARY_PATHS 3
 #define SOURCE_BACK_REASON "a missing source came back"
@@ -82,7 +91,10 @@ static const struct opt watch_opts[] = {
 	{ "ignore", 0, OPT_LIST, &watch_options.ignore, "REGEX",
 	  "changes to paths matching REGEX start nothing (repeatable)", 0, 0 },
 	{ "debounce", 0, OPT_INT, &watch_options.debounce_ms, "MS",
-	  "start a batch when no change came for MS ms (default 100; at most 10 x MS after the first)", 1, 60000 },
+	  "the longest a batch waits for a save under way, from its first change (default 100). A finished "
+	  "save (a file closed, a temporary renamed in) starts the batch at once; one that may still be under "
+	  "way (an editor's temporary file, a file still open) after 10 ms without events (MS if smaller)",
+	  1, 60000 },
 	{ "poll", 0, OPT_INT, &watch_options.poll_s, "S",
 	  "every S seconds, re-render the --always pages and every page a --depends rule names (for data "
 	  "inotify cannot see, such as a database; only what changed is written)", 1, 86400 },
@@ -121,7 +133,7 @@ struct watcher {
 
 	/* the batch being gathered */
 	struct changes pending;
-	long long first_ms, last_ms; /* 0: nothing pending */
+	struct settle settle;        /* when it is due; first_ms 0: nothing pending */
 	const char *full_reason;     /* a full re-crawl is due, and why */
 	long batches;
 };
@@ -147,6 +159,12 @@ static void print_help(const struct opt *const *tables)
 	       "leads: make that directory a --source. A render the tracer cannot see whole\n"
 	       "(a statically linked program, one that closes or replaces descriptor 3) is\n"
 	       "said once per program, and its page re-renders on every change.\n\n"
+	       "A batch starts as soon as the changes seen end in finished saves (a file\n"
+	       "closed after writing, a temporary file renamed over it: sed -i, vim,\n"
+	       "gedit): no fixed wait. While a save may still be under way (an editor's\n"
+	       "temporary or backup file, a file still open, a name removed) it waits\n"
+	       "until no change came for 10 ms, and never more than --debounce ms after\n"
+	       "its first change. Changes made while a batch renders make the next one.\n\n"
 	       "Data no file change stands for (a database): 'cgisnap notify DIR URL...'\n"
 	       "re-renders pages at once, through the socket DIR/.cgisnap/control (see\n"
 	       "'cgisnap notify --help'); --poll S re-renders the --always and --depends\n"
@@ -371,13 +389,11 @@ static bool ignored(struct watcher *w, const char *path)
 	return relist_match(w->ignore, w->nignore, path);
 }
 
-/* A change came now: it starts (or extends) the pending batch. */
+/* A change with nothing to finish (a signal, a notify, a poll) came now:
+ * it starts (or extends) the pending batch. */
 static void note_activity(struct watcher *w)
 {
-	long long t = now_ms();
-	if (!w->first_ms)
-		w->first_ms = t;
-	w->last_ms = t;
+	settle_note_now(&w->settle, now_ms());
 }
 
 /* Take a string out of a list (its first copy). */
@@ -434,7 +450,7 @@ static void take(struct watcher *w, const struct fsw_events *ev)
 			  e->flags & FSW_CREATED ? "C" : "", e->flags & FSW_REMOVED ? "D" : "",
 			  e->flags & FSW_DIR ? "/" : "", e->path);
 		changes_add(&w->pending, e->path, e->flags);
-		note_activity(w);
+		settle_note(&w->settle, e->path, e->flags, now_ms());
 	}
 }
 
@@ -575,7 +591,7 @@ static void batch_done(struct watcher *w, const struct crawl_result *res, const 
 	memset(&none, 0, sizeof none);
 	control_batch_done(w->control, res ? res : &none, error);
 	changes_clear(&w->pending);
-	w->first_ms = w->last_ms = 0;
+	settle_reset(&w->settle);
 	w->poll_due = false;
 }
 
@@ -592,6 +608,13 @@ static void run_batch(struct watcher *w)
 
 	if (!sources_present(w))
 		return; /* held: the changes wait for the source */
+	if (log_verbose()) {
+		enum settle_why why;
+		settle_due(&w->settle, &why);
+		log_debug("batch due %s, %lld ms after its first change, %zu path%s left open", settle_why_text(why),
+			  now_ms() - w->settle.first_ms, settle_open_count(&w->settle),
+			  settle_open_count(&w->settle) == 1 ? "" : "s");
+	}
 	full = w->full_reason;
 	/* Notified pages and polls name their pages: only a changed path
 	 * with nothing to map it needs everything. */
@@ -617,7 +640,7 @@ static void run_batch(struct watcher *w)
 	}
 	rc = full ? crawl_full(w->crawl, &res, err) : crawl_update(w->crawl, &targets, &res, err);
 	w->batches++;
-	bool logged = log_batch(w, full, &res, now_ms() - w->first_ms);
+	bool logged = log_batch(w, full, &res, now_ms() - w->settle.first_ms);
 	w->full_reason = NULL;
 	note_refused_removal(w);
 	if (rc < 0) {
@@ -687,17 +710,16 @@ static int sooner(int a, int b)
 	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
 }
 
-/* ms until the pending batch is due; -1 when nothing is pending. */
+/* ms until the pending batch is due (settle.h); -1 when nothing is
+ * pending. */
 static int batch_wait(const struct watcher *w)
 {
-	if (!w->first_ms)
+	enum settle_why why;
+	long long due = settle_due(&w->settle, &why);
+	if (why == SETTLE_NONE)
 		return -1;
-	long long due = w->last_ms + w->debounce_ms;
-	long long cap = w->first_ms + (long long)w->debounce_ms * DEBOUNCE_CAP;
-	if (cap < due)
-		due = cap;
 	long long left = due - now_ms();
-	return left < 0 ? 0 : (int)left;
+	return left < 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
 }
 
 /* Wait for changes and signals, run batches when they are due; 0 when a
@@ -733,7 +755,7 @@ static int main_loop(struct watcher *w)
 			note_activity(w);
 			run_batch(w);
 			w->next_poll_ms = now_ms() + w->poll_ms;
-		} else if (w->first_ms && batch_wait(w) == 0) {
+		} else if (w->settle.first_ms && batch_wait(w) == 0) {
 			run_batch(w);
 		}
 	}
@@ -755,6 +777,7 @@ static void watcher_release(struct watcher *w)
 	strlist_clear(&w->sources);
 	strlist_clear(&w->missing);
 	changes_clear(&w->pending);
+	settle_release(&w->settle);
 	if (w->sigfd >= 0)
 		close(w->sigfd);
 	crawl_setup_close(&w->s);
@@ -780,6 +803,7 @@ static int watcher_open(struct watcher *w, const struct strlist *args)
 	    run_source_command(watch_options.source_command, origin_options.root, &given, err) < 0)
 		goto fail;
 	w->debounce_ms = watch_options.debounce_ms > 0 ? watch_options.debounce_ms : DEFAULT_DEBOUNCE_MS;
+	settle_init(&w->settle, w->debounce_ms < SETTLE_WINDOW_MS ? w->debounce_ms : SETTLE_WINDOW_MS, w->debounce_ms);
 	if (resolve_sources(w, &given, err) < 0 || compile_ignore(w, err) < 0)
 		goto fail;
 	for (size_t i = 0; i < watch_options.depends.n; i++)

@@ -145,8 +145,8 @@ TEST(fswatch_rename_inside_a_tree_is_followed)
 	char *from = xasprintf("%s/old", d), *to = xasprintf("%s/new", d);
 	CHECK_INT(0, rename(from, to));
 	drain(&s);
-	CHECK_INT(FSW_REMOVED | FSW_DIR, flags_of(&s.ev, d, "old"));
-	CHECK_INT(FSW_CREATED | FSW_DIR, flags_of(&s.ev, d, "new"));
+	CHECK_INT(FSW_REMOVED | FSW_RENAMED | FSW_DIR, flags_of(&s.ev, d, "old"));
+	CHECK_INT(FSW_CREATED | FSW_RENAMED | FSW_DIR, flags_of(&s.ev, d, "new"));
 	/* watched under the new name only */
 	CHECK_INT(3, count_dirs(s.w));
 	CHECK(!dir_at(s.w, d, "old/deep"));
@@ -207,6 +207,37 @@ TEST(fswatch_deleted_directory_reports_itself_then_is_forgotten)
 	fsw_events_clear(&s.ev);
 	unit_remove_tree(d);
 	free(gone);
+	free(d);
+}
+
+/* A write to a file still open is told from its close (a save under way,
+ * then done); each step is read right after it. */
+TEST(fswatch_open_write_and_close_told_apart)
+{
+	char err[ERR_LEN];
+	char *d = unit_temp_dir("fswatch");
+	struct seen s = { fswatch_new(NULL, err), NULL, FSW_EVENTS_INIT };
+	CHECK(fswatch_watch(s.w, d, FSW_WATCH_WRITES | FSW_WATCH_MODIFY | FSW_WATCH_NAMES, err) != NULL);
+	char *path = xasprintf("%s/f", d);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	drain(&s);
+	CHECK_INT(FSW_CREATED, flags_of(&s.ev, d, "f"));
+	fputs("x", f);
+	fflush(f);
+	drain(&s);
+	CHECK_INT(FSW_CHANGED | FSW_WRITING, flags_of(&s.ev, d, "f"));
+	fclose(f);
+	drain(&s);
+	CHECK_INT(FSW_CHANGED, flags_of(&s.ev, d, "f"));
+	unlink(path);
+	drain(&s);
+	CHECK_INT(FSW_REMOVED, flags_of(&s.ev, d, "f"));
+
+	fsw_events_clear(&s.ev);
+	fswatch_free(s.w);
+	unit_remove_tree(d);
+	free(path);
 	free(d);
 }
 

@@ -1,0 +1,174 @@
+/* test_watch_settle.c - watch/settle: when a batch is due after the event
+ * sequences editors and tools really make (as inotify reports them), an
+ * open save waiting out the quiet window, the cap, the temporary names. */
+#include <stdio.h>
+
+#include "fswatch.h"
+#include "../../watch/settle.h"
+#include "unit.h"
+
+#define W FSW_CHANGED
+#define OPENW (FSW_CHANGED | FSW_WRITING)
+#define C FSW_CREATED
+#define MT (FSW_CREATED | FSW_RENAMED)
+#define D FSW_REMOVED
+#define MF (FSW_REMOVED | FSW_RENAMED)
+
+struct step {
+	const char *path;
+	unsigned flags;
+};
+
+/* Note steps at 1 ms apart from t = 1000; returns why the batch is due
+ * and sets *due. */
+static enum settle_why run(struct settle *s, const struct step *steps, size_t n, long long *due)
+{
+	enum settle_why why;
+	for (size_t i = 0; i < n; i++)
+		settle_note(s, steps[i].path, steps[i].flags, 1000 + (long long)i);
+	*due = settle_due(s, &why);
+	return why;
+}
+
+#define RUN(s, steps, due) run((s), (steps), sizeof(steps) / sizeof((steps)[0]), (due))
+
+TEST(settle_a_closed_write_is_due_at_once)
+{
+	struct settle s;
+	long long due;
+	enum settle_why why;
+	settle_init(&s, 10, 100);
+	CHECK_INT(-1, settle_due(&s, &why));
+	CHECK_INT(SETTLE_NONE, why);
+	const struct step echo[] = { { "/d/p/a.txt", W } };
+	CHECK_INT(SETTLE_AT_ONCE, RUN(&s, echo, &due));
+	CHECK_INT(1000, due);
+	settle_reset(&s);
+	/* created, then closed: printf > new.txt */
+	const struct step create[] = { { "/d/p/new.txt", C }, { "/d/p/new.txt", W } };
+	CHECK_INT(SETTLE_AT_ONCE, RUN(&s, create, &due));
+	settle_reset(&s);
+	/* a directory made has nothing to close */
+	settle_note(&s, "/d/p/ns", C | FSW_DIR, 5);
+	CHECK_INT(SETTLE_AT_ONCE, (settle_due(&s, &why), why));
+	settle_release(&s);
+}
+
+TEST(settle_an_open_write_waits_for_its_close_or_the_quiet)
+{
+	struct settle s;
+	long long due;
+	settle_init(&s, 10, 100);
+	const struct step open_write[] = { { "/d/db.sqlite", OPENW }, { "/d/db.sqlite", OPENW } };
+	CHECK_INT(SETTLE_QUIET, RUN(&s, open_write, &due));
+	CHECK_INT(1001 + 10, due);
+	CHECK_INT(1, settle_open_count(&s));
+	settle_note(&s, "/d/db.sqlite", W, 1003);
+	enum settle_why why;
+	due = settle_due(&s, &why);
+	CHECK_INT(SETTLE_AT_ONCE, why);
+	CHECK_INT(1003, due);
+	settle_reset(&s);
+	/* a file created, not closed yet (or a link, which never closes) */
+	settle_note(&s, "/d/link", C, 2000);
+	CHECK_INT(2010, settle_due(&s, &why));
+	CHECK_INT(SETTLE_QUIET, why);
+	settle_release(&s);
+}
+
+TEST(settle_a_stream_of_open_writes_is_cut_at_the_cap)
+{
+	struct settle s;
+	enum settle_why why;
+	settle_init(&s, 10, 100);
+	for (long long t = 0; t < 95; t += 5)
+		settle_note(&s, "/d/log", OPENW, 1000 + t);
+	CHECK_INT(1100, settle_due(&s, &why));
+	CHECK_INT(SETTLE_CAP, why);
+	settle_release(&s);
+}
+
+TEST(settle_sed_i_is_one_save)
+{
+	struct settle s;
+	long long due;
+	settle_init(&s, 10, 100);
+	const struct step before[] = { { "/d/p/sedA1b2C3", C }, { "/d/p/sedA1b2C3", W } };
+	CHECK_INT(SETTLE_QUIET, RUN(&s, before, &due)); /* the temporary waits for its rename */
+	const struct step rename[] = { { "/d/p/sedA1b2C3", MF }, { "/d/p/a.txt", MT } };
+	CHECK_INT(SETTLE_AT_ONCE, RUN(&s, rename, &due));
+	settle_release(&s);
+}
+
+TEST(settle_gedit_and_emacs_saves_are_one_save)
+{
+	struct settle s;
+	long long due;
+	settle_init(&s, 10, 100);
+	const struct step gedit[] = { { "/d/.goutputstream-XY12ZQ", C }, { "/d/.goutputstream-XY12ZQ", W },
+				      { "/d/.goutputstream-XY12ZQ", MF } };
+	/* A temporary renamed away is used up: the kernel queues the
+	 * rename's other half with it, so one read holds both. */
+	CHECK_INT(SETTLE_AT_ONCE, RUN(&s, gedit, &due));
+	settle_note(&s, "/d/a.txt", MT, 1005);
+	enum settle_why why;
+	settle_due(&s, &why);
+	CHECK_INT(SETTLE_AT_ONCE, why);
+	CHECK_INT(0, settle_open_count(&s));
+	settle_reset(&s);
+	/* emacs: the lock link, the file renamed to its backup, written anew */
+	const struct step emacs[] = { { "/d/.#a.txt", C },     { "/d/a.txt", MF }, { "/d/a.txt~", MT },
+				      { "/d/a.txt", C },       { "/d/a.txt", W },  { "/d/.#a.txt", D } };
+	CHECK_INT(SETTLE_QUIET, RUN(&s, emacs, &due)); /* the backup stays: a save may go on */
+	CHECK_INT(1005 + 10, due);
+	settle_release(&s);
+}
+
+TEST(settle_vim_save_is_one_save)
+{
+	struct settle s;
+	long long due;
+	settle_init(&s, 10, 100);
+	/* vim probes the directory first: nothing is saved yet */
+	const struct step probe[] = { { "/d/p/4913", C }, { "/d/p/4913", W }, { "/d/p/4913", D } };
+	CHECK_INT(SETTLE_QUIET, RUN(&s, probe, &due));
+	/* then renames the file to its backup, writes it anew, drops the backup */
+	const struct step save[] = { { "/d/p/a.txt", MF }, { "/d/p/a.txt~", MT }, { "/d/p/a.txt", C },
+				     { "/d/p/a.txt", W }, { "/d/p/a.txt", W }, { "/d/p/a.txt~", D } };
+	CHECK_INT(SETTLE_AT_ONCE, RUN(&s, save, &due));
+	CHECK_INT(0, settle_open_count(&s));
+	settle_reset(&s);
+	/* a probe in another directory is not closed by this save */
+	const struct step other[] = { { "/d/q/4913", C }, { "/d/q/4913", D }, { "/d/p/b.txt", W } };
+	CHECK_INT(SETTLE_QUIET, RUN(&s, other, &due));
+	settle_release(&s);
+}
+
+TEST(settle_a_removal_waits_for_what_may_follow)
+{
+	struct settle s;
+	long long due;
+	settle_init(&s, 10, 100);
+	const struct step rm[] = { { "/d/p/a.txt", D } };
+	CHECK_INT(SETTLE_QUIET, RUN(&s, rm, &due));
+	settle_reset(&s);
+	CHECK_INT(0, settle_open_count(&s));
+	settle_note_now(&s, 7);
+	enum settle_why why;
+	CHECK_INT(7, settle_due(&s, &why));
+	CHECK_INT(SETTLE_AT_ONCE, why);
+	settle_release(&s);
+}
+
+TEST(settle_temp_names)
+{
+	const char *temp[] = { "4913", "5036", "a.txt~", ".a.txt.swp", "a.swx", ".a.swo", "sedX1y2Z3",
+			       ".goutputstream-ABC123", ".#a.txt", "#a.txt#", "x.tmp" };
+	const char *real[] = { "4914", "123", "a.txt", "sed.txt", "sedabc", "~a", "swp", "#", "##", ".tmpx", "" };
+	for (size_t i = 0; i < sizeof temp / sizeof temp[0]; i++)
+		if (!settle_temp_name(temp[i]))
+			unit_fail(__FILE__, __LINE__, "'%s' is a temporary name", temp[i]);
+	for (size_t i = 0; i < sizeof real / sizeof real[0]; i++)
+		if (settle_temp_name(real[i]))
+			unit_fail(__FILE__, __LINE__, "'%s' is no temporary name", real[i]);
+}

@@ -1,0 +1,78 @@
+/* settle.h - when the batch of gathered changes may start: at once when
+ * they end in finished saves, after a short quiet while a save may still
+ * be under way, and never later than a cap after the first change. No
+ * fixed wait is paid by an edit that is plainly done.
+ *
+ * A path is left complete by a file closed after writing, a name renamed
+ * in (sed -i, gedit's .goutputstream-XXXXXX, any write-temp-then-rename),
+ * a directory made, its attributes changed, or an editor's temporary file
+ * removed or renamed away. It is left open (a save may be under way) by a
+ * write to a file still open, a file created and not closed yet (a link,
+ * which never closes, waits out the quiet), a name removed or renamed away
+ * (vim renames the file to its backup before writing it anew; a rename's
+ * other half comes next), an editor's temporary file that is still there
+ * (settle_temp_name), or vim's probe file (4913) removed, until a real
+ * name in its directory is saved. The batch is due at once when no path is left
+ * open; else when no change came for the quiet window, or at the cap.
+ *
+ * Steps:
+ *   1. settle_init(s, window_ms, cap_ms).
+ *   2. settle_note() for each change of a file, settle_note_now() for a
+ *      change that has nothing to finish (a notify, a signal, a poll).
+ *   3. settle_due() says when the batch is due and why.
+ *   4. settle_reset() when the batch starts (changes from then on are the
+ *      next batch's); settle_release() at the end.
+ */
+#ifndef CGISNAP_WATCH_SETTLE_H
+#define CGISNAP_WATCH_SETTLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hashmap.h"
+
+/* Why a batch is due. */
+enum settle_why {
+	SETTLE_NONE,    /* nothing noted: no batch */
+	SETTLE_AT_ONCE, /* every path left complete */
+	SETTLE_QUIET,   /* a save may be under way: due when no change came for the window */
+	SETTLE_CAP      /* a save still under way at the cap after the first change */
+};
+
+struct settle {
+	struct hashmap open;          /* path -> left open (settle.c says how) */
+	size_t probes;                /* of them, vim's probe files removed */
+	long long first_ms, last_ms;  /* now_ms of the first and last change noted; 0: none */
+	long window_ms, cap_ms;
+};
+
+void settle_init(struct settle *s, long window_ms, long cap_ms);
+
+/* A change of path (absolute) with FSW_* flags (fswatch.h) at now_ms. */
+void settle_note(struct settle *s, const char *path, unsigned flags, long long now);
+
+/* A change with nothing to finish, at now_ms. */
+void settle_note_now(struct settle *s, long long now);
+
+/* When (now_ms) the batch is due, why in *why; -1 and SETTLE_NONE when
+ * nothing was noted. A time already past means now. */
+long long settle_due(const struct settle *s, enum settle_why *why);
+
+/* Paths left open now. */
+size_t settle_open_count(const struct settle *s);
+
+/* Words for why, for the log ("at once: no save under way"). */
+const char *settle_why_text(enum settle_why why);
+
+/* Forget what was noted: the next change starts a new batch. */
+void settle_reset(struct settle *s);
+
+void settle_release(struct settle *s);
+
+/* Whether a file name (no directory) is an editor's or tool's temporary
+ * or backup file: vim's 4913 probe (and 5036, 5159...) and x~ backup,
+ * .swp/.swx/.swo swap files, sed -i's sedXXXXXX, gedit's
+ * .goutputstream-XXXXXX, emacs' .#x lock and #x# auto-save, *.tmp. */
+bool settle_temp_name(const char *name);
+
+#endif
