@@ -128,6 +128,7 @@ save_is_one_batch() {
 	check_eq 0 $? "$name: published"
 	settle_on e "item e, after $name"
 	check_eq 0 $? "$name: the marker after it published"
+	wait_batches "$LOG" $((n + 2)) # the line comes after the files
 	check_eq $((n + 2)) "$(batches "$LOG")" "$name: batches for the save and the marker"
 	check_match "$(grep '^cgisnap: batch: ' "$LOG" | tail -2 | head -1)" \
 		"^cgisnap: batch: [0-9]+ changed \(.*$SITE/data/items/b.txt.*\): [0-9]+ URLs? re-rendered" "$name: its batch line"
