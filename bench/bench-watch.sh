@@ -8,7 +8,8 @@
 # Prints figures and whether each goal was met; never fails on them.
 #
 # PAGES=1000 (wiki size), EDITS=50, SPACING_MS=200, DEBOUNCE_MS=10 (the
-# watcher's --debounce: one write per edit needs no coalescing),
+# watcher's --debounce, the longest a batch waits for a save under way;
+# a single write starts its batch at once whatever it is),
 # LIMIT_S=1200 (the whole run is cut short after this long, with what was
 # measured so far), CGI_MODE=workers (--cgi-mode: the warm php-cgi
 # workers, traced per request; CGI_MODE=fork for a process per render,

@@ -1,7 +1,7 @@
 # bench/lib-bench.sh - what the bench-*.sh scripts share. Source it after
 # setting nothing; then call bench_start NAME.
 #
-#   ROOT, CGISNAP, CORES    the repository, the binary, the cores
+#   ROOT, CGISNAP, CORES    the repository, the binary ($CGISNAP if set), the cores
 #   bench_start NAME        WORK: a fresh temporary directory; at exit the
 #                           processes listed in $pids are stopped and WORK
 #                           goes; Ctrl-C exits 130 the same way
@@ -11,7 +11,7 @@
 #   goal CONDITION          "met" when the awk condition holds, else "NOT met"
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-CGISNAP=$ROOT/cgisnap
+CGISNAP=${CGISNAP:-$ROOT/cgisnap}
 CORES=$(nproc)
 pids=""
 
