@@ -65,9 +65,16 @@ wait_for() {
 }
 more_batches() { [ "$(batches "$1")" -gt "$2" ]; }
 has_line() { grep -q "$2" "$1"; }
-# render_ms TREE TARGET: the page's render time as the manifest records it
-# (empty when the manifest is not the TSV file).
-render_ms() { awk -F'\t' -v t="$2" '$1 == t { print $7 }' "$1/.cgisnap/manifest" 2>/dev/null; }
+# render_ms TREE TARGET: the page's render time as the manifest records it:
+# the TSV file, else what 'cgisnap ls' prints in its columns (issue 14's
+# plain-text view of a manifest kept elsewhere); empty when neither.
+render_ms() {
+	if head -1 "$1/.cgisnap/manifest" 2>/dev/null | grep -q '^# target'; then
+		awk -F'\t' -v t="$2" '$1 == t { print $7 }' "$1/.cgisnap/manifest"
+	else
+		"$CGISNAP" ls "$1" 2>/dev/null | awk -F'\t' -v t="$2" '$1 == t { print $7 }'
+	fi
+}
 
 declare -A R # R[size,figure]
 run_size() {
