@@ -154,11 +154,15 @@ vim_steps() {
 }
 save_is_one_batch "vim steps in php" vim_steps
 if command -v vim >/dev/null; then
+	# vim_save HOW SETTINGS: the real vim saves b: it renames the file to
+	# its backup b.txt~, writes it anew and removes the backup (auto: after
+	# its 4913 probe). backupskip's default skips /tmp/*, where TESTDIR is.
 	vim_save() {
-		HOME=$TESTDIR vim -u NONE -i NONE -N -n -es -c '%s/.*/item b, saved by real vim/' -c 'wq' \
+		HOME=$TESTDIR vim -u NONE -i NONE -N -n -es -c "set backupskip= writebackup $2" -c "%s/.*/item b, saved by $1/" -c 'wq' \
 			"$SITE/data/items/b.txt" </dev/null >/dev/null 2>&1
 	}
-	save_is_one_batch "real vim" vim_save
+	save_is_one_batch "real vim" vim_save "real vim" "backupcopy=auto"
+	save_is_one_batch "real vim, no probe" vim_save "real vim, no probe" "backupcopy=no"
 else
 	echo "# skipped: no vim (the same steps were taken by php)"
 fi
