@@ -67,6 +67,8 @@
  * (write a temporary, rename it, remove the backup) come within a few ms
  * of each other; --debounce is the cap. */
 #define SETTLE_WINDOW_MS 10
+#define STR_(x) #x
+#define STR(x) STR_(x) /* a number macro as a string, for the help */
 /* Changed paths named in a batch's log line. */
 #define SUMMARY_PATHS 3
 #define SOURCE_BACK_REASON "a missing source came back"
@@ -93,7 +95,8 @@ static const struct opt watch_opts[] = {
 	{ "debounce", 0, OPT_INT, &watch_options.debounce_ms, "MS",
 	  "the longest a batch waits for a save under way, from its first change (default 100). A finished "
 	  "save (a file closed, a temporary renamed in) starts the batch at once; one that may still be under "
-	  "way (an editor's temporary file, a file still open) after 10 ms without events (MS if smaller)",
+	  "way (an editor's temporary file, a file still open) after " STR(SETTLE_WINDOW_MS) " ms without events "
+	  "(MS if smaller)",
 	  1, 60000 },
 	{ "poll", 0, OPT_INT, &watch_options.poll_s, "S",
 	  "every S seconds, re-render the --always pages and every page a --depends rule names (for data "
@@ -163,7 +166,7 @@ static void print_help(const struct opt *const *tables)
 	       "closed after writing, a temporary file renamed over it: sed -i, vim,\n"
 	       "gedit): no fixed wait. While a save may still be under way (an editor's\n"
 	       "temporary or backup file, a file still open, a name removed) it waits\n"
-	       "until no change came for 10 ms, and never more than --debounce ms after\n"
+	       "until no change came for " STR(SETTLE_WINDOW_MS) " ms, and never more than --debounce ms after\n"
 	       "its first change. Changes made while a batch renders make the next one.\n\n"
 	       "Data no file change stands for (a database): 'cgisnap notify DIR URL...'\n"
 	       "re-renders pages at once, through the socket DIR/.cgisnap/control (see\n"
