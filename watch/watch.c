@@ -66,7 +66,7 @@
 /* The quiet that ends a save that may be under way: an editor's steps
  * (write a temporary, rename it, remove the backup) come within a few ms
  * of each other; --debounce is the cap. */
-#define SETTLE_WINDOW_MS 10
+#define SETTLE_WINDOW_MS 25
 #define STR_(x) #x
 #define STR(x) STR_(x) /* a number macro as a string, for the help */
 /* Changed paths named in a batch's log line. */
