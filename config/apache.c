@@ -73,17 +73,18 @@ static void path_rule_start(struct buf *out, const struct ti_entry *e)
 	free(path);
 }
 
-/* The condition on the query that goes with every per-URL rule. */
+/* The condition on the query (as the policy left it: CGISNAP_Q, see
+ * write_policy) that goes with every per-URL rule. */
 static void query_cond(struct buf *out, const struct ti_entry *e)
 {
 	if (!e->query) {
-		buf_adds(out, "    RewriteCond %{QUERY_STRING} ^$\n");
+		buf_adds(out, "    RewriteCond %{ENV:CGISNAP_Q} ^$\n");
 		return;
 	}
 	/* "=" compares as a plain string. */
 	struct buf q = BUF_INIT;
 	buf_addf(&q, "=%s", e->query);
-	buf_adds(out, "    RewriteCond %{QUERY_STRING} ");
+	buf_adds(out, "    RewriteCond %{ENV:CGISNAP_Q} ");
 	quote(out, buf_str(&q));
 	buf_adds(out, "\n");
 	buf_release(&q);
@@ -106,6 +107,20 @@ static bool type_writable(const char *type)
 	return !config_unquotable(type) && !strpbrk(type, ",]\"\\");
 }
 
+/* True for a redirect the map of redirects can hold (with
+ * p->map_prefix): its key "PATH?QUERY" and its Location hold no white
+ * space (a txt map's separator), and its path no "%2F", which only
+ * path_rule_start tells from an encoded '/'. */
+static bool entry_in_map(const struct ti_entry *e, const struct config_params *p)
+{
+	if (!p->map_prefix || !entry_writable(e) || strpbrk(e->location, " \t"))
+		return false;
+	char *path = treeinfo_slash_path(e->target);
+	bool ok = !strpbrk(path, " \t") && !strcasestr(path, "%2F");
+	free(path);
+	return ok;
+}
+
 /* The comment at the top: what this is, where it goes, when to
  * regenerate it. */
 static void write_header(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
@@ -124,9 +139,10 @@ static void write_header(struct buf *out, const struct treeinfo *ti, const struc
 		      "# per URL below. New and changed pages need nothing: the general rules\n"
 		      "# find their files.\n"
 		      "#\n"
-		      "# Requests must arrive in canonical form (as the site's own links write\n"
-		      "# them); cgisnap serve also normalises queries and applies the tree's\n"
-		      "# --ignore-param and --sort-query, which Apache cannot.\n");
+		      "# The tree's --ignore-param and --sort-query apply as with cgisnap serve,\n"
+		      "# but for what cgisnap config --help lists under Limits: queries are not\n"
+		      "# normalised, and only the queries the tree holds are sorted (with the\n"
+		      "# map files of --output).\n");
 	config_summary(out, ti);
 	buf_adds(out, "\n");
 }
@@ -169,6 +185,62 @@ static void write_headers(struct buf *out, const struct treeinfo *ti, const stru
 	buf_adds(out, "    # FILE.gz (see the end of the rules) is the page gzip-encoded.\n"
 		      "    Header always set Content-Encoding gzip env=CGISNAP_GZ\n"
 		      "    Header always merge Vary Accept-Encoding env=CGISNAP_VARY\n\n");
+}
+
+/* The RewriteMap lines of the map files that have lines; the names are
+ * those of the VirtualHost (RewriteMap is not allowed in <Directory>). */
+static void write_rewrite_maps(struct buf *out, const struct config_maps *maps, const struct config_params *p)
+{
+	if (!p->map_prefix)
+		return;
+	if (maps->redirects.len) {
+		buf_addf(out, "    # Recorded redirects, \"PATH?QUERY STATUS:LOCATION\" a line.\n"
+			      "    RewriteMap cgisnap_%s_redirects ", p->id);
+		struct buf f = BUF_INIT;
+		buf_addf(&f, "txt:%s.redirects.map", p->map_prefix);
+		quote(out, buf_str(&f));
+		buf_adds(out, "\n");
+		buf_release(&f);
+	}
+	if (maps->query.len) {
+		buf_addf(out, "    # --sort-query: other orders of the tree's queries, \"ORDER SORTED\".\n"
+			      "    RewriteMap cgisnap_%s_query ", p->id);
+		struct buf f = BUF_INIT;
+		buf_addf(&f, "txt:%s.query.map", p->map_prefix);
+		quote(out, buf_str(&f));
+		buf_adds(out, "\n");
+		buf_release(&f);
+	}
+}
+
+/* Step 1c: CGISNAP_Q, the query every later rule reads: as it came, or
+ * as the tree's policy leaves it: empty and ignored parameters dropped
+ * (one pass each), the order sorted by the map of orders. */
+static void write_policy(struct buf *out, const struct config_maps *maps, const struct treeinfo *ti,
+			 const struct config_params *p)
+{
+	buf_adds(out, "    # 1c. The query the rules below read (CGISNAP_Q), as cgisnap serve\n"
+		      "    # canonicalises it.\n"
+		      "    RewriteRule ^ - [E=CGISNAP_Q:%{QUERY_STRING}]\n");
+	if (!config_query_policy(&ti->site))
+		return;
+	struct buf re = BUF_INIT;
+	config_drop_regex(&ti->site, &re);
+	buf_adds(out, "    # The tree's query policy (--ignore-param");
+	for (size_t i = 0; i < ti->site.ignore_params.n; i++)
+		buf_addf(out, " %s", ti->site.ignore_params.items[i]);
+	buf_addf(out, "%s): each pair\n    # drops one empty or ignored parameter (at most %d in all).\n",
+		 ti->site.sort_query ? ", --sort-query" : "", CONFIG_QUERY_DROPS);
+	for (int k = 0; k < CONFIG_QUERY_DROPS; k++) {
+		buf_adds(out, "    RewriteCond %{ENV:CGISNAP_Q} ");
+		quote(out, buf_str(&re));
+		buf_adds(out, "\n    RewriteRule ^ - [E=CGISNAP_Q:%1%2]\n");
+	}
+	if (maps && maps->query.len)
+		buf_addf(out, "    RewriteCond \"${cgisnap_%s_query:%%{ENV:CGISNAP_Q}}\" ^(.+)$\n"
+			      "    RewriteRule ^ - [E=CGISNAP_Q:%%1]\n",
+			 p->id);
+	buf_release(&re);
 }
 
 /* Steps 0 and 1 of the rewrite rules: the 404 page, hostile targets. */
@@ -234,17 +306,45 @@ static void write_canonical(struct buf *out, const struct treeinfo *ti)
 	}
 }
 
-/* Steps 2 and 3: one rule (and its query condition) per recorded URL,
- * then no other dotfile. */
-static void write_recorded(struct buf *out, const struct treeinfo *ti)
+/* The redirects of the map (entry_in_map): its lines into maps, and one
+ * rule per status. */
+static void write_redirect_map(struct buf *out, struct config_maps *maps, const struct treeinfo *ti,
+			       const struct config_params *p)
+{
+	bool codes[100] = { false };
+	for (size_t i = 0; i < ti->redirects.n; i++) {
+		const struct ti_entry *e = &ti->redirects.items[i];
+		if (!entry_in_map(e, p) || e->status < 300 || e->status > 399)
+			continue;
+		char *path = treeinfo_slash_path(e->target);
+		buf_addf(&maps->redirects, "%s?%s %d:%s\n", path, e->query ? e->query : "", e->status,
+			 e->location);
+		free(path);
+		codes[e->status - 300] = true;
+	}
+	for (int c = 0; c < 100; c++) {
+		if (!codes[c])
+			continue;
+		buf_addf(out, "    RewriteCond \"${cgisnap_%s_redirects:$0?%%{ENV:CGISNAP_Q}}\" ^%d:(.+)$\n"
+			      "    RewriteRule \"^/.*$\" %%1 [R=%d,NE,QSD,L]\n",
+			 p->id, 300 + c, 300 + c);
+	}
+}
+
+/* Steps 2 and 3: the map of redirects, one rule (and its query
+ * condition) per other recorded URL, then no other dotfile. */
+static void write_recorded(struct buf *out, struct config_maps *maps, const struct treeinfo *ti,
+			   const struct config_params *p)
 {
 	write_canonical(out, ti);
 	if (ti->redirects.n || ti->statuses.n || ti->files.n)
 		buf_adds(out, "    # 2b. What the tree recorded for exact URLs (decoded path, raw query),\n"
 			      "    # dotfile names included (\"/.well-known/x\" is the file %2Ewell-known/x).\n");
+	if (p->map_prefix)
+		write_redirect_map(out, maps, ti, p);
 	for (size_t i = 0; i < ti->redirects.n; i++) {
 		const struct ti_entry *e = &ti->redirects.items[i];
-		if (!entry_writable(e))
+		if (!entry_writable(e) || entry_in_map(e, p))
 			continue;
 		query_cond(out, e);
 		path_rule_start(out, e);
@@ -314,16 +414,16 @@ static void write_rules(struct buf *out, const struct treeinfo *ti)
 		      "    # A query is stored as PATH@QUERY plus a type suffix (those this tree\n"
 		      "    # uses), with a '/' of the query written %2F: a raw '/' names no file.\n"
 		      "    RewriteCond %{ENV:CGISNAP_FOUND} !=1\n"
-		      "    RewriteCond %{QUERY_STRING} /\n"
+		      "    RewriteCond %{ENV:CGISNAP_Q} /\n"
 		      "    RewriteRule ^ - [R=404]\n");
 	for (size_t i = 0; i < ti->suffixes.n; i++) {
 		struct buf file = BUF_INIT;
-		buf_addf(&file, "$0@%%{QUERY_STRING}%s?", ti->suffixes.items[i]);
+		buf_addf(&file, "$0@%%{ENV:CGISNAP_Q}%s?", ti->suffixes.items[i]);
 		/* The test string has no '?': it is not split. */
 		struct buf test = BUF_INIT;
-		buf_addf(&test, "$0@%%{QUERY_STRING}%s", ti->suffixes.items[i]);
+		buf_addf(&test, "$0@%%{ENV:CGISNAP_Q}%s", ti->suffixes.items[i]);
 		buf_adds(out, "    RewriteCond %{ENV:CGISNAP_FOUND} !=1\n"
-			      "    RewriteCond %{QUERY_STRING} .\n    RewriteCond \"");
+			      "    RewriteCond %{ENV:CGISNAP_Q} .\n    RewriteCond \"");
 		add_literal(out, ti->root);
 		buf_addf(out, "%s\" -f\n    RewriteRule \"^/.*$\" \"", buf_str(&test));
 		add_literal(out, ti->root);
@@ -332,7 +432,7 @@ static void write_rules(struct buf *out, const struct treeinfo *ti)
 		buf_release(&test);
 	}
 	buf_adds(out, "    RewriteCond %{ENV:CGISNAP_FOUND} !=1\n"
-		      "    RewriteCond %{QUERY_STRING} .\n"
+		      "    RewriteCond %{ENV:CGISNAP_Q} .\n"
 		      "    RewriteRule ^ - [R=404]\n"
 		      "    # \"/a/\" is a/index.html.\n");
 	rule(out, ti, "^/(?:.*/)?$", "$0index.html");
@@ -379,8 +479,22 @@ static void write_delivery(struct buf *out, const struct treeinfo *ti)
 	buf_release(&root_re);
 }
 
-void apache_write(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
+void apache_write(struct buf *out, struct config_maps *maps, const struct treeinfo *ti,
+		  const struct config_params *p)
 {
+	/* The map lines first: write_rewrite_maps names only the files
+	 * that have some. */
+	struct buf recorded = BUF_INIT;
+	if (p->map_prefix) {
+		struct strlist from = STRLIST_INIT, to = STRLIST_INIT;
+		config_query_orders(ti, &from, &to);
+		for (size_t i = 0; i < from.n; i++)
+			buf_addf(&maps->query, "%s %s\n", from.items[i], to.items[i]);
+		strlist_clear(&from);
+		strlist_clear(&to);
+	}
+	write_recorded(&recorded, maps, ti, p);
+
 	write_header(out, ti, p);
 	if (p->port == 80)
 		buf_adds(out, "# Debian's ports.conf listens on port 80 already.\n# Listen 80\n\n");
@@ -397,10 +511,13 @@ void apache_write(struct buf *out, const struct treeinfo *ti, const struct confi
 		      "    # this Apache answers 404 itself before any rule; with it the URL-path\n"
 		      "    # keeps an encoded '/' as \"%2F\", which only the listed URLs match.\n"
 		      "    AllowEncodedSlashes NoDecode\n\n");
+	write_rewrite_maps(out, maps, p);
 	write_directory(out, ti);
 	write_headers(out, ti, p);
 	write_guards(out, ti);
-	write_recorded(out, ti);
+	write_policy(out, maps, ti, p);
+	buf_add(out, recorded.data, recorded.len);
+	buf_release(&recorded);
 	write_rules(out, ti);
 	write_delivery(out, ti);
 	buf_adds(out, "</VirtualHost>\n");

@@ -4,20 +4,23 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "log.h"
 #include "opts.h"
+#include "publish.h"
 #include "xalloc.h"
 
 #ifndef CGISNAP_VERSION
 #define CGISNAP_VERSION "unknown"
 #endif
 
-static char *listen_spec, *server_name, *root_path, *cache_control;
+static char *listen_spec, *server_name, *root_path, *cache_control, *output;
 
 static const struct opt config_opts[] = {
 	{ "listen", 'l', OPT_STR, &listen_spec, "ADDR:PORT",
@@ -30,6 +33,9 @@ static const struct opt config_opts[] = {
 	{ "cache-control", 0, OPT_STR, &cache_control, "VALUE",
 	  "Cache-Control of files and permanent redirects, 'off' for none (default \"" CONFIG_DEFAULT_CACHE_CONTROL
 	  "\", as cgisnap serve)", 0, 0 },
+	{ "output", 'o', OPT_STR, &output, "FILE",
+	  "write the configuration to FILE (replaced whole) instead of standard output; Apache's "
+	  "map files go beside it (FILE less .conf, plus .redirects.map and .query.map)", 0, 0 },
 	OPT_END
 };
 
@@ -44,15 +50,23 @@ static void print_help(const struct opt *const *tables)
 	       "FILE.gz goes to clients that accept gzip, the tree's 404 page answers misses,\n"
 	       "and nothing under .cgisnap/ nor any dotfile is ever served: a URL with a\n"
 	       "segment starting with '.' (/.well-known/x) is answered only as the\n"
-	       "manifest records it (its file is %%2Ewell-known/x).\n\n"
+	       "manifest records it (its file is %%2Ewell-known/x). The tree's query policy\n"
+	       "(--ignore-param, --sort-query) is applied: /?fbclid=x answers as /, and\n"
+	       "/?b=2&a=1 as /?a=1&b=2.\n\n"
 	       "Options:\n");
 	opts_print_help(stdout, tables);
 	printf("\nOutput:\n"
-	       "  nginx: map blocks and one server block, to be included at http level\n"
-	       "    (e.g. as /etc/nginx/sites-enabled/NAME); no module beyond the default\n"
-	       "    build (gzip_static is in Debian's nginx).\n"
-	       "  apache: Listen and one <VirtualHost>; needs mod_rewrite and mod_headers\n"
-	       "    (a2enmod rewrite headers), Apache 2.4.60 or later.\n"
+	       "  nginx: map blocks and one server block, to be included at http level:\n"
+	       "    -o /etc/nginx/sites-available/NAME, then\n"
+	       "    ln -s ../sites-available/NAME /etc/nginx/sites-enabled/ (Debian's way);\n"
+	       "    no module beyond the default build (gzip_static is in Debian's nginx).\n"
+	       "  apache: Listen and one <VirtualHost>: -o /etc/apache2/sites-available/NAME.conf,\n"
+	       "    then a2ensite NAME; needs mod_rewrite and mod_headers (a2enmod rewrite\n"
+	       "    headers), Apache 2.4.60 or later. With --output its recorded redirects\n"
+	       "    and the orders of its queries (--sort-query) are RewriteMap files beside\n"
+	       "    it, NAME.redirects.map and NAME.query.map, named by their absolute path:\n"
+	       "    write it where Apache will read it (or move all three together and\n"
+	       "    regenerate). On standard output, each redirect is a rule of its own.\n"
 	       "  Comments in the output say what each part does.\n"
 	       "\nWhen to regenerate:\n"
 	       "  New and changed pages are found by the configuration's rules without\n"
@@ -60,15 +74,21 @@ static void print_help(const struct opt *const *tables)
 	       "  listed per URL: regenerate (and reload the server) when a snapshot or\n"
 	       "  watch changes them.\n"
 	       "\nLimits (cgisnap serve has none of them):\n"
-	       "  Requests must arrive in canonical form: the tree's --ignore-param and\n"
-	       "  --sort-query policy is not applied, nor is a query normalised. A .gz is\n"
+	       "  A request's query is not normalised (%%5F is not read as '_'). Of the\n"
+	       "  query policy, at most %d empty or ignored parameters are dropped from one\n"
+	       "  request, and --sort-query finds only the queries the tree holds (of at\n"
+	       "  most %d parameters) in another order, for Apache only with --output:\n"
+	       "  a page added later is found by its sorted query alone until the\n"
+	       "  configuration is regenerated; URLs nginx matches as they arrive (an\n"
+	       "  encoded '/', twins alike but for case) see the query as sent. A .gz is\n"
 	       "  sent without checking that it has its page's modification time. A URL\n"
 	       "  with an encoded '/' (/x%%2Fy, the file x%%2Fy/index.html) is answered only\n"
 	       "  as the manifest lists it, not found by the rules (Apache needs\n"
 	       "  AllowEncodedSlashes NoDecode for it, which the VirtualHost says).\n"
 	       "  The tree's --canonical rules are matched on the raw request target; a\n"
 	       "  regex that PCRE reads otherwise than POSIX (GNU's \\w or \\<, back-references,\n"
-	       "  {,n}, [[.x.]]) is refused with exit 2.\n");
+	       "  {,n}, [[.x.]]) is refused with exit 2.\n",
+	       CONFIG_QUERY_DROPS, CONFIG_SORT_MAX_PARAMS);
 }
 
 /* The host of an origin ("http://[::1]:8080" -> "[::1]"). Fresh string. */
@@ -141,21 +161,89 @@ void config_params_release(struct config_params *p)
 	free(p->server_name);
 	strlist_clear(&p->aliases);
 	free(p->id);
+	free(p->map_prefix);
 	memset(p, 0, sizeof *p);
 }
 
 /* Warnings about what the configuration cannot do for this tree. */
-static void warn_limits(const struct treeinfo *ti)
+static void warn_limits(const struct treeinfo *ti, const char *kind, const struct config_params *p)
 {
-	if (ti->site.ignore_params.n || ti->site.sort_query)
-		log_warn("the tree's query policy (ignore-param, sort-query) is not applied by a "
-			 "plain server: only canonical queries find their pages");
+	if (ti->site.sort_query && !strcmp(kind, "apache") && !p->map_prefix)
+		log_warn("--sort-query needs a map file beside the Apache configuration: give --output FILE, "
+			 "or only queries in sorted order find their pages");
 	if (ti->skipped)
 		log_warn("left out %zu manifest %s that no request reaches (cgisnap serve refuses "
 			 "such targets too)",
 			 ti->skipped, ti->skipped == 1 ? "entry" : "entries");
 	if (!ti->have_404)
 		log_warn("the tree has no .cgisnap/404.html: the server's own 404 page will be used");
+}
+
+/* For --output FILE: open FILE's directory (dirfd), FILE's name in it,
+ * and for Apache the prefix of its map files (absolute: Apache reads
+ * them by it). -1 with err. */
+static int split_output(struct config_params *p, const char *file, const char *kind, int *dirfd,
+			char **name, char *err)
+{
+	const char *slash = strrchr(file, '/');
+	char *dir = slash ? xstrndup(file, slash == file ? 1 : (size_t)(slash - file)) : xstrdup(".");
+	*name = xstrdup(slash ? slash + 1 : file);
+	char *real = realpath(dir, NULL);
+	int rc = -1;
+	if (!**name || !strcmp(*name, ".") || !strcmp(*name, "..")) {
+		err_set(err, "invalid --output '%s': not a file name", file);
+		goto out;
+	}
+	if (!real || (*dirfd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		err_sys(err, "cannot open the directory of --output '%s'", file);
+		goto out;
+	}
+	if (!strcmp(kind, "apache")) {
+		size_t n = strlen(*name);
+		n -= n > 5 && !strcmp(*name + n - 5, ".conf") ? 5 : 0;
+		p->map_prefix = xasprintf("%s%s%.*s", real, strcmp(real, "/") ? "/" : "", (int)n, *name);
+		if (config_unquotable(p->map_prefix) || strpbrk(p->map_prefix, "\"\\ $%"))
+			err_set(err, "cannot name the map files of --output '%s' in a configuration (the "
+				"path '%s' holds a space, a quote, '$' or '%%')", file, p->map_prefix);
+		else
+			rc = 0;
+		goto out;
+	}
+	rc = 0;
+out:
+	free(real);
+	free(dir);
+	return rc;
+}
+
+/* Write the configuration to standard output. -1 with err. */
+static int write_stdout(const struct buf *out, char *err)
+{
+	if (fwrite(out->data, 1, out->len, stdout) != out->len || fflush(stdout) != 0)
+		return err_set(err, "cannot write the configuration to standard output");
+	return 0;
+}
+
+/* Write the map files that have lines, then the configuration that names
+ * them, each whole (temp + rename): a server reloaded at any time reads a
+ * configuration whose maps are there. -1 with err. */
+static int write_outputs(int dirfd, const char *name, const struct buf *out, const struct config_maps *maps,
+			 char *err)
+{
+	size_t n = strlen(name);
+	n -= n > 5 && !strcmp(name + n - 5, ".conf") ? 5 : 0;
+	const struct buf *files[] = { &maps->redirects, &maps->query };
+	const char *suffix[] = { ".redirects.map", ".query.map" };
+	for (size_t i = 0; i < 2; i++) {
+		if (!files[i]->len)
+			continue;
+		char *map = xasprintf("%.*s%s", (int)n, name, suffix[i]);
+		int rc = write_file_atomic(dirfd, map, files[i]->data, files[i]->len, err);
+		free(map);
+		if (rc < 0)
+			return -1;
+	}
+	return write_file_atomic(dirfd, name, out->data, out->len, err);
 }
 
 int cmd_config(int argc, char **argv)
@@ -165,7 +253,9 @@ int cmd_config(int argc, char **argv)
 	struct treeinfo ti;
 	struct config_params p;
 	struct buf out = BUF_INIT;
-	char err[ERR_LEN];
+	struct config_maps maps = { BUF_INIT, BUF_INIT };
+	char err[ERR_LEN], *name = NULL;
+	int dirfd = -1;
 	bool have_ti = false, have_params = false;
 	int rc = opts_parse(tables, argc, argv, 0, &args, err);
 
@@ -209,18 +299,28 @@ int cmd_config(int argc, char **argv)
 		log_error("%s", err);
 		goto out;
 	}
-	warn_limits(&ti);
+	if (output && split_output(&p, output, kind, &dirfd, &name, err) < 0) {
+		log_error("%s", err);
+		goto out;
+	}
+	warn_limits(&ti, kind, &p);
 	if (!strcmp(kind, "nginx"))
 		nginx_write(&out, &ti, &p);
 	else
-		apache_write(&out, &ti, &p);
-	if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
-		log_error("cannot write the configuration to standard output");
+		apache_write(&out, &maps, &ti, &p);
+	rc = output ? write_outputs(dirfd, name, &out, &maps, err) : write_stdout(&out, err);
+	if (rc < 0) {
+		log_error("%s", err);
 		rc = EXIT_PARTIAL;
 		goto out;
 	}
 	rc = 0;
 out:
+	if (dirfd >= 0)
+		close(dirfd);
+	free(name);
+	buf_release(&maps.redirects);
+	buf_release(&maps.query);
 	buf_release(&out);
 	if (have_params)
 		config_params_release(&p);

@@ -6,6 +6,8 @@
  * apache.c    the Apache virtual host
  * common.c    what both writers use: the type table, the guards' regular
  *             expressions, quoting
+ * qpolicy.c   the tree's query policy (--ignore-param, --sort-query) as
+ *             regular expressions and a table of query orders
  *
  * A writer only appends text to a buffer: it never fails and never looks
  * at the file system, so unit tests check its output for a treeinfo built
@@ -31,6 +33,16 @@ struct config_params {
 	const char *cache_control; /* NULL: send none */
 	char *id;                  /* "localhost_8080": names nginx variables */
 	const char *version;       /* for the header comment */
+	char *map_prefix;          /* Apache: its map files are PREFIX.redirects.map
+				    * and PREFIX.query.map (absolute); NULL: none
+				    * (redirects as rules, queries not sorted) */
+};
+
+/* The map files of an Apache configuration (RewriteMap txt: one "KEY
+ * VALUE" a line), for config.c to write beside it. Empty: not used. */
+struct config_maps {
+	struct buf redirects; /* "PATH?QUERY" -> "STATUS:LOCATION" */
+	struct buf query;     /* another order of a query -> its sorted form */
 };
 
 /* Fill p from the listen address (NULL: the default), server name (NULL:
@@ -43,7 +55,10 @@ void config_params_release(struct config_params *p);
 /* Append the nginx configuration (http-level maps and one server block)
  * or the Apache virtual host for ti to out. */
 void nginx_write(struct buf *out, const struct treeinfo *ti, const struct config_params *p);
-void apache_write(struct buf *out, const struct treeinfo *ti, const struct config_params *p);
+/* With p->map_prefix, maps gets the map files' lines (maps may be NULL
+ * without it). */
+void apache_write(struct buf *out, struct config_maps *maps, const struct treeinfo *ti,
+		  const struct config_params *p);
 
 /* common.c */
 
@@ -94,5 +109,35 @@ int config_check_canonical(const struct site *s, char *err);
 
 /* Append the "# Listed per URL: ..." comment line with ti's counts. */
 void config_summary(struct buf *out, const struct treeinfo *ti);
+
+/* qpolicy.c */
+
+/* How many parameters the generated configurations drop from one request
+ * (empty ones and those --ignore-param names): one regex pass each. */
+#define CONFIG_QUERY_DROPS 8
+/* Queries of the tree with at most this many parameters are found in any
+ * order (--sort-query): 5! = 120 orders each, listed. */
+#define CONFIG_SORT_MAX_PARAMS 5
+
+/* True when the site has a query policy (site_canonical_query changes
+ * queries). */
+bool config_query_policy(const struct site *s);
+
+/* Append the PCRE that matches the parameter names fnmatch(glob, name, 0)
+ * accepts (a name is what stands before a parameter's first '=': no '&'
+ * nor '='). */
+void config_glob_pcre(struct buf *out, const char *glob);
+
+/* Append the PCRE (anchored, case-sensitive) matching a raw query that
+ * holds a parameter the policy drops: an empty one, or one whose name an
+ * --ignore-param glob matches. "$1$2" is the query without the first such
+ * parameter. Applied CONFIG_QUERY_DROPS times, it leaves what
+ * site_canonical_query keeps, in the order it came. */
+void config_drop_regex(const struct site *s, struct buf *out);
+
+/* With --sort-query, fill from and to (in step) with every other order of
+ * each query of ti->queries that sorts into it: from[i] sorted is to[i].
+ * Queries of more than CONFIG_SORT_MAX_PARAMS parameters are left out. */
+void config_query_orders(const struct treeinfo *ti, struct strlist *from, struct strlist *to);
 
 #endif

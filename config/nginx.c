@@ -166,11 +166,14 @@ static size_t next_pow2(size_t n)
 /* nginx builds each map into a hash whose buckets (64 bytes by default)
  * must hold its longest key: say how much room the maps need when the
  * defaults are too small. */
-static void hash_sizes(struct buf *out, const struct treeinfo *ti)
+static void hash_sizes(struct buf *out, const struct treeinfo *ti, const struct strlist *orders)
 {
 	const struct ti_list *lists[] = { &ti->redirects, &ti->statuses, &ti->files };
 	/* The map of exact keys holds the entries of all three lists. */
 	size_t longest = 0, most = ti->redirects.n + ti->statuses.n + ti->files.n;
+	most = orders->n > most ? orders->n : most;
+	for (size_t i = 0; i < orders->n; i++)
+		longest = strlen(orders->items[i]) > longest ? strlen(orders->items[i]) : longest;
 	for (size_t l = 0; l < 3; l++) {
 		for (size_t i = 0; i < lists[l]->n; i++) {
 			const struct ti_entry *e = &lists[l]->items[i];
@@ -229,13 +232,103 @@ static void write_case_map(struct buf *out, const struct treeinfo *ti, const str
 		 p->id, p->id);
 }
 
-/* The http-level part: hash sizes, the maps of recorded answers and the
- * Cache-Control by status. */
-static void write_maps(struct buf *out, const struct treeinfo *ti, const struct config_params *p,
-		       const struct hashmap *first)
+/* The orders of the tree's queries that the map of orders can hold:
+ * nginx compares map strings ignoring case and refuses two keys alike but
+ * for case (the first is kept; write_policy holds it to the exact key),
+ * and reads a key starting with '~' as a regex. from and to in step. */
+static void nginx_orders(const struct treeinfo *ti, struct strlist *from, struct strlist *to)
 {
-	hash_sizes(out, ti);
-	if (has_dollar(ti)) {
+	struct strlist all_from = STRLIST_INIT, all_to = STRLIST_INIT;
+	struct hashmap seen = HASHMAP_INIT;
+	config_query_orders(ti, &all_from, &all_to);
+	for (size_t i = 0; i < all_from.n; i++) {
+		const char *f = all_from.items[i];
+		struct buf k = BUF_INIT;
+		for (const char *c = f; *c; c++)
+			buf_addc(&k, (char)tolower((unsigned char)*c));
+		if (f[0] != '~' && !config_unquotable(f) && !hashmap_get(&seen, buf_str(&k))) {
+			hashmap_put(&seen, buf_str(&k), (void *)1);
+			strlist_add(from, f);
+			strlist_add(to, all_to.items[i]);
+		}
+		buf_release(&k);
+	}
+	hashmap_release(&seen);
+	strlist_clear(&all_from);
+	strlist_clear(&all_to);
+}
+
+/* The name of the variable holding the query as the policy leaves it
+ * (write_policy), which the server block sets $args to. */
+#define POLICY_ARGS "$cgisnap_%s_args"
+
+/* The tree's query policy as maps: $cgisnap_ID_q1 .. _qN drop one
+ * parameter each (an empty one, or an ignored name), then the map of
+ * orders gives the sorted form of the queries the tree holds; the result
+ * is $cgisnap_ID_args. */
+static void write_policy(struct buf *out, const struct treeinfo *ti, const struct config_params *p,
+			 const struct strlist *from, const struct strlist *to)
+{
+	if (!config_query_policy(&ti->site))
+		return;
+	struct buf re = BUF_INIT, prev = BUF_INIT;
+	config_drop_regex(&ti->site, &re);
+	buf_adds(out, "# The tree's query policy, as cgisnap serve applies it (--ignore-param");
+	for (size_t i = 0; i < ti->site.ignore_params.n; i++)
+		buf_addf(out, " %s", ti->site.ignore_params.items[i]);
+	buf_addf(out, "%s):\n# each map drops one empty or ignored parameter (at most %d in all).\n",
+		 ti->site.sort_query ? ", --sort-query" : "", CONFIG_QUERY_DROPS);
+	buf_adds(&prev, "$args");
+	for (int k = 1; k <= CONFIG_QUERY_DROPS; k++) {
+		struct buf key = BUF_INIT;
+		buf_addf(&key, "~%s", buf_str(&re));
+		buf_addf(out, "map %s $cgisnap_%s_q%d {\n    ", buf_str(&prev), p->id, k);
+		quote(out, buf_str(&key));
+		buf_addf(out, " \"$1$2\";\n    default %s;\n}\n", buf_str(&prev));
+		buf_release(&key);
+		buf_reset(&prev);
+		buf_addf(&prev, "$cgisnap_%s_q%d", p->id, k);
+	}
+	if (from->n) {
+		buf_addf(out, "# --sort-query: the other orders of the queries this tree holds (of %d\n"
+			      "# parameters or fewer), as \"ORDER SORTED\"; the map after it takes\n"
+			      "# SORTED only when ORDER is the query exactly (maps ignore case).\n",
+			 CONFIG_SORT_MAX_PARAMS);
+		buf_addf(out, "map %s $cgisnap_%s_order {\n", buf_str(&prev), p->id);
+		for (size_t i = 0; i < from->n; i++) {
+			struct buf v = BUF_INIT;
+			buf_addf(&v, "%s %s", from->items[i], to->items[i]);
+			buf_adds(out, "    ");
+			quote(out, from->items[i]);
+			buf_adds(out, " ");
+			quote_value(out, buf_str(&v), p->id);
+			buf_adds(out, ";\n");
+			buf_release(&v);
+		}
+		buf_adds(out, "}\n");
+		buf_addf(out, "map \"$cgisnap_%s_order %s\" " POLICY_ARGS " {\n"
+			      "    \"~^(?<cgisnap_%s_of>\\\\S*) (?<cgisnap_%s_sorted>\\\\S*) \\\\k<cgisnap_%s_of>$\" "
+			      "$cgisnap_%s_sorted;\n    default %s;\n}\n\n",
+			 p->id, buf_str(&prev), p->id, p->id, p->id, p->id, p->id, buf_str(&prev));
+	} else {
+		buf_addf(out, "map %s " POLICY_ARGS " {\n    default %s;\n}\n\n", buf_str(&prev), p->id,
+			 buf_str(&prev));
+	}
+	buf_release(&re);
+	buf_release(&prev);
+}
+
+/* The http-level part: hash sizes, the query policy, the maps of recorded
+ * answers and the Cache-Control by status. */
+static void write_maps(struct buf *out, const struct treeinfo *ti, const struct config_params *p,
+		       const struct hashmap *first, const struct strlist *from, const struct strlist *to)
+{
+	hash_sizes(out, ti, from);
+	write_policy(out, ti, p, from, to);
+	bool dollar = has_dollar(ti);
+	for (size_t i = 0; i < from->n; i++)
+		dollar = dollar || strchr(from->items[i], '$');
+	if (dollar) {
 		buf_adds(out, "# \"$\" in a value below: nginx would read it as a variable.\n");
 		buf_addf(out, "geo $cgisnap_%s_dollar {\n    default \"$\";\n}\n\n", p->id);
 	}
@@ -317,7 +410,8 @@ static void write_header(struct buf *out, const struct treeinfo *ti, const struc
 	config_comment(out, "", "nginx configuration for the cgisnap tree %s (%s),", ti->dir, ti->site.url);
 	config_comment(out, "", "written by cgisnap %s: cgisnap config nginx DIR", p->version);
 	buf_adds(out, "#\n"
-		      "# Include it at http level, e.g. as /etc/nginx/sites-enabled/NAME (Debian's\n"
+		      "# Include it at http level: put it in /etc/nginx/sites-available/NAME and\n"
+		      "# run ln -s ../sites-available/NAME /etc/nginx/sites-enabled/ (Debian's\n"
 		      "# nginx.conf includes those inside http {}): map blocks are only allowed\n"
 		      "# there. No module beyond nginx's default build is needed (map, rewrite,\n"
 		      "# gzip_static; Debian's nginx has them all).\n"
@@ -327,9 +421,9 @@ static void write_header(struct buf *out, const struct treeinfo *ti, const struc
 		      "# per URL below. New and changed pages need nothing: the rules of the\n"
 		      "# server block find their files.\n"
 		      "#\n"
-		      "# Requests must arrive in canonical form (as the site's own links write\n"
-		      "# them); cgisnap serve also normalises queries and applies the tree's\n"
-		      "# --ignore-param and --sort-query, which nginx cannot.\n");
+		      "# The tree's --ignore-param and --sort-query apply as with cgisnap serve,\n"
+		      "# but for what cgisnap config --help lists under Limits: queries are not\n"
+		      "# normalised, and only the queries the tree holds are sorted.\n");
 	config_summary(out, ti);
 	buf_adds(out, "\n");
 }
@@ -494,6 +588,11 @@ static void write_guards(struct buf *out, const struct treeinfo *ti, const struc
 		buf_release(&re);
 		buf_adds(out, ") {\n        return 400;\n    }\n");
 	}
+	if (config_query_policy(&ti->site))
+		buf_addf(out, "    # 1c. The query as the tree's policy leaves it (the maps above): what\n"
+			      "    # every step below reads, as cgisnap serve canonicalises a request.\n"
+			      "    set $args " POLICY_ARGS ";\n",
+			 p->id);
 	write_canonical(out, ti, p);
 	write_slashed(out, ti, first);
 	bool any = ti->redirects.n || ti->statuses.n || ti->files.n;
@@ -571,9 +670,11 @@ static void write_file_locations(struct buf *out, const struct treeinfo *ti)
 void nginx_write(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
 {
 	struct hashmap first = HASHMAP_INIT;
+	struct strlist from = STRLIST_INIT, to = STRLIST_INIT;
 	index_keys(&first, ti);
+	nginx_orders(ti, &from, &to);
 	write_header(out, ti, p);
-	write_maps(out, ti, p, &first);
+	write_maps(out, ti, p, &first, &from, &to);
 
 	buf_adds(out, "server {\n");
 	buf_addf(out, "    listen %s:%ld;\n    server_name %s", p->host, p->port, p->server_name);
@@ -611,4 +712,6 @@ void nginx_write(struct buf *out, const struct treeinfo *ti, const struct config
 	}
 	buf_adds(out, "}\n");
 	hashmap_release(&first);
+	strlist_clear(&from);
+	strlist_clear(&to);
 }

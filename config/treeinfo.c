@@ -49,6 +49,7 @@ void treeinfo_release(struct treeinfo *ti)
 	site_release(&ti->site);
 	strlist_clear(&ti->suffixes);
 	strlist_clear(&ti->types);
+	strlist_clear(&ti->queries);
 	list_release(&ti->redirects);
 	list_release(&ti->statuses);
 	list_release(&ti->files);
@@ -172,6 +173,9 @@ void treeinfo_add(struct treeinfo *ti, const struct manifest_entry *e)
 		ti->skipped++;
 		return;
 	}
+	const char *q = strchr(e->target, '?');
+	if (q && strchr(q, '&'))
+		strlist_add(&ti->queries, q + 1);
 	/* The same answer as cgisnap serve's (answer.h). */
 	struct tree_answer a;
 	tree_answer(e, e->target, &a);

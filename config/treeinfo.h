@@ -62,6 +62,9 @@ struct treeinfo {
 	struct strlist suffixes;     /* of query keys, ".html" first */
 	struct strlist types;        /* content types files need sent explicitly */
 	struct ti_list redirects, statuses, files;
+	struct strlist queries;      /* queries of two parameters or more of the
+				      * targets a request reaches (repeats kept):
+				      * --sort-query lists their other orders */
 	size_t by_rule;              /* manifest files the rules find by themselves */
 	size_t skipped;              /* entries no request can reach */
 };

@@ -46,7 +46,8 @@ for s in wiki:"$W":$P_NW:$P_AW blog:"$B":$P_NB:$P_AB; do
 	IFS=: read -r name tree pn pa <<<"$s"
 	"$CGISNAP" config nginx --listen "127.0.0.1:$pn" "$tree" >"$TESTDIR/$name-nginx.conf" 2>"$TESTDIR/$name.err"
 	check_eq 0 $? "$name: nginx exit status"
-	"$CGISNAP" config apache --listen "127.0.0.1:$pa" "$tree" >"$TESTDIR/$name-apache.conf" 2>>"$TESTDIR/$name.err"
+	# With its map files (redirects, query orders) beside it.
+	"$CGISNAP" config apache --listen "127.0.0.1:$pa" -o "$TESTDIR/$name-apache.conf" "$tree" 2>>"$TESTDIR/$name.err"
 	check_eq 0 $? "$name: apache exit status"
 	check_contains "$(cat "$TESTDIR/$name-nginx.conf")" "REGENERATE" "$name: nginx says when to regenerate"
 	check_contains "$(cat "$TESTDIR/$name-apache.conf")" "a2enmod rewrite headers" "$name: Apache names its modules"
@@ -54,8 +55,8 @@ done
 check_contains "$(cat "$TESTDIR/blog-nginx.conf")" '"/?p=5" "http://localhost:8080/' "nginx: the blog's /?p=5 redirect"
 check_contains "$(cat "$TESTDIR/blog-nginx.conf")" 'default_type "application/rss+xml; charset=UTF-8"' \
 	"nginx: the feed's type"
-check_contains "$(cat "$TESTDIR/blog-apache.conf")" 'RewriteCond %{QUERY_STRING} "=p=5"' \
-	"Apache: the blog's /?p=5 redirect"
+check_contains "$(cat "$TESTDIR/blog-apache.redirects.map")" $'\n/?p=5 301:http://localhost:8080/' \
+	"Apache: the blog's /?p=5 redirect, in the map beside the configuration"
 
 try "real nginx and Apache start with the generated configurations"
 serve_log=$TESTDIR/serve.err

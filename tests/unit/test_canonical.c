@@ -166,7 +166,7 @@ static char *config_text(const struct treeinfo *ti, bool nginx)
 	if (nginx)
 		nginx_write(&out, ti, &p);
 	else
-		apache_write(&out, ti, &p);
+		apache_write(&out, NULL, ti, &p);
 	config_params_release(&p);
 	return buf_detach(&out, NULL);
 }

@@ -33,7 +33,7 @@ static char *apache_text(const struct treeinfo *ti, const char *listen, const ch
 	char err[ERR_LEN];
 	struct buf out = BUF_INIT;
 	CHECK_INT(0, config_params_init(&p, ti, listen, NULL, cc, err));
-	apache_write(&out, ti, &p);
+	apache_write(&out, NULL, ti, &p);
 	config_params_release(&p);
 	return buf_detach(&out, NULL);
 }
@@ -60,8 +60,8 @@ TEST(config_apache_virtual_host)
 	       "    RewriteRule ^ - [R=400]\n");
 	CHECK_HAS(t, "    RewriteRule \"/\\.\" - [R=404]\n");
 	/* The rules, with the suffixes in use. */
-	CHECK_HAS(t, "    RewriteCond \"/srv/my blog$0@%{QUERY_STRING}.css\" -f\n"
-	       "    RewriteRule \"^/.*$\" \"/srv/my blog$0@%{QUERY_STRING}.css?\" "
+	CHECK_HAS(t, "    RewriteCond \"/srv/my blog$0@%{ENV:CGISNAP_Q}.css\" -f\n"
+	       "    RewriteRule \"^/.*$\" \"/srv/my blog$0@%{ENV:CGISNAP_Q}.css?\" "
 	       "[E=CGISNAP_FOUND:1,QSL,UnsafeAllow3F]\n");
 	CHECK_HAS(t, "    RewriteRule \"^/(?:.*/)?[^/.]+$\" \"/srv/my blog$0/index.html?\" "
 	       "[E=CGISNAP_FOUND:1,QSL,UnsafeAllow3F]\n");
@@ -80,10 +80,10 @@ TEST(config_apache_recorded_urls)
 	struct treeinfo ti;
 	blog(&ti);
 	char *t = apache_text(&ti, "127.0.0.1:8091", NULL);
-	CHECK_HAS(t, "    RewriteCond %{QUERY_STRING} \"=p=5\"\n"
+	CHECK_HAS(t, "    RewriteCond %{ENV:CGISNAP_Q} \"=p=5\"\n"
 	       "    RewriteRule \"^\\/$\" \"http://blog.example.com/2020/05/x/\" [R=301,NE,QSD,L]\n");
 	/* '$' and '%' would be references in a substitution. */
-	CHECK_HAS(t, "    RewriteCond %{QUERY_STRING} ^$\n"
+	CHECK_HAS(t, "    RewriteCond %{ENV:CGISNAP_Q} ^$\n"
 	       "    RewriteRule \"^\\/cost$\" \"http://blog.example.com/a\\$b\\%25\" [R=302,NE,QSD,L]\n");
 	CHECK_HAS(t, "    RewriteRule \"^\\/feed\\/0$\" - [R=404]\n");
 	CHECK_HAS(t, "    RewriteRule \"^\\/gone$\" - [R=410]\n");
@@ -91,7 +91,7 @@ TEST(config_apache_recorded_urls)
 	       "\"[E=CGISNAP_FOUND:1,E=CGISNAP_TYPE:application/rss+xml; charset=UTF-8,QSL,UnsafeAllow3F]\"\n");
 	CHECK_HAS(t, "    RewriteRule \"^\\/a\\.b\\@c\\/$\" \"/srv/my blog/a.b\\%40c/index.html?\" "
 	       "\"[E=CGISNAP_FOUND:1,QSL,UnsafeAllow3F]\"\n");
-	CHECK_HAS(t, "    RewriteCond %{QUERY_STRING} \"=q=a/b\"\n"
+	CHECK_HAS(t, "    RewriteCond %{ENV:CGISNAP_Q} \"=q=a/b\"\n"
 	       "    RewriteRule \"^\\/search$\" \"/srv/my blog/search@q=a\\%2Fb.html?\" "
 	       "\"[E=CGISNAP_FOUND:1,QSL,UnsafeAllow3F]\"\n");
 	/* A ',' would split the flags: that page goes out with the type of
