@@ -438,8 +438,16 @@ static void write_rules(struct buf *out, const struct treeinfo *ti)
 	rule(out, ti, "^/(?:.*/)?$", "$0index.html");
 	buf_adds(out, "    # \"/a/b.css\" (a dot in the last segment) is the file a/b.css.\n");
 	rule(out, ti, "^/(?:.*/)?[^/]*\\.[^/]*$", "$0");
-	buf_adds(out, "    # \"/a/b\" (no dot) is a/b/index.html.\n");
-	rule(out, ti, "^/(?:.*/)?[^/.]+$", "$0/index.html");
+	buf_adds(out, "    # \"/a/b\" (no dot) is the directory a/b/: a 301 to \"/a/b/\" when it has\n"
+		      "    # its index.html (as the dynamic site and cgisnap serve answer), else 404.\n"
+		      "    # The Location has the path as it came.\n"
+		      "    RewriteCond %{ENV:CGISNAP_FOUND} !=1\n    RewriteCond \"");
+	add_literal(out, ti->root);
+	buf_adds(out, "$0/index.html\" -f\n"
+		      "    RewriteCond %{THE_REQUEST} \"^\\S+\\s+(?:[a-z][a-z0-9+.-]*://[^/?\\s]*)?([^?\\s]*)\" [NC]\n"
+		      "    RewriteRule \"^/(?:.*/)?[^/.]+$\" \"");
+	add_literal(out, ti->site.origin);
+	buf_adds(out, "%1/\" [R=301,NE,QSD,L]\n");
 	buf_adds(out, "    RewriteCond %{ENV:CGISNAP_FOUND} !=1\n"
 		      "    RewriteRule ^ - [R=404]\n");
 }

@@ -392,6 +392,10 @@ static void write_maps(struct buf *out, const struct treeinfo *ti, const struct 
 		}
 		buf_adds(out, "}\n\n");
 	}
+	buf_adds(out, "# The path of the request as it came (the Location of a slash form).\n");
+	buf_addf(out, "map $request_uri $cgisnap_%s_path {\n    \"~^(?<cgisnap_%s_raw>[^?]*)\" "
+		      "$cgisnap_%s_raw;\n}\n\n",
+		 p->id, p->id, p->id);
 	if (p->cache_control) {
 		buf_adds(out, "# Cache-Control as cgisnap serve sends it: on files, 304s and permanent\n"
 			      "# redirects; \"no-cache\" on the 404 page.\n");
@@ -615,8 +619,18 @@ static void write_guards(struct buf *out, const struct treeinfo *ti, const struc
 		      "    if ($uri ~ \"/\\.\") {\n        return 404;\n    }\n");
 }
 
+/* Append s to a quoted string nginx expands, without the quotes (see
+ * quote_value). */
+static void add_value(struct buf *out, const char *s, const char *id)
+{
+	struct buf q = BUF_INIT;
+	quote_value(&q, s, id);
+	buf_add(out, q.data + 1, q.len - 2);
+	buf_release(&q);
+}
+
 /* Step 4: the rules, as locations. */
-static void write_rules(struct buf *out, const struct treeinfo *ti)
+static void write_rules(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
 {
 	buf_adds(out, "    # 4. The rules, for every other URL (docs/url-keys.md). An empty segment\n"
 		      "    # (\"/a//b\") names no file.\n"
@@ -639,8 +653,12 @@ static void write_rules(struct buf *out, const struct treeinfo *ti)
 		      "    location ~ \"/$\" {\n        try_files ${uri}index.html =404;\n    }\n"
 		      "    # \"/a/b.css\" (a dot in the last segment) is the file a/b.css.\n"
 		      "    location ~ \"\\.[^/]*$\" {\n        try_files $uri =404;\n    }\n"
-		      "    # \"/a/b\" (no dot) is a/b/index.html.\n"
-		      "    location / {\n        try_files $uri/index.html =404;\n    }\n\n");
+		      "    # \"/a/b\" (no dot) is the directory a/b/: a 301 to \"/a/b/\" when it has\n"
+		      "    # its index.html (as the dynamic site and cgisnap serve answer), else 404.\n"
+		      "    location / {\n        if (-f $request_filename/index.html) {\n"
+		      "            return 301 \"");
+	add_value(out, ti->site.origin, p->id);
+	buf_addf(out, "$cgisnap_%s_path/\";\n        }\n        return 404;\n    }\n\n", p->id);
 }
 
 /* The internal locations that serve the listed pages, one per type. */
@@ -700,7 +718,7 @@ void nginx_write(struct buf *out, const struct treeinfo *ti, const struct config
 	}
 	buf_adds(out, "\n");
 	write_guards(out, ti, p, &first);
-	write_rules(out, ti);
+	write_rules(out, ti, p);
 	write_file_locations(out, ti);
 	if (ti->have_404) {
 		struct buf meta = BUF_INIT;

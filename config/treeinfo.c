@@ -148,13 +148,17 @@ static int type_index(struct treeinfo *ti, const char *type)
 	return (int)ti->types.n;
 }
 
-/* True when the plain rules find key for target on their own. */
+/* True when the plain rules find key for target on their own. For "/x"
+ * they find x/index.html only to answer a 301 to "/x/" (answer.h): a
+ * page the manifest lists under "/x" itself is listed. */
 static bool rules_find(const char *target, const char *key)
 {
 	char *path, *query;
 	treeinfo_split(target, &path, &query);
 	char *found = treeinfo_rule_key(path, query, treeinfo_suffix(key));
-	bool same = !strcmp(found, key);
+	const char *last = strrchr(path, '/');
+	bool slash_form = !query && last && last[1] && !strchr(last, '.');
+	bool same = !strcmp(found, key) && !slash_form;
 	free(found);
 	free(path);
 	free(query);

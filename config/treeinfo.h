@@ -6,8 +6,9 @@
  * The rules a generated configuration applies to every request (no
  * regeneration needed for new pages) are those of urlkey.h, as far as a
  * plain server can follow them on the decoded path and the raw query:
- *   no query:   "/a/" -> a/index.html, "/a/b" -> a/b/index.html (no dot in
- *               the last segment), "/a/b.css" -> a/b.css;
+ *   no query:   "/a/" -> a/index.html, "/a/b.css" -> a/b.css; "/a/b" (no
+ *               dot in the last segment) -> a 301 to "/a/b/" when
+ *               a/b/index.html is there (answer.h), else 404;
  *   with query: PATH@QUERY + a suffix, trying the suffixes query keys of
  *               this tree use (".html" first).
  * Everything else the tree knows is listed per URL, by the decoded path

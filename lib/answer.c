@@ -29,6 +29,12 @@ void tree_answer(const struct manifest_entry *e, const char *target, struct tree
 		/* Files the manifest does not list (copied in by hand, or a
 		 * plain directory) are found by the same key rule. */
 		a->key = urlkey_for(target, NULL, NULL);
+		/* urlkey.h: "/a/b", no dot in its last segment, is the
+		 * directory key a/b/index.html. */
+		const char *last = strrchr(target, '/');
+		size_t k = a->key ? strlen(a->key) : 0;
+		a->slash_form = last && last[1] && !strpbrk(last, ".?") && k >= 11 &&
+				!strcmp(a->key + k - 11, "/index.html");
 	}
 	/* Entries without a file (failed renders) count as missing. */
 	if (!a->key || !urlkey_is_safe(a->key)) {

@@ -9,6 +9,12 @@
  *   2. a recorded 404 or 410: answer that status;
  *   3. the entry's file, or for a target the manifest does not list the
  *      file urlkey_for names (copied in by hand, or a plain directory);
+ *      an unlisted target without a query whose file is a directory's
+ *      index.html but lacks the directory's '/' ("/2019/09" for
+ *      2019/09/index.html) is its slash form's: when that file is there,
+ *      the answer is a 301 to the slash form, as the dynamic site (and any
+ *      static server for a directory) answers, not its page under a
+ *      second URL;
  *   4. no file (a failed render stores none) or a key urlkey_is_safe
  *      refuses: missing, a 404 (or the origin, for serve --fallback).
  * Whether the file is there is not asked: only the file system knows, at
@@ -35,6 +41,8 @@ struct tree_answer {
 	char *key;                /* FILE: the file, relative to the tree */
 	const char *content_type; /* FILE: the entry's recorded type, NULL: none */
 	bool listed;              /* FILE: the manifest names the key (cgisnap stored it) */
+	bool slash_form;          /* FILE: "/x" for x/index.html, unlisted: when the
+				   * file is there, a 301 to the target with a '/' */
 };
 
 /* Answer target from e (NULL: the manifest does not list target) into a.

@@ -430,6 +430,12 @@ static enum MHD_Result resolve_and_reply(struct ctx *x)
 		if (!res.listed && reqpath_is_script(res.key, &s->script_exts))
 			break;
 		struct fentry *e = cache_get(s->cache, res.key, res.content_type);
+		if (e && res.slash_form) {
+			/* "/x" of the page x/index.html: its slash form's. */
+			fentry_put(e);
+			ret = reply_redirect(x, &res);
+			goto out;
+		}
 		if (e) {
 			cache_add_route(s->cache, x->rq->target, res.key, res.content_type, res.gen);
 			ret = serve_entry(x, e);

@@ -196,6 +196,13 @@ void meta_resolve(struct meta *m, const char *target, struct resolution *r)
 	case ANSWER_FILE:
 		r->kind = RESOLVE_FILE;
 		r->listed = a.listed;
+		if (a.slash_form) {
+			char *slashed = xasprintf("%s/", r->target);
+			r->slash_form = true;
+			r->status = 301;
+			r->location = site_url_for(&m->site, slashed);
+			free(slashed);
+		}
 		r->key = a.key;
 		a.key = NULL;
 		/* The strings of a point into the manifest: copied before

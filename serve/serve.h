@@ -119,6 +119,8 @@ struct resolution {
 	unsigned gen;        /* meta's generation the answer was read from */
 	bool listed;         /* RESOLVE_FILE: the manifest names the key (cgisnap stored it) */
 	bool canonical;      /* RESOLVE_REDIRECT made by a --canonical rule of the settings */
+	bool slash_form;     /* RESOLVE_FILE: when the file is there, answer a 301 to
+			      * location, the target's slash form (answer.h) */
 };
 
 /* Map a request target (origin form, already checked by reqpath_check)

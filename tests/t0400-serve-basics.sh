@@ -28,7 +28,8 @@ check_eq "" "$(header Vary "$H")" "no Vary without a .gz"
 
 try "directory URLs find index.html; no directory listings"
 check_eq "page a" "$(curl -s "$U/a/")" "/a/"
-check_eq "page a" "$(curl -s "$U/a")" "/a (no dot: a directory key)"
+check_eq "301 http://localhost/a/" "$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "$U/a")" \
+	"/a (no dot: a directory key) is a 301 to its slash form"
 check_eq "deep" "$(curl -s "$U/a/b/c.html")" "deep file"
 check_eq 404 "$(code "$U/emptydir/")" "directory without index.html"
 check_eq 404 "$(code "$U/docs/")" "directory with files but no index"

@@ -258,9 +258,14 @@ status() {
 	sed -n "$(grep -nxF -- "$1" "$L" | head -1 | cut -d: -f1)p" "$TESTDIR/serve/records" | cut -d$'\037' -f1
 }
 for t in /a@b/ /100%25/ '/search?q=a/b' '/x?a=?b' '/s?q=%C3%A9+%20' '/feed/?type=rss' /caf%C3%A9/ \
-	/page.php /q%3Fd/ /q%3Ft.php /noext /extra.txt /.well-known/security.txt /a/.htaccess; do
+	/page.php /q%3Fd/ /q%3Ft.php /noext/ /extra.txt /.well-known/security.txt /a/.htaccess; do
 	check_eq 200 "$(status "$t")" "serve's answer for $t"
 done
+check_eq 301 "$(status /noext)" "/noext, unlisted, is a 301 to its slash form"
+check_eq 301 "$(status /a)" "/a too"
+check_eq 200 "$(status /a/index.html)" "/a/index.html is the file"
+check_eq 200 "$(status /tool/x/y)" "a listed /x/y is its page"
+
 check_eq 404 "$(status /failed)" "/failed is 404 although an old file is there"
 check_eq 410 "$(status /gone)" "/gone"
 check_eq 307 "$(status '/temp?x=1')" "/temp?x=1"

@@ -75,3 +75,37 @@ TEST(answer_table)
 			manifest_entry_free(e);
 	}
 }
+
+TEST(answer_slash_form_of_unlisted_directory_keys)
+{
+	static const struct {
+		const char *target;
+		bool listed, slash_form;
+	} cases[] = {
+		{ "/2019/09", false, true },
+		{ "/a", false, true },
+		{ "/a/", false, false },
+		{ "/", false, false },
+		{ "/a/index.html", false, false },
+		{ "/style.css", false, false },
+		{ "/a?x=1", false, false },
+		{ "/v1.2/x", false, true },
+		/* The manifest has the page under "/a": its file, as recorded. */
+		{ "/a", true, false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct manifest_entry *e = NULL;
+		if (cases[i].listed) {
+			e = manifest_entry_new(cases[i].target);
+			e->status = 200;
+			e->key = xstrdup("a/index.html");
+		}
+		struct tree_answer a;
+		tree_answer(e, cases[i].target, &a);
+		CHECK_INT(ANSWER_FILE, a.kind);
+		CHECK_INT(cases[i].slash_form, a.slash_form);
+		tree_answer_release(&a);
+		if (e)
+			manifest_entry_free(e);
+	}
+}

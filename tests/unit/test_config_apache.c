@@ -63,8 +63,9 @@ TEST(config_apache_virtual_host)
 	CHECK_HAS(t, "    RewriteCond \"/srv/my blog$0@%{ENV:CGISNAP_Q}.css\" -f\n"
 	       "    RewriteRule \"^/.*$\" \"/srv/my blog$0@%{ENV:CGISNAP_Q}.css?\" "
 	       "[E=CGISNAP_FOUND:1,QSL,UnsafeAllow3F]\n");
-	CHECK_HAS(t, "    RewriteRule \"^/(?:.*/)?[^/.]+$\" \"/srv/my blog$0/index.html?\" "
-	       "[E=CGISNAP_FOUND:1,QSL,UnsafeAllow3F]\n");
+	CHECK_HAS(t, "    RewriteCond \"/srv/my blog$0/index.html\" -f\n"
+	       "    RewriteCond %{THE_REQUEST} \"^\\S+\\s+(?:[a-z][a-z0-9+.-]*://[^/?\\s]*)?([^?\\s]*)\" [NC]\n"
+	       "    RewriteRule \"^/(?:.*/)?[^/.]+$\" \"http://blog.example.com%1/\" [R=301,NE,QSD,L]\n");
 	/* FILE.gz with FILE's type. */
 	CHECK_HAS(t, "    RewriteCond \"/srv/my blog/$1.gz\" -f\n"
 	       "    RewriteRule \"^\\/srv\\/my\\x20blog/(.*)$\" - [E=CGISNAP_VARY:1]\n");

@@ -63,7 +63,10 @@ TEST(config_nginx_server_block)
 	CHECK_HAS(t, "    if ($uri ~ \"/\\.\") {\n        return 404;\n    }\n");
 	CHECK_HAS(t, "    if ($args != \"\") {\n        rewrite ^ /.cgisnap-query$uri last;\n    }\n");
 	CHECK_HAS(t, "        try_files $cgisnap_path@$args.html $cgisnap_path@$args.css =404;\n");
-	CHECK_HAS(t, "    location / {\n        try_files $uri/index.html =404;\n    }\n");
+	CHECK_HAS(t, "    location / {\n        if (-f $request_filename/index.html) {\n"
+		     "            return 301 \"http://blog.example.com$cgisnap_blog_example_com_8090_path/\";\n"
+		     "        }\n        return 404;\n    }\n");
+	CHECK_HAS(t, "map $request_uri $cgisnap_blog_example_com_8090_path {\n");
 	/* The guards' regular expressions, with nginx's quoting of '\'. */
 	CHECK_HAS(t, "    if ($request_uri ~* \"^[^?]*(?:[\\\\x5c#])\") {\n        return 400;\n    }\n");
 	free(t);
@@ -142,7 +145,8 @@ TEST(config_nginx_options_change_the_output)
 	char *t = nginx_text(&ti, "[::1]:8081", "off");
 	CHECK_HAS(t, "    listen [::1]:8081;\n    server_name localhost;\n");
 	/* Nothing recorded: no maps; no 404 page: the server's own. */
-	CHECK_LACKS(t, "\nmap ");
+	CHECK_LACKS(t, "_key {");
+	CHECK_LACKS(t, "_status {");
 	CHECK_LACKS(t, "Cache-Control");
 	CHECK_LACKS(t, "error_page");
 	CHECK_LACKS(t, ".cgisnap-file");
