@@ -143,6 +143,9 @@ static void write_header(struct buf *out, const struct treeinfo *ti, const struc
 		      "# but for what cgisnap config --help lists under Limits: queries are not\n"
 		      "# normalised, and only the queries the tree holds are sorted (with the\n"
 		      "# map files of --output).\n");
+	if (p->fallback)
+		config_comment(out, "", "--origin-fallback %s: what the tree lacks goes there; needs mod_proxy "
+			       "and mod_proxy_http too (a2enmod proxy_http).", p->fallback);
 	config_summary(out, ti);
 	buf_adds(out, "\n");
 }
@@ -176,11 +179,13 @@ static void write_headers(struct buf *out, const struct treeinfo *ti, const stru
 	if (p->cache_control) {
 		buf_adds(out, "    # Cache-Control as cgisnap serve sends it: on files, 304s and permanent\n"
 			      "    # redirects; \"no-cache\" on the 404 page.\n");
+		/* Not on the live application's answers (--origin-fallback). */
+		const char *ours = p->fallback ? " && -z reqenv('CGISNAP_ORIGIN')" : "";
 		buf_addf(out, "    Header always set Cache-Control \"%s\" "
-			      "\"expr=%%{REQUEST_STATUS} in {'200','206','304','301','308'}\"\n",
-			 p->cache_control);
-		buf_adds(out, "    Header always set Cache-Control \"no-cache\" "
-			      "\"expr=%{REQUEST_STATUS} in {'404','410'}\"\n");
+			      "\"expr=%%{REQUEST_STATUS} in {'200','206','304','301','308'}%s\"\n",
+			 p->cache_control, ours);
+		buf_addf(out, "    Header always set Cache-Control \"no-cache\" "
+			      "\"expr=%%{REQUEST_STATUS} in {'404','410'}%s\"\n", ours);
 	}
 	buf_adds(out, "    # FILE.gz (see the end of the rules) is the page gzip-encoded.\n"
 		      "    Header always set Content-Encoding gzip env=CGISNAP_GZ\n"
@@ -452,6 +457,45 @@ static void write_rules(struct buf *out, const struct treeinfo *ti)
 		      "    RewriteRule ^ - [R=404]\n");
 }
 
+/* Step 4 with --origin-fallback: each miss ("- [R=404]") passed to the
+ * live application by mod_proxy_http ([P]), the path as it came and the
+ * query as the policy left it; the answer goes out as it came (no
+ * Cache-Control of ours, nothing compressed by mod_deflate). */
+static void write_rules_fallback(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
+{
+	struct buf rules = BUF_INIT, to = BUF_INIT;
+	write_rules(&rules, ti);
+	buf_adds(&to, "\n    RewriteCond %{THE_REQUEST} \"^\\S+\\s+(?:[a-z][a-z0-9+.-]*://[^/?\\s]*)?([^?\\s]*)\" [NC]\n"
+		      "    RewriteRule \\1 \"http://");
+	add_literal(&to, p->fallback);
+	buf_adds(&to, "%1?%{ENV:CGISNAP_Q}\" [P,NE,E=CGISNAP_ORIGIN:1,E=no-gzip:1]\n");
+	buf_adds(out, "    # (--origin-fallback: each 404 of these rules is the live application's\n"
+		      "    # answer instead, by mod_proxy_http; recorded statuses stay.)\n");
+	/* Each "    RewriteRule PATTERN - [R=404]" line, whole. */
+	const char *c = buf_str(&rules);
+	while (*c) {
+		const char *eol = strchr(c, '\n');
+		size_t n = eol ? (size_t)(eol - c) : strlen(c);
+		const char *rr = "    RewriteRule ", *miss = " - [R=404]";
+		if (n > strlen(rr) + strlen(miss) && !strncmp(c, rr, strlen(rr)) &&
+		    !strncmp(c + n - strlen(miss), miss, strlen(miss))) {
+			const char *pat = c + strlen(rr);
+			size_t plen = n - strlen(rr) - strlen(miss);
+			const char *t = buf_str(&to);
+			const char *ref = strstr(t, "\\1");
+			buf_add(out, t + 1, (size_t)(ref - t - 1));
+			buf_add(out, pat, plen);
+			buf_adds(out, ref + 2);
+		} else {
+			buf_add(out, c, n);
+			buf_addc(out, '\n');
+		}
+		c += n + (eol != NULL);
+	}
+	buf_release(&rules);
+	buf_release(&to);
+}
+
 /* Step 5: FILE.gz and the content type of what was found. */
 static void write_delivery(struct buf *out, const struct treeinfo *ti)
 {
@@ -526,7 +570,10 @@ void apache_write(struct buf *out, struct config_maps *maps, const struct treein
 	write_policy(out, maps, ti, p);
 	buf_add(out, recorded.data, recorded.len);
 	buf_release(&recorded);
-	write_rules(out, ti);
+	if (p->fallback)
+		write_rules_fallback(out, ti, p);
+	else
+		write_rules(out, ti);
 	write_delivery(out, ti);
 	buf_adds(out, "</VirtualHost>\n");
 }

@@ -20,7 +20,7 @@
 #define CGISNAP_VERSION "unknown"
 #endif
 
-static char *listen_spec, *server_name, *root_path, *cache_control, *output;
+static char *listen_spec, *server_name, *root_path, *cache_control, *output, *origin_fallback;
 
 static const struct opt config_opts[] = {
 	{ "listen", 'l', OPT_STR, &listen_spec, "ADDR:PORT",
@@ -33,6 +33,9 @@ static const struct opt config_opts[] = {
 	{ "cache-control", 0, OPT_STR, &cache_control, "VALUE",
 	  "Cache-Control of files and permanent redirects, 'off' for none (default \"" CONFIG_DEFAULT_CACHE_CONTROL
 	  "\", as cgisnap serve)", 0, 0 },
+	{ "origin-fallback", 0, OPT_STR, &origin_fallback, "URL",
+	  "pass what the tree lacks (a 404 of the rules: searches, pages the crawl skipped) to the live "
+	  "application at URL (http://HOST:PORT), as cgisnap serve --fallback does", 0, 0 },
 	{ "output", 'o', OPT_STR, &output, "FILE",
 	  "write the configuration to FILE (replaced whole) instead of standard output; Apache's "
 	  "map files go beside it (FILE less .conf, plus .redirects.map and .query.map)", 0, 0 },
@@ -67,6 +70,10 @@ static void print_help(const struct opt *const *tables)
 	       "    it, NAME.redirects.map and NAME.query.map, named by their absolute path:\n"
 	       "    write it where Apache will read it (or move all three together and\n"
 	       "    regenerate). On standard output, each redirect is a rule of its own.\n"
+	       "  --origin-fallback: nginx passes misses to an upstream (proxy_pass);\n"
+	       "    Apache to mod_proxy_http by the rewrite flag [P] (a2enmod proxy_http).\n"
+	       "    Recorded 404/410 statuses, hostile targets and dotfile names are still\n"
+	       "    answered by the tree alone, as cgisnap serve --fallback does.\n"
 	       "  Comments in the output say what each part does.\n"
 	       "\nWhen to regenerate:\n"
 	       "  New and changed pages are found by the configuration's rules without\n"
@@ -155,6 +162,32 @@ int config_params_init(struct config_params *p, const struct treeinfo *ti, const
 	return 0;
 }
 
+int config_params_fallback(struct config_params *p, const char *url, char *err)
+{
+	const char *h = strncmp(url, "http://", 7) ? NULL : url + 7;
+	size_t n = h ? strcspn(h, "/") : 0;
+	if (!h || !n || (h[n] && strcmp(h + n, "/")))
+		return err_set(err, "invalid --origin-fallback '%s' (expected http://HOST:PORT, no path)", url);
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)h[i]) && !strchr(".-:[]", h[i]))
+			return err_set(err, "invalid --origin-fallback '%s': bad host", url);
+	const char *colon = h[0] == '[' ? strstr(h, "]:") : memchr(h, ':', n);
+	colon = colon && h[0] == '[' ? colon + 1 : colon;
+	long port = 80;
+	if (colon && colon < h + n) {
+		char *ps = xstrndup(colon + 1, (size_t)(h + n - colon - 1));
+		int rc = parse_long(ps, 1, 65535, &port);
+		free(ps);
+		if (rc < 0)
+			return err_set(err, "invalid --origin-fallback '%s': bad port", url);
+	}
+	size_t hn = colon && colon < h + n ? (size_t)(colon - h) : n;
+	if (!hn)
+		return err_set(err, "invalid --origin-fallback '%s': no host", url);
+	p->fallback = xasprintf("%.*s:%ld", (int)hn, h, port);
+	return 0;
+}
+
 void config_params_release(struct config_params *p)
 {
 	free(p->host);
@@ -162,6 +195,7 @@ void config_params_release(struct config_params *p)
 	strlist_clear(&p->aliases);
 	free(p->id);
 	free(p->map_prefix);
+	free(p->fallback);
 	memset(p, 0, sizeof *p);
 }
 
@@ -296,6 +330,10 @@ int cmd_config(int argc, char **argv)
 	}
 	have_params = true;
 	if (config_params_init(&p, &ti, listen_spec, server_name, cache_control, err) < 0) {
+		log_error("%s", err);
+		goto out;
+	}
+	if (origin_fallback && config_params_fallback(&p, origin_fallback, err) < 0) {
 		log_error("%s", err);
 		goto out;
 	}

@@ -33,6 +33,8 @@ struct config_params {
 	const char *cache_control; /* NULL: send none */
 	char *id;                  /* "localhost_8080": names nginx variables */
 	const char *version;       /* for the header comment */
+	char *fallback;            /* --origin-fallback: "HOST:PORT" of the live
+				    * application misses go to; NULL: none (404) */
 	char *map_prefix;          /* Apache: its map files are PREFIX.redirects.map
 				    * and PREFIX.query.map (absolute); NULL: none
 				    * (redirects as rules, queries not sorted) */
@@ -50,6 +52,9 @@ struct config_maps {
  * none). -1 with err for a bad listen address. */
 int config_params_init(struct config_params *p, const struct treeinfo *ti, const char *listen,
 		       const char *server_name, const char *cache_control, char *err);
+/* Set p->fallback from an --origin-fallback URL ("http://HOST[:PORT][/]").
+ * -1 with err naming it. */
+int config_params_fallback(struct config_params *p, const char *url, char *err);
 void config_params_release(struct config_params *p);
 
 /* Append the nginx configuration (http-level maps and one server block)

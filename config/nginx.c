@@ -392,6 +392,10 @@ static void write_maps(struct buf *out, const struct treeinfo *ti, const struct 
 		}
 		buf_adds(out, "}\n\n");
 	}
+	if (p->fallback)
+		buf_addf(out, "# --origin-fallback: the live application.\n"
+			      "upstream cgisnap_%s_origin {\n    server %s;\n}\n\n",
+			 p->id, p->fallback);
 	buf_adds(out, "# The path of the request as it came (the Location of a slash form).\n");
 	buf_addf(out, "map $request_uri $cgisnap_%s_path {\n    \"~^(?<cgisnap_%s_raw>[^?]*)\" "
 		      "$cgisnap_%s_raw;\n}\n\n",
@@ -428,6 +432,9 @@ static void write_header(struct buf *out, const struct treeinfo *ti, const struc
 		      "# The tree's --ignore-param and --sort-query apply as with cgisnap serve,\n"
 		      "# but for what cgisnap config --help lists under Limits: queries are not\n"
 		      "# normalised, and only the queries the tree holds are sorted.\n");
+	if (p->fallback)
+		config_comment(out, "", "--origin-fallback %s: what the tree lacks goes there (proxy_pass).",
+			       p->fallback);
 	config_summary(out, ti);
 	buf_adds(out, "\n");
 }
@@ -661,6 +668,26 @@ static void write_rules(struct buf *out, const struct treeinfo *ti, const struct
 	buf_addf(out, "$cgisnap_%s_path/\";\n        }\n        return 404;\n    }\n\n", p->id);
 }
 
+/* --origin-fallback: the named location that passes a miss to the live
+ * application, the target as the tree's policy left it; its answer goes
+ * out as it came (its 404 too), without Set-Cookie (cgisnap serve
+ * --fallback drops it: the answer may be anyone's). */
+static void write_origin(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
+{
+	(void)ti;
+	buf_addf(out, "    # --origin-fallback: what the rules do not find, the live application answers.\n"
+		      "    location @cgisnap_%s_origin {\n"
+		      "        # Its answer goes out with its own headers: an add_header here\n"
+		      "        # (of nothing) keeps the server's Cache-Control off it.\n"
+		      "        add_header Cache-Control \"\";\n"
+		      "        proxy_pass http://cgisnap_%s_origin$cgisnap_%s_path$is_args$args;\n"
+		      "        proxy_set_header Host \"%s\";\n"
+		      "        proxy_hide_header Set-Cookie;\n"
+		      "        proxy_redirect off;\n"
+		      "    }\n\n",
+		 p->id, p->id, p->id, p->fallback);
+}
+
 /* The internal locations that serve the listed pages, one per type. */
 static void write_file_locations(struct buf *out, const struct treeinfo *ti)
 {
@@ -716,9 +743,34 @@ void nginx_write(struct buf *out, const struct treeinfo *ti, const struct config
 		buf_addf(out, "    # The site's 404 page (.cgisnap/404.html), also for 410s.\n"
 			      "    error_page 404 410 @cgisnap_%s_404;\n", p->id);
 	}
+	if (p->fallback) {
+		buf_addf(out, "    # A miss of the rules (step 4) goes to the live application.\n"
+			      "    error_page 418 = @cgisnap_%s_origin;\n",
+			 p->id);
+	}
 	buf_adds(out, "\n");
 	write_guards(out, ti, p, &first);
-	write_rules(out, ti, p);
+	if (p->fallback) {
+		/* Step 4 is ours: its misses become the origin's. */
+		struct buf rules = BUF_INIT;
+		write_rules(&rules, ti, p);
+		buf_adds(out, "    # (--origin-fallback: the 404s of these rules are 418s that error_page\n"
+			      "    # sends to the live application; recorded statuses stay 404/410.)\n");
+		for (const char *c = buf_str(&rules); *c;) {
+			if (!strncmp(c, "return 404;", 11) || !strncmp(c, "=404;", 5)) {
+				const char *three = strstr(c, "404");
+				buf_add(out, c, (size_t)(three - c));
+				buf_adds(out, "418");
+				c = three + 3;
+			} else {
+				buf_addc(out, *c++);
+			}
+		}
+		buf_release(&rules);
+		write_origin(out, ti, p);
+	} else {
+		write_rules(out, ti, p);
+	}
 	write_file_locations(out, ti);
 	if (ti->have_404) {
 		struct buf meta = BUF_INIT;

@@ -92,7 +92,7 @@ apache_start() {
 			echo "Include /etc/apache2/mods-enabled/*.load"
 			echo "Include /etc/apache2/mods-enabled/*.conf"
 		fi
-		for m in mpm_event authz_core rewrite headers mime; do
+		for m in mpm_event authz_core rewrite headers mime proxy proxy_http; do
 			echo "<IfModule !${m}_module>"
 			echo "    LoadModule ${m}_module $mods/mod_$m.so"
 			echo "</IfModule>"

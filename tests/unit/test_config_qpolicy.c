@@ -178,3 +178,57 @@ TEST(config_apache_maps_redirects_and_query_orders)
 	config_params_release(&p);
 	treeinfo_release(&ti);
 }
+
+TEST(config_origin_fallback_urls_and_output)
+{
+	static const struct {
+		const char *url, *want; /* want NULL: refused */
+	} cases[] = {
+		{ "http://127.0.0.1:8081", "127.0.0.1:8081" },
+		{ "http://127.0.0.1:8081/", "127.0.0.1:8081" },
+		{ "http://app.local", "app.local:80" },
+		{ "http://[::1]:9000", "[::1]:9000" },
+		{ "https://x:1", NULL },
+		{ "http://x:1/blog/", NULL },
+		{ "http://x:99999", NULL },
+		{ "http://", NULL },
+		{ "http://a b:1", NULL },
+		{ "http://:80", NULL },
+	};
+	struct treeinfo ti;
+	struct config_params p;
+	char err[ERR_LEN];
+	treeinfo_init(&ti, "http://example.com/");
+	ti.dir = xstrdup("t");
+	ti.root = xstrdup("/t");
+	for (size_t i = 0; i < COUNT(cases); i++) {
+		CHECK_INT(0, config_params_init(&p, &ti, "127.0.0.1:8080", NULL, NULL, err));
+		int rc = config_params_fallback(&p, cases[i].url, err);
+		CHECK_INT(cases[i].want ? 0 : -1, rc);
+		if (cases[i].want)
+			CHECK_STR(cases[i].want, p.fallback);
+		else
+			CHECK_HAS(err, "invalid --origin-fallback");
+		config_params_release(&p);
+	}
+	CHECK_INT(0, config_params_init(&p, &ti, "127.0.0.1:8080", NULL, NULL, err));
+	CHECK_INT(0, config_params_fallback(&p, "http://127.0.0.1:8081", err));
+	struct buf out = BUF_INIT;
+	nginx_write(&out, &ti, &p);
+	CHECK_HAS(buf_str(&out), "upstream cgisnap_example_com_8080_origin {\n    server 127.0.0.1:8081;\n}\n");
+	CHECK_HAS(buf_str(&out), "    error_page 418 = @cgisnap_example_com_8080_origin;\n");
+	CHECK_HAS(buf_str(&out), "        try_files ${uri}index.html =418;\n");
+	CHECK_HAS(buf_str(&out), "        proxy_pass http://cgisnap_example_com_8080_origin"
+				 "$cgisnap_example_com_8080_path$is_args$args;\n");
+	/* The tree's own refusals stay 404. */
+	CHECK_HAS(buf_str(&out), "    if ($uri ~ \"/\\.\") {\n        return 404;\n    }\n");
+	buf_reset(&out);
+	apache_write(&out, NULL, &ti, &p);
+	CHECK_HAS(buf_str(&out), "    RewriteRule ^ \"http://127.0.0.1:8081%1?%{ENV:CGISNAP_Q}\" "
+				 "[P,NE,E=CGISNAP_ORIGIN:1,E=no-gzip:1]\n");
+	CHECK_HAS(buf_str(&out), "    RewriteRule \"/\\.\" - [R=404]\n");
+	CHECK_HAS(buf_str(&out), " && -z reqenv('CGISNAP_ORIGIN')\"\n");
+	buf_release(&out);
+	config_params_release(&p);
+	treeinfo_release(&ti);
+}
