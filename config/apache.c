@@ -187,6 +187,10 @@ static void write_headers(struct buf *out, const struct treeinfo *ti, const stru
 		buf_addf(out, "    Header always set Cache-Control \"no-cache\" "
 			      "\"expr=%%{REQUEST_STATUS} in {'404','410'}%s\"\n", ours);
 	}
+	if (p->fallback)
+		buf_adds(out, "    # --origin-fallback: no cookie of the live application goes out (as\n"
+			      "    # with cgisnap serve --fallback: its answer may be anyone's).\n"
+			      "    Header unset Set-Cookie\n    Header always unset Set-Cookie\n");
 	buf_adds(out, "    # FILE.gz (see the end of the rules) is the page gzip-encoded.\n"
 		      "    Header always set Content-Encoding gzip env=CGISNAP_GZ\n"
 		      "    Header always merge Vary Accept-Encoding env=CGISNAP_VARY\n\n");

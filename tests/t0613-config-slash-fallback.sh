@@ -116,6 +116,13 @@ check_eq 404 "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PN/?s=
 	"without --origin-fallback nginx has no search page"
 check_contains "$(curl -s "http://127.0.0.1:$PNF/?s=hello")" "hello" "nginx: the search page"
 check_eq 404 "$(rec /.hidden)" "a dotfile name never goes to the live blog"
+check_match "$(curl -s -o /dev/null -D - "http://127.0.0.1:$PO/?s=hello")" 'Set-Cookie:' "the live blog sets a cookie"
+for p in "$PF" "$PNF" "$PAF"; do
+	check_no_match "$(curl -s -o /dev/null -D - "http://127.0.0.1:$p/?s=hello")" '[Ss]et-[Cc]ookie' \
+		"no cookie passed on (port $p)"
+	check_no_match "$(curl -s -o /dev/null -D - "http://127.0.0.1:$p/?p=99999")" '[Ss]et-[Cc]ookie' \
+		"nor with the live blog's 404 (port $p)"
+done
 
 try "the servers logged nothing worse than errors about refused requests"
 check_eq "" "$(grep -E '\[(emerg|alert|crit|warn)\]' "$TESTDIR/nginx/logs/error.log")" "nginx error log"
