@@ -263,12 +263,15 @@ static void write_guards(struct buf *out, const struct treeinfo *ti)
 		add_literal(out, ti->root);
 		buf_adds(out, "/.cgisnap/404.html\" [END]\n");
 	}
-	buf_adds(out, "    # 1. Targets cgisnap serve refuses as malformed or hostile: 400.\n");
-	for (const struct config_guard *g = config_bad_targets; g->re; g++) {
-		buf_addf(out, "    # %s\n", g->why);
-		buf_addf(out, "    RewriteCond %%{THE_REQUEST} \"^\\S+\\s+[^?\\s]*(?:%s)\" [NC]\n", g->re);
-		buf_adds(out, "    RewriteRule ^ - [R=400]\n");
-	}
+	buf_adds(out, "    # 1. Targets cgisnap serve refuses as malformed or hostile: 400. One\n"
+		      "    # regex for all (one match per request), alternatives in this order:\n");
+	for (const struct config_guard *g = config_bad_targets; g->re; g++)
+		buf_addf(out, "    #   %s\n", g->why);
+	struct buf re = BUF_INIT;
+	config_guards_regex(&re);
+	buf_addf(out, "    RewriteCond %%{THE_REQUEST} \"^\\S+\\s+[^?\\s]*%s\" [NC]\n", buf_str(&re));
+	buf_adds(out, "    RewriteRule ^ - [R=400]\n");
+	buf_release(&re);
 }
 
 /* The --canonical rules: a 302 for whatever request they match, crawled

@@ -43,6 +43,14 @@ const struct config_guard config_bad_targets[] = {
 	{ NULL, NULL },
 };
 
+void config_guards_regex(struct buf *out)
+{
+	buf_adds(out, "(?:");
+	for (const struct config_guard *g = config_bad_targets; g->re; g++)
+		buf_addf(out, "%s(?:%s)", g == config_bad_targets ? "" : "|", g->re);
+	buf_adds(out, ")");
+}
+
 void config_regex_escape(struct buf *out, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {

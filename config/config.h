@@ -84,6 +84,9 @@ struct config_guard {
 	const char *why;
 };
 extern const struct config_guard config_bad_targets[];
+/* Append the guards as one alternation, "(?:(?:RE1)|(?:RE2)...)": what
+ * the writers anchor and match once per request. */
+void config_guards_regex(struct buf *out);
 
 /* Append s to out as a regular expression matching exactly s: ASCII
  * punctuation and space escaped ("\." "\x20"), '"' written "\x22" so that

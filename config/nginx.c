@@ -443,8 +443,10 @@ static void write_header(struct buf *out, const struct treeinfo *ti, const struc
 static void write_types(struct buf *out, const char *indent)
 {
 	const char *type, *exts;
-	buf_addf(out, "%s# Types by extension, exactly as cgisnap serve sends them (this replaces\n"
-		      "%s# mime.types here).\n", indent, indent);
+	buf_addf(out, "%s# Types by extension, exactly as cgisnap serve sends them. This replaces\n"
+		      "%s# mime.types here rather than adding to it: an extension cgisnap serve\n"
+		      "%s# does not know (.zip, .docx) goes out as application/octet-stream, as\n"
+		      "%s# there, not with the type mime.types gives it.\n", indent, indent, indent, indent);
 	buf_addf(out, "%stypes {\n", indent);
 	for (size_t i = 0; i < config_type_groups(i, &type, &exts); i++) {
 		buf_addf(out, "%s    ", indent);
@@ -590,15 +592,19 @@ static void write_slashed(struct buf *out, const struct treeinfo *ti, const stru
 static void write_guards(struct buf *out, const struct treeinfo *ti, const struct config_params *p,
 			 const struct hashmap *first)
 {
-	buf_adds(out, "    # 1. Targets cgisnap serve refuses as malformed or hostile: 400.\n");
-	for (const struct config_guard *g = config_bad_targets; g->re; g++) {
-		buf_addf(out, "    # %s\n    if ($request_uri ~* ", g->why);
-		struct buf re = BUF_INIT;
-		buf_addf(&re, "^[^?]*(?:%s)", g->re);
-		quote(out, buf_str(&re));
-		buf_release(&re);
-		buf_adds(out, ") {\n        return 400;\n    }\n");
-	}
+	buf_adds(out, "    # 1. Targets cgisnap serve refuses as malformed or hostile: 400. One\n"
+		      "    # regex for all (one match per request), alternatives in this order:\n");
+	struct buf re = BUF_INIT;
+	config_guards_regex(&re);
+	for (const struct config_guard *g = config_bad_targets; g->re; g++)
+		buf_addf(out, "    #   %s\n", g->why);
+	buf_adds(out, "    if ($request_uri ~* ");
+	struct buf anchored = BUF_INIT;
+	buf_addf(&anchored, "^[^?]*%s", buf_str(&re));
+	quote(out, buf_str(&anchored));
+	buf_adds(out, ") {\n        return 400;\n    }\n");
+	buf_release(&anchored);
+	buf_release(&re);
 	if (config_query_policy(&ti->site))
 		buf_addf(out, "    # 1c. The query as the tree's policy leaves it (the maps above): what\n"
 			      "    # every step below reads, as cgisnap serve canonicalises a request.\n"

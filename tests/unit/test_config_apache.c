@@ -56,8 +56,8 @@ TEST(config_apache_virtual_host)
 	CHECK_HAS(t, "    RewriteRule \"^/\\.cgisnap/404\\.html$\" \"/srv/my blog/.cgisnap/404.html\" [END]\n");
 	CHECK_HAS(t, "    Header always set Cache-Control \"public, max-age=60\" "
 	       "\"expr=%{REQUEST_STATUS} in {'200','206','304','301','308'}\"\n");
-	CHECK_HAS(t, "    RewriteCond %{THE_REQUEST} \"^\\S+\\s+[^?\\s]*(?:[\\x5c#])\" [NC]\n"
-	       "    RewriteRule ^ - [R=400]\n");
+	CHECK_HAS(t, "    RewriteCond %{THE_REQUEST} \"^\\S+\\s+[^?\\s]*(?:(?:%(?![0-9a-f]{2}))|(?:%(?:[01][0-9a-f]|7f|5c))|(?:[\\x5c#])|");
+	CHECK_HAS(t, "\" [NC]\n    RewriteRule ^ - [R=400]\n");
 	CHECK_HAS(t, "    RewriteRule \"/\\.\" - [R=404]\n");
 	/* The rules, with the suffixes in use. */
 	CHECK_HAS(t, "    RewriteCond \"/srv/my blog$0@%{ENV:CGISNAP_Q}.css\" -f\n"

@@ -68,7 +68,8 @@ TEST(config_nginx_server_block)
 		     "        }\n        return 404;\n    }\n");
 	CHECK_HAS(t, "map $request_uri $cgisnap_blog_example_com_8090_path {\n");
 	/* The guards' regular expressions, with nginx's quoting of '\'. */
-	CHECK_HAS(t, "    if ($request_uri ~* \"^[^?]*(?:[\\\\x5c#])\") {\n        return 400;\n    }\n");
+	CHECK_HAS(t, "    if ($request_uri ~* \"^[^?]*(?:(?:%(?![0-9a-f]{2}))|(?:%(?:[01][0-9a-f]|7f|5c))|(?:[\\\\x5c#])|");
+	CHECK_HAS(t, "    #   a raw '\\' or '#'\n");
 	free(t);
 	treeinfo_release(&ti);
 }
