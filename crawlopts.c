@@ -14,7 +14,8 @@
 #define STR(x) STR_(x)
 
 /* -1: not given, the crawl's default. */
-struct crawl_options crawl_options = { .max_pages = -1, .max_depth = -1, .loop_warn = -1, .max_parse = -1 };
+struct crawl_options crawl_options = { .max_pages = -1, .max_depth = -1, .loop_warn = -1, .max_parse = -1,
+				       .progress_interval = -1 };
 
 const struct opt crawl_opts[] = {
 	{ "seed", 0, OPT_LIST, &crawl_options.seeds, "URL",
@@ -64,8 +65,15 @@ const struct opt crawl_opts[] = {
 	  "ignore: a file under --root asked with a query (x.css?ver=6.1) is stored once as the file"
 	  " (default keep: x.css@ver=6.1.css)", 0, 0 },
 	{ "no-gzip", 0, OPT_BOOL, &crawl_options.no_gzip, NULL, "write no .gz siblings", 0, 0 },
+	{ "progress", 0, OPT_STR, &crawl_options.progress, "bar|line|none",
+	  "bar: one line redrawn on the terminal; line: a line every --progress-interval s "
+	  "(default bar on a terminal, line otherwise; -q: none)", 0, 0 },
+	{ "progress-interval", 0, OPT_INT, &crawl_options.progress_interval, "S",
+	  "seconds between two --progress=line lines (default " STR(CRAWL_PROGRESS_INTERVAL) ")", 1, 86400 },
 	{ "quiet", 'q', OPT_BOOL, &crawl_options.quiet, NULL, "print only failures", 0, 0 },
-	{ "verbose", 'v', OPT_BOOL, &crawl_options.verbose, NULL, "say more", 0, 0 },
+	{ "verbose", 'v', OPT_BOOL, &crawl_options.verbose, NULL,
+	  "say more: a line per URL (status, ms, bytes, new/changed/unchanged/redirect/not-found/"
+	  "failed/skipped), error pages' text", 0, 0 },
 	OPT_END
 };
 
@@ -124,7 +132,18 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 	if (o->static_query && strcmp(o->static_query, "keep") && strcmp(o->static_query, "ignore"))
 		return err_set(err, "bad --static-query '%s': keep or ignore", o->static_query);
 	s->crawl.static_query_ignore = o->static_query && !strcmp(o->static_query, "ignore");
-	s->crawl.progress = !o->quiet && progress_enabled();
+	if (o->progress && strcmp(o->progress, "bar") && strcmp(o->progress, "line") && strcmp(o->progress, "none"))
+		return err_set(err, "bad --progress '%s': bar, line or none", o->progress);
+	/* A bar needs a terminal to redraw on: elsewhere (cron, journald)
+	 * it is the line. */
+	if (o->quiet || (o->progress && !strcmp(o->progress, "none")))
+		s->crawl.progress = CRAWL_PROGRESS_NONE;
+	else if ((!o->progress || !strcmp(o->progress, "bar")) && progress_enabled())
+		s->crawl.progress = CRAWL_PROGRESS_BAR;
+	else
+		s->crawl.progress = CRAWL_PROGRESS_LINE;
+	s->crawl.progress_interval = o->progress_interval > 0 ? o->progress_interval : CRAWL_PROGRESS_INTERVAL;
+	s->crawl.url_lines = o->verbose && !o->quiet;
 	s->crawl.not_found = xstrdup(o->not_found ? o->not_found : "/cgisnap-404-probe");
 	if (crawl_config_compile(&s->crawl, err) < 0)
 		return -1;
@@ -236,7 +255,11 @@ void crawl_report(const struct crawl_result *r, const char *what, bool quiet)
 	for (size_t i = 0; i < sr->n; i++)
 		log_debug("%s: a redirect to %s/ (both answered 200 with different bodies)", sr->items[i],
 			  sr->items[i]);
-	if (r->bound_note)
+	if (r->interrupted)
+		log_warn("interrupted: %ld files published (%ld new, %ld changed), %ld unchanged, all recorded in "
+			 "the manifest; nothing was pruned; the URLs not reached are as the last run left them",
+			 r->stored_new + r->stored_changed, r->stored_new, r->stored_changed, r->stored_unchanged);
+	else if (r->bound_note)
 		log_warn("%s; nothing was pruned", r->bound_note);
 	else if (r->failed && !quiet)
 		log_warn("some URLs failed; nothing was pruned");

@@ -26,6 +26,8 @@ struct crawl_options {
 	long max_parse;              /* -1: the default */
 	char *not_found;
 	char *static_query;          /* "keep" (NULL) or "ignore" */
+	char *progress;              /* "bar", "line", "none"; NULL: bar on a terminal, else line */
+	long progress_interval;      /* -1: CRAWL_PROGRESS_INTERVAL */
 };
 
 extern struct crawl_options crawl_options;

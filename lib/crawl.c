@@ -85,7 +85,26 @@ struct crawl {
 	struct crawl_hooks hooks;
 	long fetched;                 /* URLs rendered this run, robots.txt and sitemaps aside */
 	struct strlist not_found_404; /* ... of them, those that answered 404 */
+	struct hashmap outcomes;      /* target -> enum outcome: its category in the result */
+	long prev_total;              /* URLs the manifest held when the run began (full crawls) */
+	char current[256];            /* the target the latest render started on, for the progress */
+	long running;                 /* worker threads not yet done */
 };
+
+/* What became of a URL in a run: the result's category it is counted in. */
+enum outcome {
+	OUTCOME_NONE, /* not counted (yet) */
+	OUTCOME_NEW,
+	OUTCOME_CHANGED,
+	OUTCOME_UNCHANGED,
+	OUTCOME_REDIRECT,
+	OUTCOME_NOT_FOUND,
+	OUTCOME_FAILED,
+	OUTCOME_SKIPPED, /* + enum crawl_skip_why */
+};
+
+static const char *const outcome_names[] = { "-", "new", "changed", "unchanged", "redirect", "not-found",
+					     "failed" };
 
 static double elapsed_since(const struct timespec *t0)
 {
@@ -146,7 +165,13 @@ struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, c
 	c->site = site;
 	c->tree = tree;
 	pthread_mutex_init(&c->lock, NULL);
-	pthread_cond_init(&c->cond, NULL);
+	/* Monotonic: the progress ticker's timed waits must not follow the
+	 * wall clock. */
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->cond, &ca);
+	pthread_condattr_destroy(&ca);
 	if (manifest_load(&c->manifest, tree, err) < 0 ||
 	    manifest_recover(&c->manifest, tree, &c->recovered, err) < 0) {
 		crawl_free(c);
@@ -252,20 +277,75 @@ static struct job *enqueue_locked(struct crawl *c, const char *target, long dept
 	return j;
 }
 
-static void add_failure_locked(struct crawl *c, const char *target, const char *reason)
+/* The result's counter of category o. */
+static long *outcome_count(struct crawl_result *r, enum outcome o)
+{
+	switch (o) {
+	case OUTCOME_NEW:
+		return &r->stored_new;
+	case OUTCOME_CHANGED:
+		return &r->stored_changed;
+	case OUTCOME_UNCHANGED:
+		return &r->stored_unchanged;
+	case OUTCOME_REDIRECT:
+		return &r->redirects;
+	case OUTCOME_NOT_FOUND:
+		return &r->not_found;
+	case OUTCOME_FAILED:
+		return &r->failed;
+	default:
+		return &r->skipped;
+	}
+}
+
+/* Count target in category o: once per URL, so that the result's pages
+ * is the sum of its categories; a URL counted before (a page that
+ * became a redirect to its slash form, and is rendered again) moves.
+ * With url_lines, says so: "STATUS OUTCOME MS ms BYTES bytes TARGET"
+ * (status "-" when none came); the last line of a target is what it
+ * counts as. Locked. */
+static void tally_locked(struct crawl *c, const char *target, enum outcome o, int status, long ms,
+			 long long bytes)
+{
+	struct crawl_result *r = c->res;
+	enum outcome was = (enum outcome)(intptr_t)hashmap_get(&c->outcomes, target);
+	if (was != OUTCOME_NONE) {
+		--*outcome_count(r, was);
+		if (was >= OUTCOME_SKIPPED)
+			r->skips[was - OUTCOME_SKIPPED].n--;
+	} else {
+		r->pages++;
+	}
+	++*outcome_count(r, o);
+	if (o >= OUTCOME_SKIPPED)
+		r->skips[o - OUTCOME_SKIPPED].n++;
+	hashmap_put(&c->outcomes, target, (void *)(intptr_t)o);
+	if (!c->cfg->url_lines)
+		return;
+	char st[16] = "-";
+	if (status > 0)
+		snprintf(st, sizeof st, "%d", status);
+	log_info("%s %s %ld ms %lld bytes %s", st, o >= OUTCOME_SKIPPED ? "skipped" : outcome_names[o], ms,
+		 bytes, target);
+}
+
+static void add_failure_locked(struct crawl *c, const char *target, const char *reason,
+			       const struct origin_response *rs)
 {
 	struct crawl_result *r = c->res;
 	r->failures = xrealloc(r->failures, (r->nfailures + 1) * sizeof *r->failures);
 	r->failures[r->nfailures].target = xstrdup(target);
 	r->failures[r->nfailures].reason = xstrdup(reason);
 	r->nfailures++;
-	r->failed++;
+	tally_locked(c, target, OUTCOME_FAILED, rs ? rs->status : 0, rs ? rs->render_ms : 0, 0);
 }
 
-/* A failed render leaves what was published before in place. Locked. */
-static void fail_locked(struct crawl *c, const char *target, const char *reason)
+/* A failed render leaves what was published before in place. rs: what
+ * the origin answered, if anything. Locked. */
+static void fail_locked(struct crawl *c, const char *target, const char *reason,
+			const struct origin_response *rs)
 {
-	add_failure_locked(c, target, reason);
+	add_failure_locked(c, target, reason, rs);
 	const struct manifest_entry *old = manifest_get(&c->manifest, target);
 	if (old)
 		manifest_put(&c->next, manifest_entry_dup(old));
@@ -273,11 +353,12 @@ static void fail_locked(struct crawl *c, const char *target, const char *reason)
 
 /* Count target as skipped for why, keeping the first example in sort
  * order (renders finish in any order). Locked. */
-static void skip_locked(struct crawl *c, const char *target, enum crawl_skip_why why)
+static void skip_locked(struct crawl *c, const char *target, enum crawl_skip_why why,
+			const struct origin_response *rs)
 {
 	struct crawl_skip *s = &c->res->skips[why];
-	s->n++;
-	c->res->skipped++;
+	tally_locked(c, target, OUTCOME_SKIPPED + why, rs->status, rs->render_ms,
+		     rs->static_path ? rs->static_size : origin_body_size(rs));
 	if (!s->example || strcmp(target, s->example) < 0) {
 		free(s->example);
 		s->example = xstrdup(target);
@@ -539,7 +620,8 @@ static char *static_key(const struct crawl_config *cfg, bool static_file, const 
  * static_file: the body is a file under --root (rs may have forgotten its
  * path since: load_body). */
 static int publish_page(struct crawl *c, struct origin_response *rs, struct manifest_entry *e,
-			const struct body_file *f, bool own_file, bool static_file, char *err)
+			const struct body_file *f, bool own_file, bool static_file, enum outcome *how_stored,
+			char *err)
 {
 	const struct crawl_config *cfg = c->cfg;
 	const char *type = rs->content_type;
@@ -622,13 +704,10 @@ static int publish_page(struct crawl *c, struct origin_response *rs, struct mani
 	const struct manifest_entry *old = manifest_get(&c->manifest, e->target);
 	pthread_mutex_lock(&c->lock);
 	if (pr == PUBLISH_UNCHANGED) {
-		c->res->stored_unchanged++;
+		*how_stored = OUTCOME_UNCHANGED;
 		e->changed = old && old->key && !strcmp(old->key, key) ? old->changed : time(NULL);
 	} else {
-		if (pr == PUBLISH_NEW)
-			c->res->stored_new++;
-		else
-			c->res->stored_changed++;
+		*how_stored = pr == PUBLISH_NEW ? OUTCOME_NEW : OUTCOME_CHANGED;
 		e->changed = time(NULL);
 		strlist_add(&c->res->changed_keys, key);
 	}
@@ -637,14 +716,15 @@ static int publish_page(struct crawl *c, struct origin_response *rs, struct mani
 	return 0;
 }
 
-/* Store a 2xx response; fills e and the links found. Unlocked; takes the
+/* Store a 2xx response; fills e, *how_stored (new, changed, unchanged)
+ * and the links found. Unlocked; takes the
  * lock only to claim the file. Returns 0 (stored), 1 (not stored, by the
  * page's own request: a robots noindex meta or Cache-Control no-store,
  * with the respect options; the caller records nothing for it),
  * STORED_AS_REDIRECT (the file is the slash form's; see publish_page),
  * or -1 with err. */
 static int store_page(struct crawl *c, const char *url, struct origin_response *rs, struct manifest_entry *e,
-		      struct found_links *links, bool own_file, char *err)
+		      struct found_links *links, bool own_file, enum outcome *how_stored, char *err)
 {
 	const struct crawl_config *cfg = c->cfg;
 	const char *type = rs->content_type;
@@ -688,7 +768,7 @@ static int store_page(struct crawl *c, const char *url, struct origin_response *
 	} else {
 		sha256_hex(buf_str(&rs->body), rs->body.len, e->sha256);
 	}
-	rc = publish_page(c, rs, e, &f, own_file, static_file, err);
+	rc = publish_page(c, rs, e, &f, own_file, static_file, how_stored, err);
 out:
 	close_body(&f);
 	return rc;
@@ -801,12 +881,11 @@ static void record_canonical(struct crawl *c, const struct job *j, const char *t
 	size_t again;
 	char *next = site_canonical_redirect(c->site, to, &again);
 	pthread_mutex_lock(&c->lock);
-	c->res->pages++;
 	if (next) {
 		char *why = xasprintf("--canonical '%s' rewrites it to '%s', which --canonical '%s' "
 				      "rewrites again: a rule's URL must match no rule",
 				      c->site->canonical[rule].spec, to, c->site->canonical[again].spec);
-		fail_locked(c, j->target, why);
+		fail_locked(c, j->target, why, NULL);
 		free(why);
 	} else {
 		struct manifest_entry *e = manifest_entry_new(j->target);
@@ -814,7 +893,7 @@ static void record_canonical(struct crawl *c, const struct job *j, const char *t
 		e->location = site_url_for(c->site, to);
 		e->changed = time(NULL);
 		manifest_put(&c->next, e);
-		c->res->redirects++;
+		tally_locked(c, j->target, OUTCOME_REDIRECT, 302, 0, 0);
 		c->res->canonical++;
 		struct job *nj = enqueue_locked(c, to, j->depth, false, false);
 		if (nj && j->seed)
@@ -847,10 +926,9 @@ static void process(struct crawl *c, struct job *j)
 		show_failure_text(j->target, &rs, true);
 		pthread_mutex_lock(&c->lock);
 		if (rs.over_max_output)
-			skip_locked(c, j->target, CRAWL_SKIP_OVERSIZE);
+			skip_locked(c, j->target, CRAWL_SKIP_OVERSIZE, &rs);
 		else
-			fail_locked(c, j->target, err);
-		c->res->pages++;
+			fail_locked(c, j->target, err, &rs);
 		c->fetched += !j->optional;
 		pthread_mutex_unlock(&c->lock);
 		goto out;
@@ -866,7 +944,7 @@ static void process(struct crawl *c, struct job *j)
 	on_render(c, e, &rs);
 
 	int stored = 0;
-	bool counted = true; /* in the result's pages */
+	enum outcome how_stored = OUTCOME_NONE;
 	bool archive = false;
 	char *seed_failed = j->seed && rs.status >= 400 ? seed_error(j->target, &rs) : NULL;
 	bool seed_moved = false; /* a seed redirects inside: its target is a seed */
@@ -890,7 +968,6 @@ static void process(struct crawl *c, struct job *j)
 		if (j->optional) { /* no robots.txt: nothing to count either */
 			manifest_entry_free(e);
 			e = NULL;
-			counted = false;
 		}
 	} else if (rs.status >= 200 && rs.status < 300 && !c->cfg->keep_archives && !rs.static_path &&
 		   !j->optional && archive_response(rs.content_type, origin_header(&rs, "Content-Disposition"))) {
@@ -898,7 +975,7 @@ static void process(struct crawl *c, struct job *j)
 		 * a sitemap.xml.gz robots.txt names is no snapshot tarball. */
 		archive = true;
 	} else if (rs.status >= 200 && rs.status < 300) {
-		stored = store_page(c, url, &rs, e, &links, j->own_file, err);
+		stored = store_page(c, url, &rs, e, &links, j->own_file, &how_stored, err);
 		if (stored == STORED_AS_REDIRECT) {
 			make_slash_redirect(c, e);
 			stored = 0;
@@ -924,19 +1001,19 @@ static void process(struct crawl *c, struct job *j)
 	if (seed_failed)
 		strlist_add_owned(&c->res->errors, seed_failed);
 	if (stored < 0) {
-		fail_locked(c, j->target, err);
+		fail_locked(c, j->target, err, &rs);
 		manifest_entry_free(e);
 	} else if (e && stored == 0 && !archive) {
-		if (e->location)
-			c->res->redirects++;
-		else if (e->status == 404 || e->status == 410)
-			c->res->not_found++;
+		enum outcome o = e->location ? OUTCOME_REDIRECT
+				 : e->status == 404 || e->status == 410 ? OUTCOME_NOT_FOUND
+				 : how_stored;
+		tally_locked(c, j->target, o, e->status, e->render_ms, e->key ? e->bytes : 0);
 		strlist_add(&c->res->rendered, j->target);
 		if (!c->update_mode && e->key)
 			families_note(&c->families, j->target, e->sha256, e->content_type);
 		manifest_put(&c->next, e);
 	} else if (e) { /* an archive, or by request (robots meta, no-store: store_page's 1) */
-		skip_locked(c, j->target, archive ? CRAWL_SKIP_ARCHIVE : CRAWL_SKIP_REQUESTED);
+		skip_locked(c, j->target, archive ? CRAWL_SKIP_ARCHIVE : CRAWL_SKIP_REQUESTED, &rs);
 		manifest_entry_free(e);
 	}
 	for (size_t i = 0; i < links.resources.n; i++)
@@ -946,8 +1023,6 @@ static void process(struct crawl *c, struct job *j)
 		if (next && seed_moved)
 			next->seed = true;
 	}
-	if (counted)
-		c->res->pages++;
 	pthread_mutex_unlock(&c->lock);
 out:
 	strlist_clear(&links.targets);
@@ -956,13 +1031,99 @@ out:
 	free(url);
 }
 
+static bool stopped(const struct crawl *c)
+{
+	return c->cfg->stop && *c->cfg->stop;
+}
+
+/* Where the run stands: done of total (total a lower bound when plus),
+ * the rate and the seconds left (-1: unknown). The total is the URLs the
+ * tree held when a full crawl began - a re-run meets about as many -
+ * or, when more are known already, those: done, queued and rendering.
+ * Locked. */
+struct progress_state {
+	long done, total;
+	bool plus;
+	double rate, eta;
+	long failed;
+};
+
+static void progress_state_locked(const struct crawl *c, struct progress_state *p)
+{
+	double t = elapsed_since(&c->start);
+	long known = c->res->pages + c->queued + c->busy;
+	p->done = c->res->pages;
+	p->failed = c->res->failed;
+	p->plus = !c->prev_total || known > c->prev_total;
+	p->total = p->plus ? known : c->prev_total;
+	p->rate = t > 0 ? p->done / t : 0.0;
+	p->eta = p->rate > 0 && p->done ? (p->total - p->done) / p->rate : -1;
+}
+
+static void eta_text(double eta, char *out, size_t len)
+{
+	if (eta < 0)
+		snprintf(out, len, "?");
+	else if (eta < 100)
+		snprintf(out, len, "%.0f s", eta);
+	else if (eta < 6000)
+		snprintf(out, len, "%.0f min", eta / 60);
+	else
+		snprintf(out, len, "%.1f h", eta / 3600);
+}
+
+/* Redraw the bar (CRAWL_PROGRESS_BAR): "[=====>    ] 412/611 67% 24.8
+ * pages/s ETA 8 s  /doku.php?id=..." cut to the terminal's width.
+ * Locked. */
+static void show_bar_locked(struct crawl *c, bool force)
+{
+	struct progress_state p;
+	progress_state_locked(c, &p);
+	long pct = p.total > 0 ? p.done * 100 / p.total : 0;
+	enum { WIDTH = 20 };
+	char bar[WIDTH + 3];
+	long fill = pct * WIDTH / 100;
+	bar[0] = '[';
+	for (long i = 0; i < WIDTH; i++)
+		bar[1 + i] = i < fill ? '=' : i == fill ? '>' : ' ';
+	bar[WIDTH + 1] = ']';
+	bar[WIDTH + 2] = '\0';
+	char eta[32], failed[32] = "";
+	eta_text(p.eta, eta, sizeof eta);
+	if (p.failed)
+		snprintf(failed, sizeof failed, " %ld failed", p.failed);
+	char head[160];
+	int n = snprintf(head, sizeof head, "%s %ld/%ld%s %ld%% %.1f pages/s ETA %s%s  ", bar, p.done, p.total,
+			 p.plus ? "+" : "", pct, p.rate, eta, failed);
+	/* The URL fills what is left of the line, its end cut to "..." */
+	long room = (long)progress_columns() - 1 - n;
+	size_t ulen = strlen(c->current);
+	if (room < 4)
+		progress_update(force, "%s", head);
+	else if ((long)ulen <= room)
+		progress_update(force, "%s%s", head, c->current);
+	else
+		progress_update(force, "%s%.*s...", head, (int)(room - 3), c->current);
+}
+
+/* The progress line (CRAWL_PROGRESS_LINE), for a log: "progress: 412/611
+ * URLs (67%), 24.8 pages/s, ETA 8 s, 0 failed". Locked. */
+static void show_line_locked(struct crawl *c)
+{
+	struct progress_state p;
+	progress_state_locked(c, &p);
+	char eta[32];
+	eta_text(p.eta, eta, sizeof eta);
+	log_info("progress: %ld/%ld%s URLs (%ld%%), %.1f pages/s, ETA %s, %ld failed", p.done, p.total,
+		 p.plus ? "+" : "", p.total > 0 ? p.done * 100 / p.total : 0, p.rate, eta, p.failed);
+}
+
+/* After each render: the bar follows every step (progress_update draws
+ * it at most 10 times a second). Locked. */
 static void show_progress(struct crawl *c, bool force)
 {
-	if (!c->cfg->progress)
-		return;
-	double t = elapsed_since(&c->start);
-	progress_update(force, "cgisnap: %ld done, %ld queued, %ld failed, %.1f pages/s, %.1f s",
-			c->res->pages, c->queued, c->res->failed, t > 0 ? c->res->pages / t : 0.0, t);
+	if (c->cfg->progress == CRAWL_PROGRESS_BAR)
+		show_bar_locked(c, force);
 }
 
 static void *worker(void *arg)
@@ -970,9 +1131,9 @@ static void *worker(void *arg)
 	struct crawl *c = arg;
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
-		while (!c->head && c->busy > 0)
+		while (!c->head && c->busy > 0 && !stopped(c))
 			pthread_cond_wait(&c->cond, &c->lock);
-		if (!c->head)
+		if (!c->head || stopped(c))
 			break;
 		struct job *j = c->head;
 		c->head = j->next;
@@ -980,6 +1141,7 @@ static void *worker(void *arg)
 			c->tail = NULL;
 		c->queued--;
 		c->busy++;
+		snprintf(c->current, sizeof c->current, "%s", j->target);
 		pthread_mutex_unlock(&c->lock);
 
 		process(c, j);
@@ -991,25 +1153,81 @@ static void *worker(void *arg)
 		show_progress(c, false);
 		pthread_cond_broadcast(&c->cond);
 	}
+	c->running--;
 	pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->lock);
 	return NULL;
 }
 
-/* Run the queue to its end on cfg->jobs threads. */
+/* While the workers run: the progress line every progress_interval
+ * seconds, and the bar redrawn each second, so that its rate and ETA
+ * move while a slow render holds every thread, and a stop request is
+ * seen. */
+static void tick_until_done(struct crawl *c)
+{
+	long period_ms = c->cfg->progress == CRAWL_PROGRESS_LINE
+				 ? (c->cfg->progress_interval > 0 ? c->cfg->progress_interval : CRAWL_PROGRESS_INTERVAL) * 1000
+				 : 1000;
+	pthread_mutex_lock(&c->lock);
+	struct timespec next;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (c->running > 0) {
+		next.tv_sec += period_ms / 1000;
+		next.tv_nsec += (period_ms % 1000) * 1000000L;
+		if (next.tv_nsec >= 1000000000L) {
+			next.tv_sec++;
+			next.tv_nsec -= 1000000000L;
+		}
+		int rc = 0;
+		while (c->running > 0 && rc != ETIMEDOUT)
+			rc = pthread_cond_timedwait(&c->cond, &c->lock, &next);
+		if (c->running == 0)
+			break;
+		if (c->cfg->progress == CRAWL_PROGRESS_LINE)
+			show_line_locked(c);
+		else if (c->cfg->progress == CRAWL_PROGRESS_BAR)
+			show_bar_locked(c, true);
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Run the queue to its end (or a stop) on cfg->jobs threads. */
 static void run_queue(struct crawl *c)
 {
 	long n = c->cfg->jobs > 0 ? c->cfg->jobs : 1;
 	pthread_t *threads = xcalloc((size_t)n, sizeof *threads);
 	long started = 0;
+	pthread_mutex_lock(&c->lock);
+	c->running = n;
+	pthread_mutex_unlock(&c->lock);
 	for (; started < n; started++)
 		if (pthread_create(&threads[started], NULL, worker, c) != 0)
 			break;
-	if (started == 0) /* no thread could start: work on this one */
+	pthread_mutex_lock(&c->lock);
+	c->running -= n - started; /* those that never started */
+	pthread_mutex_unlock(&c->lock);
+	if (started == 0) { /* no thread could start: work on this one */
+		c->running = 1;
 		worker(c);
+	} else if (c->cfg->progress != CRAWL_PROGRESS_NONE) {
+		tick_until_done(c);
+	}
 	for (long i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
 	free(threads);
+}
+
+/* A stopped run leaves jobs that will never run. Locked. */
+static void drop_queue_locked(struct crawl *c)
+{
+	while (c->head) {
+		struct job *j = c->head;
+		c->head = j->next;
+		free(j->target);
+		free(j);
+	}
+	c->tail = NULL;
+	c->queued = 0;
 }
 
 static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
@@ -1024,6 +1242,9 @@ static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 	c->near_bound_said = false;
 	c->fetched = 0;
 	strlist_clear(&c->not_found_404);
+	hashmap_release(&c->outcomes);
+	c->prev_total = update ? 0 : (long)manifest_count(&c->manifest);
+	c->current[0] = '\0';
 	res->recovered = c->recovered;
 	c->recovered = 0;
 	clock_gettime(CLOCK_MONOTONIC, &c->start);
@@ -1074,7 +1295,7 @@ static long settle_slash_forms(struct crawl *c)
 		if (holds && now) {
 			if (now->key && !strcmp(now->key, key)) {
 				make_slash_redirect(c, now); /* it had the file until "/a/" came */
-				c->res->redirects++;
+				tally_locked(c, target, OUTCOME_REDIRECT, now->status, 0, 0);
 			}
 			if (!strlist_contains(&c->res->slash_redirects, target))
 				strlist_add(&c->res->slash_redirects, target);
@@ -1082,8 +1303,7 @@ static long settle_slash_forms(struct crawl *c)
 			struct job *j = xcalloc(1, sizeof *j);
 			j->target = xstrdup(target);
 			j->own_file = true;
-			append_job_locked(c, j);
-			c->res->redirects--;
+			append_job_locked(c, j); /* its render moves it out of the redirects */
 			again++;
 		}
 		free(slash);
@@ -1098,7 +1318,12 @@ static void run_all(struct crawl *c)
 {
 	do
 		run_queue(c);
-	while (settle_slash_forms(c) > 0);
+	while (settle_slash_forms(c) > 0 && !stopped(c));
+	if (stopped(c)) {
+		pthread_mutex_lock(&c->lock);
+		drop_queue_locked(c);
+		pthread_mutex_unlock(&c->lock);
+	}
 }
 
 /* Remove an old entry's file unless this run gave that file to a URL. A
@@ -1226,7 +1451,8 @@ static void finish_result(struct crawl *c, struct crawl_result *res)
 	else if (c->dropped_depth)
 		res->bound_note = xasprintf("--max-depth %ld reached: %ld links not crawled",
 					    c->cfg->max_depth, c->dropped_depth);
-	res->complete = !res->failed && !res->bounded && !res->errors.n;
+	res->interrupted = stopped(c);
+	res->complete = !res->failed && !res->bounded && !res->errors.n && !res->interrupted;
 	skip_notes(c, res);
 	strlist_clear(&c->not_found_404);
 	/* An update renders a few pages: what their parameters did says
@@ -1235,8 +1461,9 @@ static void finish_result(struct crawl *c, struct crawl_result *res)
 		families_report(&c->families, &res->family_notes, &res->family_table);
 	families_release(&c->families);
 	hashmap_release(&c->seen);
+	hashmap_release(&c->outcomes);
 	loops_release(&c->loops);
-	if (c->cfg->progress)
+	if (c->cfg->progress == CRAWL_PROGRESS_BAR)
 		progress_end();
 }
 
@@ -1265,7 +1492,9 @@ static void save_not_found_page(struct crawl *c)
 int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 {
 	begin_run(c, res, false);
+	pthread_mutex_lock(&c->lock);
 	show_progress(c, true);
+	pthread_mutex_unlock(&c->lock);
 
 	/* robots.txt first, alone: its rules decide what else is crawled. */
 	robots_release(&c->robots);
@@ -1297,7 +1526,7 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 		if (j)
 			j->seed = true;
 		if (!t)
-			add_failure_locked(c, c->cfg->seeds.items[i], "seed is not a URL of the site");
+			add_failure_locked(c, c->cfg->seeds.items[i], "seed is not a URL of the site", NULL);
 		free(t);
 		free(abs);
 	}
@@ -1313,8 +1542,10 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 	pthread_mutex_unlock(&c->lock);
 
 	run_all(c);
-	save_not_found_page(c);
-	check_not_found(c, res);
+	if (!stopped(c)) {
+		save_not_found_page(c);
+		check_not_found(c, res);
+	}
 	finish_result(c, res);
 	return commit(c, c->cfg->prune && res->complete && removal_allowed(c), err);
 }
@@ -1370,6 +1601,7 @@ void crawl_free(struct crawl *c)
 	manifest_release(&c->next);
 	hashmap_release(&c->owned);
 	hashmap_release(&c->seen);
+	hashmap_release(&c->outcomes);
 	loops_release(&c->loops);
 	families_release(&c->families);
 	free_claims(c);

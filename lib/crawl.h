@@ -21,15 +21,23 @@
  * before its rename, and crawl_new() replays a journal an interrupted run
  * left (manifest.h), so those files are known and pruned like others.
  * Renders run on cfg.jobs threads; the crawler never prints except the
- * progress bar (when cfg.progress) and, as they happen, two warnings of a
- * crawl running away (80% of max_pages reached; a URL family taking
- * ever-new values, loops.h) and the per-URL lines of crawl_full() - the
- * caller reports the result.
+ * progress (cfg.progress: a bar redrawn on a terminal, or a line every
+ * cfg.progress_interval seconds), the line per URL of cfg.url_lines and,
+ * as they happen, two warnings of a crawl running away (80% of max_pages
+ * reached; a URL family taking ever-new values, loops.h) and the per-URL
+ * lines of crawl_full() - the caller reports the result.
+ *
+ * Every URL of a run is counted in exactly one category of the result
+ * (stored new, changed or unchanged, redirect, not found, failed,
+ * skipped), so that pages is their sum; a URL that changes category
+ * within the run (a page that becomes the redirect to its slash form) is
+ * moved, not counted twice.
  */
 #ifndef CGISNAP_CRAWL_H
 #define CGISNAP_CRAWL_H
 
 #include <regex.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <time.h>
 
@@ -49,6 +57,14 @@
  * and sitemaps aside), and at least this many, answered 404 has failed:
  * the document root or the site URL is wrong, not the site. */
 #define CRAWL_NOT_FOUND_MIN 5
+/* Default seconds between two progress lines (CRAWL_PROGRESS_LINE). */
+#define CRAWL_PROGRESS_INTERVAL 10
+
+enum crawl_progress {
+	CRAWL_PROGRESS_NONE,
+	CRAWL_PROGRESS_BAR,  /* one line redrawn in place: stderr is a terminal */
+	CRAWL_PROGRESS_LINE, /* a line every progress_interval seconds (cron, journald) */
+};
 
 struct crawl_config {
 	struct strlist seeds;        /* targets or absolute URLs; default the site URL's path */
@@ -70,7 +86,13 @@ struct crawl_config {
 	bool keep_archives;          /* store archives made on the fly (archive.h) too */
 	bool static_query_ignore;    /* a file under --root asked with a query is stored
 				      * once, as the file without it (--static-query ignore) */
-	bool progress;               /* draw the progress bar (stderr a terminal) */
+	enum crawl_progress progress;
+	long progress_interval;      /* seconds between lines in CRAWL_PROGRESS_LINE */
+	bool url_lines;              /* one line per URL: "200 new 34 ms 5123 bytes /x" (-v) */
+	/* Set (by a signal handler: SIGINT) to stop the run: no new render
+	 * starts, those under way finish and are recorded, nothing is pruned
+	 * and the manifest is saved; the result says interrupted. NULL: never. */
+	volatile sig_atomic_t *stop;
 	char *not_found;             /* target whose 404 page becomes .cgisnap/404.html ("" none) */
 
 	/* compiled by crawl_config_compile */
@@ -119,6 +141,7 @@ struct crawl_result {
 	double seconds;
 	bool complete;     /* nothing failed, no bound was hit, no errors */
 	bool bounded;      /* --max-pages or --max-depth stopped the crawl */
+	bool interrupted;  /* cfg.stop was set: the rest of the queue was not crawled */
 	char *bound_note;  /* e.g. "--max-pages 100 reached: 42 URLs not crawled" */
 	struct crawl_failure *failures;
 	size_t nfailures;

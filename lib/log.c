@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -124,6 +125,14 @@ bool progress_enabled(void)
 		tty = isatty(2) && !(term && !strcmp(term, "dumb"));
 	}
 	return tty == 1;
+}
+
+int progress_columns(void)
+{
+	struct winsize ws;
+	if (ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+		return ws.ws_col;
+	return 80;
 }
 
 void progress_update(bool force, const char *fmt, ...)

@@ -41,6 +41,8 @@ bool log_verbose(void);
 
 /* Progress bar: drawn on stderr only when it is a terminal. */
 bool progress_enabled(void);
+/* The terminal's width in columns (80 when it cannot be told). */
+int progress_columns(void);
 /* Replace the bar's text (redrawn at most 10 times a second unless force). */
 void progress_update(bool force, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Erase the bar; later messages print normally. */

@@ -1,5 +1,6 @@
 /* snapshot.c - 'cgisnap snapshot': render a whole dynamic site into a static
  * tree keyed by URL. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,31 @@
 #include "originopts.h"
 #include "profileopts.h"
 #include "xalloc.h"
+
+/* The status of a snapshot stopped by SIGINT (128 + 2, as a shell says). */
+#define EXIT_INTERRUPTED 130
+
+static volatile sig_atomic_t interrupted;
+
+/* The first Ctrl-C stops the crawl (the renders under way finish and
+ * are recorded, the manifest is saved); a second one kills at once,
+ * leaving the journal to the next run. */
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+	signal(SIGINT, SIG_DFL);
+}
+
+static void catch_sigint(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
 
 static void print_help(const struct opt *const *tables)
 {
@@ -42,9 +68,20 @@ static void print_help(const struct opt *const *tables)
 	       "--max-output, each kind named in the summary); 1 some URLs failed (the rest\n"
 	       "is published), or a seed answered an error, or most URLs answered 404 (more\n"
 	       "than half, and at least %d: a wrong --root or --site-url); 2 usage or set-up\n"
-	       "error (nothing changed). -v shows the first lines of each error page and why\n"
-	       "a path was refused.\n",
-	       CRAWL_NOT_FOUND_MIN);
+	       "error (nothing changed); %d interrupted (SIGINT, Ctrl-C: the renders under way\n"
+	       "finish, what was published is recorded and said, nothing is pruned; a second\n"
+	       "Ctrl-C stops at once, and the next run records what the first published).\n",
+	       CRAWL_NOT_FOUND_MIN, EXIT_INTERRUPTED);
+	printf("\nOutput: a progress bar on a terminal, \"[=====>   ] 412/611 67%% 24.8 pages/s\n"
+	       "ETA 8 s  /doku.php?id=...\" (the total is the URLs of the tree's last run, or\n"
+	       "the URLs known so far, marked '+' as a lower bound); elsewhere a line every\n"
+	       "--progress-interval seconds. -v adds a line per URL, \"200 new 34 ms 5123 bytes\n"
+	       "/doku.php?id=start\", whose second word is the category the summary counts it\n"
+	       "in (new, changed, unchanged, redirect, not-found, failed, skipped; a URL's last\n"
+	       "line counts), the first lines of each error page and why a path was refused.\n"
+	       "The summary adds up: its URLs are stored + redirects + not found + failed +\n"
+	       "skipped, stored being new + changed + unchanged. 'cgisnap status DIR' shows the\n"
+	       "last run again.\n");
 }
 
 int cmd_snapshot(int argc, char **argv)
@@ -90,6 +127,8 @@ int cmd_snapshot(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	s.crawl.stop = &interrupted;
+	catch_sigint();
 	crawl = crawl_new(&s.crawl, s.origin, &s.site, &s.tree, err);
 	if (!crawl) {
 		log_error("%s", err);
@@ -105,6 +144,8 @@ int cmd_snapshot(int argc, char **argv)
 	char *what = xasprintf("snapshot of %s into '%s'", s.site.url, args.items[0]);
 	crawl_report(&res, what, crawl_options.quiet);
 	free(what);
+	if (res.interrupted)
+		rc = EXIT_INTERRUPTED;
 out:
 	crawl_result_release(&res);
 	crawl_free(crawl);

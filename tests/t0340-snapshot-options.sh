@@ -166,12 +166,12 @@ check_eq 0 $? "the first snapshot finished normally"
 try "on a terminal a one-line progress bar is drawn; otherwise only the summary"
 if command -v script >/dev/null; then
 	script -qec "$CGISNAP snapshot --root $SITE --exclude ^/cal/ $TESTDIR/m" /dev/null >"$TESTDIR/tty" 2>&1
-	check_match "$(tr '\r' '\n' <"$TESTDIR/tty")" "[0-9]+ done, [0-9]+ queued, 0 failed, [0-9.]+ pages/s" "progress line"
+	check_match "$(tr '\r' '\n' <"$TESTDIR/tty")" "\] [0-9]+/[0-9]+\+? [0-9]+% [0-9.]+ pages/s ETA " "progress line"
 else
 	fail "script(1) is missing"
 fi
 out=$("$CGISNAP" snapshot --root "$SITE" --exclude '^/cal/' "$TESTDIR/n" 2>&1)
-check_not_contains "$out" "queued" "no progress bar when not a terminal"
+check_not_contains "$out" "pages/s ETA" "no progress bar when not a terminal"
 check_eq 2 "$(printf '%s\n' "$out" | wc -l)" "two summary lines"
 out=$("$CGISNAP" snapshot -q --root "$SITE" --exclude '^/cal/' "$TESTDIR/n" 2>&1)
 check_eq "" "$out" "-q prints nothing when all is well"
