@@ -85,7 +85,7 @@ BUILD = build/san$(if $(WERROR),,-warn)
 else
 BUILD = build/obj$(if $(WERROR),,-warn)
 endif
-SRCS = crawlopts.c originopts.c profileopts.c $(wildcard lib/*.c snapshot/*.c serve/*.c watch/*.c bench/*.c config/*.c)
+SRCS = crawlopts.c originopts.c profileopts.c $(wildcard lib/*.c snapshot/*.c serve/*.c watch/*.c bench/*.c config/*.c inspect/*.c)
 OBJS = $(SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ = $(BUILD)/cgisnap.o
 UNIT_SRCS = $(wildcard tests/unit/*.c)

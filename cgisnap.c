@@ -22,6 +22,8 @@ static const struct command commands[] = {
 	{ "serve", cmd_serve, "serve a snapshot tree over HTTP (libmicrohttpd)" },
 	{ "bench", cmd_bench, "measure the dynamic site against its snapshot" },
 	{ "config", cmd_config, "print an nginx or Apache configuration serving a tree" },
+	{ "status", cmd_status, "print a tree's state: URLs by status, dependencies, settings, the last run" },
+	{ "why", cmd_why, "say what a page depends on, or which pages depend on a path (--path)" },
 	{ "profiles", cmd_profiles, "list the site profiles (DokuWiki, ...) and what each sets" },
 };
 

@@ -1,7 +1,8 @@
 /* commands.h - the subcommands of the one cgisnap binary.
  *
  * Like git's builtins: each subcommand is cmd_NAME(argc, argv) in its own
- * folder (snapshot/, serve/, watch/, bench/, config/; notify lives beside
+ * folder (snapshot/, serve/, watch/, bench/, config/, inspect/ for status
+ * and why; notify lives beside
  * watch, whose socket it talks to); cgisnap.c only dispatches.
  * argv[0] is the subcommand's name. The return value is the exit status:
  * 0 success, 1 partial failure (the command says what), 2 usage or set-up
@@ -20,5 +21,7 @@ int cmd_serve(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_profiles(int argc, char **argv); /* profileopts.c */
+int cmd_status(int argc, char **argv);   /* inspect/ */
+int cmd_why(int argc, char **argv);
 
 #endif

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "crawlopts.h"
+#include "lastrun.h"
 #include "log.h"
 #include "originopts.h"
 #include "xalloc.h"
@@ -210,6 +211,16 @@ void crawl_setup_close(struct crawl_setup *s)
 	crawl_config_release(&s->crawl);
 	site_release(&s->site);
 	memset(s, 0, sizeof *s);
+}
+
+void crawl_record_run(struct tree *t, const char *command, const struct crawl_result *res, int exit_status)
+{
+	struct lastrun lr;
+	char err[ERR_LEN];
+	lastrun_from_result(&lr, command, res, exit_status);
+	if (lastrun_save(t, &lr, err) < 0)
+		log_warn("%s", err);
+	lastrun_release(&lr);
 }
 
 static void human_bytes(long long n, char *out, size_t len)

@@ -49,6 +49,11 @@ struct crawl_setup {
 int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err);
 void crawl_setup_close(struct crawl_setup *s);
 
+/* Record the run in the tree's lastrun (lastrun.h) for 'cgisnap status':
+ * command ran it and exits exit_status. A failure to write it is a
+ * warning: the tree itself is written. */
+void crawl_record_run(struct tree *t, const char *command, const struct crawl_result *res, int exit_status);
+
 /* The summary lines of a crawl, and each failed URL with its reason. */
 void crawl_report(const struct crawl_result *res, const char *what, bool quiet);
 

@@ -244,6 +244,29 @@ int tree_save_profile(struct tree *t, const char *name, char *err)
 	return rc;
 }
 
+char *tree_load_profile(struct tree *t, char *err)
+{
+	*err = '\0';
+	if (t->meta_fd < 0)
+		return NULL;
+	int fd = openat(t->meta_fd, PROFILE_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			err_sys(err, "cannot read '%s/%s/%s'", t->path, TREE_META_DIR, PROFILE_FILE);
+		return NULL;
+	}
+	char line[256];
+	ssize_t n = read(fd, line, sizeof line - 1);
+	close(fd);
+	if (n < 0) {
+		err_sys(err, "cannot read '%s/%s/%s'", t->path, TREE_META_DIR, PROFILE_FILE);
+		return NULL;
+	}
+	line[n] = '\0';
+	line[strcspn(line, "\r\n")] = '\0';
+	return xstrdup(line);
+}
+
 int tree_load_settings(struct tree *t, struct site *s, char *err)
 {
 	if (t->meta_fd < 0 || faccessat(t->meta_fd, SETTINGS_FILE, F_OK, 0) < 0)

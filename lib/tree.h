@@ -10,6 +10,7 @@
  *              canonical), so
  *              that serve and config canonicalise requests the same way
  *   profile    the site profile the tree was made with ("dokuwiki"), or "none"
+ *   lastrun    what the last snapshot (or watch's full crawl) did (lastrun.h)
  *   404.html   the site's "not found" page, when one was seen
  *   lock       held (flock) by the snapshot or watch writing the tree
  *   control    the socket of the running watch ('cgisnap notify'; watch/control.h)
@@ -69,6 +70,9 @@ int tree_load_settings(struct tree *t, struct site *s, char *err);
 
 /* Record the site profile in use (NULL: none), atomically. */
 int tree_save_profile(struct tree *t, const char *name, char *err);
+/* The recorded profile's name ("none" included; fresh), or NULL with
+ * *err empty when the tree records none, or with err on a read error. */
+char *tree_load_profile(struct tree *t, char *err);
 
 void tree_close(struct tree *t);
 

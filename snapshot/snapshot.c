@@ -146,6 +146,7 @@ int cmd_snapshot(int argc, char **argv)
 	free(what);
 	if (res.interrupted)
 		rc = EXIT_INTERRUPTED;
+	crawl_record_run(&s.tree, "snapshot", &res, rc);
 out:
 	crawl_result_release(&res);
 	crawl_free(crawl);

@@ -60,8 +60,9 @@ cat <<'EOF2'
 .TP
 .I DIR/.cgisnap/
 cgisnap's own files in a snapshot tree: manifest (one line per URL), deps
-(what each page's render read), settings, 404.html, lock, and control (the
-socket of a running watch, for cgisnap notify).
+(what each page's render read), journal (publishes since the last save),
+settings, profile, lastrun (what the last run did: cgisnap status), 404.html,
+lock, and control (the socket of a running watch, for cgisnap notify).
 No server may serve anything under it.
 .SH "SEE ALSO"
 The README and docs/url-keys.md in the source tree.

@@ -644,6 +644,11 @@ static void run_batch(struct watcher *w)
 	rc = full ? crawl_full(w->crawl, &res, err) : crawl_update(w->crawl, &targets, &res, err);
 	w->batches++;
 	bool logged = log_batch(w, full, &res, now_ms() - w->settle.first_ms);
+	/* A batch that changed nothing writes nothing: only full crawls
+	 * are recorded as the tree's last run. */
+	if (full)
+		crawl_record_run(&w->s.tree, "watch (full re-crawl)", &res,
+				 rc < 0 || res.failed || res.errors.n ? EXIT_PARTIAL : 0);
 	w->full_reason = NULL;
 	note_refused_removal(w);
 	if (rc < 0) {
@@ -890,6 +895,8 @@ static int initial_crawl(struct watcher *w)
 		char *what = xasprintf("snapshot of %s into '%s'", w->s.site.url, w->s.tree.path);
 		crawl_report(&res, what, crawl_options.quiet);
 		free(what);
+		crawl_record_run(&w->s.tree, "watch (initial snapshot)", &res,
+				 rc < 0 || res.failed || res.errors.n ? EXIT_PARTIAL : 0);
 		crawl_result_release(&res);
 	}
 	if (w->tracer)
