@@ -195,6 +195,17 @@ void dep_index_build(struct dep_index *ix, const struct manifest *m)
 struct pick {
 	char *target;
 	size_t weight;
+	char *why; /* NULL unless reasons are wanted */
+};
+
+/* Why pages are picked, as the batch's -v lines say it: the changed path
+ * (and how: created, removed, changed) and the recorded dependency, or
+ * the rule, that makes the change the page's. */
+struct reason {
+	const char *path;    /* the changed path or notified target */
+	unsigned flags;      /* its FSW_* flags; 0 for a notified target */
+	char kind;           /* 'R', 'E', 'L', 'C', 'U', or 0: dep is the text */
+	const char *dep;     /* the recorded path, or "--depends 'SPEC'" ... */
 };
 
 struct picks {
@@ -202,10 +213,35 @@ struct picks {
 	size_t n, cap;
 	struct hashmap seen; /* target -> 1 */
 	bool *chosen;        /* by index number */
+	bool want_why;
 };
 
-/* Choose target (once) with its sort weight. */
-static void pick_add(struct picks *p, const char *target, size_t weight)
+static const char *change_word(unsigned flags)
+{
+	/* Both: gone and back (an editor's save), or a notified path. */
+	if ((flags & FSW_REMOVED) && (flags & FSW_CREATED))
+		return "changed";
+	return flags & FSW_REMOVED ? "removed" : flags & FSW_CREATED ? "created" : "changed";
+}
+
+/* "PATH changed (R PATH)", "PATH created (--depends 'x => /y')",
+ * "notified", "--always". Fresh. */
+static char *reason_text(const struct reason *r)
+{
+	if (!r->path)
+		return xstrdup(r->dep);
+	if (!r->flags && !r->kind)
+		return xasprintf("notified %s (%s)", r->path, r->dep);
+	if (r->kind == 'U')
+		return xasprintf("%s %s (U: its render was not traced, any change may matter)", r->path,
+				 change_word(r->flags));
+	if (r->kind)
+		return xasprintf("%s %s (%c %s)", r->path, change_word(r->flags), r->kind, r->dep);
+	return xasprintf("%s %s (%s)", r->path, change_word(r->flags), r->dep);
+}
+
+/* Choose target (once) with its sort weight and, when wanted, why. */
+static void pick_add(struct picks *p, const char *target, size_t weight, const struct reason *r)
 {
 	if (hashmap_get(&p->seen, target))
 		return;
@@ -214,19 +250,19 @@ static void pick_add(struct picks *p, const char *target, size_t weight)
 		p->cap = p->cap ? p->cap * 2 : 16;
 		p->items = xrealloc(p->items, p->cap * sizeof *p->items);
 	}
-	p->items[p->n] = (struct pick){ xstrdup(target), weight };
+	p->items[p->n] = (struct pick){ xstrdup(target), weight, p->want_why && r ? reason_text(r) : NULL };
 	p->n++;
 }
 
-/* Choose every page of a list from the index (l may be NULL). */
-static void pick_ids(struct picks *p, const struct dep_index *ix, const struct dep_ids *l)
+/* Choose every page of a list from the index (l may be NULL), for r. */
+static void pick_ids(struct picks *p, const struct dep_index *ix, const struct dep_ids *l, const struct reason *r)
 {
 	for (size_t i = 0; l && i < l->n; i++) {
 		uint32_t id = l->ids[i];
 		if (p->chosen[id])
 			continue;
 		p->chosen[id] = true;
-		pick_add(p, ix->targets[id], ix->weight[id]);
+		pick_add(p, ix->targets[id], ix->weight[id], r);
 	}
 }
 
@@ -236,15 +272,19 @@ static bool under(const char *path, const char *dir, size_t dirlen)
 	return !strncmp(path, dir, dirlen) && path[dirlen] == '/';
 }
 
-/* Pages of everything recorded below a directory that went away. */
-static void pick_below(struct picks *p, const struct dep_index *ix, const struct hashmap *map, const char *dir)
+/* Pages of everything recorded (as kind) below a directory that went away. */
+static void pick_below(struct picks *p, const struct dep_index *ix, const struct hashmap *map, const char *dir,
+		       unsigned flags, char kind)
 {
 	size_t len = strlen(dir), it = 0;
 	const char *k;
 	void *v;
-	while (hashmap_next(map, &it, &k, &v))
-		if (under(k, dir, len))
-			pick_ids(p, ix, v);
+	while (hashmap_next(map, &it, &k, &v)) {
+		if (!under(k, dir, len))
+			continue;
+		struct reason r = { dir, flags, kind, k };
+		pick_ids(p, ix, v, &r);
+	}
 }
 
 /* The pages whose recorded dependencies a change of path touches. */
@@ -252,28 +292,34 @@ static void pick_recorded(struct picks *p, const struct dep_index *ix, const cha
 {
 	const char *slash = strrchr(path, '/');
 	char *dir = !slash ? NULL : slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
-	pick_ids(p, ix, hashmap_get(&ix->read, path));
+	struct reason r = { path, flags, 'R', path };
+	pick_ids(p, ix, hashmap_get(&ix->read, path), &r);
+	r = (struct reason){ path, flags, 'C', dir };
 	if (dir)
-		pick_ids(p, ix, hashmap_get(&ix->contents, dir));
+		pick_ids(p, ix, hashmap_get(&ix->contents, dir), &r);
 	if (flags & (FSW_CREATED | FSW_REMOVED)) {
-		pick_ids(p, ix, hashmap_get(&ix->exist, path));
+		r = (struct reason){ path, flags, 'E', path };
+		pick_ids(p, ix, hashmap_get(&ix->exist, path), &r);
+		r = (struct reason){ path, flags, 'L', dir };
 		if (dir)
-			pick_ids(p, ix, hashmap_get(&ix->listed, dir));
+			pick_ids(p, ix, hashmap_get(&ix->listed, dir), &r);
 	}
 	if ((flags & FSW_DIR) && (flags & FSW_REMOVED)) {
-		pick_ids(p, ix, hashmap_get(&ix->listed, path));
-		pick_ids(p, ix, hashmap_get(&ix->contents, path));
-		pick_below(p, ix, &ix->read, path);
-		pick_below(p, ix, &ix->exist, path);
-		pick_below(p, ix, &ix->listed, path);
-		pick_below(p, ix, &ix->contents, path);
+		r = (struct reason){ path, flags, 'L', path };
+		pick_ids(p, ix, hashmap_get(&ix->listed, path), &r);
+		r = (struct reason){ path, flags, 'C', path };
+		pick_ids(p, ix, hashmap_get(&ix->contents, path), &r);
+		pick_below(p, ix, &ix->read, path, flags, 'R');
+		pick_below(p, ix, &ix->exist, path, flags, 'E');
+		pick_below(p, ix, &ix->listed, path, flags, 'L');
+		pick_below(p, ix, &ix->contents, path, flags, 'C');
 	}
 	free(dir);
 }
 
 /* The pages of every --depends rule matching path. */
 static void pick_rules(struct picks *p, const struct dep_index *ix, const struct watch_rules *r,
-		       const struct site *site, const char *path)
+		       const struct site *site, const char *path, unsigned flags)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		regmatch_t m[10];
@@ -285,7 +331,10 @@ static void pick_rules(struct picks *p, const struct dep_index *ix, const struct
 			log_warn("--depends '%s': '%s' is not a URL of the site", r->rules[i].spec, url);
 		} else {
 			uintptr_t id = (uintptr_t)hashmap_get(&ix->ids, t);
-			pick_add(p, t, id ? ix->weight[id - 1] : 0);
+			char *rule = p->want_why ? xasprintf("--depends '%s'", r->rules[i].spec) : NULL;
+			struct reason why = { path, flags, 0, rule };
+			pick_add(p, t, id ? ix->weight[id - 1] : 0, &why);
+			free(rule);
 		}
 		free(t);
 		free(url);
@@ -305,29 +354,44 @@ static int cmp_pick(const void *a, const void *b)
 void deps_targets(const struct dep_index *ix, const struct watch_rules *r, const struct site *site,
 		  const struct changes *ch, struct strlist *targets)
 {
+	deps_targets_why(ix, r, site, ch, targets, NULL);
+}
+
+void deps_targets_why(const struct dep_index *ix, const struct watch_rules *r, const struct site *site,
+		      const struct changes *ch, struct strlist *targets, struct strlist *why)
+{
 	struct picks p;
 	memset(&p, 0, sizeof p);
+	p.want_why = why != NULL;
 	p.chosen = xcalloc(ix->ntargets ? ix->ntargets : 1, sizeof *p.chosen);
 	for (size_t i = 0; i < ch->order.n; i++) {
 		const char *path = ch->order.items[i];
 		pick_recorded(&p, ix, path, changes_flags(ch, path));
-		pick_rules(&p, ix, r, site, path);
+		pick_rules(&p, ix, r, site, path, changes_flags(ch, path));
 	}
 	/* Nobody knows what an untraced page read: any change may be it. */
-	if (ch->order.n)
-		pick_ids(&p, ix, &ix->untraced);
+	if (ch->order.n) {
+		const char *first = ch->order.items[0];
+		struct reason u = { first, changes_flags(ch, first), 'U', NULL };
+		pick_ids(&p, ix, &ix->untraced, &u);
+	}
 	/* A page named is the one its editor looks at: among the first. */
+	struct reason notified = { NULL, 0, 0, "notified" };
 	for (size_t i = 0; i < ch->urls.n; i++)
-		pick_add(&p, ch->urls.items[i], 0);
+		pick_add(&p, ch->urls.items[i], 0, &notified);
 	for (size_t i = 0; i < ch->urls.n; i++)
-		pick_rules(&p, ix, r, site, ch->urls.items[i]);
+		pick_rules(&p, ix, r, site, ch->urls.items[i], 0);
+	struct reason always = { NULL, 0, 0, "--always" };
 	if (ch->order.n || ch->urls.n)
 		for (size_t i = 0; i < r->always.n; i++)
-			pick_add(&p, r->always.items[i], SIZE_MAX);
+			pick_add(&p, r->always.items[i], SIZE_MAX, &always);
 	if (p.n > 1)
 		qsort(p.items, p.n, sizeof *p.items, cmp_pick);
-	for (size_t i = 0; i < p.n; i++)
+	for (size_t i = 0; i < p.n; i++) {
 		strlist_add_owned(targets, p.items[i].target);
+		if (why)
+			strlist_add_owned(why, p.items[i].why ? p.items[i].why : xstrdup("?"));
+	}
 	free(p.items);
 	free(p.chosen);
 	hashmap_release(&p.seen);

@@ -110,6 +110,14 @@ void dep_index_release(struct dep_index *ix);
  * targets is appended to. */
 void deps_targets(const struct dep_index *ix, const struct watch_rules *r, const struct site *site,
 		  const struct changes *ch, struct strlist *targets);
+/* The same, with why[i] saying why targets[i] was picked (for watch -v):
+ * "PATH changed (R PATH)", "PATH created (L DIR)", "PATH removed (E
+ * PATH)", "DIR removed (R DIR/x)", "PATH changed (C DIR)", "PATH changed
+ * (U: ...)", "PATH changed (--depends 'SPEC')", "notified", "notified
+ * TARGET (--depends 'SPEC')", "--always"; the first reason found for a
+ * page, changes taken in order. */
+void deps_targets_why(const struct dep_index *ix, const struct watch_rules *r, const struct site *site,
+		      const struct changes *ch, struct strlist *targets, struct strlist *why);
 
 /* What 'watch --poll' re-renders: the --always pages and every page a
  * --depends rule can name. A rule URL without $N references is one page;

@@ -172,6 +172,13 @@ static void print_help(const struct opt *const *tables)
 	       "re-renders pages at once, through the socket DIR/.cgisnap/control (see\n"
 	       "'cgisnap notify --help'); --poll S re-renders the --always and --depends\n"
 	       "pages every S seconds. Either writes only the files whose bytes changed.\n\n"
+	       "-v says why each URL is re-rendered, then what became of it:\n"
+	       "  re-render /doku.php?id=a: /w/data/pages/a.txt changed (R /w/data/pages/a.txt)\n"
+	       "  200 changed 41 ms 5123 bytes /doku.php?id=a\n"
+	       "the changed path (changed, created, removed) and the recorded dependency of\n"
+	       "the page it touches (R read, E checked for existence, L directory listed, C\n"
+	       "directory's files all read, U untraced), or the --depends rule, --always, or\n"
+	       "notified. 'cgisnap why DIR URL' shows a page's recorded dependencies.\n\n"
 	       "Examples:\n"
 	       "  cgisnap watch --root /var/www/wiki --cgi php=php-cgi --seed /doku.php \\\n"
 	       "      --source /var/www/wiki/data out/\n"
@@ -624,7 +631,13 @@ static void run_batch(struct watcher *w)
 	if (!full && changes_count(&w->pending) && !w->tracer && watch_rules_empty(&w->rules))
 		full = "no dependencies are known (no tracing, no --depends or --always)";
 	if (!full) {
-		deps_targets(&w->index, &w->rules, &w->s.site, &w->pending, &targets);
+		struct strlist why = STRLIST_INIT;
+		deps_targets_why(&w->index, &w->rules, &w->s.site, &w->pending, &targets,
+				 log_verbose() ? &why : NULL);
+		/* -v: why each page is re-rendered, before its render says what it gave. */
+		for (size_t i = 0; i < why.n; i++)
+			log_info("re-render %s: %s", targets.items[i], why.items[i]);
+		strlist_clear(&why);
 		if (w->poll_due) {
 			struct strlist polled = STRLIST_INIT;
 			deps_poll_targets(&w->rules, &w->s.site, crawl_manifest(w->crawl), &polled);

@@ -476,3 +476,72 @@ TEST(watch_deps_poll_targets)
 	watch_rules_release(&rules);
 	site_release(&site);
 }
+
+/* The reason of each page for one batch, "TARGET: WHY" joined by "|". */
+static char *reasons_for(const struct dep_index *ix, const struct watch_rules *r, const struct site *site,
+			 const struct changes *c)
+{
+	struct strlist t = STRLIST_INIT, why = STRLIST_INIT;
+	struct buf b = BUF_INIT;
+	deps_targets_why(ix, r, site, c, &t, &why);
+	CHECK_INT(t.n, why.n);
+	for (size_t i = 0; i < t.n && i < why.n; i++)
+		buf_addf(&b, "%s%s: %s", i ? "|" : "", t.items[i], why.items[i]);
+	strlist_clear(&t);
+	strlist_clear(&why);
+	return buf_detach(&b, NULL);
+}
+
+TEST(watch_deps_reasons_name_the_path_and_the_kind)
+{
+	struct manifest m = MANIFEST_INIT;
+	struct dep_index ix = DEP_INDEX_INIT;
+	struct watch_rules rules = WATCH_RULES_INIT;
+	struct site site;
+	char err[ERR_LEN];
+	CHECK_INT(0, site_init(&site, "http://localhost/", err));
+	page(&m, "/a", "/s/p/a.txt", "");
+	page(&m, "/index", "", "/s/p");
+	struct manifest_entry *e = manifest_entry_new("/back");
+	strlist_add(&e->deps_contents, "/s/p");
+	manifest_put(&m, e);
+	e = manifest_entry_new("/ex");
+	strlist_add(&e->deps_exist, "/s/p/new.txt");
+	manifest_put(&m, e);
+	dep_index_build(&ix, &m);
+	CHECK_INT(0, watch_rules_add(&rules, "conf\\.php$ => /a", err));
+	CHECK_INT(0, watch_rules_always(&rules, &site, "/always", err));
+
+	struct changes c = CHANGES_INIT;
+	changes_add(&c, "/s/p/a.txt", FSW_CHANGED);
+	char *got = reasons_for(&ix, &rules, &site, &c);
+	CHECK_STR("/a: /s/p/a.txt changed (R /s/p/a.txt)|/back: /s/p/a.txt changed (C /s/p)|/always: --always", got);
+	free(got);
+	changes_clear(&c);
+
+	changes_add(&c, "/s/p/new.txt", FSW_CREATED);
+	got = reasons_for(&ix, &rules, &site, &c);
+	CHECK_STR("/ex: /s/p/new.txt created (E /s/p/new.txt)|/index: /s/p/new.txt created (L /s/p)|"
+		  "/back: /s/p/new.txt created (C /s/p)|/always: --always", got);
+	free(got);
+	changes_clear(&c);
+
+	changes_add(&c, "/s/conf.php", FSW_CHANGED | FSW_CREATED | FSW_REMOVED); /* a notified path */
+	changes_add_url(&c, "/index");
+	got = reasons_for(&ix, &rules, &site, &c);
+	CHECK_STR("/index: notified|/a: /s/conf.php changed (--depends 'conf\\.php$ => /a')|/always: --always", got);
+	free(got);
+	changes_clear(&c);
+
+	changes_add(&c, "/s/p", FSW_DIR | FSW_REMOVED);
+	got = reasons_for(&ix, &rules, &site, &c);
+	CHECK(strstr(got, "/a: /s/p removed (R /s/p/a.txt)") != NULL);
+	CHECK(strstr(got, "/index: /s/p removed (L /s/p)") != NULL);
+	free(got);
+	changes_clear(&c);
+
+	watch_rules_release(&rules);
+	dep_index_release(&ix);
+	manifest_release(&m);
+	site_release(&site);
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# t0562-watch-why: 'watch -v' logs why each URL is re-rendered: the changed
+# path and the recorded dependency (R read, L listed, ...) that makes it
+# the page's, or the --depends rule, --always, or a notify; then the
+# URL's own line (status, ms, bytes, what became of it). Without -v,
+# none of it.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-snapshot.sh"
+. "$(dirname "$0")/lib-watch.sh"
+
+SITE=$TESTDIR/wiki
+OUT=$TESTDIR/out
+LOG=$TESTDIR/watch.log
+seed_wiki "$SITE" 40
+pages_in() {
+	(cd "$SITE/data/pages" && find "$1" -name '*.txt' ! -name start.txt | sed 's/\.txt$//; s|/|:|g' | LC_ALL=C sort)
+}
+P=$(pages_in howto | head -1)
+ALWAYS=$(pages_in team | head -1)
+mapfile -t ARGS < <(watch_wiki_args "$SITE")
+ARGS+=(--exclude 'do=backlink' --depends 'trigger\.txt$ => /doku.php?id=start'
+	--always "/doku.php?id=$ALWAYS")
+re() { printf '%s' "$1" | sed 's/[][?.*+()|{}^$\\]/\\&/g'; }
+
+try "watch -v comes up"
+watch_start "$LOG" "${ARGS[@]}" -v "$OUT"
+check_eq 0 $? "watch came up ($(tail -3 "$LOG"))"
+D=$OUT/.cgisnap/deps
+
+try "an edit: the page that read the file, by R"
+src=$(wiki_file "$SITE" "$P")
+n=$(batches "$LOG")
+printf '\nWhy marker W1.\n' >>"$src"
+wait_batches "$LOG" $((n + 1))
+check_eq 0 $? "a batch ran"
+check_match "$(cat "$LOG")" "^cgisnap: re-render $(re "/doku.php?id=$P"): $(re "$src") changed \(R $(re "$src")\)$" \
+	"the reason line"
+check_match "$(cat "$LOG")" "^cgisnap: 200 changed [0-9]+ ms [0-9]+ bytes $(re "/doku.php?id=$P")$" "and its outcome"
+check_match "$(cat "$LOG")" "^cgisnap: re-render $(re "/doku.php?id=$ALWAYS"): --always$" "the --always page"
+reasons=$(sed -n "$((n + 1)),\$p" "$LOG" | grep -c '^cgisnap: re-render ')
+batch=$(grep '^cgisnap: batch: ' "$LOG" | tail -1)
+check_match "$batch" ": $reasons URLs? re-rendered," "one reason per URL re-rendered ($batch)"
+
+try "a new page: the pages that listed its directory, by L"
+dir=$SITE/data/pages/howto
+# A page that listed the directory, and neither read every file in it
+# (C, taken first) nor anything of the new page.
+L=$(awk -F'\t' -v d="$dir" '$2 == "L" && $3 == d { print $1 }' "$D" | LC_ALL=C sort -u)
+C=$(awk -F'\t' -v d="$dir" '$2 == "C" && $3 == d { print $1 }' "$D" | LC_ALL=C sort -u)
+T=$(comm -23 <(printf '%s\n' "$L") <(printf '%s\n' "$C") | head -1)
+check_ne "" "$T" "a page listed $dir"
+new=$dir/why_new_page.txt
+n=$(grep -c '' "$LOG")
+printf '====== Why New ======\n\nText.\n' >"$new"
+wait_until "$WATCH_WAIT" grep -q "^cgisnap: re-render $(re "$T"): " "$LOG"
+check_match "$(tail -n "+$((n + 1))" "$LOG")" "^cgisnap: re-render $(re "$T"): $(re "$new") created \(L $(re "$dir")\)$" \
+	"the reason line"
+
+try "a --depends rule"
+n=$(grep -c '' "$LOG")
+echo x >"$SITE/data/trigger.txt"
+wait_until "$WATCH_WAIT" grep -q "^cgisnap: re-render /doku\.php?id=start: $(re "$SITE/data/trigger.txt")" "$LOG"
+check_match "$(tail -n "+$((n + 1))" "$LOG")" \
+	"^cgisnap: re-render /doku\.php\?id=start: $(re "$SITE/data/trigger.txt") created \(--depends 'trigger\\\\\.txt\\$ => /doku\.php\?id=start'\)$" \
+	"the rule named"
+
+try "a notify: notified, then the --always page"
+n=$(grep -c '' "$LOG")
+"$CGISNAP" notify --wait -q "$OUT" "/doku.php?id=$P" >/dev/null
+check_eq 0 $? "notify"
+after=$(tail -n "+$((n + 1))" "$LOG")
+check_match "$after" "^cgisnap: re-render $(re "/doku.php?id=$P"): notified$" "the notified page"
+check_match "$after" "^cgisnap: re-render $(re "/doku.php?id=$ALWAYS"): --always$" "the --always page"
+check_match "$after" "^cgisnap: 200 unchanged [0-9]+ ms [0-9]+ bytes $(re "/doku.php?id=$P")$" "its outcome"
+watch_stop
+check_eq 0 "$WATCH_STATUS" "exit status"
+
+try "without -v: no reasons"
+watch_start "$LOG" "${ARGS[@]}" "$OUT"
+check_eq 0 $? "watch came up"
+n=$(batches "$LOG")
+printf '\nWhy marker W2.\n' >>"$src"
+wait_batches "$LOG" $((n + 1))
+check_not_contains "$(cat "$LOG")" "re-render " "no reason lines"
+check_no_match "$(cat "$LOG")" "^cgisnap: [0-9]{3} (new|changed|unchanged) [0-9]+ ms " "no URL lines"
+watch_stop
+
+finish
