@@ -52,6 +52,8 @@ check_eq 200 "$(manifest_field "$OUT" /old.html 3)" "old.html still recorded"
 notyet=$(for i in 1 2 3 4 5 6 7 8 9 10; do grep -q "page $i, edited" "$OUT/p$i.cgi" || echo "p$i"; done | head -1)
 check_ne "" "$notyet" "a page not reached is as the last run left it"
 check_eq 200 "$(manifest_field "$OUT" "/$notyet.cgi" 3)" "and still recorded"
+check_match "$("$CGISNAP" status "$OUT")" "last run: snapshot at [0-9-]+ [0-9:]+ UTC, [0-9.]+ s: interrupted \(exit status 130\)" \
+	"status tells the run was interrupted"
 
 try "the next run finds the tree consistent, finishes and prunes"
 "$CGISNAP" snapshot --root "$SITE" --site-url http://localhost/ -j 4 "$OUT" 2>"$TESTDIR/err2"
