@@ -1294,6 +1294,7 @@ static long settle_slash_forms(struct crawl *c)
 		struct manifest_entry *now = manifest_get(&c->next, target);
 		if (holds && now) {
 			if (now->key && !strcmp(now->key, key)) {
+				c->res->bytes -= now->bytes; /* the file is "/a/"'s, counted with it */
 				make_slash_redirect(c, now); /* it had the file until "/a/" came */
 				tally_locked(c, target, OUTCOME_REDIRECT, now->status, 0, 0);
 			}

@@ -125,6 +125,8 @@ check_eq 0 $? "exit status"
 summary_adds_up "$TESTDIR/s.err"
 lines_match_summary "$TESTDIR/s.err"
 check_eq 301 "$(manifest_field "$TESTDIR/s" /app/x 3)" "/app/x is a 301"
+check_contains "$(cat "$TESTDIR/s.err")" " skipped, $(awk -F'\t' '!/^#/ && $2 != "-" { s += $5 } END { print s }' "$TESTDIR/s/.cgisnap/manifest") bytes" \
+	"the summary's bytes are those of the files stored"
 check_match "$(url_lines "$TESTDIR/s.err")" "cgisnap: 301 redirect [0-9]+ ms 0 bytes /app/x"$'\n' "its last line"
 
 # Without a terminal: a line per interval. The pages sleep, so that the
