@@ -37,8 +37,12 @@ check_match "$(cat "$LOG")" "^cgisnap: re-render $(re "/doku.php?id=$P"): $(re "
 	"the reason line"
 check_match "$(cat "$LOG")" "^cgisnap: 200 changed [0-9]+ ms [0-9]+ bytes $(re "/doku.php?id=$P")$" "and its outcome"
 check_match "$(cat "$LOG")" "^cgisnap: re-render $(re "/doku.php?id=$ALWAYS"): --always$" "the --always page"
-reasons=$(sed -n "$((n + 1)),\$p" "$LOG" | grep -c '^cgisnap: re-render ')
-batch=$(grep '^cgisnap: batch: ' "$LOG" | tail -1)
+# The edit's batch line, and the reasons logged since the batch line before
+# it (the renders' own cache writes may make batches of their own).
+end=$(grep -nF "$src" "$LOG" | grep '^[0-9]*:cgisnap: batch: ' | tail -1 | cut -d: -f1)
+start=$(head -n "$((end - 1))" "$LOG" | grep -n '^cgisnap: batch: ' | tail -1 | cut -d: -f1)
+reasons=$(sed -n "$((${start:-0} + 1)),$((end - 1))p" "$LOG" | grep -c '^cgisnap: re-render ')
+batch=$(sed -n "${end}p" "$LOG")
 check_match "$batch" ": $reasons URLs? re-rendered," "one reason per URL re-rendered ($batch)"
 
 try "a new page: the pages that listed its directory, by L"
