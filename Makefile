@@ -23,7 +23,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 LDFLAGS ?=
 PKG_CONFIG ?= pkg-config
-PKGS = libxml-2.0 libmicrohttpd libcurl zlib
+PKGS = libxml-2.0 libmicrohttpd libcurl zlib sqlite3
 
 -include config.mak
 

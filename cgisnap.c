@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	{ "config", cmd_config, "print an nginx or Apache configuration serving a tree" },
 	{ "status", cmd_status, "print a tree's state: URLs by status, dependencies, settings, the last run" },
 	{ "why", cmd_why, "say what a page depends on, or which pages depend on a path (--path)" },
+	{ "ls", cmd_ls, "print a tree's manifest (or its dependencies) as tab-separated text" },
 	{ "profiles", cmd_profiles, "list the site profiles (DokuWiki, ...) and what each sets" },
 };
 

@@ -23,5 +23,6 @@ int cmd_config(int argc, char **argv);
 int cmd_profiles(int argc, char **argv); /* profileopts.c */
 int cmd_status(int argc, char **argv);   /* inspect/ */
 int cmd_why(int argc, char **argv);
+int cmd_ls(int argc, char **argv);       /* config/ls.c */
 
 #endif

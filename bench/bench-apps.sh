@@ -120,7 +120,7 @@ tree_pages() {
 	local n=0 id sentence key
 	while IFS=$'\t' read -r id sentence; do
 		key=$(awk -F'\t' -v u="/doku.php?id=$id" '!/^#/ && $1 == u && $3 == 200 { print $2; exit }' \
-			"$1/.cgisnap/manifest")
+			<("$CGISNAP" ls "$1"))
 		[ -n "$key" ] && [ "$key" != - ] && grep -qF "$sentence" "$1/$key" && n=$((n + 1))
 	done <"$DW_PAGES_FILE"
 	echo "$n"
@@ -159,9 +159,9 @@ run_cgisnap() {
 	t0=$(now)
 	"$CGISNAP" snapshot "$@" --site-url "$DW_URL" "$WORK/$name" >"$WORK/$name.out" 2>"$WORK/$name.err"
 	t1=$(now)
-	n=$(grep -vc '^#' "$WORK/$name/.cgisnap/manifest" 2>/dev/null)
+	n=$(grep -vc '^#' <("$CGISNAP" ls "$WORK/$name") 2>/dev/null)
 	echo "${n:-0} $(tree_pages "$WORK/$name") $(calc "$t1 - $t0")" \
-		"$(grep -v '^#' "$WORK/$name/.cgisnap/manifest" 2>/dev/null | cut -f1 | grep -cE "$JUNK")"
+		"$(grep -v '^#' <("$CGISNAP" ls "$WORK/$name") 2>/dev/null | cut -f1 | grep -cE "$JUNK")"
 }
 
 echo "Debian's DokuWiki $(cat "$DW_ROOT/VERSION"), $PAGES pages seeded; nginx $(nginx -v 2>&1 | sed 's|.*/||')" \

@@ -44,7 +44,7 @@ snap() {
 	t0=$(date +%s)
 	"$CGISNAP" snapshot -q -j "$CORES" "${origin[@]}" "$@" "$WORK/$name.out" 2>"$WORK/$name.err" ||
 		{ echo "the snapshot of the $name failed:"; tail -5 "$WORK/$name.err"; exit 1; }
-	echo "$name: $(grep -vc '^#' "$WORK/$name.out/.cgisnap/manifest") URLs snapshotted in $(($(date +%s) - t0)) s"
+	echo "$name: $(grep -vc '^#' <("$CGISNAP" ls "$WORK/$name.out")) URLs snapshotted in $(($(date +%s) - t0)) s"
 }
 
 snap wiki "${WIKI_ORIGIN[@]}" -- --strip "$WIKI_STRIP" --not-found '/doku.php?id=cgisnap:no-such-page'

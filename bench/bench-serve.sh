@@ -46,7 +46,7 @@ head -c 1048576 /dev/urandom >"$TREE/bench-1mib.bin"
 # among those of 10-40 KB, else the largest.
 read -r PAGE_BYTES PAGE_TARGET PAGE_KEY < <(awk -F'\t' '!/^#/ && $3 == 200 && $4 ~ /^text\/html/ && $2 != "-" && $1 !~ /&/ \
 	{ d = $5 - 20000; if (d < 0) d = -d; if ($5 < 10000 || $5 > 40000) d += 1e9; print d, $5, $1, $2 }' \
-	"$TREE/.cgisnap/manifest" | sort -g | head -1 | cut -d' ' -f2-)
+	<("$CGISNAP" ls "$TREE") | sort -g | head -1 | cut -d' ' -f2-)
 [ -n "${PAGE_KEY:-}" ] || { echo "no HTML page in the snapshot"; exit 1; }
 
 # cgisnap serve: its defaults (a worker thread per core, cache on), no log.

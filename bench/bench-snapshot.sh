@@ -35,7 +35,7 @@ crawl() {
 	"$CGISNAP" snapshot -q -j "$CORES" --site-url http://localhost:8080/ --strip "$STRIP" "$@" "$WORK/$name" \
 		2>"$WORK/$name.err"
 	t1=$(now)
-	n=$(grep -vc '^#' "$WORK/$name/.cgisnap/manifest")
+	n=$(grep -vc '^#' <("$CGISNAP" ls "$WORK/$name"))
 	echo "$n $(calc "$t1 - $t0")"
 }
 
@@ -63,7 +63,7 @@ printf '%-34s %8s %9s %9s\n' "crawler / origin" "URLs" "seconds" "pages/s"
 # 1. CGI: php-cgi run directly, one process per page.
 read -r n_cgi s_cgi < <(crawl cgi --root "$SITE" --cgi php=php-cgi --cgi-mode fork)
 printf '%-34s %8d %9.1f %9.1f\n' "cgisnap, CGI (php-cgi)" "$n_cgi" "$s_cgi" "$(rate "$n_cgi" "$s_cgi")"
-render_ms=$(awk -F'\t' '!/^#/ && $7 > 0 { s += $7 } END { print s + 0 }' "$WORK/cgi/.cgisnap/manifest")
+render_ms=$(awk -F'\t' '!/^#/ && $7 > 0 { s += $7 } END { print s + 0 }' <("$CGISNAP" ls "$WORK/cgi"))
 ideal=$(calc "$render_ms / 1000 / $CORES")
 
 # 2. FastCGI: php-cgi -b with a child per core (opcache on: a long-lived process).

@@ -98,7 +98,7 @@ for i in $(seq 1 "$EDITS"); do
 	t1=$(stat -c %.9Y "$KEY")
 	calc "($t1 - $t0) * 1000" >>"$WORK/latency"
 	echo >>"$WORK/latency"
-	awk -F'\t' -v t="/doku.php?id=$P" '$1 == t { print $7 }' "$OUT/.cgisnap/manifest" >>"$WORK/render"
+	awk -F'\t' -v t="/doku.php?id=$P" '$1 == t { print $7 }' <("$CGISNAP" ls "$OUT") >>"$WORK/render"
 	printf '%s\n' "$line" | sed -n 's/.*: \([0-9]*\) URLs\{0,1\} re-rendered.*/\1/p' >>"$WORK/rendered"
 	printf '%s\n' "$line" | sed -n 's/.* re-rendered, \([0-9]*\) files\{0,1\} changed.*/\1/p' >>"$WORK/changed"
 	done_edits=$i
@@ -116,7 +116,7 @@ if wait_for more_batches "$n"; then
 fi
 # How many pages read the edited page's source (the re-renders tracing
 # asks for), and how many more the backlinks pages would add.
-readers=$(awk -F'\t' -v p="$SRC" '$2 == "R" && $3 == p' "$OUT/.cgisnap/deps" | wc -l)
+readers=$(awk -F'\t' -v p="$SRC" '$2 == "R" && $3 == p' <("$CGISNAP" ls --deps "$OUT") | wc -l)
 kill "$watch_pid" 2>/dev/null
 wait "$watch_pid" 2>/dev/null
 watch_pid=""

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "archive.h"
@@ -174,6 +175,13 @@ struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, c
 	pthread_condattr_destroy(&ca);
 	if (manifest_load(&c->manifest, tree, err) < 0 ||
 	    manifest_recover(&c->manifest, tree, &c->recovered, err) < 0) {
+		crawl_free(c);
+		return NULL;
+	}
+	/* Saved at once, not at the end of the first run: a reader (serve)
+	 * then describes the interrupted run's files as they are. */
+	if (c->recovered &&
+	    (manifest_save(&c->manifest, tree, err) < 0 || manifest_journal_reset(tree, err) < 0)) {
 		crawl_free(c);
 		return NULL;
 	}
@@ -1375,6 +1383,26 @@ static void keep_same_line(struct manifest_entry *now, const struct manifest_ent
 	}
 }
 
+/* A test hook (tests/t0580): with CGISNAP_TEST_PAUSE_BATCH=FILE set, a
+ * crawl or watch batch whose files are all published (each committed as
+ * pending first) stops before saving the manifest: it creates FILE.paused
+ * and waits until FILE exists, so that a test can kill -9 it there, the
+ * moment where only the pending rows record the new files. */
+static void test_pause_batch(void)
+{
+	const char *file = getenv("CGISNAP_TEST_PAUSE_BATCH");
+	if (!file || !*file)
+		return;
+	char *paused = xasprintf("%s.paused", file);
+	int fd = open(paused, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+	free(paused);
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+	while (access(file, F_OK) < 0)
+		nanosleep(&tick, NULL);
+}
+
 /* Make this run's findings the tree's manifest, removing the files that
  * went away (prune: allowed to remove files of URLs that vanished or now
  * fail with 404/redirect), and save it. */
@@ -1408,6 +1436,7 @@ static int commit(struct crawl *c, bool prune, char *err)
 
 	if (c->hooks.on_commit)
 		c->hooks.on_commit(c->hooks.arg, &c->manifest);
+	test_pause_batch();
 	if (rc == 0)
 		rc = manifest_save(&c->manifest, c->tree, err);
 	/* The manifest now records every publish the journal held. */

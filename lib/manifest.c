@@ -1,4 +1,5 @@
-/* manifest.c - reading and writing DIR/.cgisnap/manifest and deps. */
+/* manifest.c - the manifest's entries in memory and its text format: the
+ * lines cgisnap ls prints and old trees' manifest, deps and journal files. */
 #include "manifest.h"
 
 #include <errno.h>
@@ -15,9 +16,8 @@
 #include "urlkey.h"
 #include "xalloc.h"
 
-#define DEPS_FILE "deps"
-#define JOURNAL_FILE "journal"
 #define MANIFEST_HEADER "# target\tkey\tstatus\ttype\tbytes\tsha256\trender_ms\tchanged\tlocation\n"
+#define MANIFEST_DEPS_HEADER "# target\tR (read), E (exists?), L (listed), C (all files read) or U (untraced)\tpath\n"
 
 struct manifest_entry *manifest_entry_new(const char *target)
 {
@@ -145,7 +145,7 @@ static char *field_or_null(const char *s)
 	return strcmp(s, "-") ? xstrdup(s) : NULL;
 }
 
-static int parse_entry(char *line, struct manifest_entry **out)
+int manifest_parse_entry(char *line, struct manifest_entry **out)
 {
 	char *f[10];
 	if (split_tabs(line, f, 10) != 9)
@@ -229,7 +229,7 @@ static int deps_line(char *line, int lineno, void *arg, char *err)
 	struct load *l = arg;
 	char *fields[4];
 	if (split_tabs(line, fields, 4) != 3 || strlen(fields[1]) != 1 || !strchr(MANIFEST_DEP_KINDS, fields[1][0]))
-		return err_set(err, "%s/%s/%s:%d: malformed line", l->t->path, TREE_META_DIR, DEPS_FILE, lineno);
+		return err_set(err, "%s/%s/%s:%d: malformed line", l->t->path, TREE_META_DIR, MANIFEST_DEPS_FILE, lineno);
 	struct manifest_entry *e = manifest_get(l->m, fields[0]);
 	if (e) /* else a page no longer in the manifest */
 		strlist_add(manifest_deps(e, fields[1][0]), fields[2]);
@@ -240,19 +240,58 @@ static int manifest_line(char *line, int lineno, void *arg, char *err)
 {
 	struct load *l = arg;
 	struct manifest_entry *e;
-	if (parse_entry(line, &e) < 0)
-		return err_set(err, "%s/%s/%s:%d: malformed line", l->t->path, TREE_META_DIR, MANIFEST_FILE,
+	if (manifest_parse_entry(line, &e) < 0)
+		return err_set(err, "%s/%s/%s:%d: malformed line", l->t->path, TREE_META_DIR, MANIFEST_TEXT_FILE,
 			       lineno);
 	manifest_put(l->m, e);
 	return 0;
 }
 
-int manifest_load(struct manifest *m, struct tree *t, char *err)
+static int journal_line(char *line, int lineno, void *arg, char *err)
+{
+	(void)lineno, (void)err;
+	strlist_add(arg, line);
+	return 0;
+}
+
+int manifest_load_text(struct manifest *m, struct strlist *journal, struct tree *t, char *err)
 {
 	struct load l = { m, t };
-	if (each_line(t, MANIFEST_FILE, manifest_line, &l, err) < 0)
+	if (each_line(t, MANIFEST_TEXT_FILE, manifest_line, &l, err) < 0 ||
+	    each_line(t, MANIFEST_DEPS_FILE, deps_line, &l, err) < 0)
 		return -1;
-	return each_line(t, DEPS_FILE, deps_line, &l, err);
+	return each_line(t, MANIFEST_JOURNAL_FILE, journal_line, journal, err);
+}
+
+int manifest_write_text(const struct manifest *m, bool deps, FILE *f)
+{
+	size_t n;
+	struct manifest_entry **v = manifest_sorted(m, &n);
+	struct buf out = BUF_INIT;
+	buf_adds(&out, deps ? MANIFEST_DEPS_HEADER : MANIFEST_HEADER);
+	for (size_t i = 0; i < n; i++) {
+		struct manifest_entry *e = v[i];
+		if (!deps) {
+			manifest_format_entry(&out, e);
+			buf_addc(&out, '\n');
+		} else {
+			for (const char *k = MANIFEST_DEP_KINDS; *k; k++) {
+				const struct strlist *l = manifest_deps(e, *k);
+				for (size_t j = 0; j < l->n; j++)
+					buf_addf(&out, "%s\t%c\t%s\n", e->target, *k, l->items[j]);
+			}
+		}
+		/* Written as it goes: a large tree needs no second copy. */
+		if (out.len >= 65536 || i + 1 == n) {
+			fwrite(out.data, 1, out.len, f);
+			buf_reset(&out);
+		}
+	}
+	if (out.len)
+		fwrite(out.data, 1, out.len, f);
+	free(v);
+	buf_release(&out);
+	return fflush(f) == 0 && !ferror(f) ? 0 : -1;
 }
 
 static const char *or_dash(const char *s)
@@ -260,143 +299,10 @@ static const char *or_dash(const char *s)
 	return s && *s ? s : "-";
 }
 
-/* One manifest line, without its newline. */
-static void format_entry(struct buf *out, const struct manifest_entry *e)
+void manifest_format_entry(struct buf *out, const struct manifest_entry *e)
 {
 	buf_addf(out, "%s\t%s\t%d\t%s\t%lld\t%s\t%ld\t%lld\t%s", e->target, or_dash(e->key), e->status,
 		 or_dash(e->content_type), e->bytes, or_dash(e->sha256), e->render_ms, (long long)e->changed,
 		 or_dash(e->location));
 }
 
-/* Replace name in dirfd with data unless it holds exactly that already:
- * a run that changed nothing leaves the files (and their mtimes) alone. */
-static int save_file(int dirfd, const char *name, const char *data, size_t len, char *err)
-{
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-	bool same = false;
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len) {
-		char chunk[65536];
-		size_t off = 0;
-		ssize_t r = 1;
-		while (off < len && (r = pread(fd, chunk, sizeof chunk, (off_t)off)) > 0 &&
-		       !memcmp(chunk, data + off, (size_t)r < len - off ? (size_t)r : len - off))
-			off += (size_t)r;
-		same = off == len;
-	}
-	if (fd >= 0)
-		close(fd);
-	return same ? 0 : write_file_atomic(dirfd, name, data, len, err);
-}
-
-int manifest_save(const struct manifest *m, struct tree *t, char *err)
-{
-	size_t n;
-	struct manifest_entry **v = manifest_sorted(m, &n);
-	struct buf out = BUF_INIT, deps = BUF_INIT;
-	buf_adds(&out, MANIFEST_HEADER);
-	buf_adds(&deps, "# target\tR (read), E (exists?), L (listed), C (all files read) or U (untraced)\tpath\n");
-	for (size_t i = 0; i < n; i++) {
-		const struct manifest_entry *e = v[i];
-		format_entry(&out, e);
-		buf_addc(&out, '\n');
-		for (const char *k = MANIFEST_DEP_KINDS; *k; k++) {
-			const struct strlist *l = manifest_deps((struct manifest_entry *)e, *k);
-			for (size_t j = 0; j < l->n; j++)
-				buf_addf(&deps, "%s\t%c\t%s\n", e->target, *k, l->items[j]);
-		}
-	}
-	free(v);
-	int rc = save_file(t->meta_fd, DEPS_FILE, deps.data, deps.len, err);
-	if (rc == 0)
-		rc = save_file(t->meta_fd, MANIFEST_FILE, out.data, out.len, err);
-	buf_release(&out);
-	buf_release(&deps);
-	return rc;
-}
-
-int manifest_journal(struct tree *t, const struct manifest_entry *e, char *err)
-{
-	if (t->meta_fd < 0)
-		return err_set(err, "tree '%s' has no %s directory", t->path, TREE_META_DIR);
-	/* Each record starts with its newline: a record torn by a full disk
-	 * then spoils only itself, never the one appended after it. */
-	struct buf line = BUF_INIT;
-	buf_addc(&line, '\n');
-	format_entry(&line, e);
-	int rc = 0;
-	int fd = openat(t->meta_fd, JOURNAL_FILE, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = err_sys(err, "cannot record '%s' in '%s/%s/%s'", e->key, t->path, TREE_META_DIR, JOURNAL_FILE);
-		goto out;
-	}
-	ssize_t w;
-	do
-		w = write(fd, line.data, line.len);
-	while (w < 0 && errno == EINTR);
-	if (w >= 0 && (size_t)w != line.len)
-		errno = ENOSPC; /* a short write: the disk or the file size limit */
-	if (w < 0 || (size_t)w != line.len)
-		rc = err_sys(err, "cannot record '%s' in '%s/%s/%s'", e->key, t->path, TREE_META_DIR, JOURNAL_FILE);
-	close(fd);
-out:
-	buf_release(&line);
-	return rc;
-}
-
-struct recover {
-	struct manifest *m;
-	struct tree *t;
-	struct hashmap cleaned; /* directories whose temp files went */
-	long *recovered;
-};
-
-static int journal_line(char *line, int lineno, void *arg, char *err)
-{
-	struct recover *r = arg;
-	struct manifest_entry *e;
-	(void)lineno, (void)err;
-	if (parse_entry(line, &e) < 0)
-		return 0; /* torn by a full disk or a kill: its file was never published */
-	if (!e->key || !urlkey_is_safe(e->key)) {
-		manifest_entry_free(e);
-		return 0;
-	}
-	const char *slash = strrchr(e->key, '/');
-	char *dir = xstrndup(e->key, slash ? (size_t)(slash - e->key) : 0);
-	if (!hashmap_get(&r->cleaned, dir)) {
-		publish_clean_temps(r->t->fd, e->key);
-		hashmap_put(&r->cleaned, dir, (void *)1);
-	}
-	free(dir);
-	/* Recorded before its rename: only a file that really holds
-	 * these bytes was published. Otherwise the manifest's entry (the
-	 * file before) still describes it. */
-	char ignored[ERR_LEN];
-	if (publish_owner(r->t->fd, e->key, e->bytes, e->sha256, ignored) == PUBLISH_OURS) {
-		manifest_put(r->m, e);
-		(*r->recovered)++;
-	} else {
-		manifest_entry_free(e);
-	}
-	return 0;
-}
-
-int manifest_recover(struct manifest *m, struct tree *t, long *recovered, char *err)
-{
-	*recovered = 0;
-	/* A run killed while saving leaves its temp file here too. */
-	if (t->meta_fd >= 0)
-		publish_clean_temps(t->meta_fd, MANIFEST_FILE);
-	struct recover r = { m, t, HASHMAP_INIT, recovered };
-	int rc = each_line(t, JOURNAL_FILE, journal_line, &r, err);
-	hashmap_release(&r.cleaned);
-	return rc;
-}
-
-int manifest_journal_reset(struct tree *t, char *err)
-{
-	if (t->meta_fd < 0 || unlinkat(t->meta_fd, JOURNAL_FILE, 0) == 0 || errno == ENOENT)
-		return 0;
-	return err_sys(err, "cannot remove '%s/%s/%s'", t->path, TREE_META_DIR, JOURNAL_FILE);
-}

@@ -1,7 +1,9 @@
-/* manifest.h - DIR/.cgisnap/manifest and DIR/.cgisnap/deps.
+/* manifest.h - the tree's index: DIR/.cgisnap/tree.db (SQLite; the schema
+ * is in docs/tree-db.md) and its text form.
  *
- * The manifest is the tree's index: one line per URL the crawler met, tab
- * separated, "-" for an empty field, a '#' line naming the columns:
+ * One entry per URL the crawler met. Its text form, what 'cgisnap ls DIR'
+ * prints (and what old trees kept in .cgisnap/manifest), is one line per
+ * URL, tab separated, "-" for an empty field, a '#' line naming the columns:
  *
  *   target  key  status  type  bytes  sha256  render_ms  changed  location
  *
@@ -12,44 +14,60 @@
  * changed the Unix time the stored bytes last changed; location the
  * absolute redirect target for 3xx. grep and awk read it as it is:
  *
- *   awk -F'\t' '$3 >= 300 && $3 < 400 { print $1, $9 }' DIR/.cgisnap/manifest
+ *   cgisnap ls DIR | awk -F'\t' '$3 >= 300 && $3 < 400 { print $1, $9 }'
  *
- * deps holds what each page's render read, for watch: "TARGET\tKIND\tPATH"
- * lines, KIND being R (file read or stat'ed: any change matters), E (only
+ * Each entry also holds what its render read, for watch ('cgisnap ls
+ * --deps' prints "TARGET\tKIND\tPATH" lines): KIND R (file read or
+ * stat'ed: any change matters), E (only
  * checked for existence: its creation or removal matters), L (directory
  * listed: a name appearing or going away in it matters) or C (directory
  * whose files the page read wholesale, as a backlinks page reads every
  * page: any change of a file directly in it matters; one C line stands for
  * what would be hundreds of R lines) or U (the render could not be traced,
  * PATH being the program that ran: any change may matter).
- * Both files are replaced atomically (temp + rename), never edited in place,
- * and only when their text changes. A page that answers a new render as
- * it did before keeps its line (render_ms and changed too: the render
- * that gave these bytes), so a run that changed nothing writes nothing.
  *
- * journal is the durable record of publishes between two saves: before a
- * file is renamed into place, its manifest line is appended to it (one
- * write, O_APPEND), so that a run killed at any moment (kill -9, a full
+ * In tree.db the dependencies are grouped by (kind, directory) into sets
+ * stored once and shared by every page that read the same names there
+ * (DokuWiki's ~200 PHP files per page become a few references).
+ * manifest_save writes, in one transaction, only the rows of entries that
+ * differ from what the database holds (a page that answers a new render as
+ * it did before keeps its row, render_ms and changed too: a run that
+ * changed nothing writes nothing), and deletes those of entries gone.
+ * Readers (serve, config, a second process) see one committed state or
+ * the next, never half of a save (SQLite's WAL mode).
+ *
+ * The pending table is the durable record of publishes between two saves:
+ * before a file is renamed into place, its entry is committed there
+ * (manifest_journal), so that a run killed at any moment (kill -9, a full
  * disk) leaves every file it published recorded. The next writer replays
- * it with manifest_recover() (lines whose file really holds the recorded
+ * it with manifest_recover() (rows whose file really holds the recorded
  * bytes become entries, hence cgisnap's own files, prunable as any
- * other); a crawl empties it once the manifest is saved. Lines are the
- * manifest's, each written with a leading newline; a torn line is skipped.
+ * other); a crawl empties it once the manifest is saved.
+ *
+ * A tree of an older cgisnap (.cgisnap/manifest, deps and journal text
+ * files) is migrated on first use: the files are imported in one
+ * transaction, then removed, with a log line.
  */
 #ifndef CGISNAP_MANIFEST_H
 #define CGISNAP_MANIFEST_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "buf.h"
 #include "hashmap.h"
 #include "tree.h"
 
-/* The manifest's file name in the tree's metadata directory (a reader may
- * look at its modification time: watch does). */
-#define MANIFEST_FILE "manifest"
+/* The database's file name in the tree's metadata directory. Its
+ * modification time is that of the last save that changed something (watch
+ * compares it with the sources', and touches it after a batch). */
+#define MANIFEST_DB_FILE "tree.db"
+/* The text files of trees made before tree.db, migrated on first use. */
+#define MANIFEST_TEXT_FILE "manifest"
+#define MANIFEST_DEPS_FILE "deps"
+#define MANIFEST_JOURNAL_FILE "journal"
 
 struct manifest_entry {
 	char *target;
@@ -74,24 +92,37 @@ struct manifest {
 
 #define MANIFEST_INIT { HASHMAP_INIT }
 
-/* Read the tree's manifest and deps; a tree without them gives an empty
- * manifest. -1 with err naming the file and line of a malformed line. */
+/* Read the tree's entries and dependencies in one read transaction
+ * (migrating an old tree first); a tree without a database gives an empty
+ * manifest. -1 with err naming the database (or an old file's line). */
 int manifest_load(struct manifest *m, struct tree *t, char *err);
-/* Write both files atomically, sorted by target; a file that already
- * holds that text is left alone. */
+/* Make the database hold m, in one transaction: only the rows of entries
+ * that changed since the last load or save (of this process) are written,
+ * those of entries no longer in m deleted. Creates the database. */
 int manifest_save(const struct manifest *m, struct tree *t, char *err);
+/* Rows written and deleted by this process's saves so far (tests, bench). */
+long long manifest_rows_written(const struct tree *t);
 
-/* Append e's line to the journal: call before publishing e's file, and
- * publish only when this succeeded. Thread-safe (one append per line). */
+/* The targets of the pages whose recorded dependencies hold path with
+ * kind ('R', 'E', 'L', 'C' or 'U'), appended to out (repeats possible):
+ * lookups in the database's indexes, never a scan of the pages, so
+ * their cost does not grow with the tree. kind 0: every page depending
+ * on anything strictly below the directory path; path NULL: every page
+ * with an untraced (U) render. A tree without a database has none. */
+int manifest_dependents(struct tree *t, char kind, const char *path, struct strlist *out, char *err);
+
+/* Commit e as pending: call before publishing e's file, and publish
+ * only when this succeeded. Thread-safe (one transaction per entry). */
 int manifest_journal(struct tree *t, const struct manifest_entry *e, char *err);
-/* Replay the journal into m (after manifest_load; the tree locked): an
- * entry whose file holds the recorded size and sha256 is put, others are
- * dropped; temp files interrupted runs left beside them (and in
- * .cgisnap/) are removed.
+/* Replay the pending rows into m (after manifest_load; the tree locked):
+ * an entry whose file holds the recorded size and sha256 is put, others
+ * are dropped; temp files interrupted runs left beside them are removed.
  * *recovered counts the entries put. */
 int manifest_recover(struct manifest *m, struct tree *t, long *recovered, char *err);
-/* Empty the journal, once the manifest saved records all it held. */
+/* Delete the pending rows, once the manifest saved records all they held. */
 int manifest_journal_reset(struct tree *t, char *err);
+/* Close the tree's database (tree_close calls it). */
+void manifest_db_close(struct tree *t);
 
 struct manifest_entry *manifest_get(const struct manifest *m, const char *target);
 /* Take ownership of e (allocated with manifest_entry_new), replacing and
@@ -115,5 +146,17 @@ struct manifest_entry *manifest_entry_dup(const struct manifest_entry *e);
 struct manifest_entry **manifest_sorted(const struct manifest *m, size_t *n);
 
 void manifest_release(struct manifest *m);
+
+/* The text form. One line of an entry, without its newline. */
+void manifest_format_entry(struct buf *out, const struct manifest_entry *e);
+/* Parse one line (modified in place): 0, or -1 when malformed. */
+int manifest_parse_entry(char *line, struct manifest_entry **out);
+/* The entries' lines (deps: the dependency lines instead), sorted by
+ * target, after the '#' line naming the columns. -1 on a write error. */
+int manifest_write_text(const struct manifest *m, bool deps, FILE *f);
+/* Read an old tree's manifest and deps files into m and its journal's
+ * lines into journal; absent files are empty. -1 with err naming the
+ * file and line of a malformed line. */
+int manifest_load_text(struct manifest *m, struct strlist *journal, struct tree *t, char *err);
 
 #endif

@@ -1,6 +1,8 @@
 /* tree.c - a snapshot tree on disk: directory, lock and settings. */
 #include "tree.h"
 
+#include "manifest.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +48,7 @@ int tree_open(struct tree *t, const char *path, bool create, char *err)
 {
 	t->path = xstrdup(path);
 	t->fd = t->meta_fd = t->lock_fd = -1;
+	t->db = NULL;
 	if (create && make_dirs(path, err) < 0)
 		goto fail;
 	t->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -95,6 +98,7 @@ int tree_claim(struct tree *t, const char *path, bool force, char *err)
 {
 	t->path = NULL;
 	t->fd = t->meta_fd = t->lock_fd = -1;
+	t->db = NULL;
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		int state = claim_state(fd);
@@ -309,6 +313,7 @@ out:
 
 void tree_close(struct tree *t)
 {
+	manifest_db_close(t);
 	if (t->lock_fd >= 0)
 		close(t->lock_fd); /* releases the flock */
 	if (t->meta_fd >= 0)
@@ -318,4 +323,5 @@ void tree_close(struct tree *t)
 	free(t->path);
 	t->path = NULL;
 	t->fd = t->meta_fd = t->lock_fd = -1;
+	t->db = NULL;
 }

@@ -1,10 +1,9 @@
 /* tree.h - a snapshot tree on disk: its directory, its lock and its
  * settings. Everything cgisnap keeps for itself lives in DIR/.cgisnap/:
  *
- *   manifest   one line per URL (manifest.h)
- *   deps       what each page's render read (manifest.h)
- *   journal    manifest lines of files published since the manifest was
- *              last saved, appended before each rename (manifest.h)
+ *   tree.db    the manifest: one row per URL, what each page's render
+ *              read, the publishes since the last save (SQLite, WAL
+ *              mode: also tree.db-wal and tree.db-shm; manifest.h)
  *   settings   "name = value" lines: the site and query policy the tree
  *              was made with (site-url, alias, ignore-param, sort-query,
  *              canonical), so
@@ -26,11 +25,14 @@
 
 #define TREE_META_DIR ".cgisnap"
 
+struct manifest_db;
+
 struct tree {
 	char *path;    /* as the user gave it */
 	int fd;        /* the tree root (O_DIRECTORY) */
 	int meta_fd;   /* descriptor of .cgisnap/ */
 	int lock_fd;   /* -1 unless tree_lock() succeeded */
+	struct manifest_db *db; /* manifest.h's open database, NULL until used */
 };
 
 /* Open (create = true: create it and .cgisnap/ when missing) the tree at

@@ -133,7 +133,7 @@ static void print_help(const struct opt *const *tables)
 	       "  Freshness: files are replaced by rename (snapshot, watch); the next request\n"
 	       "    after the inotify event gets the new bytes. The only window is between\n"
 	       "    the rename and the server reading that event. A change of\n"
-	       "    .cgisnap/manifest or settings reloads them.\n"
+	       "    .cgisnap/tree.db (a committed save) or settings reloads them.\n"
 	       "  The 404 page is DIR/.cgisnap/404.html when the tree has one.\n"
 	       "  Other methods than GET and HEAD: 405 with 'Allow: GET, HEAD'.\n"
 	       "  Access log: off unless --access-log is given; lines are buffered and\n"
@@ -223,7 +223,7 @@ static void on_meta_changed(void *ctx, const char *name)
 	struct watch_ctx *w = ctx;
 	if (!strcmp(name, "404.html"))
 		w->reload_404 = true;
-	else if (!strcmp(name, "manifest") || !strcmp(name, "settings"))
+	else if (!strcmp(name, MANIFEST_DB_FILE) || !strcmp(name, MANIFEST_DB_FILE "-wal") || !strcmp(name, "settings"))
 		w->reload_meta = true;
 }
 

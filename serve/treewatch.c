@@ -8,6 +8,7 @@
 
 #include "fswatch.h"
 #include "log.h"
+#include "manifest.h"
 #include "tree.h"
 #include "xalloc.h"
 
@@ -122,7 +123,7 @@ static void handle(void *ctx, struct fsw_dir *d, const char *name, unsigned flag
 		/* .cgisnap/ itself (re)appearing: watch it, reread what it holds. */
 		if (!*dir && !strcmp(name, TREE_META_DIR) && is_dir && (flags & FSW_CREATED)) {
 			add_tree(w, TREE_META_DIR);
-			ops->meta_changed(w->ctx, "manifest");
+			ops->meta_changed(w->ctx, MANIFEST_DB_FILE);
 		}
 		return;
 	}

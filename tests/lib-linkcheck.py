@@ -6,7 +6,7 @@ for the acceptance tests of the real applications (t07xx).
     python3 tests/lib-linkcheck.py [--site URL] [--skip REGEX]... BASE --page PATH...
 
 BASE is the server answering the tree (http://127.0.0.1:PORT). The pages
-checked are every HTML page TREE/.cgisnap/manifest records as stored
+checked are every HTML page TREE's manifest (cgisnap ls TREE) records as stored
 (status 200, text/html), or the URL paths given with --page instead
 (/doku.php?id=x). Each is requested from BASE and parsed for what a
 browser follows or loads: a[href] without rel=nofollow, img[src],
@@ -33,7 +33,9 @@ broken, 1 otherwise, 2 on a usage error.
 import argparse
 import html.parser
 import http.client
+import os
 import re
+import subprocess
 import sys
 import urllib.error
 import urllib.parse
@@ -145,8 +147,10 @@ class Site:
 def manifest_pages(tree):
     """The targets TREE's manifest records as stored HTML pages."""
     pages = []
-    with open(tree + "/.cgisnap/manifest", encoding="utf-8") as f:
-        for line in f:
+    cgisnap = os.environ.get("CGISNAP") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cgisnap")
+    out = subprocess.run([cgisnap, "ls", tree], check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.decode("utf-8")
+    if True:
+        for line in out.splitlines(True):
             if line.startswith("#"):
                 continue
             col = line.rstrip("\n").split("\t")
@@ -175,7 +179,7 @@ def main():
     site = Site(args.base, args.site)
     try:
         pages = args.page or manifest_pages(args.tree)
-    except OSError as e:
+    except (OSError, subprocess.CalledProcessError) as e:
         ap.error("cannot read the manifest: %s" % e)
 
     checked = {}   # target -> why broken, or None

@@ -1,6 +1,8 @@
 # tests/lib-serve.sh - helpers for the 'cgisnap serve' tests (t04xx).
-# Source after lib.sh. Trees are built by hand, in the documented format
-# (lib/manifest.h), so these tests do not depend on the crawler.
+# Source after lib.sh. Trees are built by hand, in the documented text
+# format (lib/manifest.h: what cgisnap ls prints, and older trees kept),
+# then turned into tree.db by cgisnap's own migration (manifest_commit),
+# so these tests do not depend on the crawler.
 
 # manifest_line TARGET KEY STATUS TYPE [LOCATION]: one manifest line
 # ("-" for empty fields).
@@ -13,6 +15,12 @@ manifest_start() {
 	mkdir -p "$1/.cgisnap"
 	printf '# target\tkey\tstatus\ttype\tbytes\tsha256\trender_ms\tchanged\tlocation\n' \
 		>"$1/.cgisnap/manifest"
+}
+
+# manifest_commit DIR: migrate DIR's text manifest to tree.db now, quietly
+# (the log line is t0582's), so that the commands under test find a tree.db.
+manifest_commit() {
+	"$CGISNAP" ls "$1" >/dev/null 2>"$TESTDIR/migrate.err" || fail "migrating $1: $(cat "$TESTDIR/migrate.err")"
 }
 
 # same_mtime FILE REF: give FILE the modification time of REF, to the
@@ -62,6 +70,7 @@ make_tree() {
 	} >>"$d/.cgisnap/manifest"
 	printf 'site-url = http://localhost/\nsort-query = no\n' >"$d/.cgisnap/settings"
 	printf '<h1>Custom not found</h1>\n' >"$d/.cgisnap/404.html"
+	manifest_commit "$d"
 }
 
 # serve_start DIR PORT [OPTIONS...]: start 'cgisnap serve' in the
@@ -69,6 +78,7 @@ make_tree() {
 serve_start() {
 	local dir=$1 p=$2
 	shift 2
+	[ ! -e "$dir/.cgisnap/manifest" ] || manifest_commit "$dir"
 	bg_start "$CGISNAP" serve "$dir" --listen "127.0.0.1:$p" "$@" 2>>"$TESTDIR/server.err"
 	SERVE_PID=$BG_PID
 	wait_port "$p" 10 || fail "server on port $p did not start: $(cat "$TESTDIR/server.err")"

@@ -22,12 +22,12 @@ snap_blog() {
 
 # manifest_targets OUT: every target of the manifest, sorted.
 manifest_targets() {
-	grep -v '^#' "$1/.cgisnap/manifest" | cut -f1 | LC_ALL=C sort
+	grep -v '^#' <("$CGISNAP" ls "$1") | cut -f1 | LC_ALL=C sort
 }
 
 # manifest_field OUT TARGET COLUMN: one field of a manifest line (1-based).
 manifest_field() {
-	awk -F'\t' -v t="$2" -v c="$3" '$1 == t { print $c }' "$1/.cgisnap/manifest"
+	awk -F'\t' -v t="$2" -v c="$3" '$1 == t { print $c }' <("$CGISNAP" ls "$1")
 }
 
 # tree_mtimes OUT: "file mtime" for every file of the tree outside .cgisnap.
@@ -40,11 +40,11 @@ tree_mtimes() {
 # target the manifest does not know; prints nothing when all resolve.
 linkcheck() {
 	local out=$1 site=${2%/}
-	awk -F'\t' '!/^#/ && $4 ~ /^text\/html/ && $2 != "-" { print $1 "\t" $2 }' "$out/.cgisnap/manifest" |
+	awk -F'\t' '!/^#/ && $4 ~ /^text\/html/ && $2 != "-" { print $1 "\t" $2 }' <("$CGISNAP" ls "$out") |
 		while IFS=$'\t' read -r target key; do
 			grep -oE '<(a|link|img|script)[[:space:]][^>]*>' "$out/$key" | sed "s|^|$target\t|"
 		done |
-		awk -F'\t' -v site="$site" -v manifest="$out/.cgisnap/manifest" '
+		awk -F'\t' -v site="$site" -v manifest=<("$CGISNAP" ls "$out") '
 		BEGIN {
 			while ((getline line < manifest) > 0) {
 				if (line ~ /^#/) continue

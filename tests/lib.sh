@@ -282,3 +282,38 @@ finish() {
 	[ "$_cases_failed" -eq 0 ]
 	exit $?
 }
+
+# tree_sql DIR SQL [ARG...]: run one SQL statement on DIR/.cgisnap/tree.db
+# (the schema is docs/tree-db.md), each ? bound to the next ARG, in one
+# transaction as a second writer would; rows it returns are printed, tab
+# separated. For the tests that edit a tree's metadata behind cgisnap.
+tree_sql() {
+	python3 - "$@" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1] + "/.cgisnap/tree.db", timeout=10)
+with db:
+    for row in db.execute(sys.argv[2], sys.argv[3:]):
+        print("\t".join("" if v is None else str(v) for v in row))
+db.close()
+PY
+}
+
+# tree_put DIR LINE...: record each manifest text line (cgisnap ls's
+# columns) in DIR's tree.db, replacing the row of the same target.
+tree_put() {
+	python3 - "$@" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1] + "/.cgisnap/tree.db", timeout=10)
+with db:
+    for line in sys.argv[2:]:
+        f = [None if v == "-" else v for v in line.rstrip("\n").split("\t")]
+        sha = bytes.fromhex(f[5]) if f[5] else None
+        db.execute("INSERT INTO url (target, key, status, type, bytes, sha256, render_ms, changed, location, fp)"
+                   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0) ON CONFLICT (target) DO UPDATE SET key = excluded.key,"
+                   " status = excluded.status, type = excluded.type, bytes = excluded.bytes,"
+                   " sha256 = excluded.sha256, render_ms = excluded.render_ms, changed = excluded.changed,"
+                   " location = excluded.location, fp = 0",
+                   (f[0], f[1], int(f[2]), f[3], int(f[4]), sha, int(f[6]), int(f[7]), f[8]))
+db.close()
+PY
+}

@@ -21,10 +21,12 @@ try "watch makes the tree, with its dependencies"
 watch_start "$LOG" "${ARGS[@]}" "$OUT"
 check_eq 0 $? "watch came up ($(tail -3 "$LOG"))"
 watch_stop
-check_file "$OUT/.cgisnap/deps" "deps recorded"
+check_file "$OUT/.cgisnap/tree.db" "metadata recorded"
 
-M=$OUT/.cgisnap/manifest
-D=$OUT/.cgisnap/deps
+M=$TESTDIR/manifest.tsv
+"$CGISNAP" ls "$OUT" >"$M"
+D=$TESTDIR/deps.tsv
+"$CGISNAP" ls --deps "$OUT" >"$D"
 try "status: URLs by status, files, dependencies, profile, settings, the last run"
 st=$("$CGISNAP" status "$OUT" 2>"$TESTDIR/err")
 check_eq 0 $? "exit status ($(cat "$TESTDIR/err"))"

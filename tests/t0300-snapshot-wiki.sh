@@ -60,7 +60,7 @@ check_eq "$(cat "$OUT/doku.php@id=start.html")" "$(gzip -dc "$OUT/doku.php@id=st
 check_no_file "$OUT/lib/images/logo.png.gz" "no .gz for PNG"
 
 try "the manifest has one line per URL with every column"
-bad=$(grep -v '^#' "$OUT/.cgisnap/manifest" | awk -F'\t' 'NF != 9 || $3 !~ /^[0-9]+$/ || ($2 != "-" && (length($6) != 64 || $6 ~ /[^0-9a-f]/))')
+bad=$(grep -v '^#' <("$CGISNAP" ls "$OUT") | awk -F'\t' 'NF != 9 || $3 !~ /^[0-9]+$/ || ($2 != "-" && (length($6) != 64 || $6 ~ /[^0-9a-f]/))')
 check_eq "" "$bad" "malformed manifest lines"
 sum=$(sha256sum "$OUT/doku.php@id=start.html" | cut -d' ' -f1)
 check_eq "$sum" "$(manifest_field "$OUT" '/doku.php?id=start' 6)" "recorded sha256"

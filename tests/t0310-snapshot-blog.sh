@@ -43,9 +43,9 @@ check_eq "wp-content/themes/plain/style.css@ver=1.0.css" "$key" "key"
 check_cmp "$SITE/wp-content/themes/plain/style.css" "$OUT/$key" "bytes"
 
 try "legacy /?p=ID links are recorded as 301 redirects to the pretty URL"
-redirs=$(awk -F'\t' '$1 ~ /^\/\?p=[0-9]+$/ && $3 == 301 { n++ } END { print n + 0 }' "$OUT/.cgisnap/manifest")
+redirs=$(awk -F'\t' '$1 ~ /^\/\?p=[0-9]+$/ && $3 == 301 { n++ } END { print n + 0 }' <("$CGISNAP" ls "$OUT"))
 check_ne 0 "$redirs" "recorded /?p= redirects"
-line=$(awk -F'\t' '$1 ~ /^\/\?p=[0-9]+$/ { print; exit }' "$OUT/.cgisnap/manifest")
+line=$(awk -F'\t' '$1 ~ /^\/\?p=[0-9]+$/ { print; exit }' <("$CGISNAP" ls "$OUT"))
 loc=$(printf '%s' "$line" | cut -f9)
 check_match "$loc" '^http://localhost:8080/20[0-9][0-9]/[0-9][0-9]/[^/]+/$' "Location"
 check_eq "-" "$(printf '%s' "$line" | cut -f2)" "no file for a redirect"

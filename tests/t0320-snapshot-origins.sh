@@ -18,7 +18,7 @@ same_trees() {
 	d=$(diff -r --exclude=.cgisnap "$1" "$2" 2>&1 | head -5)
 	[ -z "$d" ] || fail "files differ between $1 and $2: $d"
 	for t in "$1" "$2"; do
-		grep -v '^#' "$t/.cgisnap/manifest" | cut -f1-3,5,6,9 >"$t.cols"
+		grep -v '^#' <("$CGISNAP" ls "$t") | cut -f1-3,5,6,9 >"$t.cols"
 	done
 	d=$(diff "$1.cols" "$2.cols" | head -5)
 	[ -z "$d" ] || fail "manifests differ between $1 and $2: $d"
@@ -92,7 +92,7 @@ http_server "$BLOG" "$p" index.php || fail "php -S did not start"
 	"$TESTDIR/blog-http" 2>"$TESTDIR/err-http"
 check_eq 0 $? "HTTP exit status"
 bg_stop "$BG_PID"
-check_ne 0 "$(awk -F'\t' '$3 == 301' "$TESTDIR/blog-cgi/.cgisnap/manifest" | wc -l)" "redirects in the CGI tree"
+check_ne 0 "$(awk -F'\t' '$3 == 301' <("$CGISNAP" ls "$TESTDIR/blog-cgi") | wc -l)" "redirects in the CGI tree"
 same_trees "$TESTDIR/blog-cgi" "$TESTDIR/blog-fcgi"
 same_trees "$TESTDIR/blog-cgi" "$TESTDIR/blog-http"
 

@@ -72,10 +72,10 @@ done
 check_eq "" "$(find "$OUT" -name '.cgisnap-tmp-*')" "temporary files"
 
 try "a redirect and a 404 are recorded in the manifest"
-check_eq "301" "$(awk -F'\t' '$1 == "/sub" { print $3 }' "$OUT/.cgisnap/manifest")" "directory redirect status"
-check_eq "http://localhost/sub/" "$(awk -F'\t' '$1 == "/sub" { print $9 }' "$OUT/.cgisnap/manifest")" "redirect target"
-check_eq "404" "$(awk -F'\t' '$1 == "/missing.html" { print $3 }' "$OUT/.cgisnap/manifest")" "404 recorded"
-check_eq "text/html; charset=ISO-8859-1" "$(awk -F'\t' '$1 == "/latin1.cgi" { print $4 }' "$OUT/.cgisnap/manifest")" "content type kept"
+check_eq "301" "$(awk -F'\t' '$1 == "/sub" { print $3 }' <("$CGISNAP" ls "$OUT"))" "directory redirect status"
+check_eq "http://localhost/sub/" "$(awk -F'\t' '$1 == "/sub" { print $9 }' <("$CGISNAP" ls "$OUT"))" "redirect target"
+check_eq "404" "$(awk -F'\t' '$1 == "/missing.html" { print $3 }' <("$CGISNAP" ls "$OUT"))" "404 recorded"
+check_eq "text/html; charset=ISO-8859-1" "$(awk -F'\t' '$1 == "/latin1.cgi" { print $4 }' <("$CGISNAP" ls "$OUT"))" "content type kept"
 
 try "a page that works again is stored on the next run; one that breaks keeps its old file"
 cgi crash.cgi 'printf "Content-Type: text/html\n\n<p>fixed</p>\n"'

@@ -50,7 +50,7 @@ chmod +x "$SITE/cal/month.cgi" "$SITE/list.cgi" "$SITE/nostore.cgi"
 for i in $(seq 1 200); do echo "<p>line $i of a page big enough to compress</p>"; done >"$SITE/big.html"
 
 snap() { "$CGISNAP" snapshot --root "$SITE" -j 2 "$@"; }
-targets() { grep -v '^#' "$1/.cgisnap/manifest" | cut -f1 | LC_ALL=C sort; }
+targets() { grep -v '^#' <("$CGISNAP" ls "$1") | cut -f1 | LC_ALL=C sort; }
 
 try "an endless calendar stops at --max-pages with a warning, exit 0, and no pruning"
 snap --max-pages 12 "$TESTDIR/a" 2>"$TESTDIR/err"
@@ -58,7 +58,7 @@ check_eq 0 $? "exit status"
 check_match "$(cat "$TESTDIR/err")" "warning: --max-pages 12 reached: [0-9]+ links not crawled; nothing was pruned" "warning"
 check_eq 12 "$(targets "$TESTDIR/a" | wc -l)" "URLs recorded"
 printf '<p>stale</p>\n' >"$TESTDIR/a/stale.html"
-grep -v '^#' "$TESTDIR/a/.cgisnap/manifest" | head -1 | sed 's#^[^\t]*\t[^\t]*#/stale.html\tstale.html#' >>"$TESTDIR/a/.cgisnap/manifest"
+tree_put "$TESTDIR/a" "$("$CGISNAP" ls "$TESTDIR/a" | grep -v '^#' | head -1 | sed 's#^[^\t]*\t[^\t]*#/stale.html\tstale.html#')"
 snap --max-pages 12 "$TESTDIR/a" 2>/dev/null
 check_file "$TESTDIR/a/stale.html" "a bounded crawl removes nothing"
 

@@ -73,6 +73,6 @@ try "a bad --static-query is a usage error naming it"
 "$CGISNAP" snapshot --root "$SITE" --static-query drop "$TESTDIR/bad" 2>"$TESTDIR/err"
 check_eq 2 $? "exit status"
 check_contains "$(cat "$TESTDIR/err")" "bad --static-query 'drop': keep or ignore" "message"
-check_no_file "$TESTDIR/bad/.cgisnap/manifest" "no tree made"
+check_no_file "$TESTDIR/bad/.cgisnap/tree.db" "no tree made"
 
 finish

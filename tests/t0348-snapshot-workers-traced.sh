@@ -20,7 +20,7 @@ mkdir -p "$TMPDIR"
 
 # deps_of OUT: the recorded dependencies, but the start-up's php.ini look-ups.
 deps_of() {
-	grep -Ev '/php(-cgi-fcgi)?\.ini$' "$1/.cgisnap/deps"
+	grep -Ev '/php(-cgi-fcgi)?\.ini$' <("$CGISNAP" ls --deps "$1") | LC_ALL=C sort
 }
 
 # initial LOG OUT ARGS...: watch's initial snapshot, then stop.
@@ -43,7 +43,7 @@ for mode in fork workers; do
 	mapfile -t ARGS < <(watch_wiki_args "$SITE")
 	initial "$BASE/wiki-$mode.log" "$BASE/wiki-$mode" "${ARGS[@]}" --cgi-mode "$mode"
 done
-check_contains "$(cat "$BASE/wiki-workers/.cgisnap/deps")" "	R	$SITE/inc/parser.php" \
+check_contains "$("$CGISNAP" ls --deps "$BASE/wiki-workers")" "	R	$SITE/inc/parser.php" \
 	"a PHP file opcache keeps compiled is recorded"
 check_eq "$(deps_of "$BASE/wiki-fork")" "$(deps_of "$BASE/wiki-workers")" "dependencies"
 check_ne 0 "$(deps_of "$BASE/wiki-workers" | wc -l)" "dependencies recorded"
@@ -61,7 +61,7 @@ for mode in fork workers; do
 		--source "$SITE/wp-content/database.sqlite" --cgi-mode "$mode"
 done
 check_eq "$(deps_of "$BASE/blog-fork")" "$(deps_of "$BASE/blog-workers")" "dependencies"
-check_contains "$(cat "$BASE/blog-workers/.cgisnap/deps")" "/	R	$SITE/wp-content/database.sqlite" \
+check_contains "$("$CGISNAP" ls --deps "$BASE/blog-workers")" "/	R	$SITE/wp-content/database.sqlite" \
 	"the home page read the database"
 check_eq "" "$(diff -r -x .cgisnap "$BASE/blog-fork" "$BASE/blog-workers")" "trees"
 
@@ -92,7 +92,7 @@ echo crash >"$SITE/data/crash.txt"
 
 # page_deps OUT TARGET: the kinds and paths TARGET depends on.
 page_deps() {
-	awk -F'\t' -v t="$2" '$1 == t { print $2, $3 }' "$1/.cgisnap/deps"
+	awk -F'\t' -v t="$2" '$1 == t { print $2, $3 }' <("$CGISNAP" ls --deps "$1")
 }
 
 try "a crashing worker and one recycled every two requests: each page records its own files"
@@ -113,7 +113,7 @@ check_eq "$(deps_of "$BASE/pages-fork")" "$(deps_of "$BASE/pages-workers")" "dep
 pids=$(cat "$BASE"/pages-workers/p*.php | sed -n 's/.* pid=\([0-9]*\)<.*/\1/p')
 check_eq 7 "$(wc -l <<<"$pids")" "pages with a pid"
 check_eq 4 "$(sort -u <<<"$pids" | wc -l)" "7 pages from 4 workers: recycled every 2 requests"
-check_not_contains "$(cat "$BASE/pages-workers/.cgisnap/deps")" "data/crash.txt" \
+check_not_contains "$("$CGISNAP" ls --deps "$BASE/pages-workers")" "data/crash.txt" \
 	"the crashed render's reads went to no other page"
 
 finish

@@ -131,78 +131,84 @@ wait_until 30 test -s "$MARK" || fail "the crawl never reached the slow page"
 } 2>/dev/null # no "Killed" line from the shell
 kill "$(cat "$MARK")" 2>/dev/null
 check_file "$T/k/k5.html" "the interrupted run published pages"
-check_no_file "$T/.cgisnap/manifest" "but saved no manifest"
-check_eq 6 "$(grep -c '^/k/' "$T/.cgisnap/journal")" "each publish is in the journal"
+check_eq 0 "$(tree_sql "$T" "SELECT count(*) FROM url")" "but saved no manifest"
+check_eq 6 "$(tree_sql "$T" "SELECT line FROM pending" | grep -c '^/k/')" "each publish is pending"
 err=$(snap --seed /other.html "$T" 2>&1)
 check_eq 0 $? "exit status"
 check_contains "$err" "recorded 6 files an interrupted run had published" "recovery reported"
 check_contains "$err" "6 removed" "pruned"
 check_no_file "$T/k" "no file of the interrupted run is left"
 check_eq "$(printf 'other.html')" "$(tree_files "$T")" "the tree holds what the manifest says"
-check_no_file "$T/.cgisnap/journal" "the journal is emptied once the manifest is saved"
+check_eq 0 "$(tree_sql "$T" "SELECT count(*) FROM pending")" "the pending rows go once the manifest is saved"
 rm -f "$SITE/k/slow.cgi"
 
 try "a full disk (here EFBIG from ulimit -f) leaves every published file recorded"
 for i in $(seq 1 60); do printf '<p>page number %s of the e section</p>\n' "$i" >"$SITE/e/page-with-a-long-name-$i.html"; done
-for i in $(seq 1 300); do echo "<p>line $i of a page too big for the file size limit</p>"; done >"$SITE/e/big.html"
+for i in $(seq 1 3000); do echo "<p>line $i of a page too big for the file size limit</p>"; done >"$SITE/e/big.html"
 {
 	printf '<html><body><a href="/e/big.html">big</a>\n'
 	for i in $(seq 1 60); do printf '<a href="/e/page-with-a-long-name-%s.html">%s</a>\n' "$i" "$i"; done
 	printf '</body></html>\n'
 } >"$SITE/e/index.html"
 T=$TESTDIR/t8
-# A file may not grow past 4 KiB: the big page, the manifest and, after a
-# while, the journal itself fail with EFBIG (SIGXFSZ ignored).
-err=$( (trap '' XFSZ; ulimit -f 4; exec "$CGISNAP" snapshot --root "$SITE" -j 1 --seed /e/ "$T") 2>&1)
+# A file may not grow past 64 KiB: the big page and, after a while, the
+# database's write-ahead log (each pending row's commit adds a page to it)
+# fail with EFBIG (SIGXFSZ ignored).
+err=$( (trap '' XFSZ; ulimit -f 64; exec "$CGISNAP" snapshot --root "$SITE" -j 1 --seed /e/ "$T") 2>&1)
 check_eq 1 $? "exit status"
 check_contains "$err" "File too large" "the writes failed"
 published=$(tree_files "$T")
 check_ne "" "$published" "some pages were published before"
+check_contains "$err" "cannot record" "and then the database"
 # Recorded: a key of the manifest (when it could still be saved) or of
-# the journal; a .gz goes with its page.
-recorded=$(cat "$T/.cgisnap/manifest" "$T/.cgisnap/journal" 2>/dev/null | cut -f2)
+# a pending row; a .gz goes with its page.
+recorded=$(cat <("$CGISNAP" ls "$T") <(tree_sql "$T" "SELECT line FROM pending") 2>/dev/null | cut -f2)
 unrecorded=$(for f in $published; do printf '%s\n' "$recorded" | grep -qxF "${f%.gz}" || echo "$f"; done)
-check_eq "" "$unrecorded" "published files neither in the manifest nor in the journal"
+check_eq "" "$unrecorded" "published files neither in the manifest nor pending"
 check_no_file "$T/e/big.html" "the page that could not be written"
 check_eq "" "$(find "$T" -name '.cgisnap-tmp-*')" "no temp file left"
 err=$(snap --seed /other.html "$T" 2>&1)
 check_eq 0 $? "the next run"
 check_eq "other.html" "$(tree_files "$T")" "every file of the failed run pruned"
 
-try "serve --fill records each stored page in the journal before answering"
+# recorded_now: the pending rows, then the manifest (in that order: a save
+# between the two has the row in the manifest before it deletes the pending one).
+recorded_now() { tree_sql "$T" "SELECT line FROM pending"; "$CGISNAP" ls "$T"; }
+
+try "serve --fill records each stored page as pending before answering"
 T=$TESTDIR/t9
 snap --seed /other.html "$T" 2>/dev/null
 P=$(port 0)
 serve_start "$T" "$P" --fallback --fill --root "$SITE"
 check_eq "<p>a</p>" "$(curl -s "http://127.0.0.1:$P/a.html")" "filled from the origin"
-# Recorded at once: in the journal, or already in the manifest its
-# once-a-second save wrote (which empties the journal).
-check_contains "$(cat "$T/.cgisnap/journal" "$T/.cgisnap/manifest" 2>/dev/null)" "/a.html	a.html	200" "recorded"
+# Recorded at once: pending, or already in the manifest its
+# once-a-second save wrote (which deletes the pending rows).
+check_contains "$(recorded_now)" "/a.html	a.html	200" "recorded"
 # A static file is hashed too: ownership is checked by size and sha256.
 sha=$(sha256sum "$SITE/a.html" | cut -d' ' -f1)
-check_eq "$sha" "$(cat "$T/.cgisnap/journal" "$T/.cgisnap/manifest" 2>/dev/null | awk -F'\t' '$1 == "/a.html" { print $6; exit }')" "sha256 recorded"
+check_eq "$sha" "$(recorded_now | awk -F'\t' '$1 == "/a.html" { print $6; exit }')" "sha256 recorded"
 bg_stop "$SERVE_PID" KILL
 err=$(snap --seed /other.html "$T" 2>&1)
 check_eq 0 $? "the next snapshot"
 check_no_file "$T/a.html" "the filled page is known and pruned"
 
-try "serve --fill replays the journal an interrupted run left, then empties it"
+try "serve --fill replays the pending rows an interrupted run left, then deletes them"
 T=$TESTDIR/t10
 snap --seed / "$T" 2>/dev/null
 # As a run killed between publishing /a.html and saving would leave it:
-# the file is there, its line is in the journal and not in the manifest.
-line=$(grep -P '^/a\.html\t' "$T/.cgisnap/manifest")
+# the file is there, its row is pending and not in the manifest.
+line=$(grep -P '^/a\.html\t' <("$CGISNAP" ls "$T"))
 check_ne "" "$line" "manifest line of /a.html"
-grep -vP '^/a\.html\t' "$T/.cgisnap/manifest" >"$T/.cgisnap/m.new" && mv "$T/.cgisnap/m.new" "$T/.cgisnap/manifest"
-printf '\n%s\n' "$line" >"$T/.cgisnap/journal"
+tree_sql "$T" "DELETE FROM url WHERE target = ?" /a.html
+tree_sql "$T" "INSERT INTO pending (line) VALUES (?)" "$line"
 P=$(port 1)
 : >"$TESTDIR/server.err"
 serve_start "$T" "$P" --fallback --fill --root "$SITE"
 check_contains "$(cat "$TESTDIR/server.err")" "recorded 1 files an interrupted run had published" "replayed"
-_journal_gone() { [ ! -s "$T/.cgisnap/journal" ]; }
-wait_until 10 _journal_gone
-check_eq 0 $? "the journal is emptied once the manifest is saved"
-check_contains "$(cat "$T/.cgisnap/manifest")" "$line" "the manifest records /a.html again"
+_pending_gone() { [ "$(tree_sql "$T" "SELECT count(*) FROM pending")" = 0 ]; }
+wait_until 10 _pending_gone
+check_eq 0 $? "the pending rows go once the manifest is saved"
+check_contains "$("$CGISNAP" ls "$T")" "$line" "the manifest records /a.html again"
 bg_stop "$SERVE_PID"
 
 finish

@@ -15,7 +15,7 @@ FIXTURES=$ROOT/tests/fixtures/cgi/docroot
 
 # stored OUT: every file of the tree outside .cgisnap, sorted.
 stored() { (cd "$1" && find . -path ./.cgisnap -prune -o -type f -printf '%P\n' | LC_ALL=C sort); }
-targets() { grep -v '^#' "$1/.cgisnap/manifest" | cut -f1 | LC_ALL=C sort; }
+targets() { grep -v '^#' <("$CGISNAP" ls "$1") | cut -f1 | LC_ALL=C sort; }
 
 try "--root without --cgi never stores index.php's source: the URL fails, exit 1"
 "$CGISNAP" snapshot --root "$SITE" --seed / --seed /about.html "$TESTDIR/a" 2>"$TESTDIR/err"
@@ -56,7 +56,7 @@ try "--static-ext publishes such files as they are"
 	--seed /tools/install "$TESTDIR/d" 2>"$TESTDIR/err"
 check_eq 0 $? "exit status"
 check_cmp "$SITE/tools/run.sh" "$TESTDIR/d/tools/run.sh" "the .sh download"
-key=$(awk -F'\t' '$1 == "/tools/install" { print $2 }' "$TESTDIR/d/.cgisnap/manifest")
+key=$(awk -F'\t' '$1 == "/tools/install" { print $2 }' <("$CGISNAP" ls "$TESTDIR/d"))
 check_cmp "$SITE/tools/install" "$TESTDIR/d/$key" "the extensionless file"
 "$CGISNAP" snapshot --root "$SITE" --static-ext .SH --seed /tools/run.sh "$TESTDIR/d2" 2>/dev/null
 check_eq 0 $? "--static-ext .SH: a dot and the case do not matter"

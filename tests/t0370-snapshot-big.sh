@@ -106,7 +106,7 @@ check_big_file() {
 }
 
 manifest_field() {
-	awk -F'\t' -v t="$2" -v c="$3" '$1 == t { print $c }' "$1/.cgisnap/manifest"
+	awk -F'\t' -v t="$2" -v c="$3" '$1 == t { print $c }' <("$CGISNAP" ls "$1")
 }
 
 # check_peak BASE_FILE BIG_FILE: the big render's peak RSS stayed within a

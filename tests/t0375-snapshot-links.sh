@@ -18,7 +18,7 @@ cgi() { # cgi NAME BODY-OF-SCRIPT
 
 # manifest_targets DIR: the targets the manifest records, sorted.
 manifest_targets() {
-	cut -f1 "$1/.cgisnap/manifest" | grep '^/' | LC_ALL=C sort
+	cut -f1 <("$CGISNAP" ls "$1") | grep '^/' | LC_ALL=C sort
 }
 
 # summary_adds_up FILE: the URLs of the summary are the sum of its parts.
@@ -160,7 +160,7 @@ check_not_contains "$(cat "$TESTDIR/err-q")" "archives" "no archive line"
 try "--keep-archives stores them; without it the next complete run prunes them"
 "$CGISNAP" snapshot --root "$SITE" --timeout 20 --max-output 1 -j 2 --keep-archives "$OUT" 2>"$TESTDIR/err2"
 check_eq 0 $? "exit status ($(tail -3 "$TESTDIR/err2"))"
-key=$(awk -F'\t' '$1 == "/snap.cgi?rev=1" { print $2 }' "$OUT/.cgisnap/manifest")
+key=$(awk -F'\t' '$1 == "/snap.cgi?rev=1" { print $2 }' <("$CGISNAP" ls "$OUT"))
 check_eq "rev rev=1" "$(gzip -dc <"$OUT/$key" 2>&1)" "archive stored as sent ('$key')"
 check_file "$OUT/zip.cgi" "attachment stored"
 check_not_contains "$(cat "$TESTDIR/err2")" "archive" "no archive line"

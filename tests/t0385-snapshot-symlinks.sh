@@ -59,7 +59,7 @@ SNAP=(--root "$SITE" --cgi php=php-cgi --path-alias "/assets=$ASSETS")
 STORED=(lib/tpl/theme/style.css lib/tpl/theme/images/logo.png lib/tpl/theme/images/button.png
 	lib/plugins/gallery/icon.png favicon.ico assets/img/logo.png)
 status_of() { # status_of TREE TARGET: the status the manifest records
-	awk -F'\t' -v t="$2" '$1 == t { print $3 }' "$1/.cgisnap/manifest"
+	awk -F'\t' -v t="$2" '$1 == t { print $3 }' <("$CGISNAP" ls "$1")
 }
 
 try "by default links are followed out of --root and out of a --path-alias DIR"
@@ -97,7 +97,7 @@ done
 for f in "${STORED[@]:0:2}" "${STORED[@]:3}"; do # button.png: named by the stylesheet alone
 	check_eq 404 "$(status_of "$TESTDIR/nofollow" "/$f")" "/$f"
 done
-n404=$(awk -F'\t' '$3 == 404' "$TESTDIR/nofollow/.cgisnap/manifest" | wc -l)
+n404=$(awk -F'\t' '$3 == 404' <("$CGISNAP" ls "$TESTDIR/nofollow") | wc -l)
 check_contains "$(cat "$TESTDIR/err")" " $n404 not found" "reported as not found"
 check_cmp "$OUT/index.html" "$TESTDIR/nofollow/index.html" "what the script reads is the script's business"
 
@@ -149,7 +149,7 @@ check_eq "the news of the day" "$(cat "$W/news.cgi" 2>/dev/null)" "first render 
 printf 'fresher news\n' >"$VAR/data/motd.txt.tmp" && mv "$VAR/data/motd.txt.tmp" "$VAR/data/motd.txt"
 wait_file_has "$W/index.html" "fresher news" || fail "/ was not re-rendered: $(cat "$TESTDIR/watch.log")"
 wait_file_has "$W/news.cgi" "fresher news" || fail "/news.cgi was not re-rendered: $(cat "$TESTDIR/watch.log")"
-check_eq 2 "$(grep -c "	R	$(realpath "$VAR/data")/motd.txt\$" "$W/.cgisnap/deps")" \
+check_eq 2 "$(grep -c "	R	$(realpath "$VAR/data")/motd.txt\$" <("$CGISNAP" ls --deps "$W"))" \
 	"both depend on the real path"
 watch_stop
 check_eq 0 "$WATCH_STATUS" "watch exit status"

@@ -30,7 +30,7 @@ mkdir -p "$SITE/.git"
 printf '[core]\n' >"$SITE/.git/config"
 
 manifest_status() { # manifest_status DIR TARGET
-	awk -F'\t' -v t="$2" '$1 == t { print $3 }' "$1/.cgisnap/manifest"
+	awk -F'\t' -v t="$2" '$1 == t { print $3 }' <("$CGISNAP" ls "$1")
 }
 
 try "an exit-1 program's complete 404 page is its response: recorded, warned about, and the seed fails the run"

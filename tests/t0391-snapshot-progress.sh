@@ -125,7 +125,7 @@ check_eq 0 $? "exit status"
 summary_adds_up "$TESTDIR/s.err"
 lines_match_summary "$TESTDIR/s.err"
 check_eq 301 "$(manifest_field "$TESTDIR/s" /app/x 3)" "/app/x is a 301"
-check_contains "$(cat "$TESTDIR/s.err")" " skipped, $(awk -F'\t' '!/^#/ && $2 != "-" { s += $5 } END { print s }' "$TESTDIR/s/.cgisnap/manifest") bytes" \
+check_contains "$(cat "$TESTDIR/s.err")" " skipped, $(awk -F'\t' '!/^#/ && $2 != "-" { s += $5 } END { print s }' <("$CGISNAP" ls "$TESTDIR/s")) bytes" \
 	"the summary's bytes are those of the files stored"
 check_match "$(url_lines "$TESTDIR/s.err")" "cgisnap: 301 redirect [0-9]+ ms 0 bytes /app/x"$'\n' "its last line"
 
@@ -141,7 +141,7 @@ done
 # The bar, on a pty. The second run's total is the first run's URLs.
 try "on a terminal: a bar with done/total, %, pages/s, ETA and the URL; the total from the last run"
 command -v script >/dev/null || fail "script(1) is missing"
-total=$(grep -vc '^#' "$TESTDIR/w/.cgisnap/manifest")
+total=$(grep -vc '^#' <("$CGISNAP" ls "$TESTDIR/w"))
 COLUMNS=200 script -qfec "stty cols 200 2>/dev/null; $CGISNAP snapshot --root $WIKI --cgi php=php-cgi \
 	--site-url http://localhost:8080/ --strip '$WIKI_STRIP' --not-found '/doku.php?id=cgisnap:no-such-page' \
 	-j 2 $TESTDIR/w" /dev/null >"$TESTDIR/tty" 2>&1
@@ -184,6 +184,6 @@ try "a bad --progress is a usage error"
 err=$("$CGISNAP" snapshot --progress=fancy --root "$SLOW" "$TESTDIR/bad" 2>&1)
 check_eq 2 $? "exit status"
 check_contains "$err" "bad --progress 'fancy': bar, line or none" "message"
-check_no_file "$TESTDIR/bad/.cgisnap/manifest" "nothing written"
+check_no_file "$TESTDIR/bad/.cgisnap/tree.db" "nothing written"
 
 finish

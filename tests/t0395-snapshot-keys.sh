@@ -178,7 +178,7 @@ check_eq "Contact: mailto:security@example.org" "$(curl -s "$U/.well-known/secur
 check_eq 200 "$(code "$U/%2Ewell-known/security.txt")" "%2E is the same URL"
 check_eq 404 "$(code "$U/%252Ewell-known/security.txt")" "%252E is another URL, with no page"
 check_eq 200 "$(code "$U/repo/commit/.gitignore?id=abc")" "a dotfile name with a query"
-check_eq 404 "$(code "$U/.cgisnap/manifest")" ".cgisnap/manifest"
+check_eq 404 "$(code "$U/.cgisnap/tree.db")" ".cgisnap/tree.db"
 check_eq 404 "$(code "$U/.htaccess")" "a raw dotfile of the tree"
 check_eq 404 "$(code "$U/repo/.gitignore")" "a raw dotfile deeper down"
 check_eq 404 "$(code "$U/.hidden")" "an unlisted dotfile URL"

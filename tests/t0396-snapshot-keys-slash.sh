@@ -30,7 +30,7 @@ check_contains "$(cat "$OUT/tool/x/y/index.html" 2>/dev/null)" "REQUEST_URI=/too
 	"/tool/x/y is another page, in its own file"
 check_contains "$(cat "$OUT/tool/src%2Fmain.c@id=1.html" 2>/dev/null)" "PATH_INFO=/src/main.c"$'\n' \
 	"with a query"
-check_eq "tool/x%2Fy/index.html" "$(awk -F'\t' '$1 == "/tool/x%2Fy" { print $2 }' "$OUT/.cgisnap/manifest")" \
+check_eq "tool/x%2Fy/index.html" "$(awk -F'\t' '$1 == "/tool/x%2Fy" { print $2 }' <("$CGISNAP" ls "$OUT"))" \
 	"manifest key"
 
 P=$(port 0)

@@ -133,7 +133,7 @@ check_eq 2 $? "two rules: exit status"
 check_contains "$(cat "$TESTDIR/err5")" \
 	"its URL '/doku.php?id=b' is matched by --canonical '^/doku\\.php\\?id=b\$ => /doku.php?id=a': a redirect loop" \
 	"two rules: the message"
-check_no_file "$TESTDIR/self/.cgisnap/manifest" "nothing crawled"
+check_no_file "$TESTDIR/self/.cgisnap/tree.db" "nothing crawled"
 
 try "bad rules: exit 2 with a message naming the rule"
 for bad in 'no arrow here' '^/x => doku.php' '(unclosed => /x' '^/x =>  '; do

@@ -98,7 +98,7 @@ check_eq 20 "$same" "clients with the rendered page"
 try "--fill stored the page in the tree and the manifest"
 check_eq "<h1>rendered /slow/page</h1>" "$(cat "$T/slow/page/index.html" 2>/dev/null)" "the stored file"
 in_manifest() {
-	grep -q "^/slow/page	slow/page/index.html	200	text/html; charset=utf-8	" "$T/.cgisnap/manifest"
+	grep -q "^/slow/page	slow/page/index.html	200	text/html; charset=utf-8	" <("$CGISNAP" ls "$T")
 }
 wait_until 5 in_manifest || fail "manifest line not written"
 check_eq 1 "$(renders /slow/page)" "still one render"
@@ -122,9 +122,9 @@ check_eq 2 "$?" "exit status"
 check_match "$err" "is locked by another cgisnap \(pid $SERVE_PID\)" "message"
 bg_stop "$SERVE_PID"
 check_eq 0 "$?" "the filling server stops cleanly"
-check_eq "" "$(awk -F'\t' 'NF != 9 && !/^#/' "$T/.cgisnap/manifest")" "every manifest line has 9 fields"
+check_eq "" "$(awk -F'\t' 'NF != 9 && !/^#/' <("$CGISNAP" ls "$T"))" "every manifest line has 9 fields"
 for t in /slow/page /big/one '/blog/q?x=1&y=2' / '/?p=5'; do
-	check_eq 1 "$(awk -F'\t' -v t="$t" '$1 == t' "$T/.cgisnap/manifest" | wc -l)" "manifest has $t once"
+	check_eq 1 "$(awk -F'\t' -v t="$t" '$1 == t' <("$CGISNAP" ls "$T") | wc -l)" "manifest has $t once"
 done
 
 try "the stored pages survive a restart without --fallback"

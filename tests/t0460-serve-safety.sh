@@ -73,7 +73,7 @@ make_tree "$T"
 mkdir -p "$T/conf"
 printf '<?php $db_password = "hunter2";\n' >"$T/conf/local.php"
 printf '<h1>rendered info</h1>\n' >"$T/info.php"
-manifest_line /info.php info.php 200 'text/html; charset=utf-8' >>"$T/.cgisnap/manifest"
+tree_put "$T" "$(manifest_line /info.php info.php 200 'text/html; charset=utf-8')"
 serve_start "$T" "$P"
 check_eq 404 "$(code "$U/conf/local.php")" "unlisted script"
 check_not_contains "$(curl -s "$U/conf/local.php")" "hunter2" "no source"
@@ -131,7 +131,7 @@ ORIGIN=(--root "$DOC" --front-controller /front.cgi)
 
 # stored TARGET: the manifest lists TARGET.
 stored() {
-	awk -F'\t' -v t="$1" '$1 == t { found = 1 } END { exit !found }' "$T/.cgisnap/manifest"
+	awk -F'\t' -v t="$1" '$1 == t { found = 1 } END { exit !found }' <("$CGISNAP" ls "$T")
 }
 
 try "--fill stores at most --fill-max pages, nothing excluded, deep, long or 404"
@@ -153,12 +153,12 @@ for i in 1 2 3; do
 	check_eq 404 "$(code "$U/missing/$i")" "a 404 from the origin ($i)"
 done
 bg_stop "$SERVE_PID"
-check_eq 3 "$(awk -F'\t' '$1 ~ /^\/p\//' "$T/.cgisnap/manifest" | wc -l)" "manifest entries under /p/"
+check_eq 3 "$(awk -F'\t' '$1 ~ /^\/p\//' <("$CGISNAP" ls "$T") | wc -l)" "manifest entries under /p/"
 check_no_file "$T/private/x/index.html" "excluded URL not stored"
 check_eq "" "$(ls -d "$T/d" 2>/dev/null)" "no directory chain for the deep URL"
 check_eq "" "$(ls -d "$T/long" 2>/dev/null)" "nothing for the long URL"
 check_eq "" "$(ls -d "$T/missing" 2>/dev/null)" "no file for a 404"
-check_eq 0 "$(awk -F'\t' '$1 ~ /^\/(missing|private|d|long)\//' "$T/.cgisnap/manifest" | wc -l)" \
+check_eq 0 "$(awk -F'\t' '$1 ~ /^\/(missing|private|d|long)\//' <("$CGISNAP" ls "$T") | wc -l)" \
 	"no manifest entry for 404s, excluded, deep or long URLs"
 
 try "--fill with --include stores only matching targets, --fill-max-mb bounds the bytes"
@@ -172,7 +172,7 @@ check_file "$T/blog/one/index.html" "included URL stored"
 check_no_file "$T/other/one/index.html" "URL not included not stored"
 check_file "$T/big/1/index.html" "the first big page stored"
 check_no_file "$T/big/2/index.html" "not the second: over --fill-max-mb"
-check_eq 1 "$(awk -F'\t' '$1 ~ /^\/big\//' "$T/.cgisnap/manifest" | wc -l)" "manifest entries under /big/"
+check_eq 1 "$(awk -F'\t' '$1 ~ /^\/big\//' <("$CGISNAP" ls "$T") | wc -l)" "manifest entries under /big/"
 start_fails "--fill-max without --fill" "^cgisnap serve: --include, --exclude, --fill-max and --fill-max-mb need --fill" \
 	"$CGISNAP" serve "$T" --fill-max 3
 start_fails "bad regex" "bad --include regex '\('" \

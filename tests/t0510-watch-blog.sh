@@ -28,7 +28,7 @@ check_eq 0 $? "watch came up"
 check_contains "$(cat "$LOG")" "initial snapshot: the tree is empty" "reason"
 check_contains "$(cat "$LOG")" "watching 1 directory of 1 source (dependencies traced)" "one directory for one file"
 check_file "$OUT/index.html" "home page"
-check_contains "$(cat "$OUT/.cgisnap/deps")" "/	R	$DB" "the home page read the database"
+check_contains "$("$CGISNAP" ls --deps "$OUT")" "/	R	$DB" "the home page read the database"
 
 try "a title changed with bin/edit.php reaches the post and the home page"
 POST=$(post_path 3)

@@ -73,7 +73,7 @@ ITEM_A=$(manifest_field "$OUT" "/item.php?n=a" 2)
 SLOW=$(manifest_field "$OUT" /slow.php 2)
 check_file "$OUT/$ITEM_A" "item a"
 check_file "$OUT/$SLOW" "slow page"
-check_contains "$(cat "$OUT/.cgisnap/deps")" "/	L	$SITE/data/items" "the index listed the items"
+check_contains "$("$CGISNAP" ls --deps "$OUT")" "/	L	$SITE/data/items" "the index listed the items"
 
 try "--exec gets the changed files on its stdin; its failure is logged, not fatal"
 echo "item a, edited" >"$SITE/data/items/a.txt"

@@ -52,7 +52,7 @@ _status_is() {
 # tree_state: the published files and their bytes, and the manifest.
 tree_state() {
 	(cd "$OUT" && find . -path ./.cgisnap -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
-	cat "$OUT/.cgisnap/manifest"
+	cat <("$CGISNAP" ls "$OUT")
 }
 
 # while_missing N: the source went missing for the Nth time: the log says
@@ -271,6 +271,6 @@ try "a source missing at start is a set-up error"
 check_eq 2 $? "exit status"
 check_contains "$(cat "$TESTDIR/err")" \
 	"source '$SITE/data/no-such-dir' does not exist: watch starts only when every source is there" "message"
-check_no_file "$TESTDIR/t1/.cgisnap/manifest" "nothing crawled"
+check_no_file "$TESTDIR/t1/.cgisnap/tree.db" "nothing crawled"
 
 finish

@@ -60,7 +60,7 @@ page() {
 
 # deps_of TARGET: the page's lines of the deps file, "KIND PATH".
 deps_of() {
-	awk -F'\t' -v t="$1" '$1 == t { print $2, $3 }' "$OUT/.cgisnap/deps"
+	awk -F'\t' -v t="$1" '$1 == t { print $2, $3 }' <("$CGISNAP" ls --deps "$OUT")
 }
 
 # edit FILE TEXT TARGET: write TEXT into FILE and wait for the page to

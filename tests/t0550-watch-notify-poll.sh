@@ -111,12 +111,12 @@ check_eq 0 $? "and its batch is over (the next one came after it)"
 
 try "notify --wait of a page that did not change writes nothing"
 n1=$(stat -c '%i %Y' "$(post_file 1)")
-m1=$(stat -c '%i %Y' "$OUT/.cgisnap/manifest")
+m1=$(stat -c '%i %Y' "$OUT/.cgisnap/tree.db")
 "$CGISNAP" notify --wait -q "$OUT" '/post.php?id=1' >"$TESTDIR/out1" 2>"$TESTDIR/err"
 check_eq 0 $? "exit status"
 check_eq "" "$(cat "$TESTDIR/out1" "$TESTDIR/err")" "nothing written, nothing said (-q)"
 check_eq "$n1" "$(stat -c '%i %Y' "$(post_file 1)")" "the page file"
-check_eq "$m1" "$(stat -c '%i %Y' "$OUT/.cgisnap/manifest")" "the manifest"
+check_eq "$m1" "$(stat -c '%i %Y' "$OUT/.cgisnap/tree.db")" "the manifest"
 
 try "bad items: a non-URL, another site's URL, nothing at all"
 "$CGISNAP" notify "$OUT" post.php 2>"$TESTDIR/err"
@@ -271,14 +271,14 @@ check_match "$(grep '^cgisnap: batch: poll' "$LOG" | head -1)" "^cgisnap: batch:
 
 try "--poll: a poll that finds nothing changed writes nothing and logs only with -v"
 tree_mtimes "$OUT" >"$TESTDIR/m1"
-meta1=$(stat -c '%i %Y' "$OUT/.cgisnap/manifest" "$OUT/.cgisnap/deps")
+meta1=$(stat -c '%i %Y' "$OUT/.cgisnap/tree.db")
 b=$(batches "$LOG")
 n=$(polls "$LOG")
 wait_until "$WATCH_WAIT" _polls_at_least "$LOG" $((n + 2))
 check_eq 0 $? "two more polls ran"
 tree_mtimes "$OUT" >"$TESTDIR/m2"
 check_eq "" "$(diff "$TESTDIR/m1" "$TESTDIR/m2")" "files rewritten"
-check_eq "$meta1" "$(stat -c '%i %Y' "$OUT/.cgisnap/manifest" "$OUT/.cgisnap/deps")" "manifest and deps"
+check_eq "$meta1" "$(stat -c '%i %Y' "$OUT/.cgisnap/tree.db")" "manifest and deps"
 check_eq "$b" "$(batches "$LOG")" "no batch line"
 watch_stop
 check_eq 0 "$WATCH_STATUS" "exit status"

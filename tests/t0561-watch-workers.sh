@@ -39,7 +39,7 @@ watch_start "$LOG" --root "$SITE" --cgi php=php-cgi -j 1 --source "$SITE" \
 	--exec "cat >> '$EXECLOG'" "$OUT"
 check_eq 0 $? "watch came up"
 check_contains "$(cat "$OUT/p1.php")" "p1 a-one" "p1 stored"
-check_contains "$(cat "$OUT/.cgisnap/deps")" "/p3.php	R	$SITE/inc/a.php" "p3 depends on inc/a.php"
+check_contains "$("$CGISNAP" ls --deps "$OUT")" "/p3.php	R	$SITE/inc/a.php" "p3 depends on inc/a.php"
 check_not_contains "$(cat "$LOG")" "cannot be traced" "every page traced"
 check_ne "" "$(pgrep -f -- "$TMPDIR/cgisnap-php-")" "a worker runs between batches"
 PID=$(pid_of p1.php)

@@ -25,7 +25,7 @@ re() { printf '%s' "$1" | sed 's/[][?.*+()|{}^$\\]/\\&/g'; }
 try "watch -v comes up"
 watch_start "$LOG" "${ARGS[@]}" -v "$OUT"
 check_eq 0 $? "watch came up ($(tail -3 "$LOG"))"
-D=$OUT/.cgisnap/deps
+D=$TESTDIR/deps.tsv
 
 try "an edit: the page that read the file, by R"
 src=$(wiki_file "$SITE" "$P")
@@ -49,6 +49,7 @@ try "a new page: the pages that listed its directory, by L"
 dir=$SITE/data/pages/howto
 # A page that listed the directory, and neither read every file in it
 # (C, taken first) nor anything of the new page.
+"$CGISNAP" ls --deps "$OUT" >"$D"
 L=$(awk -F'\t' -v d="$dir" '$2 == "L" && $3 == d { print $1 }' "$D" | LC_ALL=C sort -u)
 C=$(awk -F'\t' -v d="$dir" '$2 == "C" && $3 == d { print $1 }' "$D" | LC_ALL=C sort -u)
 T=$(comm -23 <(printf '%s\n' "$L") <(printf '%s\n' "$C") | head -1)

@@ -81,7 +81,7 @@ watch_start "$LOG" --root "$SITE" --cgi php=php-cgi --env "MARK_DIR=$MARK" -j 2 
 check_eq 0 $? "watch came up"
 check_contains "$(cat "$LOG")" "(dependencies traced)" "watching line"
 check_file "$OUT/$(item_key a)" "item a"
-check_contains "$(cat "$OUT/.cgisnap/deps")" "/	L	$SITE/data/items" "the index listed the items"
+check_contains "$("$CGISNAP" ls --deps "$OUT")" "/	L	$SITE/data/items" "the index listed the items"
 
 try "the first change after quiet starts its batch at once"
 n=$(batches "$LOG")

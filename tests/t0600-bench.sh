@@ -40,6 +40,7 @@ printf 'xxx' >"$VTREE/vary.cgi"
 # A tree, which lists the page: serve sends no unlisted script file.
 manifest_start "$VTREE"
 manifest_line /vary.cgi vary.cgi 200 'text/plain' >>"$VTREE/.cgisnap/manifest"
+manifest_commit "$VTREE"
 
 try "the wiki against its snapshot: both sides, every request counted, static faster"
 "$CGISNAP" bench "${WIKI_ORIGIN[@]}" --tree "$OUT" -n 40 -c 4 -k --sample 5 --json \
@@ -212,6 +213,7 @@ mkdir -p "$STREE"
 cp "$DOC/notes.sh" "$STREE/notes.sh"
 manifest_start "$STREE"
 manifest_line /notes.sh notes.sh 200 'application/octet-stream' >>"$STREE/.cgisnap/manifest"
+manifest_commit "$STREE"
 "$CGISNAP" bench --root "$DOC" --static-ext sh --tree "$STREE" --url /notes.sh \
 	-n 4 -c 1 --no-warmup --json >"$TESTDIR/static-ext.json" 2>"$TESTDIR/static-ext.err"
 check_eq 0 $? "exit status ($(cat "$TESTDIR/static-ext.err"))"

@@ -92,6 +92,7 @@ manifest_start "$T"
 	manifest_line /failed - 500 - -
 	manifest_line '/a/../x' - 301 - 'http://localhost/never'
 } >>"$T/.cgisnap/manifest"
+manifest_commit "$T"
 printf 'site-url = http://localhost/\nsort-query = no\n' >"$T/.cgisnap/settings"
 printf '<h1>Custom not found</h1>\n' >"$T/.cgisnap/404.html"
 

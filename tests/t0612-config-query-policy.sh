@@ -44,6 +44,7 @@ make_policy_tree() {
 	printf 'site-url = http://localhost/\nignore-param = utm_*\nignore-param = fbclid\nsort-query = yes\n' \
 		>"$t/.cgisnap/settings"
 	printf '<h1>Custom not found</h1>\n' >"$t/.cgisnap/404.html"
+	manifest_commit "$t"
 }
 
 T=$TESTDIR/tree

@@ -37,7 +37,7 @@ check_eq "http://127.0.0.1:$PB/" "$(sed -n 's/^site-url = //p' "$TESTDIR/blog-tr
 pages() {
 	local all
 	all=$(awk -F'\t' '!/^#/ && $3 == 200 && $4 ~ /^text\/html/ && $1 != "/" { print $1 }' \
-		"$1/.cgisnap/manifest" | LC_ALL=C sort)
+		<("$CGISNAP" ls "$1") | LC_ALL=C sort)
 	echo /
 	printf '%s\n' "$all" | awk -v n="$(printf '%s\n' "$all" | wc -l)" \
 		'BEGIN { step = n / 9 } NR == int(k * step) + 1 && k < 9 { print; k++ }'

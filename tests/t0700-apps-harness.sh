@@ -75,8 +75,8 @@ check_eq 200 "$(manifest_field "$TESTDIR/dw-out" "/lib/exe/fetch.php?media=wiki:
 echo "# baseline dokuwiki: $(manifest_targets "$TESTDIR/dw-out" | wc -l) URLs for $(wc -l <"$DW_PAGES_FILE") pages in $secs s;$(
 	family_counts "$TESTDIR/dw-out" 'taskrunner\.php' 'do=index' 'do=diff' 'do=export_raw' \
 		'do=export_xhtml' 'do=(edit|admin|login|recent|revisions|backlink|media)' 'rev=')"
-echo "# baseline dokuwiki: $(awk -F'\t' '!/^#/ && $3 == 404' "$TESTDIR/dw-out/.cgisnap/manifest" | wc -l) URLs stored as 404 ($(
-	awk -F'\t' '!/^#/ && $3 == 404 && $1 ~ /^\/lib\/(tpl|plugins)\//' "$TESTDIR/dw-out/.cgisnap/manifest" | wc -l
+echo "# baseline dokuwiki: $(awk -F'\t' '!/^#/ && $3 == 404' <("$CGISNAP" ls "$TESTDIR/dw-out") | wc -l) URLs stored as 404 ($(
+	awk -F'\t' '!/^#/ && $3 == 404 && $1 ~ /^\/lib\/(tpl|plugins)\//' <("$CGISNAP" ls "$TESTDIR/dw-out") | wc -l
 	) under lib/tpl and lib/plugins, the package's links to /var/lib/dokuwiki); $(grep -c 'PHP Warning' "$TESTDIR/dw-snap.err") PHP warnings"
 
 try "mariadb_start: a MariaDB of the test's own, on a unix socket only"
@@ -122,7 +122,7 @@ check_eq "" "$missing" "seeded URLs not stored with their title"
 echo "# baseline wordpress: $(manifest_targets "$TESTDIR/wp-out" | wc -l) URLs for $(grep -cE $'\t(post|page)$' "$WP_POSTS_FILE") posts and pages in $secs s;$(
 	family_counts "$TESTDIR/wp-out" '[?&]p=[0-9]' '/feed/$' '/feed/[0-9]' '/page/[0-9]' 'wp-sitemap' \
 		'wp-(admin|login)|xmlrpc|replytocom|wp-json|oembed|[?&]s=')"
-echo "# baseline wordpress: $(awk -F'\t' '!/^#/ && $3 == 404' "$TESTDIR/wp-out/.cgisnap/manifest" | wc -l) URLs stored as 404"
+echo "# baseline wordpress: $(awk -F'\t' '!/^#/ && $3 == 404' <("$CGISNAP" ls "$TESTDIR/wp-out") | wc -l) URLs stored as 404"
 
 try "mariadb_stop: the server stops, by its PID, cleanly"
 pid=$MARIADB_PID

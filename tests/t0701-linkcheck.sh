@@ -39,6 +39,7 @@ manifest_start "$T"
 		manifest_line "/$f" "$f" 200 application/octet-stream
 	done
 } >>"$T/.cgisnap/manifest"
+manifest_commit "$T"
 printf 'site-url = http://localhost/\n' >"$T/.cgisnap/settings"
 
 P=$(port 0)

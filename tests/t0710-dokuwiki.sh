@@ -65,7 +65,7 @@ check_eq "" "$(printf '%s\n' "$targets" | grep -E '[?&]rev=')" "old revisions"
 check_eq "" "$(printf '%s\n' "$targets" | grep -E 'taskrunner\.php|mediamanager\.php')" "web bug and media manager"
 check_eq "" "$(grep -rl 'taskrunner\.php' "$OUT" --include='*.html' | head -3)" \
 	"the web bug stripped from the stored pages"
-check_eq "/doku.php?id=start&do=index" "$(awk -F'\t' '!/^#/ && $3 == 200 { print $1 }' "$OUT/.cgisnap/manifest" | grep -E '[?&]do=index')" \
+check_eq "/doku.php?id=start&do=index" "$(awk -F'\t' '!/^#/ && $3 == 200 { print $1 }' <("$CGISNAP" ls "$OUT") | grep -E '[?&]do=index')" \
 	"the one sitemap"
 check_eq 200 "$(manifest_field "$OUT" /feed.php 3)" "the recent-changes feed"
 check_le 1 "$(printf '%s\n' "$targets" | grep -c '^/feed\.php?mode=list&ns=')" "the namespace feeds"

@@ -111,7 +111,7 @@ while IFS=$'\t' read -r target location; do
 	code=$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "http://127.0.0.1:$PS$target")
 	check_eq "301 $location" "$code" "$target from serve"
 	n=$((n + 1))
-done < <(awk -F'\t' '!/^#/ && $1 ~ /^\/\?p=[0-9]+$/ { print $1 "\t" $9 }' "$OUT/.cgisnap/manifest")
+done < <(awk -F'\t' '!/^#/ && $1 ~ /^\/\?p=[0-9]+$/ { print $1 "\t" $9 }' <("$CGISNAP" ls "$OUT"))
 check_le 21 "$n" "shortlinks recorded (20 posts, the post of links)"
 check_eq "$SITE_URL"2024/01/harness-post-01/ \
 	"$(curl -s -o /dev/null -w '%{redirect_url}' "http://127.0.0.1:$PS/?p=$(wp_php \
@@ -130,7 +130,7 @@ try "10 pages load in Chromium with no failed resource"
 if command -v chromium >/dev/null 2>&1; then
 	{
 		echo /
-		awk -F'\t' '!/^#/ && $3 == 200 && $4 ~ /^text\/html/ && $1 != "/" { print $1 }' "$OUT/.cgisnap/manifest" |
+		awk -F'\t' '!/^#/ && $3 == 200 && $4 ~ /^text\/html/ && $1 != "/" { print $1 }' <("$CGISNAP" ls "$OUT") |
 			LC_ALL=C sort | awk '{ a[NR] = $0 } END { for (k = 0; k < 9; k++) print a[int(k * NR / 9) + 1] }'
 	} | sed "s|^|http://127.0.0.1:$PS|" >"$TESTDIR/pages"
 	python3 "$ROOT/tests/lib-browser.py" $(cat "$TESTDIR/pages") >"$TESTDIR/browser" 2>&1
@@ -151,7 +151,7 @@ if command -v nginx >/dev/null 2>&1; then
 		while IFS=$'\t' read -r target location; do
 			check_eq "301 $location" "$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' \
 				"http://127.0.0.1:$PS$target")" "$target from nginx"
-		done < <(awk -F'\t' '!/^#/ && $1 ~ /^\/\?p=[0-9]+$/ { print $1 "\t" $9 }' "$OUT/.cgisnap/manifest")
+		done < <(awk -F'\t' '!/^#/ && $1 ~ /^\/\?p=[0-9]+$/ { print $1 "\t" $9 }' <("$CGISNAP" ls "$OUT"))
 		curl -s -o "$TESTDIR/ver-nginx.css" "http://127.0.0.1:$PS$ver"
 		check_cmp "$WP_ROOT${ver%%\?*}" "$TESTDIR/ver-nginx.css" "$ver from nginx"
 		bg_stop "$NGINX_PID"

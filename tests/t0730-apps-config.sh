@@ -25,7 +25,8 @@ apps_need dokuwiki wordpress
 # sample TREE N: the manifest's targets that are not 200 (redirects,
 # 404s), then every Kth of its 200s in sorted order, about N lines in all.
 sample() {
-	local m=$1/.cgisnap/manifest n=$2 rest all k
+	local m=$TESTDIR/sample.manifest n=$2 rest all k
+	"$CGISNAP" ls "$1" >"$m"
 	awk -F'\t' '!/^#/ && $3 != 200 { print $1 }' "$m" | LC_ALL=C sort
 	rest=$(awk -F'\t' '!/^#/ && $3 != 200' "$m" | wc -l)
 	all=$(awk -F'\t' '!/^#/ && $3 == 200' "$m" | wc -l)
@@ -156,12 +157,12 @@ mariadb_stop
 printf 'hidden\n' >"$W/.hidden.html"
 
 try "WordPress: shortlinks recorded as 301s, ?ver= assets linked"
-nshort=$(awk -F'\t' '!/^#/ && $1 ~ /^\/\?p=[0-9]+$/ && $3 == 301' "$W/.cgisnap/manifest" | wc -l)
+nshort=$(awk -F'\t' '!/^#/ && $1 ~ /^\/\?p=[0-9]+$/ && $3 == 301' <("$CGISNAP" ls "$W") | wc -l)
 check_le 20 "$nshort" "?p=N 301s in the manifest"
 vers=$(manifest_targets "$W" | grep -E '[?&]ver=')
 check_ne "" "$vers" "?ver= URLs in the manifest"
 {
-	awk -F'\t' '!/^#/ && $1 ~ /^\/\?p=[0-9]+$/ { print $1 }' "$W/.cgisnap/manifest" | LC_ALL=C sort
+	awk -F'\t' '!/^#/ && $1 ~ /^\/\?p=[0-9]+$/ { print $1 }' <("$CGISNAP" ls "$W") | LC_ALL=C sort
 	printf '%s\n' "$vers"
 	# The same files with a version no page links.
 	printf '%s\n' "$vers" | sed -E 's/([?&]ver=)[^&]*/\10.0-never-linked/' | head -3
@@ -184,7 +185,7 @@ while IFS=$'\t' read -r target loc; do
 	for p in "$P_SW" "$P_NW" "$P_AW"; do
 		check_eq "301 $loc" "$(location "$p" "$target")" "$target on port $p"
 	done
-done < <(awk -F'\t' '!/^#/ && $1 ~ /^\/\?p=[0-9]+$/ && $3 == 301 { print $1 "\t" $9 }' "$W/.cgisnap/manifest" | LC_ALL=C sort | sed -n '1p;$p')
+done < <(awk -F'\t' '!/^#/ && $1 ~ /^\/\?p=[0-9]+$/ && $3 == 301 { print $1 "\t" $9 }' <("$CGISNAP" ls "$W") | LC_ALL=C sort | sed -n '1p;$p')
 try "WordPress: a ?ver= URL answers with its file from all three"
 v=$(printf '%s\n' "$vers" | grep -E '\.css\?ver=' | head -1)
 for p in "$P_SW" "$P_NW" "$P_AW"; do

@@ -59,10 +59,9 @@ cat <<'EOF2'
 .SH FILES
 .TP
 .I DIR/.cgisnap/
-cgisnap's own files in a snapshot tree: manifest (one line per URL), deps
-(what each page's render read), journal (publishes since the last save),
-settings, profile, lastrun (what the last run did: cgisnap status), 404.html,
-lock, and control (the socket of a running watch, for cgisnap notify).
+cgisnap's own files in a snapshot tree: tree.db (the manifest: one row per URL and
+what each page's render read; docs/tree-db.md, cgisnap ls), settings, profile, lastrun (what the last run did: cgisnap status), 404.html, lock, and control (the
+socket of a running watch, for cgisnap notify).
 No server may serve anything under it.
 .SH "SEE ALSO"
 The README and docs/url-keys.md in the source tree.

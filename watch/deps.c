@@ -110,84 +110,10 @@ void watch_rules_release(struct watch_rules *r)
 
 /* ---- the index ---- */
 
-/* Append id to l. */
-static void ids_push(struct dep_ids *l, uint32_t id)
+void dep_index_open(struct dep_index *ix, struct tree *t, const struct manifest *m)
 {
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 4;
-		l->ids = xrealloc(l->ids, l->cap * sizeof *l->ids);
-	}
-	l->ids[l->n++] = id;
-}
-
-/* Note that page id depends on path in map. */
-static void ids_add(struct hashmap *map, const char *path, uint32_t id)
-{
-	struct dep_ids *l = hashmap_get(map, path);
-	if (!l) {
-		l = xcalloc(1, sizeof *l);
-		hashmap_put(map, path, l);
-	}
-	if (l->n && l->ids[l->n - 1] == id)
-		return; /* a page lists each path once; this keeps repeats out anyway */
-	ids_push(l, id);
-}
-
-/* Free map and its lists. */
-static void free_ids(struct hashmap *map)
-{
-	size_t it = 0;
-	void *v;
-	while (hashmap_next(map, &it, NULL, &v)) {
-		struct dep_ids *l = v;
-		free(l->ids);
-		free(l);
-	}
-	hashmap_release(map);
-}
-
-void dep_index_release(struct dep_index *ix)
-{
-	free_ids(&ix->read);
-	free_ids(&ix->exist);
-	free_ids(&ix->listed);
-	free_ids(&ix->contents);
-	free(ix->untraced.ids);
-	hashmap_release(&ix->ids);
-	for (size_t i = 0; i < ix->ntargets; i++)
-		free(ix->targets[i]);
-	free(ix->targets);
-	free(ix->weight);
-	memset(ix, 0, sizeof *ix);
-}
-
-void dep_index_build(struct dep_index *ix, const struct manifest *m)
-{
-	dep_index_release(ix);
-	size_t n = manifest_count(m);
-	ix->targets = xcalloc(n ? n : 1, sizeof *ix->targets);
-	ix->weight = xcalloc(n ? n : 1, sizeof *ix->weight);
-	size_t it = 0;
-	void *v;
-	while (hashmap_next(&m->entries, &it, NULL, &v)) {
-		const struct manifest_entry *e = v;
-		uint32_t id = (uint32_t)ix->ntargets++;
-		ix->targets[id] = xstrdup(e->target);
-		/* a whole directory weighs like the many files it stands for */
-		ix->weight[id] = manifest_deps_count(e) + 100 * e->deps_contents.n;
-		hashmap_put(&ix->ids, e->target, (void *)(uintptr_t)(id + 1));
-		for (size_t i = 0; i < e->deps_read.n; i++)
-			ids_add(&ix->read, e->deps_read.items[i], id);
-		for (size_t i = 0; i < e->deps_exist.n; i++)
-			ids_add(&ix->exist, e->deps_exist.items[i], id);
-		for (size_t i = 0; i < e->deps_listed.n; i++)
-			ids_add(&ix->listed, e->deps_listed.items[i], id);
-		for (size_t i = 0; i < e->deps_contents.n; i++)
-			ids_add(&ix->contents, e->deps_contents.items[i], id);
-		if (e->deps_untraced.n)
-			ids_push(&ix->untraced, id);
-		ix->pairs += manifest_deps_count(e);
-	}
+	ix->tree = t;
+	ix->m = m;
 }
 
 /* ---- the pages for a batch ---- */
@@ -212,7 +138,7 @@ struct picks {
 	struct pick *items;
 	size_t n, cap;
 	struct hashmap seen; /* target -> 1 */
-	bool *chosen;        /* by index number */
+	bool failed;         /* a lookup failed: every page instead */
 	bool want_why;
 };
 
@@ -254,37 +180,31 @@ static void pick_add(struct picks *p, const char *target, size_t weight, const s
 	p->n++;
 }
 
-/* Choose every page of a list from the index (l may be NULL), for r. */
-static void pick_ids(struct picks *p, const struct dep_index *ix, const struct dep_ids *l, const struct reason *r)
+/* How a page sorts: by how many paths it depends on, a whole directory
+ * weighing like the many files it stands for. */
+static size_t weight_of(const struct dep_index *ix, const char *target)
 {
-	for (size_t i = 0; l && i < l->n; i++) {
-		uint32_t id = l->ids[i];
-		if (p->chosen[id])
-			continue;
-		p->chosen[id] = true;
-		pick_add(p, ix->targets[id], ix->weight[id], r);
-	}
+	const struct manifest_entry *e = ix->m ? manifest_get(ix->m, target) : NULL;
+	return e ? manifest_deps_count(e) + 100 * e->deps_contents.n : 0;
 }
 
-/* path is strictly below dir. */
-static bool under(const char *path, const char *dir, size_t dirlen)
+/* Choose the pages manifest_dependents names (kind, path as there). */
+static void pick_lookup(struct picks *p, const struct dep_index *ix, char kind, const char *path,
+			const struct reason *r)
 {
-	return !strncmp(path, dir, dirlen) && path[dirlen] == '/';
-}
-
-/* Pages of everything recorded (as kind) below a directory that went away. */
-static void pick_below(struct picks *p, const struct dep_index *ix, const struct hashmap *map, const char *dir,
-		       unsigned flags, char kind)
-{
-	size_t len = strlen(dir), it = 0;
-	const char *k;
-	void *v;
-	while (hashmap_next(map, &it, &k, &v)) {
-		if (!under(k, dir, len))
-			continue;
-		struct reason r = { dir, flags, kind, k };
-		pick_ids(p, ix, v, &r);
+	struct strlist found = STRLIST_INIT;
+	char err[ERR_LEN];
+	if (!ix->tree || p->failed)
+		return;
+	if (manifest_dependents(ix->tree, kind, path, &found, err) < 0) {
+		/* Not knowing who depends on it, re-render everything. */
+		log_error("%s", err);
+		p->failed = true;
 	}
+	for (size_t i = 0; i < found.n; i++)
+		if (!hashmap_get(&p->seen, found.items[i]))
+			pick_add(p, found.items[i], weight_of(ix, found.items[i]), r);
+	strlist_clear(&found);
 }
 
 /* The pages whose recorded dependencies a change of path touches. */
@@ -293,26 +213,25 @@ static void pick_recorded(struct picks *p, const struct dep_index *ix, const cha
 	const char *slash = strrchr(path, '/');
 	char *dir = !slash ? NULL : slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
 	struct reason r = { path, flags, 'R', path };
-	pick_ids(p, ix, hashmap_get(&ix->read, path), &r);
+	pick_lookup(p, ix, 'R', path, &r);
 	r = (struct reason){ path, flags, 'C', dir };
 	if (dir)
-		pick_ids(p, ix, hashmap_get(&ix->contents, dir), &r);
+		pick_lookup(p, ix, 'C', dir, &r);
 	if (flags & (FSW_CREATED | FSW_REMOVED)) {
 		r = (struct reason){ path, flags, 'E', path };
-		pick_ids(p, ix, hashmap_get(&ix->exist, path), &r);
+		pick_lookup(p, ix, 'E', path, &r);
 		r = (struct reason){ path, flags, 'L', dir };
 		if (dir)
-			pick_ids(p, ix, hashmap_get(&ix->listed, dir), &r);
+			pick_lookup(p, ix, 'L', dir, &r);
 	}
 	if ((flags & FSW_DIR) && (flags & FSW_REMOVED)) {
 		r = (struct reason){ path, flags, 'L', path };
-		pick_ids(p, ix, hashmap_get(&ix->listed, path), &r);
+		pick_lookup(p, ix, 'L', path, &r);
 		r = (struct reason){ path, flags, 'C', path };
-		pick_ids(p, ix, hashmap_get(&ix->contents, path), &r);
-		pick_below(p, ix, &ix->read, path, flags, 'R');
-		pick_below(p, ix, &ix->exist, path, flags, 'E');
-		pick_below(p, ix, &ix->listed, path, flags, 'L');
-		pick_below(p, ix, &ix->contents, path, flags, 'C');
+		pick_lookup(p, ix, 'C', path, &r);
+		/* Everything recorded below it: the directory is the reason. */
+		r = (struct reason){ path, flags, 0, "a dependency recorded below it" };
+		pick_lookup(p, ix, 0, path, &r);
 	}
 	free(dir);
 }
@@ -330,10 +249,9 @@ static void pick_rules(struct picks *p, const struct dep_index *ix, const struct
 		if (!t) {
 			log_warn("--depends '%s': '%s' is not a URL of the site", r->rules[i].spec, url);
 		} else {
-			uintptr_t id = (uintptr_t)hashmap_get(&ix->ids, t);
 			char *rule = p->want_why ? xasprintf("--depends '%s'", r->rules[i].spec) : NULL;
 			struct reason why = { path, flags, 0, rule };
-			pick_add(p, t, id ? ix->weight[id - 1] : 0, &why);
+			pick_add(p, t, weight_of(ix, t), &why);
 			free(rule);
 		}
 		free(t);
@@ -363,7 +281,6 @@ void deps_targets_why(const struct dep_index *ix, const struct watch_rules *r, c
 	struct picks p;
 	memset(&p, 0, sizeof p);
 	p.want_why = why != NULL;
-	p.chosen = xcalloc(ix->ntargets ? ix->ntargets : 1, sizeof *p.chosen);
 	for (size_t i = 0; i < ch->order.n; i++) {
 		const char *path = ch->order.items[i];
 		pick_recorded(&p, ix, path, changes_flags(ch, path));
@@ -373,7 +290,14 @@ void deps_targets_why(const struct dep_index *ix, const struct watch_rules *r, c
 	if (ch->order.n) {
 		const char *first = ch->order.items[0];
 		struct reason u = { first, changes_flags(ch, first), 'U', NULL };
-		pick_ids(&p, ix, &ix->untraced, &u);
+		pick_lookup(&p, ix, 'U', NULL, &u);
+	}
+	/* A lookup failed: every page, as a change without rules would. */
+	if (p.failed && ix->m) {
+		size_t it = 0;
+		const char *k;
+		while (hashmap_next(&ix->m->entries, &it, &k, NULL))
+			pick_add(&p, k, weight_of(ix, k), &(struct reason){ NULL, 0, 0, "a dependency lookup failed" });
 	}
 	/* A page named is the one its editor looks at: among the first. */
 	struct reason notified = { NULL, 0, 0, "notified" };
@@ -393,7 +317,6 @@ void deps_targets_why(const struct dep_index *ix, const struct watch_rules *r, c
 			strlist_add_owned(why, p.items[i].why ? p.items[i].why : xstrdup("?"));
 	}
 	free(p.items);
-	free(p.chosen);
 	hashmap_release(&p.seen);
 }
 

@@ -377,7 +377,7 @@ static const char *initial_crawl_reason(struct watcher *w)
 			return "the tree has no recorded dependencies";
 	}
 	struct stat sb;
-	if (fstatat(w->s.tree.meta_fd, MANIFEST_FILE, &sb, 0) < 0)
+	if (fstatat(w->s.tree.meta_fd, MANIFEST_DB_FILE, &sb, 0) < 0)
 		return "the tree has no manifest";
 	struct scan_stats st;
 	memset(&st, 0, sizeof st);
@@ -606,8 +606,8 @@ static void batch_done(struct watcher *w, const struct crawl_result *res, const 
 }
 
 /* Re-render what the pending changes affect (everything for a full
- * re-crawl), publish it, log it, run the hook, and refresh the index of
- * recorded dependencies. */
+ * re-crawl), publish it, log it, and run the hook (the index of
+ * recorded dependencies is the database the batch saved). */
 static void run_batch(struct watcher *w)
 {
 	struct crawl_result res;
@@ -676,9 +676,7 @@ static void run_batch(struct watcher *w)
 	/* The manifest is rewritten only when it changed; its time says the
 	 * sources were handled up to now (initial_crawl_reason asks). */
 	if (rc == 0 && changes_count(&w->pending))
-		utimensat(w->s.tree.meta_fd, MANIFEST_FILE, NULL, AT_SYMLINK_NOFOLLOW);
-	if (w->tracer)
-		dep_index_build(&w->index, crawl_manifest(w->crawl));
+		utimensat(w->s.tree.meta_fd, MANIFEST_DB_FILE, NULL, AT_SYMLINK_NOFOLLOW);
 	batch_done(w, &res, rc < 0 ? err : NULL);
 	crawl_result_release(&res);
 	strlist_clear(&targets);
@@ -793,7 +791,6 @@ static void watcher_release(struct watcher *w)
 	dep_recorder_release(&w->recorder);
 	srcwatch_free(w->fsw);
 	watch_rules_release(&w->rules);
-	dep_index_release(&w->index);
 	relist_free(w->ignore, w->nignore);
 	strlist_clear(&w->sources);
 	strlist_clear(&w->missing);
@@ -913,7 +910,7 @@ static int initial_crawl(struct watcher *w)
 		crawl_result_release(&res);
 	}
 	if (w->tracer)
-		dep_index_build(&w->index, crawl_manifest(w->crawl));
+		dep_index_open(&w->index, &w->s.tree, crawl_manifest(w->crawl));
 	w->next_poll_ms = now_ms() + w->poll_ms;
 	log_info("watching %zu director%s of %zu source%s (%s)", srcwatch_count(w->fsw),
 		 srcwatch_count(w->fsw) == 1 ? "y" : "ies", w->sources.n, w->sources.n == 1 ? "" : "s",

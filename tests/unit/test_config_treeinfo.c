@@ -305,7 +305,10 @@ TEST(config_treeinfo_load_reads_the_tree)
 	CHECK(strstr(err, "cannot open tree") != NULL);
 	treeinfo_release(&ti);
 
-	/* A malformed manifest is an error, not an empty tree. */
+	/* An old tree's malformed manifest is an error, not an empty tree. */
+	char *db = xasprintf("%s/.cgisnap/tree.db", dir);
+	CHECK_INT(0, unlink(db));
+	free(db);
 	write_file(manifest, "/\tindex.html\tnot-a-status\n");
 	CHECK_INT(-1, treeinfo_load(&ti, dir, NULL, err));
 	treeinfo_release(&ti);

@@ -1,4 +1,4 @@
-/* test_manifest.c - the manifest and deps files, the tree's lock and settings. */
+/* test_manifest.c - the manifest in tree.db, old trees' text files, the tree's lock and settings. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,89 +107,128 @@ TEST(manifest_round_trip)
 	CHECK_INT(1, manifest_count(&m2));
 	manifest_release(&m2);
 
-	/* A malformed line is reported with its file and line number. */
-	char *mpath = xasprintf("%s/.cgisnap/manifest", treepath);
+	/* An old tree's malformed line is reported with its file and line
+	 * number, and nothing is migrated. */
+	char *oldpath = xasprintf("%s/old", path);
+	struct tree o;
+	CHECK_INT(0, tree_open(&o, oldpath, true, err));
+	char *mpath = xasprintf("%s/.cgisnap/manifest", oldpath);
 	FILE *f = fopen(mpath, "w");
 	fputs("# header\n/a\ta.html\t200\n", f);
 	fclose(f);
 	free(mpath);
 	struct manifest m3 = MANIFEST_INIT;
-	CHECK_INT(-1, manifest_load(&m3, &t, err));
+	CHECK_INT(-1, manifest_load(&m3, &o, err));
 	CHECK(strstr(err, "/.cgisnap/manifest:2: malformed line") != NULL);
+	CHECK(faccessat(o.meta_fd, "manifest", F_OK, 0) == 0); /* kept */
 	manifest_release(&m3);
+	tree_close(&o);
+	free(oldpath);
 	tree_close(&t);
 	unit_remove_tree(path);
 	free(treepath);
 }
 
-/* A save of the same manifest leaves both files alone (a watch --poll
- * that changed nothing writes nothing); a changed one replaces them. */
-TEST(manifest_save_unchanged_writes_nothing)
+static struct manifest_entry *entry(const char *target, int i)
+{
+	struct manifest_entry *e = manifest_entry_new(target);
+	e->key = xasprintf("p%d.html", i);
+	e->status = 200;
+	e->bytes = i;
+	sha256_hex(target, strlen(target), e->sha256);
+	/* Shared sets (the same names in /site/lib/) and one of its own. */
+	strlist_add(&e->deps_read, "/site/lib/b.php");
+	strlist_add(&e->deps_read, "/site/lib/a.php");
+	strlist_add_owned(&e->deps_read, xasprintf("/site/data/p%d.txt", i));
+	strlist_add(&e->deps_listed, "/site/data");
+	return e;
+}
+
+/* A save writes only the rows of entries that changed: a save of the same
+ * manifest writes nothing (a watch --poll that changed nothing), a batch
+ * touching 3 pages writes 3 rows, a page gone deletes 1; an entry read
+ * back (its dependencies regrouped, in another order) is no change. */
+TEST(manifest_save_writes_only_changed_rows)
 {
 	char path[] = "/tmp/cgisnap-man-XXXXXX";
 	CHECK(mkdtemp(path) != NULL);
 	char *treepath = xasprintf("%s/tree", path);
-	char *mpath = xasprintf("%s/.cgisnap/manifest", treepath);
-	char *dpath = xasprintf("%s/.cgisnap/deps", treepath);
 	struct tree t;
 	char err[ERR_LEN];
-	struct stat m1, d1, m2, d2;
 	CHECK_INT(0, tree_open(&t, treepath, true, err));
 	struct manifest m = MANIFEST_INIT;
-	struct manifest_entry *e = manifest_entry_new("/a");
-	e->key = xstrdup("a.html");
-	e->status = 200;
-	memset(e->sha256, 'a', 64);
-	strlist_add(&e->deps_read, "/site/a.txt");
-	manifest_put(&m, e);
+	char target[32];
+	for (int i = 0; i < 100; i++) {
+		snprintf(target, sizeof target, "/p%d", i);
+		manifest_put(&m, entry(target, i));
+	}
 	CHECK_INT(0, manifest_save(&m, &t, err));
-	CHECK_INT(0, stat(mpath, &m1));
-	CHECK_INT(0, stat(dpath, &d1));
+	CHECK_INT(100, manifest_rows_written(&t));
 	CHECK_INT(0, manifest_save(&m, &t, err));
-	CHECK_INT(0, stat(mpath, &m2));
-	CHECK_INT(0, stat(dpath, &d2));
-	CHECK(m1.st_ino == m2.st_ino && d1.st_ino == d2.st_ino); /* not replaced */
-	e->render_ms = 12;
+	CHECK_INT(100, manifest_rows_written(&t));
+	manifest_get(&m, "/p3")->render_ms = 12;
+	manifest_put(&m, entry("/p50", 51)); /* a new render, other bytes */
+	strlist_add(&manifest_get(&m, "/p7")->deps_exist, "/site/new.txt");
+	manifest_put(&m, entry("/p8", 8)); /* a new render, the same */
 	CHECK_INT(0, manifest_save(&m, &t, err));
-	CHECK_INT(0, stat(mpath, &m2));
-	CHECK_INT(0, stat(dpath, &d2));
-	CHECK(m1.st_ino != m2.st_ino);  /* the manifest changed */
-	CHECK(d1.st_ino == d2.st_ino);  /* the deps did not */
+	CHECK_INT(103, manifest_rows_written(&t));
+	manifest_remove(&m, "/p9");
+	CHECK_INT(0, manifest_save(&m, &t, err));
+	CHECK_INT(104, manifest_rows_written(&t));
+	tree_close(&t);
+
+	CHECK_INT(0, tree_open(&t, treepath, false, err));
+	struct manifest r = MANIFEST_INIT;
+	CHECK_INT(0, manifest_load(&r, &t, err));
+	CHECK_INT(99, manifest_count(&r));
+	struct manifest_entry *e = manifest_get(&r, "/p7");
+	CHECK(e && e->deps_read.n == 3 && e->deps_exist.n == 1 && e->deps_listed.n == 1);
+	CHECK(e && strlist_contains(&e->deps_read, "/site/data/p7.txt"));
+	CHECK(e && strlist_contains(&e->deps_listed, "/site/data"));
+	CHECK(manifest_get(&r, "/p9") == NULL);
+	CHECK_INT(12, manifest_get(&r, "/p3") ? manifest_get(&r, "/p3")->render_ms : -1);
+	/* The render of every page again, as a crawl makes it: same rows. */
+	for (int i = 0; i < 100; i++) {
+		snprintf(target, sizeof target, "/p%d", i);
+		if (i != 3 && i != 7 && i != 9 && i != 50)
+			manifest_put(&r, entry(target, i));
+	}
+	CHECK_INT(0, manifest_save(&r, &t, err));
+	CHECK_INT(0, manifest_rows_written(&t));
+	manifest_release(&r);
 	manifest_release(&m);
 	tree_close(&t);
 	unit_remove_tree(path);
-	free(mpath);
-	free(dpath);
 	free(treepath);
 }
 
-/* The three files share one line loop: each is named when it cannot be
- * read, here because it is a directory (read gives EISDIR). */
-TEST(manifest_files_that_cannot_be_read_are_named)
+/* An old tree's three files are read by one line loop: each is named when
+ * it cannot be read, here because it is a directory (read gives EISDIR). */
+TEST(manifest_old_files_that_cannot_be_read_are_named)
 {
 	char path[] = "/tmp/cgisnap-man-XXXXXX";
 	CHECK(mkdtemp(path) != NULL);
-	char *treepath = xasprintf("%s/tree", path);
-	struct tree t;
-	char err[ERR_LEN];
-	CHECK_INT(0, tree_open(&t, treepath, true, err));
 	const char *names[] = { "deps", "manifest", "journal" };
 	for (int i = 0; i < 3; i++) {
+		char *treepath = xasprintf("%s/t%d", path, i);
+		struct tree t;
+		char err[ERR_LEN];
+		CHECK_INT(0, tree_open(&t, treepath, true, err));
+		if (i != 1)
+			close(openat(t.meta_fd, "manifest", O_WRONLY | O_CREAT, 0644));
 		CHECK_INT(0, mkdirat(t.meta_fd, names[i], 0755));
 		struct manifest m = MANIFEST_INIT;
-		long recovered = 0;
 		err[0] = '\0';
-		int rc = i < 2 ? manifest_load(&m, &t, err) : manifest_recover(&m, &t, &recovered, err);
-		CHECK_INT(-1, rc);
+		CHECK_INT(-1, manifest_load(&m, &t, err));
 		char *want = xasprintf("cannot read '%s/.cgisnap/%s'", treepath, names[i]);
 		CHECK_HAS(err, want);
 		free(want);
 		CHECK_INT(0, manifest_count(&m));
 		manifest_release(&m);
+		tree_close(&t);
+		free(treepath);
 	}
-	tree_close(&t);
 	unit_remove_tree(path);
-	free(treepath);
 }
 
 TEST(tree_lock_excludes_a_second_writer)
@@ -248,9 +287,8 @@ TEST(tree_settings_round_trip)
 	unit_remove_tree(path);
 }
 
-/* A page published and journaled, one journaled whose rename never
- * happened, a torn line and a leftover temp file: what an interrupted run
- * leaves. */
+/* A page published and pending, one pending whose rename never happened
+ * and leftover temp files: what an interrupted run leaves. */
 TEST(manifest_journal_recovers_only_published_files)
 {
 	char path[] = "/tmp/cgisnap-man-XXXXXX";
@@ -271,10 +309,7 @@ TEST(manifest_journal_recovers_only_published_files)
 	e->key = xstrdup("a/b.html");
 	CHECK_INT(0, manifest_journal(&t, e, err)); /* killed before its rename */
 	manifest_entry_free(e);
-	int fd = openat(t.meta_fd, "journal", O_WRONLY | O_APPEND);
-	CHECK(write(fd, "\n/c/\tc.html\t20", 15) == 15);
-	close(fd);
-	fd = openat(t.fd, "a/.cgisnap-tmp-99-1", O_WRONLY | O_CREAT, 0644);
+	int fd = openat(t.fd, "a/.cgisnap-tmp-99-1", O_WRONLY | O_CREAT, 0644);
 	close(fd);
 	fd = openat(t.meta_fd, ".cgisnap-tmp-99-2", O_WRONLY | O_CREAT, 0644);
 	close(fd);
@@ -292,7 +327,8 @@ TEST(manifest_journal_recovers_only_published_files)
 	CHECK(faccessat(t.fd, "a/index.html", F_OK, 0) == 0);
 	CHECK_INT(0, manifest_save(&m, &t, err));
 	CHECK_INT(0, manifest_journal_reset(&t, err));
-	CHECK(faccessat(t.meta_fd, "journal", F_OK, 0) < 0);
+	CHECK_INT(0, manifest_recover(&m, &t, &n, err));
+	CHECK_INT(0, n); /* none pending now */
 	CHECK_INT(0, manifest_journal_reset(&t, err)); /* none is fine */
 	manifest_release(&m);
 	tree_close(&t);

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# t0580-tree-db-kill: kill -9 of watch in the middle of a batch (its files
+# published, each committed to tree.db as pending first, the manifest not
+# yet saved: the test hook CGISNAP_TEST_PAUSE_BATCH holds it there), and
+# of snapshot in the middle of a crawl: the next run records what was
+# published, and the tree ends equal to a fresh snapshot's, no unchanged
+# file rewritten.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-snapshot.sh"
+. "$(dirname "$0")/lib-watch.sh"
+
+SITE=$TESTDIR/wiki
+OUT=$TESTDIR/out
+LOG=$TESTDIR/watch.log
+HOLD=$TESTDIR/hold
+seed_wiki "$SITE" 20
+P=$(cd "$SITE/data/pages" && find howto -name '*.txt' ! -name start.txt | sed 's/\.txt$//; s|/|:|g' | LC_ALL=C sort | head -1)
+mapfile -t ARGS < <(watch_wiki_args "$SITE")
+ARGS+=(--exclude 'do=(backlink|index|recent)')
+
+# row TREE TARGET: the sha256 column tree.db holds for TARGET.
+row() { manifest_field "$1" "$2" 6; }
+# fresh_compare TREE: snapshot the site afresh and compare the trees' files.
+fresh_compare() {
+	rm -rf "$TESTDIR/fresh"
+	snap_wiki "$SITE" "$TESTDIR/fresh" --exclude 'do=(backlink|index|recent)' 2>/dev/null
+	check_eq "" "$(tree_diff_from "$TESTDIR/fresh" "$1")" "files as a fresh snapshot's"
+	check_eq "" "$(tree_diff_from "$1" "$TESTDIR/fresh")" "no file a fresh snapshot lacks"
+}
+
+try "watch killed with -9 after publishing a batch, before saving it"
+watch_start "$LOG" "${ARGS[@]}" "$OUT"
+check_eq 0 $? "watch came up"
+watch_stop
+key=$(manifest_field "$OUT" "/doku.php?id=$P" 2)
+old_sha=$(row "$OUT" "/doku.php?id=$P")
+: >"$LOG"
+CGISNAP_TEST_PAUSE_BATCH=$HOLD watch_start "$LOG" "${ARGS[@]}" "$OUT"
+check_eq 0 $? "watch came up (no initial crawl to pause)"
+before=$(tree_mtimes "$OUT")
+printf '\nKilled batch marker.\n' >>"$(wiki_file "$SITE" "$P")"
+wait_until "$WATCH_WAIT" test -e "$HOLD.paused"
+check_eq 0 $? "the batch paused before its save"
+watch_stop KILL
+check_contains "$(cat "$OUT/$key")" "Killed batch marker." "P's page was published"
+check_eq "$old_sha" "$(row "$OUT" "/doku.php?id=$P")" "its row was not saved"
+check_ne 0 "$(tree_sql "$OUT" "SELECT count(*) FROM pending")" "its pending row was committed"
+
+try "the next watch records it and ends equal to a fresh snapshot, rewriting nothing else"
+: >"$LOG"
+watch_start "$LOG" "${ARGS[@]}" "$OUT"
+check_eq 0 $? "watch came up"
+watch_stop
+check_eq "$(sha256sum <"$OUT/$key" | cut -d' ' -f1)" "$(row "$OUT" "/doku.php?id=$P")" "P's row records the published bytes"
+check_eq 0 "$(tree_sql "$OUT" "SELECT count(*) FROM pending")" "nothing pending"
+echo "# the restart: $(grep -E "initial snapshot" "$LOG")"
+changed=$(diff <(printf '%s\n' "$before") <(tree_mtimes "$OUT") | grep '^>' | cut -d' ' -f2)
+check_eq "$(printf '%s\n' "$key" "$key.gz")" "$changed" "only P's file (and its .gz) changed since the kill's batch began"
+fresh_compare "$OUT"
+
+try "snapshot killed with -9 mid-crawl, then run again"
+S=$TESTDIR/snap
+_snap_paused() { CGISNAP_TEST_PAUSE_BATCH=$HOLD.snap exec "$CGISNAP" snapshot --root "$SITE" --cgi php=php-cgi \
+	--site-url http://localhost:8080/ --strip "$WIKI_STRIP" --not-found '/doku.php?id=cgisnap:no-such-page' \
+	--exclude 'do=(backlink|index|recent)' "$S" 2>"$TESTDIR/snap.err"; }
+bg_start _snap_paused
+SNAP_PID=$BG_PID
+wait_until 120 test -e "$HOLD.snap.paused"
+check_eq 0 $? "the crawl paused before its save"
+bg_stop "$SNAP_PID" KILL
+check_ne 0 "$(tree_sql "$S" "SELECT count(*) FROM pending")" "its publishes are pending"
+check_eq 0 "$(tree_sql "$S" "SELECT count(*) FROM url")" "no row saved"
+before=$(tree_mtimes "$S")
+snap_wiki "$SITE" "$S" --exclude 'do=(backlink|index|recent)' 2>"$TESTDIR/snap2.err"
+check_eq 0 $? "exit status"
+check_contains "$(cat "$TESTDIR/snap2.err")" "(0 new, 0 changed," "the second run found every file recorded and the same"
+check_eq "$before" "$(tree_mtimes "$S")" "no file rewritten"
+check_eq 0 "$(tree_sql "$S" "SELECT count(*) FROM pending")" "nothing pending"
+fresh_compare "$S"
+
+finish
