@@ -1335,21 +1335,30 @@ static void run_all(struct crawl *c)
 	}
 }
 
-/* Remove an old entry's file unless this run gave that file to a URL. A
- * file that no longer holds what cgisnap wrote, or that cannot be reached
- * without following a link, is left where it is, with a note. */
-static int drop_file(struct crawl *c, const struct manifest_entry *old, char *err)
+/* Whether an old entry's file is to be removed: 1 yes, 0 no (no file, or
+ * this run gave that file to a URL), -1 with err for an unsafe key. */
+static int want_drop(struct crawl *c, const struct manifest_entry *old, char *err)
 {
 	if (!old->key || hashmap_get(&c->claims, old->key))
 		return 0;
 	if (!urlkey_is_safe(old->key))
 		return err_set(err, "refusing to remove unsafe manifest key '%s'", old->key);
+	return 1;
+}
+
+/* Remove an old entry's file, once the manifest without it is saved. A
+ * file that no longer holds what cgisnap wrote, or that cannot be reached
+ * without following a link, is left where it is, with a note. false when
+ * the removal merely failed: its entry is back in the manifest, to be
+ * saved and retried. */
+static bool drop_file(struct crawl *c, const struct manifest_entry *old)
+{
 	char why[ERR_LEN];
 	int rc = publish_remove(c->tree->fd, old->key, old->bytes, old->sha256, why);
 	if (rc == 0) {
 		strlist_add(&c->res->changed_keys, old->key);
 		c->res->removed++;
-		return 0;
+		return true;
 	}
 	int saved = errno;
 	char *note = rc == PUBLISH_KEPT
@@ -1360,9 +1369,11 @@ static int drop_file(struct crawl *c, const struct manifest_entry *old, char *er
 	free(note);
 	/* A removal that merely failed keeps its record, to be retried; a
 	 * changed file or a link in the way is no longer cgisnap's. */
-	if (rc < 0 && saved != ELOOP && saved != ENOTDIR && !manifest_get(&c->next, old->target))
-		manifest_put(&c->next, manifest_entry_dup(old));
-	return 0;
+	if (rc < 0 && saved != ELOOP && saved != ENOTDIR && !manifest_get(&c->manifest, old->target)) {
+		manifest_put(&c->manifest, manifest_entry_dup(old));
+		return false;
+	}
+	return true;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -1408,26 +1419,33 @@ static void test_pause_batch(void)
  * fail with 404/redirect), and save it. */
 static int commit(struct crawl *c, bool prune, char *err)
 {
-	int rc = 0;
+	int rc = 0, d;
 	size_t n;
+	/* Files to remove: only after the manifest without them is saved, so
+	 * that a reader (serve) never finds an entry whose file is gone. They
+	 * are saved as pending removals in the same transaction: a run
+	 * killed before removing them leaves them to the next one. */
+	struct manifest gone = MANIFEST_INIT;
 	struct manifest_entry **old = manifest_sorted(&c->manifest, &n);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct manifest_entry *o = old[i];
 		struct manifest_entry *now = manifest_get(&c->next, o->target);
 		if (!now) {
-			if (prune)
-				rc = drop_file(c, o, err);
-			else
+			if (!prune)
 				manifest_put(&c->next, manifest_entry_dup(o));
+			else if ((d = want_drop(c, o, err)) != 0)
+				rc = d < 0 ? -1 : (manifest_put(&gone, manifest_entry_dup(o)), 0);
 			continue;
 		}
 		keep_same_line(now, o);
 		if (!o->key || (now->key && !strcmp(now->key, o->key)))
 			continue;
-		if (now->key || prune)
-			rc = drop_file(c, o, err); /* moved to another file, or gone */
-		else
+		if (now->key || prune) { /* moved to another file, or gone */
+			if ((d = want_drop(c, o, err)) != 0)
+				rc = d < 0 ? -1 : (manifest_put(&gone, manifest_entry_dup(o)), 0);
+		} else {
 			manifest_put(&c->next, manifest_entry_dup(o)); /* keep serving the old page */
+		}
 	}
 	free(old);
 	manifest_release(&c->manifest);
@@ -1438,10 +1456,22 @@ static int commit(struct crawl *c, bool prune, char *err)
 		c->hooks.on_commit(c->hooks.arg, &c->manifest);
 	test_pause_batch();
 	if (rc == 0)
+		rc = manifest_save_removing(&c->manifest, &gone, c->tree, err);
+	bool all_dropped = true;
+	if (rc == 0) {
+		struct manifest_entry **v = manifest_sorted(&gone, &n);
+		for (size_t i = 0; i < n; i++)
+			all_dropped &= drop_file(c, v[i]);
+		free(v);
+	}
+	/* A removal that failed put its entry back: saved again before the
+	 * pending rows (its pending removal among them) go. */
+	if (rc == 0 && !all_dropped)
 		rc = manifest_save(&c->manifest, c->tree, err);
-	/* The manifest now records every publish the journal held. */
+	/* The manifest now records every publish the pending rows held. */
 	if (rc == 0)
 		rc = manifest_journal_reset(c->tree, err);
+	manifest_release(&gone);
 	index_owned(c);
 	free_claims(c);
 	return rc;

@@ -42,7 +42,9 @@
  * disk) leaves every file it published recorded. The next writer replays
  * it with manifest_recover() (rows whose file really holds the recorded
  * bytes become entries, hence cgisnap's own files, prunable as any
- * other); a crawl empties it once the manifest is saved.
+ * other); a crawl empties it once the manifest is saved. The files of
+ * URLs gone are removed only after the save that drops their entries,
+ * which commits them as pending removals (manifest_save_removing).
  *
  * A tree of an older cgisnap (.cgisnap/manifest, deps and journal text
  * files) is migrated on first use: the files are imported in one
@@ -100,6 +102,16 @@ int manifest_load(struct manifest *m, struct tree *t, char *err);
  * that changed since the last load or save (of this process) are written,
  * those of entries no longer in m deleted. Creates the database. */
 int manifest_save(const struct manifest *m, struct tree *t, char *err);
+/* manifest_save, committing in the same transaction each entry of gone
+ * (NULL: none) as a pending removal: the caller removes their files once
+ * this returned (a reader never finds an entry whose file is gone), then
+ * calls manifest_journal_reset. A run killed before it removed them
+ * leaves them to manifest_recover, which removes each file that still
+ * holds the recorded bytes. */
+int manifest_save_removing(const struct manifest *m, const struct manifest *gone, struct tree *t, char *err);
+/* Whether another process committed to the tree's database since this
+ * one last loaded it (false without a database). */
+bool manifest_changed(struct tree *t);
 /* Rows written and deleted by this process's saves so far (tests, bench). */
 long long manifest_rows_written(const struct tree *t);
 

@@ -49,7 +49,10 @@ static const char SCHEMA[] =
 	" set_id INTEGER NOT NULL,"
 	" url_id INTEGER NOT NULL,"
 	" PRIMARY KEY (set_id, url_id)) WITHOUT ROWID;"
-	"CREATE TABLE pending (seq INTEGER PRIMARY KEY, line TEXT NOT NULL);";
+	"CREATE TABLE pending ("
+	" seq INTEGER PRIMARY KEY,"
+	" line TEXT NOT NULL,"   /* the entry as a text manifest line */
+	" remove INTEGER NOT NULL DEFAULT 0);"; /* 1: its file is to go */
 
 /* What the database holds for one target, as this process last read or
  * wrote it: what a save compares with. */
@@ -64,6 +67,7 @@ struct manifest_db {
 	sqlite3 *db;
 	pthread_mutex_t mu;   /* one user of the connection at a time */
 	bool have_state;      /* stored reflects the database */
+	long long data_version; /* PRAGMA data_version at the last load */
 	struct hashmap stored; /* target -> struct stored * */
 	long long rows_written;
 };
@@ -770,6 +774,27 @@ static void unlock_db(struct tree *t)
 		pthread_mutex_unlock(&t->db->mu);
 }
 
+/* Changes when another connection commits (-1 on error). */
+static long long data_version(struct tree *t)
+{
+	sqlite3_stmt *st = prepare(t, "PRAGMA data_version");
+	long long v = st && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	sqlite3_finalize(st);
+	return v;
+}
+
+bool manifest_changed(struct tree *t)
+{
+	char err[ERR_LEN];
+	if (lock_db(t, false, err) < 0)
+		return true; /* a database that appeared, or one that cannot be read */
+	if (!t->db)
+		return false;
+	bool changed = data_version(t) != t->db->data_version;
+	unlock_db(t);
+	return changed;
+}
+
 int manifest_load(struct manifest *m, struct tree *t, char *err)
 {
 	if (lock_db(t, false, err) < 0)
@@ -779,13 +804,42 @@ int manifest_load(struct manifest *m, struct tree *t, char *err)
 	int rc = exec(t, "BEGIN", err);
 	if (rc == 0) {
 		rc = read_all(t, m, err);
+		if (rc == 0)
+			t->db->data_version = data_version(t);
 		sqlite3_exec(t->db->db, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
 	}
 	unlock_db(t);
 	return rc;
 }
 
+/* Commit each entry of gone as a pending removal, inside the caller's
+ * transaction. */
+static int add_removals(struct tree *t, const struct manifest *gone, char *err)
+{
+	if (!gone || !manifest_count(gone))
+		return 0;
+	sqlite3_stmt *ins = prepare(t, "INSERT INTO pending (line, remove) VALUES (?1, 1)");
+	int rc = ins ? 0 : db_err(t, err, "update");
+	size_t it = 0;
+	void *v;
+	while (rc == 0 && hashmap_next(&gone->entries, &it, NULL, &v)) {
+		struct buf line = BUF_INIT;
+		manifest_format_entry(&line, v);
+		sqlite3_bind_text(ins, 1, line.data, (int)line.len, SQLITE_TRANSIENT);
+		if (step(ins) < 0)
+			rc = db_err(t, err, "update");
+		buf_release(&line);
+	}
+	sqlite3_finalize(ins);
+	return rc;
+}
+
 int manifest_save(const struct manifest *m, struct tree *t, char *err)
+{
+	return manifest_save_removing(m, NULL, t, err);
+}
+
+int manifest_save_removing(const struct manifest *m, const struct manifest *gone, struct tree *t, char *err)
 {
 	if (lock_db(t, true, err) < 0)
 		return -1;
@@ -795,7 +849,7 @@ int manifest_save(const struct manifest *m, struct tree *t, char *err)
 		goto fail;
 	if (!d->have_state && read_all(t, NULL, err) < 0)
 		goto rollback;
-	if (write_changes(t, m, err) < 0)
+	if (write_changes(t, m, err) < 0 || add_removals(t, gone, err) < 0)
 		goto rollback;
 	if (exec(t, "COMMIT", err) < 0)
 		goto rollback;
@@ -849,10 +903,11 @@ int manifest_recover(struct manifest *m, struct tree *t, long *recovered, char *
 	if (!t->db)
 		return 0;
 	struct hashmap cleaned = HASHMAP_INIT; /* directories whose temp files went */
-	sqlite3_stmt *st = prepare(t, "SELECT line FROM pending ORDER BY seq");
+	sqlite3_stmt *st = prepare(t, "SELECT line, remove FROM pending ORDER BY seq");
 	int rc = st ? SQLITE_ROW : SQLITE_ERROR;
 	while (st && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		char *line = xstrdup(column_text(st, 0) ? column_text(st, 0) : "");
+		bool removal = sqlite3_column_int(st, 1) != 0;
 		struct manifest_entry *e;
 		int bad = manifest_parse_entry(line, &e);
 		free(line);
@@ -873,6 +928,16 @@ int manifest_recover(struct manifest *m, struct tree *t, long *recovered, char *
 		 * these bytes was published. Otherwise the manifest's entry
 		 * (the file before) still describes it. */
 		char ignored[ERR_LEN];
+		if (removal) {
+			/* Saved as gone, killed before its file went: it goes now
+			 * if still ours; a removal that fails keeps the entry, to
+			 * be pruned as any other. */
+			if (publish_remove(t->fd, e->key, e->bytes, e->sha256, ignored) < 0 && !manifest_get(m, e->target))
+				manifest_put(m, e);
+			else
+				manifest_entry_free(e);
+			continue;
+		}
 		if (publish_owner(t->fd, e->key, e->bytes, e->sha256, ignored) == PUBLISH_OURS) {
 			manifest_put(m, e);
 			(*recovered)++;

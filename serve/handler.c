@@ -401,6 +401,8 @@ static enum MHD_Result resolve_and_reply(struct ctx *x)
 
 	struct resolution res;
 	enum MHD_Result ret;
+	bool reread = false;
+again:
 	meta_resolve(&s->meta, target, &res);
 	/* A hidden target (a dotfile name) is answered only as the manifest
 	 * records it, never from a file it does not list nor by the origin. */
@@ -445,6 +447,21 @@ static enum MHD_Result resolve_and_reply(struct ctx *x)
 		if (errno == EMFILE || errno == ENFILE || errno == ENOMEM) {
 			ret = reply_fixed(x, MHD_HTTP_SERVICE_UNAVAILABLE, &s->unavailable);
 			goto out;
+		}
+		/* Not there: a writer removes a file only after the save that
+		 * drops its entry, which this server may not have read yet
+		 * (its reload follows inotify). Read the manifest now and
+		 * answer from it, never from half of two states. */
+		char err[ERR_LEN];
+		if (!reread && !s->cfg.fill && s->have_tree) {
+			reread = true;
+			int stale = meta_reload_if_stale(&s->meta, &s->tree, err);
+			if (stale < 0)
+				log_warn("keeping the old manifest: %s", err);
+			if (stale > 0) {
+				resolution_release(&res);
+				goto again;
+			}
 		}
 		break; /* not there after all */
 	}

@@ -77,6 +77,7 @@ int meta_init(struct meta *m, struct tree *t, const char *default_site_url, char
 	if (load_site(&m->site, t, default_site_url, err) < 0)
 		goto fail;
 	m->have_site = true;
+	m->default_site_url = default_site_url ? xstrdup(default_site_url) : NULL;
 	if (t && manifest_load(&m->manifest, t, err) < 0)
 		goto fail;
 	m->not_found = load_404(t);
@@ -107,6 +108,13 @@ int meta_reload(struct meta *m, struct tree *t, const char *default_site_url, ch
 	site_release(&old_site);
 	manifest_release(&old_manifest);
 	return 0;
+}
+
+int meta_reload_if_stale(struct meta *m, struct tree *t, char *err)
+{
+	if (!manifest_changed(t))
+		return 0;
+	return meta_reload(m, t, m->default_site_url, err) < 0 ? -1 : 1;
 }
 
 void meta_reload_404(struct meta *m, struct tree *t)
@@ -149,6 +157,7 @@ void meta_release(struct meta *m)
 	if (m->have_site)
 		site_release(&m->site);
 	manifest_release(&m->manifest);
+	free(m->default_site_url);
 	if (m->not_found.r)
 		MHD_destroy_response(m->not_found.r);
 	pthread_rwlock_destroy(&m->lock);

@@ -71,6 +71,7 @@ struct meta {
 	 * journal is emptied at a save only when none is. */
 	atomic_int fills_in_flight;
 	atomic_uint gen;              /* bumped whenever site or manifest change */
+	char *default_site_url;       /* meta_init's, for the reloads */
 };
 
 struct server {
@@ -95,6 +96,9 @@ int meta_init(struct meta *m, struct tree *t, const char *default_site_url, char
 /* Read settings and manifest again and swap them in; the old ones stay
  * when the new ones cannot be read (-1 with err). */
 int meta_reload(struct meta *m, struct tree *t, const char *default_site_url, char *err);
+/* Reload as meta_reload when a writer committed to the tree's database
+ * since the last load: 1 reloaded, 0 nothing new, -1 with err. */
+int meta_reload_if_stale(struct meta *m, struct tree *t, char *err);
 /* Read .cgisnap/404.html again. */
 void meta_reload_404(struct meta *m, struct tree *t);
 /* Write the manifest if --fill added entries; -1 with err. */
