@@ -179,7 +179,8 @@ struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, c
 		return NULL;
 	}
 	/* Saved at once, not at the end of the first run: a reader (serve)
-	 * then describes the interrupted run's files as they are. */
+	 * then describes the interrupted run's files as they are. The
+	 * time the sources were handled stays (manifest_set_handled). */
 	if (c->recovered &&
 	    (manifest_save(&c->manifest, tree, err) < 0 || manifest_journal_reset(tree, err) < 0)) {
 		crawl_free(c);
@@ -1455,6 +1456,7 @@ static int commit(struct crawl *c, bool prune, char *err)
 	if (c->hooks.on_commit)
 		c->hooks.on_commit(c->hooks.arg, &c->manifest);
 	test_pause_batch();
+	long long written_before = manifest_rows_written(c->tree);
 	if (rc == 0)
 		rc = manifest_save_removing(&c->manifest, &gone, c->tree, err);
 	bool all_dropped = true;
@@ -1471,6 +1473,9 @@ static int commit(struct crawl *c, bool prune, char *err)
 	/* The manifest now records every publish the pending rows held. */
 	if (rc == 0)
 		rc = manifest_journal_reset(c->tree, err);
+	/* The sources were handled up to now. */
+	if (rc == 0 && manifest_rows_written(c->tree) != written_before)
+		rc = manifest_set_handled(c->tree, err);
 	manifest_release(&gone);
 	index_owned(c);
 	free_claims(c);

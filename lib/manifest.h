@@ -62,9 +62,7 @@
 #include "hashmap.h"
 #include "tree.h"
 
-/* The database's file name in the tree's metadata directory. Its
- * modification time is that of the last save that changed something (watch
- * compares it with the sources', and touches it after a batch). */
+/* The database's file name in the tree's metadata directory. */
 #define MANIFEST_DB_FILE "tree.db"
 /* The text files of trees made before tree.db, migrated on first use. */
 #define MANIFEST_TEXT_FILE "manifest"
@@ -109,6 +107,13 @@ int manifest_save(const struct manifest *m, struct tree *t, char *err);
  * leaves them to manifest_recover, which removes each file that still
  * holds the recorded bytes. */
 int manifest_save_removing(const struct manifest *m, const struct manifest *gone, struct tree *t, char *err);
+/* When the sources were last handled: a crawl's save that changed
+ * something and a watch batch set it to now (watch compares it with the
+ * sources' times at start-up); a migrated tree has its old manifest's
+ * time. The file's own time cannot say it: a reader's checkpoint writes
+ * the file. manifest_handled: 0, 1 when never set, -1 with err. */
+int manifest_handled(struct tree *t, struct timespec *when, char *err);
+int manifest_set_handled(struct tree *t, char *err);
 /* Whether another process committed to the tree's database since this
  * one last loaded it (false without a database). */
 bool manifest_changed(struct tree *t);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -49,6 +50,7 @@ static const char SCHEMA[] =
 	" set_id INTEGER NOT NULL,"
 	" url_id INTEGER NOT NULL,"
 	" PRIMARY KEY (set_id, url_id)) WITHOUT ROWID;"
+	"CREATE TABLE meta (name TEXT PRIMARY KEY, value INTEGER) WITHOUT ROWID;" /* handled: ns */
 	"CREATE TABLE pending ("
 	" seq INTEGER PRIMARY KEY,"
 	" line TEXT NOT NULL,"   /* the entry as a text manifest line */
@@ -593,6 +595,16 @@ out:
 	return rc;
 }
 
+static int put_handled(struct tree *t, const struct timespec *when, char *err)
+{
+	sqlite3_stmt *st = prepare(t, "INSERT OR REPLACE INTO meta (name, value) VALUES ('handled', ?1)");
+	if (st)
+		sqlite3_bind_int64(st, 1, (long long)when->tv_sec * 1000000000LL + when->tv_nsec);
+	int rc = st && step(st) == 0 ? 0 : db_err(t, err, "update");
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* Import an old tree's text files, inside the caller's write transaction:
  * *migrated counts the URLs, -1 when there were no files. */
 static int import_text(struct tree *t, long *migrated, char *err)
@@ -619,6 +631,9 @@ static int import_text(struct tree *t, long *migrated, char *err)
 			rc = db_err(t, err, "update");
 	}
 	sqlite3_finalize(ins);
+	/* The old manifest's time said until when the sources were handled. */
+	if (rc == 0 && fstatat(t->meta_fd, MANIFEST_TEXT_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		rc = put_handled(t, &st.st_mtim, err);
 	*migrated = (long)manifest_count(&m);
 out:
 	manifest_release(&m);
@@ -853,9 +868,6 @@ int manifest_save_removing(const struct manifest *m, const struct manifest *gone
 		goto rollback;
 	if (exec(t, "COMMIT", err) < 0)
 		goto rollback;
-	/* The file's time says when the tree last changed (watch asks). */
-	if (d->rows_written != before)
-		utimensat(t->meta_fd, MANIFEST_DB_FILE, NULL, 0);
 	unlock_db(t);
 	return 0;
 rollback:
@@ -1004,6 +1016,36 @@ int manifest_dependents(struct tree *t, char kind, const char *path, struct strl
 	}
 	int rc = st ? collect(t, st, out, err) : db_err(t, err, "read");
 	sqlite3_finalize(st);
+	unlock_db(t);
+	return rc;
+}
+
+int manifest_handled(struct tree *t, struct timespec *when, char *err)
+{
+	if (lock_db(t, false, err) < 0)
+		return -1;
+	if (!t->db)
+		return 1;
+	sqlite3_stmt *st = prepare(t, "SELECT value FROM meta WHERE name = 'handled'");
+	int rc = st ? sqlite3_step(st) : SQLITE_ERROR;
+	if (rc == SQLITE_ROW) {
+		long long ns = sqlite3_column_int64(st, 0);
+		when->tv_sec = (time_t)(ns / 1000000000LL);
+		when->tv_nsec = (long)(ns % 1000000000LL);
+	}
+	int out = rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : db_err(t, err, "read");
+	sqlite3_finalize(st);
+	unlock_db(t);
+	return out;
+}
+
+int manifest_set_handled(struct tree *t, char *err)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (lock_db(t, true, err) < 0)
+		return -1;
+	int rc = put_handled(t, &now, err);
 	unlock_db(t);
 	return rc;
 }

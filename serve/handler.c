@@ -458,7 +458,8 @@ again:
 			int stale = meta_reload_if_stale(&s->meta, &s->tree, err);
 			if (stale < 0)
 				log_warn("keeping the old manifest: %s", err);
-			if (stale > 0) {
+			/* Reloaded now, or by the tree watcher since res was made. */
+			if (stale > 0 || atomic_load(&s->meta.gen) != res.gen) {
 				resolution_release(&res);
 				goto again;
 			}

@@ -376,14 +376,15 @@ static const char *initial_crawl_reason(struct watcher *w)
 		if (!any)
 			return "the tree has no recorded dependencies";
 	}
-	struct stat sb;
-	if (fstatat(w->s.tree.meta_fd, MANIFEST_DB_FILE, &sb, 0) < 0)
+	struct timespec handled;
+	char err[ERR_LEN];
+	if (manifest_handled(&w->s.tree, &handled, err) != 0)
 		return "the tree has no manifest";
 	struct scan_stats st;
 	memset(&st, 0, sizeof st);
 	for (size_t i = 0; i < w->sources.n; i++)
 		scan_path(w->sources.items[i], &st);
-	if (timespec_after(&st.newest, &sb.st_mtim))
+	if (timespec_after(&st.newest, &handled))
 		return "the sources changed since the last snapshot";
 	return NULL;
 }
@@ -673,10 +674,9 @@ static void run_batch(struct watcher *w)
 	for (size_t i = 0; logged && i < res.rendered.n && log_verbose(); i++)
 		log_debug("rendered %s", res.rendered.items[i]);
 	run_exec(w, &res);
-	/* The manifest is rewritten only when it changed; its time says the
-	 * sources were handled up to now (initial_crawl_reason asks). */
-	if (rc == 0 && changes_count(&w->pending))
-		utimensat(w->s.tree.meta_fd, MANIFEST_DB_FILE, NULL, AT_SYMLINK_NOFOLLOW);
+	/* The sources were handled up to now (initial_crawl_reason asks). */
+	if (rc == 0 && changes_count(&w->pending) && manifest_set_handled(&w->s.tree, err) < 0)
+		log_warn("%s", err);
 	batch_done(w, &res, rc < 0 ? err : NULL);
 	crawl_result_release(&res);
 	strlist_clear(&targets);
