@@ -114,6 +114,10 @@ int manifest_save_removing(const struct manifest *m, const struct manifest *gone
  * the file. manifest_handled: 0, 1 when never set, -1 with err. */
 int manifest_handled(struct tree *t, struct timespec *when, char *err);
 int manifest_set_handled(struct tree *t, char *err);
+/* The entry of target as the database holds it now (one indexed row, no
+ * dependencies): *out NULL when none (the caller frees it). For readers
+ * that keep no manifest in memory (serve). Thread-safe; -1 with err. */
+int manifest_lookup(struct tree *t, const char *target, struct manifest_entry **out, char *err);
 /* Whether another process committed to the tree's database since this
  * one last loaded it (false without a database). */
 bool manifest_changed(struct tree *t);

@@ -72,6 +72,7 @@ struct manifest_db {
 	long long data_version; /* PRAGMA data_version at the last load */
 	struct hashmap stored; /* target -> struct stored * */
 	long long rows_written;
+	sqlite3_stmt *lookup;  /* manifest_lookup's, kept prepared */
 };
 
 static void stored_free(struct stored *s)
@@ -763,6 +764,7 @@ void manifest_db_close(struct tree *t)
 	if (!d)
 		return;
 	state_clear(d);
+	sqlite3_finalize(d->lookup);
 	sqlite3_close_v2(d->db);
 	pthread_mutex_destroy(&d->mu);
 	free(d);
@@ -1048,4 +1050,43 @@ int manifest_set_handled(struct tree *t, char *err)
 	int rc = put_handled(t, &now, err);
 	unlock_db(t);
 	return rc;
+}
+
+int manifest_lookup(struct tree *t, const char *target, struct manifest_entry **out, char *err)
+{
+	*out = NULL;
+	if (lock_db(t, false, err) < 0)
+		return -1;
+	if (!t->db)
+		return 0;
+	struct manifest_db *d = t->db;
+	if (!d->lookup)
+		d->lookup = prepare(t, "SELECT key, status, type, bytes, sha256, render_ms, changed, location"
+				       " FROM url WHERE target = ?1");
+	sqlite3_stmt *st = d->lookup;
+	int rc = st ? SQLITE_OK : SQLITE_ERROR;
+	if (st) {
+		sqlite3_bind_text(st, 1, target, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+	}
+	if (rc == SQLITE_ROW) {
+		struct manifest_entry *e = manifest_entry_new(target);
+		const char *v;
+		e->key = (v = column_text(st, 0)) ? xstrdup(v) : NULL;
+		e->status = sqlite3_column_int(st, 1);
+		e->content_type = (v = column_text(st, 2)) ? xstrdup(v) : NULL;
+		e->bytes = sqlite3_column_int64(st, 3);
+		column_sha(st, 4, e->sha256);
+		e->render_ms = (long)sqlite3_column_int64(st, 5);
+		e->changed = (time_t)sqlite3_column_int64(st, 6);
+		e->location = (v = column_text(st, 7)) ? xstrdup(v) : NULL;
+		*out = e;
+	}
+	int ret = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(t, err, "read");
+	if (st) {
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+	}
+	unlock_db(t);
+	return ret;
 }

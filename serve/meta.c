@@ -68,7 +68,7 @@ static struct fixed_response load_404(struct tree *t)
 	return f;
 }
 
-int meta_init(struct meta *m, struct tree *t, const char *default_site_url, char *err)
+int meta_init(struct meta *m, struct tree *t, const char *default_site_url, bool in_memory, char *err)
 {
 	memset(m, 0, sizeof *m);
 	pthread_rwlock_init(&m->lock, NULL);
@@ -78,7 +78,9 @@ int meta_init(struct meta *m, struct tree *t, const char *default_site_url, char
 		goto fail;
 	m->have_site = true;
 	m->default_site_url = default_site_url ? xstrdup(default_site_url) : NULL;
-	if (t && manifest_load(&m->manifest, t, err) < 0)
+	if (t && !in_memory)
+		m->db = t;
+	else if (t && manifest_load(&m->manifest, t, err) < 0)
 		goto fail;
 	m->not_found = load_404(t);
 	return 0;
@@ -93,7 +95,7 @@ int meta_reload(struct meta *m, struct tree *t, const char *default_site_url, ch
 	struct manifest manifest = MANIFEST_INIT;
 	if (load_site(&site, t, default_site_url, err) < 0)
 		return -1;
-	if (manifest_load(&manifest, t, err) < 0) {
+	if (!m->db && manifest_load(&manifest, t, err) < 0) {
 		manifest_release(&manifest);
 		site_release(&site);
 		return -1;
@@ -112,6 +114,9 @@ int meta_reload(struct meta *m, struct tree *t, const char *default_site_url, ch
 
 int meta_reload_if_stale(struct meta *m, struct tree *t, char *err)
 {
+	/* Looked up per request: every answer is already the newest. */
+	if (m->db)
+		return 0;
 	if (!manifest_changed(t))
 		return 0;
 	return meta_reload(m, t, m->default_site_url, err) < 0 ? -1 : 1;
@@ -188,7 +193,13 @@ void meta_resolve(struct meta *m, const char *target, struct resolution *r)
 		goto out;
 	}
 	struct tree_answer a;
-	tree_answer(manifest_get(&m->manifest, r->target), r->target, &a);
+	struct manifest_entry *row = NULL;
+	if (m->db) {
+		char err[ERR_LEN];
+		if (manifest_lookup(m->db, r->target, &row, err) < 0)
+			log_warn("%s", err); /* answered as missing */
+	}
+	tree_answer(m->db ? row : manifest_get(&m->manifest, r->target), r->target, &a);
 	switch (a.kind) {
 	case ANSWER_REDIRECT:
 		r->kind = RESOLVE_REDIRECT;
@@ -220,6 +231,7 @@ void meta_resolve(struct meta *m, const char *target, struct resolution *r)
 		break;
 	}
 	tree_answer_release(&a);
+	manifest_entry_free(row);
 out:
 	pthread_rwlock_unlock(&m->lock);
 }

@@ -133,7 +133,9 @@ static void print_help(const struct opt *const *tables)
 	       "  Freshness: files are replaced by rename (snapshot, watch); the next request\n"
 	       "    after the inotify event gets the new bytes. The only window is between\n"
 	       "    the rename and the server reading that event. A change of\n"
-	       "    .cgisnap/tree.db (a committed save) or settings reloads them.\n"
+	       "    .cgisnap/settings reloads them. Redirects, types and statuses are\n"
+	       "    looked up in .cgisnap/tree.db per request (the last committed save;\n"
+	       "    nothing held in memory); with --fill the manifest is held in memory.\n"
 	       "  The 404 page is DIR/.cgisnap/404.html when the tree has one.\n"
 	       "  Other methods than GET and HEAD: 405 with 'Allow: GET, HEAD'.\n"
 	       "  Access log: off unless --access-log is given; lines are buffered and\n"
@@ -251,8 +253,7 @@ static void process_events(struct server *s, struct treewatch *w)
 		if (meta_reload(&s->meta, &s->tree, origin_options.site_url, err) < 0)
 			log_warn("keeping the old manifest: %s", err);
 		else
-			log_debug("reloaded the manifest (%zu entries)",
-				  manifest_count(&s->meta.manifest));
+			log_debug("reloaded the settings%s", s->meta.db ? "" : " and the manifest");
 	}
 	if (ctx.reload_404)
 		meta_reload_404(&s->meta, &s->tree);
@@ -371,7 +372,7 @@ static int run(struct server *s)
 			goto out;
 		}
 	}
-	if (meta_init(&s->meta, s->have_tree ? &s->tree : NULL, origin_options.site_url, err) < 0) {
+	if (meta_init(&s->meta, s->have_tree ? &s->tree : NULL, origin_options.site_url, s->cfg.fill, err) < 0) {
 		log_error("%s", err);
 		goto out;
 	}

@@ -72,6 +72,9 @@ struct meta {
 	atomic_int fills_in_flight;
 	atomic_uint gen;              /* bumped whenever site or manifest change */
 	char *default_site_url;       /* meta_init's, for the reloads */
+	/* Without --fill the entries are looked up in tree.db per request
+	 * (manifest_lookup): manifest stays empty, whatever the tree's size. */
+	struct tree *db;
 };
 
 struct server {
@@ -91,8 +94,10 @@ struct server {
 /* meta.c */
 
 /* Load the site (default_site_url, then the tree's settings), manifest and
- * 404 page; t may be NULL (--dynamic without a tree). -1 with err. */
-int meta_init(struct meta *m, struct tree *t, const char *default_site_url, char *err);
+ * 404 page; t may be NULL (--dynamic without a tree). The manifest is
+ * held in memory only when in_memory (--fill, which adds entries);
+ * otherwise each request looks its target up in tree.db. -1 with err. */
+int meta_init(struct meta *m, struct tree *t, const char *default_site_url, bool in_memory, char *err);
 /* Read settings and manifest again and swap them in; the old ones stay
  * when the new ones cannot be read (-1 with err). */
 int meta_reload(struct meta *m, struct tree *t, const char *default_site_url, char *err);
