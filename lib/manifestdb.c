@@ -709,8 +709,11 @@ static int open_db(struct tree *t, bool create, char *err)
 	/* WAL: readers go on beside the writer and see the last commit.
 	 * synchronous NORMAL: a commit survives kill -9 (it is in the WAL
 	 * file); only a power loss may take the last ones back. */
-	if (exec(t, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", err) < 0)
+	if (sqlite3_exec(d->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", NULL, NULL, NULL) !=
+	    SQLITE_OK) {
+		db_err(t, err, "open"); /* "file is not a database" */
 		goto fail;
+	}
 	sqlite3_stmt *ver = prepare(t, "PRAGMA user_version");
 	int version = ver && sqlite3_step(ver) == SQLITE_ROW ? sqlite3_column_int(ver, 0) : -1;
 	sqlite3_finalize(ver);
