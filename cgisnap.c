@@ -5,10 +5,6 @@
 #include "commands.h"
 #include "opts.h"
 
-#ifndef CGISNAP_VERSION
-#define CGISNAP_VERSION "unknown"
-#endif
-
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -38,7 +34,7 @@ static void print_help(void)
 		printf("  %-10s %s\n", commands[i].name, commands[i].summary);
 	printf("\nOptions:\n"
 	       "  -h, --help     show this help\n"
-	       "  --version      print the version\n");
+	       "  -V, --version  print the version (every command takes -V too)\n");
 }
 
 int main(int argc, char **argv)
@@ -50,8 +46,8 @@ int main(int argc, char **argv)
 		print_help();
 		return 0;
 	}
-	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
-		printf("cgisnap %s\n", CGISNAP_VERSION);
+	if (!strcmp(name, "--version") || !strcmp(name, "-V") || !strcmp(name, "version")) {
+		opts_print_version(stdout);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

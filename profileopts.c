@@ -336,7 +336,10 @@ int cmd_profiles(int argc, char **argv)
 	struct strlist args = STRLIST_INIT;
 	char err[ERR_LEN];
 	int rc = opts_parse(tables, argc, argv, 0, &args, err);
-	if (rc == OPTS_HELP) {
+	if (rc == OPTS_VERSION) {
+		opts_print_version(stdout);
+		rc = 0;
+	} else if (rc == OPTS_HELP) {
 		printf("usage: cgisnap profiles\n\n"
 		       "List the site profiles: option files for known applications, applied by\n"
 		       "'snapshot' and 'watch' when their marker files are under --root (the\n"

@@ -105,6 +105,8 @@ static void print_help(void)
 	       "Options:\n",
 	       DEFAULT_SAMPLE);
 	opts_print_help(stdout, bench_table);
+	opts_print_common(stdout, bench_table, OPTS_CONFIG_FILE);
+	printf("%-30s %s\n", "", "(-c is ab's concurrency here, kept on purpose: no -c FILE)");
 	printf("\nOrigin options (as for snapshot; passed on to 'cgisnap serve --dynamic'):\n");
 	opts_print_help(stdout, origin_table);
 	printf("\nCounting (ab's): complete requests got a whole response, whatever its\n"
@@ -562,8 +564,11 @@ int cmd_bench(int argc, char **argv)
 	struct strlist args = STRLIST_INIT;
 	char err[ERR_LEN], msg[ERR_LEN];
 	double duration = 0;
-	int rc = opts_parse(tables, argc, argv, 0, &args, err);
-	if (rc == OPTS_HELP) {
+	int rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, &args, err);
+	if (rc == OPTS_VERSION) {
+		opts_print_version(stdout);
+		rc = 0;
+	} else if (rc == OPTS_HELP) {
 		print_help();
 		rc = 0;
 	} else if (rc == OPTS_ERROR) {

@@ -58,6 +58,7 @@ static void print_help(const struct opt *const *tables)
 	       "/?b=2&a=1 as /?a=1&b=2.\n\n"
 	       "Options:\n");
 	opts_print_help(stdout, tables);
+	opts_print_common(stdout, tables, OPTS_CONFIG_FILE);
 	printf("\nOutput:\n"
 	       "  nginx: map blocks and one server block, to be included at http level:\n"
 	       "    -o /etc/nginx/sites-available/NAME, then\n"
@@ -291,9 +292,14 @@ int cmd_config(int argc, char **argv)
 	char err[ERR_LEN], *name = NULL;
 	int dirfd = -1;
 	bool have_ti = false, have_params = false;
-	int rc = opts_parse(tables, argc, argv, 0, &args, err);
+	int rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, &args, err);
 
 	memset(&p, 0, sizeof p);
+	if (rc == OPTS_VERSION) {
+		opts_print_version(stdout);
+		rc = 0;
+		goto out;
+	}
 	if (rc == OPTS_HELP) {
 		print_help(tables);
 		rc = 0;

@@ -51,14 +51,23 @@ struct opt {
 enum {
 	OPTS_OK = 0,
 	OPTS_HELP = 1,        /* -h or --help was given */
+	OPTS_VERSION = 3,     /* -V or --version was given (2 is PROFILE_LISTED) */
 	OPTS_ERROR = -1,      /* err says what was wrong */
 };
 
 /* Flags for opts_parse. */
-#define OPTS_CONFIG_FILE 1  /* accept "-c FILE" / "--config FILE" */
+#define OPTS_CONFIG_FILE 1  /* accept "-c FILE" / "--config FILE" ("--config"
+			     * alone where a table has its own -c: bench's ab-like
+			     * "-c N") */
 
-/* Parse argv[1..argc-1] (argv[0] is the subcommand). Arguments that are not
- * options go to positional, in order ("--" ends the options). */
+/* Parse argv[1..argc-1] (argv[0] is the subcommand) the way glibc's
+ * getopt_long does: "-qv" is "-q -v", "-j4" is "-j 4", "--jobs=4" is
+ * "--jobs 4", arguments may come between options, "--" ends the options.
+ * Long names are whole (no prefixes: see opts.c); an unknown name one or
+ * two edits from a known one, or a prefix of just one, is named in the
+ * error ("unknown option '--exlude' (did you mean '--exclude'?)").
+ * Arguments that are not options go to positional, in order. -h/--help and
+ * -V/--version are every command's. */
 int opts_parse(const struct opt *const *tables, int argc, char **argv, int flags,
 	       struct strlist *positional, char *err);
 
@@ -67,7 +76,11 @@ int opts_parse(const struct opt *const *tables, int argc, char **argv, int flags
  * past it, never more. */
 #define OPTS_FILE_MAX (1024 * 1024)
 
-/* Read "name = value" lines from path into the options of tables. -1 with
+/* Read "name = value" lines from path into the options of tables. A value
+ * may be quoted: 'single quotes' keep every byte, "double quotes" take \"
+ * and \\ as escapes (a backslash before anything else stays); a quoted
+ * value may hold '#' and leading or trailing blanks, and a '#' comment may
+ * follow it. An unquoted value is the rest of the line, blanks trimmed. -1 with
  * err naming the file and line ("FILE:3: unknown option 'x'", "FILE:3: NUL
  * byte", "option file 'FILE' is larger than 1 MiB"). */
 int opts_load_file(const struct opt *const *tables, const char *path, char *err);
@@ -91,8 +104,16 @@ struct opts_saved;
 struct opts_saved *opts_save(const struct opt *const *tables);
 void opts_restore(const struct opt *const *tables, const struct opts_saved *s);
 
+/* Print "cgisnap VERSION" (the answer to OPTS_VERSION). */
+void opts_print_version(FILE *out);
+
 /* Print "  -j, --jobs N   help" lines for the tables. */
 void opts_print_help(FILE *out, const struct opt *const *tables);
+
+/* Print the lines of the options every command has: -c/--config FILE
+ * (with OPTS_CONFIG_FILE; "--config" alone where a table has its own -c),
+ * -h/--help, -V/--version. tables are those given to opts_parse. */
+void opts_print_common(FILE *out, const struct opt *const *tables, int flags);
 
 /* Parse a whole decimal number in [min, max]; -1 when it is not one. */
 int parse_long(const char *s, long min, long max, long *out);

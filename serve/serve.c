@@ -108,7 +108,7 @@ static void print_help(const struct opt *const *tables)
 	       "and dropped as soon as inotify sees them replaced.\n\n"
 	       "Options:\n");
 	opts_print_help(stdout, serve_table);
-	printf("%-30s %s\n", "  -c, --config FILE", "read options from FILE (\"name = value\" lines)");
+	opts_print_common(stdout, tables, OPTS_CONFIG_FILE);
 	printf("\nOrigin options (for --fallback and --dynamic, as for snapshot):\n");
 	opts_print_help(stdout, origin_table);
 	printf("\nBehaviour:\n"
@@ -466,6 +466,11 @@ int cmd_serve(int argc, char **argv)
 
 	memset(&s, 0, sizeof s);
 	rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, &args, err);
+	if (rc == OPTS_VERSION) {
+		opts_print_version(stdout);
+		rc = 0;
+		goto out;
+	}
 	if (rc == OPTS_HELP) {
 		print_help(tables);
 		rc = 0;

@@ -52,6 +52,7 @@ static void print_help(const struct opt *const *tables)
 	       "  cgisnap snapshot --origin http://127.0.0.1:8080/ out/\n\n"
 	       "Options (also from a file with -c FILE, one 'name = value' per line):\n");
 	opts_print_help(stdout, tables);
+	opts_print_common(stdout, tables, OPTS_CONFIG_FILE);
 	printf("\nKeys: a URL segment starting with '.' (/.well-known/x) is stored with that\n"
 	       "dot written %%2E (%%2Ewell-known/x): no page is a dotfile. When /a and /a/ both\n"
 	       "answer 200 with different bodies, /a/ is stored and /a recorded as a 301 to\n"
@@ -97,6 +98,11 @@ int cmd_snapshot(int argc, char **argv)
 
 	memset(&s, 0, sizeof s);
 	memset(&res, 0, sizeof res);
+	if (rc == OPTS_VERSION) {
+		opts_print_version(stdout);
+		rc = 0;
+		goto out;
+	}
 	if (rc == OPTS_HELP) {
 		print_help(tables);
 		rc = 0;

@@ -68,6 +68,7 @@ static void print_help(const struct opt *const *tables)
 	       "  cgisnap notify /srv/site / /news/                   # a git post-receive hook\n\n"
 	       "Options:\n");
 	opts_print_help(stdout, tables);
+	opts_print_common(stdout, tables, OPTS_CONFIG_FILE);
 	printf("\nExit status: 0 queued (with --wait: published); 1 not delivered or not\n"
 	       "published: no watch runs on DIR, watch refused the request (another user,\n"
 	       "a URL of another site), a notified URL failed, watch stopped, or the\n"
@@ -295,8 +296,13 @@ int cmd_notify(int argc, char **argv)
 	struct buf rq = BUF_INIT;
 	char err[ERR_LEN];
 	int fd = -1;
-	int rc = opts_parse(tables, argc, argv, 0, &args, err);
+	int rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, &args, err);
 
+	if (rc == OPTS_VERSION) {
+		opts_print_version(stdout);
+		rc = 0;
+		goto out;
+	}
 	if (rc == OPTS_HELP) {
 		print_help(tables);
 		rc = 0;

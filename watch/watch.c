@@ -187,6 +187,7 @@ static void print_help(const struct opt *const *tables)
 	       "      --always '/doku.php?id=start&do=recent' --exec 'rsync -a . edge:/www/' out/\n\n"
 	       "Options (also from a file with -c FILE, one 'name = value' per line):\n");
 	opts_print_help(stdout, tables);
+	opts_print_common(stdout, tables, OPTS_CONFIG_FILE);
 	printf("\nThe tracer is $%s, else build/%s beside the program, else\n"
 	       "%s/%s.\n"
 	       "Exit status: 0 stopped by a signal; 1 watching failed; 2 usage or set-up error.\n",
@@ -931,6 +932,11 @@ int cmd_watch(int argc, char **argv)
 	memset(&w, 0, sizeof w);
 	w.sigfd = -1;
 	dep_recorder_init(&w.recorder);
+	if (rc == OPTS_VERSION) {
+		opts_print_version(stdout);
+		rc = 0;
+		goto out;
+	}
 	if (rc == OPTS_HELP) {
 		print_help(tables);
 		rc = 0;

@@ -8,7 +8,7 @@
 #include "xalloc.h"
 #include "unit.h"
 
-static bool flag;
+static bool flag, quiet, verbose;
 static char *name;
 static long jobs;
 static struct strlist seeds;
@@ -18,6 +18,9 @@ static const struct opt table[] = {
 	{ "name", 'n', OPT_STR, &name, "NAME", "a name", 0, 0 },
 	{ "jobs", 'j', OPT_INT, &jobs, "N", "jobs", 1, 64 },
 	{ "seed", 0, OPT_LIST, &seeds, "URL", "seeds", 0, 0 },
+	{ "quiet", 'q', OPT_BOOL, &quiet, NULL, "quiet", 0, 0 },
+	{ "verbose", 'v', OPT_BOOL, &verbose, NULL, "verbose", 0, 0 },
+	{ "exclude", 0, OPT_STR, &name, "RE", "exclude", 0, 0 },
 	OPT_END
 };
 static const struct opt *const tables[] = { table, NULL };
@@ -25,7 +28,7 @@ static const struct opt *const tables[] = { table, NULL };
 static void reset(void)
 {
 	opts_release(tables);
-	flag = false;
+	flag = quiet = verbose = false;
 	jobs = 0;
 }
 
@@ -217,6 +220,172 @@ TEST(opts_save_and_restore)
 	CHECK(name == NULL);
 	CHECK_INT(0, seeds.n);
 	free(saved);
+	strlist_clear(&pos);
+	reset();
+}
+
+/* getopt_long's command line: clusters, attached and separate values,
+ * "=" and space for long options, arguments between options, "--". */
+TEST(opts_parse_getopt_long_forms)
+{
+	char err[ERR_LEN];
+	struct strlist pos = STRLIST_INIT;
+	char *a1[] = { "x", "-qv", "a", "-qj4", "-n", "-dash", "--seed=/x", "--seed", "--", "b" };
+	reset();
+	CHECK_INT(OPTS_OK, opts_parse(tables, 10, a1, 0, &pos, err));
+	CHECK(quiet);
+	CHECK(verbose);
+	CHECK_INT(4, jobs);
+	CHECK_STR("-dash", name);
+	CHECK_INT(2, seeds.n);
+	CHECK_STR("--", seeds.n > 1 ? seeds.items[1] : NULL);
+	CHECK_INT(2, pos.n);
+	CHECK_STR("a", pos.items[0]);
+	CHECK_STR("b", pos.n > 1 ? pos.items[1] : NULL);
+	strlist_clear(&pos);
+	reset();
+
+	char *a2[] = { "x", "-vj", "7", "-", "--", "-q", "--jobs" };
+	CHECK_INT(OPTS_OK, opts_parse(tables, 7, a2, 0, &pos, err));
+	CHECK(verbose);
+	CHECK(!quiet);
+	CHECK_INT(7, jobs);
+	CHECK_INT(3, pos.n);
+	CHECK_STR("-", pos.items[0]);
+	CHECK_STR("-q", pos.n > 1 ? pos.items[1] : NULL);
+	strlist_clear(&pos);
+	reset();
+
+	char *a3[] = { "x", "-qxv" };
+	CHECK_INT(OPTS_ERROR, opts_parse(tables, 2, a3, 0, &pos, err));
+	CHECK_STR("unknown option '-x' in '-qxv'", err);
+	char *a4[] = { "x", "-qj" };
+	CHECK_INT(OPTS_ERROR, opts_parse(tables, 2, a4, 0, &pos, err));
+	CHECK_STR("option '-j' needs a value (N)", err);
+	char *a5[] = { "x", "--flag=yes" };
+	CHECK_INT(OPTS_ERROR, opts_parse(tables, 2, a5, 0, &pos, err));
+	CHECK_STR("option '--flag' takes no value", err);
+	char *a6[] = { "x", "-qV" };
+	CHECK_INT(OPTS_VERSION, opts_parse(tables, 2, a6, 0, &pos, err));
+	char *a7[] = { "x", "--version" };
+	CHECK_INT(OPTS_VERSION, opts_parse(tables, 2, a7, 0, &pos, err));
+	char *a8[] = { "x", "-vh" };
+	CHECK_INT(OPTS_HELP, opts_parse(tables, 2, a8, 0, &pos, err));
+	strlist_clear(&pos);
+	reset();
+}
+
+/* A near miss is named; prefixes are not taken (but named when they are
+ * a prefix of one option only); far names are just unknown. */
+TEST(opts_parse_did_you_mean)
+{
+	static const struct { const char *arg, *msg; } cases[] = {
+		{ "--exlude", "unknown option '--exlude' (did you mean '--exclude'?)" },
+		{ "--exclude-x", "unknown option '--exclude-x' (did you mean '--exclude'?)" },
+		{ "--verbsoe", "unknown option '--verbsoe' (did you mean '--verbose'?)" },
+		{ "--verb", "unknown option '--verb' (did you mean '--verbose'?)" },
+		{ "--verb=1", "unknown option '--verb' (did you mean '--verbose'?)" },
+		{ "-exclude", "unknown option '-exclude' (did you mean '--exclude'?)" },
+		{ "--versoin", "unknown option '--versoin' (did you mean '--version'?)" },
+		{ "--jbo", "unknown option '--jbo'" },
+		{ "--frob", "unknown option '--frob'" },
+		{ "--e", "unknown option '--e'" },
+		{ "--conifg", "unknown option '--conifg'" },
+	};
+	char err[ERR_LEN];
+	struct strlist pos = STRLIST_INIT;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *argv[] = { "x", (char *)cases[i].arg };
+		reset();
+		CHECK_INT(OPTS_ERROR, opts_parse(tables, 2, argv, 0, &pos, err));
+		CHECK_STR(cases[i].msg, err);
+	}
+	char *argv[] = { "x", "--conifg", "f" };
+	CHECK_INT(OPTS_ERROR, opts_parse(tables, 3, argv, OPTS_CONFIG_FILE, &pos, err));
+	CHECK_STR("unknown option '--conifg' (did you mean '--config'?)", err);
+	CHECK_INT(-1, opts_load_data(tables, "f.conf", "exlude = x\n", 11, err));
+	CHECK_STR("f.conf:1: unknown option 'exlude' (did you mean 'exclude'?)", err);
+	CHECK_INT(-1, opts_load_data(tables, "f.conf", "verison = x\n", 12, err));
+	CHECK_STR("f.conf:1: unknown option 'verison'", err);
+	strlist_clear(&pos);
+	reset();
+}
+
+/* Quoted option-file values lose their quotes; '#' and blanks inside
+ * quotes are kept; bad quoting is one error naming the line. */
+TEST(opts_file_quoted_values)
+{
+	static const struct { const char *line, *want; } ok[] = {
+		{ "name = \"/var/www/wiki\"", "/var/www/wiki" },
+		{ "name = '/var/www/wiki'", "/var/www/wiki" },
+		{ "name = \"a # b\"  # comment", "a # b" },
+		{ "name = ' lead and trail '", " lead and trail " },
+		{ "name = \"say \\\"hi\\\" \\\\ \\d\"", "say \"hi\" \\ \\d" },
+		{ "name = 'it\\'", "it\\" },
+		{ "name = \"\"", "" },
+		{ "name = \"it's\"", "it's" },
+		{ "name = a \"b\"", "a \"b\"" },
+		{ "name = x # not a comment", "x # not a comment" },
+	};
+	static const struct { const char *line, *msg; } bad[] = {
+		{ "name = \"open", "f.conf:1: missing closing quote (\")" },
+		{ "name = 'open", "f.conf:1: missing closing quote (')" },
+		{ "name = \"a\" b", "f.conf:1: text after the closing quote: 'b'" },
+		{ "name = \"a\\\"", "f.conf:1: missing closing quote (\")" },
+	};
+	char err[ERR_LEN];
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		reset();
+		CHECK_INT(0, opts_load_data(tables, "f.conf", ok[i].line, strlen(ok[i].line), err));
+		CHECK_STR(ok[i].want, name);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		reset();
+		CHECK_INT(-1, opts_load_data(tables, "f.conf", bad[i].line, strlen(bad[i].line), err));
+		CHECK_STR(bad[i].msg, err);
+	}
+	reset();
+	static const char typed[] = "jobs = \"5\"\nflag = 'yes'\n";
+	CHECK_INT(0, opts_load_data(tables, "f.conf", typed, sizeof typed - 1, err));
+	CHECK_INT(5, jobs);
+	CHECK(flag);
+	reset();
+}
+
+/* The option file is found however -c is written, and a value that looks
+ * like "-c" is not taken for it. */
+TEST(opts_config_file_forms)
+{
+	char path[] = "/tmp/cgisnap-opts-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	CHECK_INT(9, write(fd, "jobs = 6\n", 9));
+	close(fd);
+	char err[ERR_LEN];
+	struct strlist pos = STRLIST_INIT;
+	char *att = xasprintf("-qc%s", path), *eq = xasprintf("--config=%s", path);
+	char *forms[][3] = { { "x", "-c", path }, { "x", att, NULL }, { "x", eq, NULL } };
+	for (int i = 0; i < 3; i++) {
+		reset();
+		CHECK_INT(OPTS_OK, opts_parse(tables, forms[i][2] ? 3 : 2, forms[i], OPTS_CONFIG_FILE,
+					      &pos, err));
+		CHECK_INT(6, jobs);
+		CHECK_INT(0, pos.n);
+	}
+	reset();
+	char *a1[] = { "x", "-n", "-c", path };
+	CHECK_INT(OPTS_OK, opts_parse(tables, 4, a1, OPTS_CONFIG_FILE, &pos, err));
+	CHECK_STR("-c", name);
+	CHECK_INT(0, jobs);
+	CHECK_INT(1, pos.n);
+	strlist_clear(&pos);
+	/* Without OPTS_CONFIG_FILE, -c is unknown. */
+	char *a2[] = { "x", "-c", path };
+	CHECK_INT(OPTS_ERROR, opts_parse(tables, 3, a2, 0, &pos, err));
+	CHECK_STR("unknown option '-c'", err);
+	free(att);
+	free(eq);
+	unlink(path);
 	strlist_clear(&pos);
 	reset();
 }
