@@ -50,6 +50,17 @@ const struct opt origin_opts[] = {
 	  "FastCGI server, unix:/path/sock or HOST:PORT (with --root)", 0, 0 },
 	{ "origin", 0, OPT_STR, &origin_options.origin_url, "URL",
 	  "HTTP server to render through, e.g. http://127.0.0.1:8080/", 0, 0 },
+	{ "wait", 0, OPT_STR, &origin_options.wait, "S",
+	  "--origin: at least S seconds (fractional: 0.5) between the starts of two requests, over"
+	  " all --jobs connections together (wget's --wait; default 0)", 0, 0 },
+	{ "user-agent", 0, OPT_STR, &origin_options.user_agent, "STR",
+	  "--origin: send User-Agent STR (default " ORIGIN_USER_AGENT ")", 0, 0 },
+	{ "header", 0, OPT_LIST, &origin_options.headers, "'NAME: VALUE'",
+	  "--origin: send this header with every request (repeatable; 'NAME:' removes one libcurl sends)",
+	  0, 0 },
+	{ "netrc", 0, OPT_STR, &origin_options.netrc, "FILE",
+	  "--origin: basic auth from FILE, netrc lines 'machine HOST login USER password PW' (not"
+	  " read by default, as curl)", 0, 0 },
 	{ "site-url", 0, OPT_STR, &origin_options.site_url, "URL",
 	  "the site's public address (default: --site-url-command's, else --origin, else " ORIGIN_SITE_URL ")",
 	  0, 0 },

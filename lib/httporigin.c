@@ -13,6 +13,13 @@
  * body decoded as it arrives, the Content-Encoding header dropped, and the
  * --max-output limit applied to the decoded bytes. A body larger than the
  * memory limit goes to a temporary file as it arrives (spill.h).
+ *
+ * Politeness, as wget's: with --wait a request starts at least that long
+ * after the previous one started, whatever the number of connections and
+ * of open origins in the process (a crawl opens one to look at the first
+ * page, then its own): the origin sees one request per S seconds at
+ * most, the rate a person asked for, not one per connection; --user-agent,
+ * --header lines and --netrc's basic auth go with every request.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -20,16 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <curl/curl.h>
 
 #include "log.h"
 #include "origin_impl.h"
 #include "xalloc.h"
-
-#ifndef CGISNAP_VERSION
-#define CGISNAP_VERSION "unknown"
-#endif
 
 struct http_request {
 	CURL *easy;
@@ -56,7 +60,10 @@ struct http_origin {
 	long in_flight;
 	long jobs;
 	char *base;                     /* "http://127.0.0.1:8080" */
-	struct curl_slist *headers;     /* Host when the site is elsewhere */
+	struct curl_slist *headers;     /* Host when the site is elsewhere, then --header's */
+	long long wait_us;              /* --wait, between request starts */
+	char *user_agent;
+	char *netrc;                    /* or NULL */
 	long timeout_s;
 	size_t max_output;
 	size_t memory_max;
@@ -132,12 +139,44 @@ static void finish(struct http_origin *h, struct http_request *rq, CURLcode resu
 	pthread_mutex_unlock(&h->lock);
 }
 
+/* When the next request may start (CLOCK_MONOTONIC, us), for every HTTP
+ * origin of the process. */
+static pthread_mutex_t pace_lock = PTHREAD_MUTEX_INITIALIZER;
+static long long pace_next_us;
+
+static long long now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Whether --wait lets a request start now; if not, *poll_ms is cut to
+ * the time left (rounded up, so the thread does not wake too early). */
+static bool may_start(struct http_origin *h, int *poll_ms)
+{
+	if (!h->wait_us)
+		return true;
+	pthread_mutex_lock(&pace_lock);
+	long long now = now_us(), left = pace_next_us - now;
+	if (left <= 0)
+		pace_next_us = now + h->wait_us;
+	pthread_mutex_unlock(&pace_lock);
+	if (left <= 0)
+		return true;
+	long long ms = (left + 999) / 1000;
+	if (ms < *poll_ms)
+		*poll_ms = (int)ms;
+	return false;
+}
+
 static void *run_multi(void *arg)
 {
 	struct http_origin *h = arg;
 	for (;;) {
+		int poll_ms = 1000;
 		pthread_mutex_lock(&h->lock);
-		while (h->head && h->in_flight < h->jobs) {
+		while (h->head && h->in_flight < h->jobs && may_start(h, &poll_ms)) {
 			struct http_request *rq = h->head;
 			h->head = rq->next;
 			if (!h->head)
@@ -174,7 +213,7 @@ static void *run_multi(void *arg)
 			pthread_mutex_unlock(&h->lock);
 			finish(h, rq, result);
 		}
-		curl_multi_poll(h->multi, NULL, 0, 1000, NULL);
+		curl_multi_poll(h->multi, NULL, 0, poll_ms, NULL);
 	}
 	return NULL;
 }
@@ -263,7 +302,13 @@ int http_origin_render(struct http_origin *h, const char *method, const char *ta
 	curl_easy_setopt(e, CURLOPT_PATH_AS_IS, 1L);
 	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT, h->timeout_s);
-	curl_easy_setopt(e, CURLOPT_USERAGENT, "cgisnap/" CGISNAP_VERSION);
+	curl_easy_setopt(e, CURLOPT_USERAGENT, h->user_agent);
+	if (h->netrc) {
+		/* Credentials for the origin's host only: redirects are not
+		 * followed, so they never go elsewhere. */
+		curl_easy_setopt(e, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+		curl_easy_setopt(e, CURLOPT_NETRC_FILE, h->netrc);
+	}
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, rq.errbuf);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, &rq);
@@ -327,7 +372,8 @@ out:
 
 struct http_origin *http_origin_open(const char *origin_url, const char *site_origin,
 				     long jobs, long timeout_s, size_t max_output,
-				     size_t memory_max, char *err)
+				     size_t memory_max, const struct http_polite *polite,
+				     char *err)
 {
 	struct http_origin *h;
 
@@ -343,6 +389,9 @@ struct http_origin *http_origin_open(const char *origin_url, const char *site_or
 	h->max_output = max_output;
 	h->memory_max = memory_max;
 	h->spill_dirfd = -1;
+	h->wait_us = (long long)(polite->wait_s * 1e6 + 0.5);
+	h->user_agent = xstrdup(polite->user_agent);
+	h->netrc = polite->netrc ? xstrdup(polite->netrc) : NULL;
 	h->multi = curl_multi_init();
 	if (!h->multi) {
 		err_set(err, "cannot initialise libcurl");
@@ -351,8 +400,13 @@ struct http_origin *http_origin_open(const char *origin_url, const char *site_or
 	curl_multi_setopt(h->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, h->jobs);
 	curl_multi_setopt(h->multi, CURLMOPT_MAXCONNECTS, h->jobs);
 
-	/* Like a reverse proxy: the application sees the site's name. */
-	if (strcasecmp(origin_url, site_origin)) {
+	/* Like a reverse proxy: the application sees the site's name, unless
+	 * the user's --header names the Host. */
+	bool own_host = false;
+	for (size_t i = 0; i < polite->headers->n; i++)
+		if (!strncasecmp(polite->headers->items[i], "Host:", 5))
+			own_host = true;
+	if (!own_host && strcasecmp(origin_url, site_origin)) {
 		const char *host = strstr(site_origin, "://");
 		char *line = xasprintf("Host: %s", host ? host + 3 : site_origin);
 		h->headers = curl_slist_append(h->headers, line);
@@ -360,6 +414,8 @@ struct http_origin *http_origin_open(const char *origin_url, const char *site_or
 		if (!strncasecmp(site_origin, "https:", 6) && strncasecmp(origin_url, "https:", 6))
 			h->headers = curl_slist_append(h->headers, "X-Forwarded-Proto: https");
 	}
+	for (size_t i = 0; i < polite->headers->n; i++)
+		h->headers = curl_slist_append(h->headers, polite->headers->items[i]);
 
 	if (pthread_create(&h->thread, NULL, run_multi, h)) {
 		err_set(err, "cannot start the HTTP thread");
@@ -403,6 +459,8 @@ void http_origin_close(struct http_origin *h)
 		curl_multi_cleanup(h->multi);
 	curl_slist_free_all(h->headers);
 	free(h->base);
+	free(h->user_agent);
+	free(h->netrc);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
 	curl_global_cleanup();

@@ -54,6 +54,10 @@ void origin_config_release(struct origin_config *cfg)
 	strlist_clear(&cfg->path_aliases);
 	free(cfg->fastcgi);
 	free(cfg->origin_url);
+	free(cfg->wait);
+	free(cfg->user_agent);
+	strlist_clear(&cfg->headers);
+	free(cfg->netrc);
 	free(cfg->site_url);
 	strlist_clear(&cfg->aliases);
 	char *trace_lib = cfg->trace_lib; /* borrowed, see origin.h */
@@ -709,6 +713,61 @@ static int open_workers(struct origin *o, const struct origin_config *cfg, char 
 	return rc;
 }
 
+/* An RFC 9110 token character (a header's name). */
+static bool is_tchar(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+/* The politeness options (HTTP only): --wait as seconds into p, --user-agent,
+ * each --header a "Name: value" line that cannot smuggle another (no CR,
+ * LF or NUL; libcurl would send them as they are), --netrc readable now
+ * rather than silently unused at the first page. */
+static int check_polite(const struct origin_config *cfg, enum origin_kind kind,
+			struct http_polite *p, char *err)
+{
+	const char *given = cfg->wait ? "--wait" : cfg->user_agent ? "--user-agent" :
+			    cfg->headers.n ? "--header" : cfg->netrc ? "--netrc" : NULL;
+	if (given && kind != ORIGIN_HTTP)
+		return err_set(err, "%s is for an HTTP origin (--origin URL)", given);
+	if (cfg->wait) {
+		char *end;
+		errno = 0;
+		double w = strtod(cfg->wait, &end);
+		/* "inf", "nan" and "1e999" are numbers to strtod, not to us. */
+		if (end == cfg->wait || *end || errno || !(w >= 0 && w <= ORIGIN_WAIT_MAX_S))
+			return err_set(err, "bad --wait '%s': not a number of seconds from 0 to %d",
+				       cfg->wait, ORIGIN_WAIT_MAX_S);
+		p->wait_s = w;
+	}
+	if (cfg->user_agent) {
+		if (strpbrk(cfg->user_agent, "\r\n"))
+			return err_set(err, "bad --user-agent: it holds a line break");
+		p->user_agent = cfg->user_agent;
+	}
+	for (size_t i = 0; i < cfg->headers.n; i++) {
+		const char *h = cfg->headers.items[i], *c = h;
+		while (is_tchar((unsigned char)*c))
+			c++;
+		if (strpbrk(h, "\r\n"))
+			return err_set(err, "bad --header '%.*s...': it holds a line break",
+				       (int)strcspn(h, "\r\n"), h);
+		if (c == h || *c != ':')
+			return err_set(err, "bad --header '%s': expected 'Name: value'", h);
+		for (c++; *c; c++)
+			if ((unsigned char)*c < 0x20 && *c != '\t')
+				return err_set(err, "bad --header '%s': control character in the value", h);
+	}
+	if (cfg->netrc) {
+		int fd = open(cfg->netrc, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return err_sys(err, "cannot read --netrc file '%s'", cfg->netrc);
+		close(fd);
+	}
+	return 0;
+}
+
 struct origin *origin_open(const struct origin_config *cfg, const struct site *site, char *err)
 {
 	bool cgi = cfg->cgi.n, fastcgi = cfg->fastcgi, http = cfg->origin_url;
@@ -743,6 +802,9 @@ struct origin *origin_open(const struct origin_config *cfg, const struct site *s
 	o->spill_dirfd = -1;
 	set_site(o, site);
 
+	struct http_polite polite = { 0, ORIGIN_USER_AGENT, &cfg->headers, cfg->netrc };
+	if (check_polite(cfg, o->kind, &polite, err) < 0)
+		goto fail;
 	if (o->kind == ORIGIN_HTTP) {
 		const char *why = "not an http or https URL";
 		char *url = url_normalize_why(cfg->origin_url, &why);
@@ -753,7 +815,7 @@ struct origin *origin_open(const struct origin_config *cfg, const struct site *s
 			goto fail;
 		}
 		o->http = http_origin_open(base, o->site_origin, cfg->jobs, o->timeout_s, o->max_output,
-					   o->memory_max, err);
+					   o->memory_max, &polite, err);
 		free(base);
 		if (!o->http)
 			goto fail;

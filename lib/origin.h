@@ -47,6 +47,11 @@ struct origin_config {
 	char *fastcgi;
 	/* HTTP: "http://127.0.0.1:8080/" */
 	char *origin_url;
+	/* HTTP politeness, as wget's (refused with the other origins). */
+	char *wait;             /* --wait S: seconds (fractional) between request starts, overall */
+	char *user_agent;       /* --user-agent STR; NULL: ORIGIN_USER_AGENT */
+	struct strlist headers; /* --header 'Name: value', sent with every request */
+	char *netrc;            /* --netrc FILE: basic auth for the origin's host from FILE */
 	/* Every origin. */
 	char *site_url;         /* --site-url URL (default: the --origin URL, else http://localhost/) */
 	struct strlist aliases; /* --alias URL */
@@ -68,6 +73,11 @@ struct origin_config {
 #define ORIGIN_SITE_URL "http://localhost/"
 #define ORIGIN_TIMEOUT_S 30
 #define ORIGIN_MAX_OUTPUT_MB 64
+#define ORIGIN_WAIT_MAX_S 3600
+#ifndef CGISNAP_VERSION
+#define CGISNAP_VERSION "unknown"
+#endif
+#define ORIGIN_USER_AGENT "cgisnap/" CGISNAP_VERSION
 
 /* Defaults for the fields left unset (NULL, 0): index, site_url (the
  * --origin URL, else ORIGIN_SITE_URL), timeout_s, max_output_mb. Call

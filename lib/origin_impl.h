@@ -127,9 +127,16 @@ void fcgi_close(struct fcgi_pool *p);
  * the site's, sent as Host when it differs; bodies over memory_max bytes
  * go to a temporary file. http_origin_open asks for "/" once to see that
  * the server answers. */
+struct http_polite {
+	double wait_s;             /* between request starts, over all connections */
+	const char *user_agent;    /* never NULL */
+	const struct strlist *headers; /* checked "Name: value" lines */
+	const char *netrc;         /* a readable file, or NULL */
+};
 struct http_origin *http_origin_open(const char *origin_url, const char *site_origin,
 				     long jobs, long timeout_s, size_t max_output,
-				     size_t memory_max, char *err);
+				     size_t memory_max, const struct http_polite *polite,
+				     char *err);
 void http_origin_spill_in(struct http_origin *h, int dirfd);
 int http_origin_render(struct http_origin *h, const char *method, const char *target,
 		       struct origin_response *rs, char *err);
