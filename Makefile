@@ -23,7 +23,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 LDFLAGS ?=
 PKG_CONFIG ?= pkg-config
-PKGS = libxml-2.0 libmicrohttpd libcurl zlib sqlite3
+PKGS = libxml-2.0 libmicrohttpd libcurl zlib sqlite3 libcrypto
 
 -include config.mak
 
@@ -55,6 +55,7 @@ PKG_DEB_libxml-2.0 = libxml2-dev
 PKG_DEB_libmicrohttpd = libmicrohttpd-dev
 PKG_DEB_libcurl = libcurl4-openssl-dev
 PKG_DEB_zlib = zlib1g-dev
+PKG_DEB_libcrypto = libssl-dev
 ifneq ($(filter-out clean deps deps-bench uninstall test bench demo fuzz,$(or $(MAKECMDGOALS),all)),)
 ifeq ($(shell command -v $(PKG_CONFIG)),)
 $(error cannot find '$(PKG_CONFIG)': install pkg-config (make deps installs what the build needs))
@@ -185,7 +186,7 @@ FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omi
 FUZZ_ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -Wshadow -Wno-sign-compare \
 	-Ilib -Itests/fuzz $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null) \
 	$(FUZZ_SAN) $(FUZZ_CFLAGS)
-FUZZ_LIBS = $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null) -lpthread
+FUZZ_LIBS = $(shell $(PKG_CONFIG) --libs libxml-2.0 libcrypto 2>/dev/null) -lpthread
 FUZZ_LIB_SRCS = lib/buf.c lib/xalloc.c lib/log.c lib/hashmap.c lib/sha256.c lib/url.c \
 	lib/urlkey.c lib/cgiresp.c lib/spill.c lib/charset.c lib/css.c lib/links.c lib/robots.c \
 	lib/opts.c lib/reqpath.c lib/rewrite.c

@@ -155,8 +155,10 @@ int spill_sha256_hex(int fd, long long off, long long len, char out[65], const c
 	struct sha256 c;
 	unsigned char digest[32];
 	sha256_init(&c);
-	if (each_chunk(fd, off, len, what, err, add_to_hash, &c) < 0)
+	if (each_chunk(fd, off, len, what, err, add_to_hash, &c) < 0) {
+		sha256_release(&c);
 		return -1;
+	}
 	sha256_final(&c, digest);
 	sha256_to_hex(digest, out);
 	return 0;

@@ -9,7 +9,7 @@ set -u
 pkgs=""
 for group in "$@"; do
 	case "$group" in
-	build) pkgs="$pkgs gcc make pkg-config libc6-dev libxml2-dev libmicrohttpd-dev libcurl4-openssl-dev zlib1g-dev libsqlite3-dev" ;;
+	build) pkgs="$pkgs gcc make pkg-config libc6-dev libxml2-dev libmicrohttpd-dev libcurl4-openssl-dev zlib1g-dev libsqlite3-dev libssl-dev" ;;
 	sites) pkgs="$pkgs php-cgi php-cli php-sqlite3" ;;
 	# The real applications (t07xx, tests/lib-apps.sh): DokuWiki, and
 	# WordPress (with the theme its package recommends, the default of its
