@@ -4,7 +4,8 @@
  * reads files by path). The tables hold one option of each type.
  * Invariants: 0 or -1; a refusal is one line naming the file; numbers
  * stay within their bounds; and what was read, written back as
- * "name = value" lines, reads back to the same values.
+ * "name = value" lines (strings double-quoted, '\\' and '"' escaped),
+ * reads back to the same values.
  */
 #include "fuzz.h"
 
@@ -48,6 +49,16 @@ static int load(int fd, const void *data, size_t size, struct values *v, struct 
 	return opts_load_file(tables, path, err);
 }
 
+/* "name = "value"" with value's backslashes and quotes escaped: any
+ * string an option file can give (no newline, no NUL) reads back as it. */
+static void add_quoted(struct buf *f, const char *name, const char *value)
+{
+	buf_addf(f, "%s = \"", name);
+	for (const char *c = value; *c; c++)
+		buf_addf(f, "%s%c", *c == '\\' || *c == '"' ? "\\" : "", *c);
+	buf_addf(f, "\"\n");
+}
+
 static void release(struct opt t[6])
 {
 	const struct opt *tables[] = { t, NULL };
@@ -77,12 +88,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct buf f = BUF_INIT;
 	buf_addf(&f, "# written back\nverbose = %s\n", v.verbose ? "yes" : "no");
 	if (v.site_url)
-		buf_addf(&f, "site-url = %s\n", v.site_url);
+		add_quoted(&f, "site-url", v.site_url);
 	if (v.jobs)
 		buf_addf(&f, "jobs = %ld\n", v.jobs);
 	buf_addf(&f, "delay = %ld\n", v.delay);
 	for (size_t i = 0; i < v.exclude.n; i++)
-		buf_addf(&f, "exclude = %s\n", v.exclude.items[i]);
+		add_quoted(&f, "exclude", v.exclude.items[i]);
 	rc = load(fd, f.data, f.len, &w, u, err);
 	FUZZ_CHECK(rc == 0, "written back as\n%s\nit is refused: %s", f.data, err);
 	FUZZ_CHECK(w.verbose == v.verbose && w.jobs == v.jobs && w.delay == v.delay,
