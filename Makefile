@@ -56,6 +56,7 @@ PKG_DEB_libmicrohttpd = libmicrohttpd-dev
 PKG_DEB_libcurl = libcurl4-openssl-dev
 PKG_DEB_zlib = zlib1g-dev
 PKG_DEB_libcrypto = libssl-dev
+PKG_DEB_sqlite3 = libsqlite3-dev
 ifneq ($(filter-out clean deps deps-bench uninstall test bench demo fuzz,$(or $(MAKECMDGOALS),all)),)
 ifeq ($(shell command -v $(PKG_CONFIG)),)
 $(error cannot find '$(PKG_CONFIG)': install pkg-config (make deps installs what the build needs))
