@@ -24,11 +24,15 @@ const struct opt origin_opts[] = {
 	  "document root: its scripts run without a web server (or via --fastcgi)", 0, 0 },
 	{ "cgi", 0, OPT_LIST, &origin_options.cgi, "EXT=PROGRAM",
 	  "run *.EXT files through PROGRAM, e.g. php=php-cgi (repeatable)", 0, 0 },
+	{ "cgi-spawn", 0, OPT_LIST, &origin_options.cgi_spawn, "EXT=COMMAND",
+	  "run *.EXT on a pool of --jobs FastCGI workers COMMAND starts (sh -c 'exec COMMAND'): a"
+	  " listening socket as fd 0, its path in $FCGI_SOCKET or for {socket}, e.g."
+	  " php='php-cgi -b {socket}' (repeatable)", 0, 0 },
 	{ "cgi-mode", 0, OPT_STR, &origin_options.cgi_mode, "MODE",
 	  "workers (default): php-cgi as persistent FastCGI workers, one per job, opcache on (traced"
 	  " per request under watch); fork: a process per render, as *.cgi always gets", 0, 0 },
 	{ "cgi-max-requests", 0, OPT_INT, &origin_options.cgi_max_requests, "N",
-	  "restart a php-cgi worker after N requests (default " STR(WORKERS_MAX_REQUESTS) ")", 1,
+	  "restart a worker (php-cgi, --cgi-spawn) after N requests (default " STR(WORKERS_MAX_REQUESTS) ")", 1,
 	  100000000 },
 	{ "static-ext", 0, OPT_LIST, &origin_options.static_exts, "EXT",
 	  "publish *.EXT as it is, though it looks like a script ('': no extension)", 0, 0 },

@@ -161,7 +161,7 @@ static void raise_file_limit(void)
 static bool origin_given(void)
 {
 	return origin_options.root || origin_options.fastcgi || origin_options.origin_url ||
-	       origin_options.cgi.n || origin_options.front_controller || origin_options.env.n ||
+	       origin_options.cgi.n || origin_options.cgi_spawn.n || origin_options.front_controller || origin_options.env.n ||
 	       origin_options.script_aliases.n || origin_options.path_aliases.n;
 }
 

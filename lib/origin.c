@@ -45,6 +45,7 @@ void origin_config_release(struct origin_config *cfg)
 {
 	free(cfg->root);
 	strlist_clear(&cfg->cgi);
+	strlist_clear(&cfg->cgi_spawn);
 	strlist_clear(&cfg->static_exts);
 	free(cfg->index);
 	free(cfg->cgi_mode);
@@ -222,6 +223,12 @@ static int run_script(const struct origin *o, const char *target, const struct o
 	if (script->handler && script->handler->workers) {
 		rc = workers_run(script->handler->workers, target, env, o->timeout_s, o->max_output,
 				 raw, &status, rs, script->dir, err);
+		/* A --cgi-spawn worker runs without the tracer: watch treats
+		 * its pages as depending on everything. */
+		if (o->trace_lib && script->handler->command && !rs->untraced) {
+			rs->untraced = xstrdup(script->handler->command);
+			rs->untraced_why = xstrdup("runs as a --cgi-spawn FastCGI worker, which is not traced");
+		}
 	} else if (o->kind == ORIGIN_CGI) {
 		int code;
 		rc = cgi_run(o, target, script, env, raw, rs, &code, err);
@@ -533,6 +540,48 @@ static int add_handler(struct origin *o, const char *spec, char *err)
 	h->prog = prog;
 	h->php = is_php_cgi(eq + 1);
 	h->workers = NULL;
+	h->command = NULL;
+	return 0;
+}
+
+/* --cgi-spawn EXT=COMMAND. The program (COMMAND's first word, when it is
+ * a plain one) must be there now: a typo is one line at the start, not a
+ * failure per page. */
+static int add_spawn_handler(struct origin *o, const char *spec, char *err)
+{
+	const char *eq = strchr(spec, '=');
+	const char *ext = spec;
+	if (*ext == '.')
+		ext++;
+	size_t extlen = eq ? (size_t)(eq - ext) : 0;
+	const char *cmd = eq ? eq + 1 : "";
+	cmd += strspn(cmd, " \t");
+	if (!eq || !extlen || !*cmd || memchr(ext, '/', extlen) || memchr(ext, '.', extlen))
+		return err_set(err, "bad --cgi-spawn value '%s' (expected EXT=COMMAND)", spec);
+	for (size_t i = 0; i < o->nhandlers; i++)
+		if (strlen(o->handlers[i].ext) == extlen && !strncmp(o->handlers[i].ext, ext, extlen))
+			return err_set(err, "bad --cgi-spawn value '%s': *.%s has a handler already", spec,
+				       o->handlers[i].ext);
+	size_t wlen = strcspn(cmd, " \t");
+	char *word = xstrndup(cmd, wlen);
+	bool plain = !strpbrk(word, "=$`'\"\\;&|<>(){}*?[~#");
+	char *prog = plain ? find_program(word) : NULL;
+	struct stat st;
+	if (plain && (!prog || stat(prog, &st) < 0 || !S_ISREG(st.st_mode) || access(prog, X_OK) < 0)) {
+		err_set(err, "--cgi-spawn program '%s' is not %s", word, prog ? "executable" : "on PATH");
+		free(word);
+		free(prog);
+		return -1;
+	}
+	free(word);
+	free(prog);
+	o->handlers = xrealloc(o->handlers, (o->nhandlers + 1) * sizeof *o->handlers);
+	struct origin_handler *h = &o->handlers[o->nhandlers++];
+	h->ext = xstrndup(ext, extlen);
+	h->prog = NULL;
+	h->php = false;
+	h->workers = NULL;
+	h->command = xstrdup(cmd);
 	return 0;
 }
 
@@ -591,6 +640,9 @@ static int open_root(struct origin *o, const struct origin_config *cfg, char *er
 	}
 	for (size_t i = 0; i < cfg->cgi.n; i++)
 		if (add_handler(o, cfg->cgi.items[i], err) < 0)
+			return -1;
+	for (size_t i = 0; i < cfg->cgi_spawn.n; i++)
+		if (add_spawn_handler(o, cfg->cgi_spawn.items[i], err) < 0)
 			return -1;
 	for (size_t i = 0; i < cfg->env.n; i++)
 		if (add_env(o, cfg->env.items[i], err) < 0)
@@ -652,14 +704,73 @@ static int open_php(struct origin *o, const struct origin_config *cfg, char *err
 	return 0;
 }
 
-/* A pool of workers for each php-cgi handler (origin.h says when). */
+/* COMMAND for /bin/sh -c: "exec COMMAND", so that the worker is the
+ * program itself (dash would fork it, and the program would outlive a
+ * killed cgisnap: PR_SET_PDEATHSIG is the shell's), each unquoted
+ * {socket} replaced by "$FCGI_SOCKET" (the shell quotes the path). *binds
+ * says whether there was one. */
+static char *spawn_script(const char *command, bool *binds)
+{
+	static const char word[] = "{socket}";
+	struct buf b = BUF_INIT;
+	buf_adds(&b, "exec ");
+	*binds = false;
+	for (const char *p = command; *p;) {
+		const char *hit = strstr(p, word);
+		if (!hit) {
+			buf_adds(&b, p);
+			break;
+		}
+		buf_add(&b, p, (size_t)(hit - p));
+		buf_adds(&b, "\"$FCGI_SOCKET\"");
+		*binds = true;
+		p = hit + sizeof word - 1;
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* A pool of workers for each --cgi-spawn command. */
+static int open_spawned(struct origin *o, const struct origin_config *cfg, size_t n, char *err)
+{
+	struct strlist args = STRLIST_INIT, env = STRLIST_INIT;
+	int rc = 0;
+	/* As for php-cgi through --cgi: php-cgi spelled as a command must
+	 * not fork children of its own nor stop by itself; others ignore
+	 * these. */
+	strlist_add_owned(&env, xasprintf("PATH=%s", o->path_env));
+	strlist_add(&env, "PHP_FCGI_CHILDREN=0");
+	strlist_add(&env, "PHP_FCGI_MAX_REQUESTS=0");
+	for (size_t i = 0; i < o->user_env.n; i++)
+		strlist_add(&env, o->user_env.items[i]);
+	for (size_t i = 0; i < o->nhandlers && rc == 0; i++) {
+		if (!o->handlers[i].command)
+			continue;
+		bool binds;
+		strlist_clear(&args);
+		strlist_add(&args, "-c");
+		strlist_add_owned(&args, spawn_script(o->handlers[i].command, &binds));
+		struct workers_config wc = { "/bin/sh", &args, &env, o->root, n, cfg->cgi_max_requests,
+					     false, binds };
+		if (!(o->handlers[i].workers = workers_open(&wc, err)))
+			rc = -1;
+	}
+	strlist_clear(&args);
+	strlist_clear(&env);
+	return rc;
+}
+
+/* A pool of workers for each php-cgi handler (origin.h says when) and
+ * each --cgi-spawn command. */
 static int open_workers(struct origin *o, const struct origin_config *cfg, char *err)
 {
 	if (cfg->cgi_mode && strcmp(cfg->cgi_mode, "fork") && strcmp(cfg->cgi_mode, "workers"))
 		return err_set(err, "bad --cgi-mode '%s' (expected fork or workers)", cfg->cgi_mode);
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = (size_t)(cfg->jobs > 0 ? cfg->jobs : cores > 0 ? cores : 1);
+	if (open_spawned(o, cfg, n, err) < 0)
+		return -1;
 	if (cfg->cgi_mode && !strcmp(cfg->cgi_mode, "fork"))
 		return 0;
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	struct strlist args = STRLIST_INIT, env = STRLIST_INIT;
 	const char *user_preload = NULL;
 	int rc = 0;
@@ -699,8 +810,7 @@ static int open_workers(struct origin *o, const struct origin_config *cfg, char 
 						? xasprintf("LD_PRELOAD=%s %s", o->trace_lib, user_preload)
 						: xasprintf("LD_PRELOAD=%s", o->trace_lib));
 	struct workers_config wc = { NULL, &args, &env, o->root,
-				     (size_t)(cfg->jobs > 0 ? cfg->jobs : cores > 0 ? cores : 1),
-				     cfg->cgi_max_requests, o->trace_lib != NULL };
+				     n, cfg->cgi_max_requests, o->trace_lib != NULL, false };
 	for (size_t i = 0; i < o->nhandlers && rc == 0; i++) {
 		if (!o->handlers[i].php)
 			continue;
@@ -770,7 +880,7 @@ static int check_polite(const struct origin_config *cfg, enum origin_kind kind,
 
 struct origin *origin_open(const struct origin_config *cfg, const struct site *site, char *err)
 {
-	bool cgi = cfg->cgi.n, fastcgi = cfg->fastcgi, http = cfg->origin_url;
+	bool cgi = cfg->cgi.n || cfg->cgi_spawn.n, fastcgi = cfg->fastcgi, http = cfg->origin_url;
 	struct origin *o;
 
 	/* --root alone is the CGI origin; FastCGI needs it too; HTTP has none. */
@@ -863,6 +973,7 @@ void origin_close(struct origin *o)
 	for (size_t i = 0; i < o->nhandlers; i++) {
 		free(o->handlers[i].ext);
 		free(o->handlers[i].prog);
+		free(o->handlers[i].command);
 	}
 	free(o->handlers);
 	free(o->root);

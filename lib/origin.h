@@ -31,13 +31,14 @@ struct origin_config {
 	/* CGI: run programs under a document root, no server needed. */
 	char *root;             /* --root DIR */
 	struct strlist cgi;     /* --cgi EXT=PROGRAM, e.g. "php=/usr/bin/php-cgi" */
+	struct strlist cgi_spawn; /* --cgi-spawn EXT=COMMAND: a pool of FastCGI workers */
 	struct strlist static_exts; /* --static-ext EXT: such files are not source */
 	char *index;            /* --index NAMES, default ORIGIN_INDEX */
 	char *front_controller; /* --front-controller /index.php */
 	struct strlist env;     /* --env NAME=VALUE */
 	bool no_php_defaults;   /* --no-php-defaults: no opcache/session overrides */
 	char *cgi_mode;         /* --cgi-mode fork|workers; NULL: workers for php-cgi */
-	long cgi_max_requests;  /* --cgi-max-requests N; 0: WORKERS_MAX_REQUESTS */
+	long cgi_max_requests;  /* --cgi-max-requests N; 0: WORKERS_MAX_REQUESTS (--cgi-spawn too) */
 	/* Mounts, as Apache's ScriptAlias and Alias (CGI; path aliases for
 	 * FastCGI too): see origin_render. */
 	struct strlist script_aliases; /* --script-alias /PREFIX=PROGRAM */
@@ -185,7 +186,14 @@ struct origin;
  * (each request traced apart; PHP's caches of paths and .user.ini off);
  * the workers start at their first render and are stopped by
  * origin_close(). Other handlers and *.cgi programs always run a process
- * per render. */
+ * per render. Each --cgi-spawn EXT=COMMAND is such a pool of cfg->jobs
+ * workers whatever the mode: "/bin/sh -c 'exec COMMAND'" in --root, its
+ * listening socket as fd 0 and its path in FCGI_SOCKET, or, when COMMAND
+ * says {socket}, that word replaced by "$FCGI_SOCKET" and the program
+ * binding it itself (workers.h); no php defaults. With trace_lib its
+ * renders are untraced (rs->untraced is COMMAND). Errors: "bad
+ * --cgi-spawn value 'x' (expected EXT=COMMAND)", "--cgi-spawn program
+ * 'x' is not on PATH", "*.php has a handler already ('php=...')". */
 struct origin *origin_open(const struct origin_config *cfg, const struct site *site, char *err);
 enum origin_kind origin_kind(const struct origin *o);
 /* The directories the origin runs or serves files from besides --root:

@@ -20,7 +20,8 @@ struct origin_handler {
 	char *ext;      /* without the dot */
 	char *prog;     /* absolute path; NULL for FastCGI */
 	bool php;       /* php-cgi: gets the -d settings unless --no-php-defaults */
-	struct workers *workers; /* php-cgi in --cgi-mode workers; NULL: a process per render */
+	struct workers *workers; /* php-cgi in --cgi-mode workers, --cgi-spawn; NULL: a process per render */
+	char *command;  /* --cgi-spawn's COMMAND as given; NULL for --cgi */
 };
 
 struct fcgi_pool;

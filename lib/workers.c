@@ -55,6 +55,7 @@ struct worker {
 	pid_t pid;               /* -1: not running */
 	struct fcgi_pool *conn;  /* to its socket */
 	char *sock;              /* the socket's path */
+	char **envp;             /* for execve: the pool's, and FCGI_SOCKET=sock */
 	long served;
 	bool busy;
 	/* Tracing: the pipe's read end (-1: none), the stream, the
@@ -85,7 +86,8 @@ struct workers {
 	bool quit, spawner_running;
 	pthread_t spawner;
 	char *dir;
-	char **argv, **envp;     /* NULL-terminated, for execve */
+	char **argv;             /* NULL-terminated, for execve */
+	bool binds;              /* the worker binds its socket itself */
 	char *cwd;
 	struct worker *w;
 	size_t n;
@@ -153,7 +155,7 @@ struct workers *workers_open(const struct workers_config *cfg, char *err)
 	ws->traced = cfg->traced;
 	ws->max_requests = cfg->max_requests > 0 ? cfg->max_requests : WORKERS_MAX_REQUESTS;
 	ws->argv = vector(cfg->prog, cfg->args);
-	ws->envp = vector(NULL, cfg->env);
+	ws->binds = cfg->binds;
 	ws->cwd = xstrdup(cfg->cwd ? cfg->cwd : "/");
 	ws->w = xcalloc(ws->n, sizeof *ws->w);
 	for (size_t i = 0; i < ws->n; i++) {
@@ -176,6 +178,12 @@ struct workers *workers_open(const struct workers_config *cfg, char *err)
 			err_set(err, "runtime directory '%s' is too deep for a socket path (set TMPDIR)", dir);
 			goto fail;
 		}
+		struct strlist env = STRLIST_INIT;
+		for (size_t k = 0; cfg->env && k < cfg->env->n; k++)
+			strlist_add(&env, cfg->env->items[k]);
+		strlist_add_owned(&env, xasprintf("FCGI_SOCKET=%s", ws->w[i].sock));
+		ws->w[i].envp = vector(NULL, &env);
+		strlist_clear(&env);
 	}
 	if ((errno = pthread_create(&ws->spawner, NULL, spawner, ws)) != 0) {
 		err_sys(err, "cannot start a thread");
@@ -314,9 +322,9 @@ static int above_trace_fd(int fd)
 }
 
 /* A traced worker's pipe, into w->trace_fd (the read end, non-blocking)
- * and *wfd, and its environment: ws's, with the tracer's variables (the
+ * and *wfd, and its environment: w's, with the tracer's variables (the
  * pipe named by descriptor and inode, as cgi.c does). -1 with err. */
-static int trace_pipe(struct workers *ws, struct worker *w, int *wfd, char ***envp, char *err)
+static int trace_pipe(struct worker *w, int *wfd, char ***envp, char *err)
 {
 	int p[2];
 	struct stat st;
@@ -333,10 +341,10 @@ static int trace_pipe(struct workers *ws, struct worker *w, int *wfd, char ***en
 		return -1;
 	}
 	size_t n = 0;
-	while (ws->envp[n])
+	while (w->envp[n])
 		n++;
 	char **v = xcalloc(n + 3, sizeof *v);
-	memcpy(v, ws->envp, n * sizeof *v);
+	memcpy(v, w->envp, n * sizeof *v);
 	v[n] = xasprintf("CGISNAP_TRACE_FD=%d:%llu", TRACE_FD, (unsigned long long)st.st_ino);
 	v[n + 1] = xstrdup("CGISNAP_TRACE_ACCEPT=0");
 	w->trace_fd = p[0];
@@ -345,56 +353,100 @@ static int trace_pipe(struct workers *ws, struct worker *w, int *wfd, char ***en
 	return 0;
 }
 
-/* Free what trace_pipe made of envp (nothing when it is ws's own). */
-static void trace_env_free(struct workers *ws, char **envp)
+/* Free what trace_pipe made of envp (nothing when it is w's own). */
+static void trace_env_free(struct worker *w, char **envp)
 {
-	if (envp == ws->envp)
+	if (envp == w->envp)
 		return;
 	size_t n = 0;
-	while (ws->envp[n])
+	while (w->envp[n])
 		n++;
 	free(envp[n]);
 	free(envp[n + 1]);
 	free(envp);
 }
 
-/* Start w: a listening socket, then php-cgi on it as fd 0 (and a trace
- * pipe on fd 3 when traced). */
-static int start(struct workers *ws, struct worker *w, char *err)
+/* A worker that binds its socket itself: wait until it accepts a
+ * connection, at most timeout_s seconds. 0, or -1 with err (the worker,
+ * dead or alive, is stopped then). */
+static int await_listening(struct worker *w, long timeout_s, char *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	long long deadline = now_ms() + timeout_s * 1000;
+	long pause_ms = 2;
+	strcpy(sa.sun_path, w->sock);
+	for (;;) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return err_sys(err, "cannot make a socket");
+		int rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+		close(fd);
+		if (rc == 0)
+			return 0;
+		int st;
+		if (waitpid(w->pid, &st, WNOHANG) == w->pid) {
+			char why[ERR_LEN];
+			workers_exit_reason(st, why);
+			w->pid = -1;
+			stop(w, false, NULL);
+			return err_set(err, "%s before listening on '%s'", why, sa.sun_path);
+		}
+		if (now_ms() >= deadline) {
+			stop(w, true, NULL);
+			return err_set(err, "did not listen on '%s' within %ld s", sa.sun_path, timeout_s);
+		}
+		struct timespec ts = { 0, pause_ms * 1000000 };
+		nanosleep(&ts, NULL);
+		if (pause_ms < 50)
+			pause_ms *= 2;
+	}
+}
+
+/* Start w: a listening socket, then the program on it as fd 0; or, when
+ * the program binds the socket itself, the program on /dev/null, then
+ * wait for its socket (at most timeout_s, see WORKERS_LISTEN_S). */
+static int start(struct workers *ws, struct worker *w, long timeout_s, char *err)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int lfd = -1, devnull = -1, tracefd = -1;
-	char **envp = ws->envp;
+	char **envp = w->envp;
 
 	unlink(w->sock);
 	strcpy(sa.sun_path, w->sock);
-	lfd = above_stdio(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(lfd, 16) < 0) {
-		err_sys(err, "cannot listen on '%s'", w->sock);
-		goto fail;
-	}
 	if ((devnull = above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC))) < 0) {
 		err_sys(err, "cannot open '/dev/null'");
 		goto fail;
 	}
-	if (ws->traced && trace_pipe(ws, w, &tracefd, &envp, err) < 0)
+	if (!ws->binds) {
+		lfd = above_stdio(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+		if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(lfd, 16) < 0) {
+			err_sys(err, "cannot listen on '%s'", w->sock);
+			goto fail;
+		}
+	}
+	if (ws->traced && trace_pipe(w, &tracefd, &envp, err) < 0)
 		goto fail;
-	pid_t pid = spawn(ws, lfd, devnull, tracefd, envp);
+	pid_t pid = spawn(ws, ws->binds ? devnull : lfd, devnull, tracefd, envp);
 	if (pid < 0) {
 		err_sys(err, "cannot start '%s'", ws->argv[0]);
 		goto fail;
 	}
 	/* Here too, so that a kill of the group cannot come before the child's. */
 	setpgid(pid, pid);
-	close(lfd);
+	if (lfd >= 0)
+		close(lfd);
 	close(devnull);
 	if (tracefd >= 0)
 		close(tracefd); /* the worker's alone: its end is the pipe's end */
-	trace_env_free(ws, envp);
+	trace_env_free(w, envp);
 	w->pid = pid;
 	w->served = 0;
-	/* The socket listens already: connecting cannot race the start. A
-	 * traced worker counts its connections: no test connection. */
+	/* The socket listens already (cgisnap's), or once the program says so
+	 * by accepting: connecting cannot race the start. */
+	if (ws->binds &&
+	    await_listening(w, timeout_s < WORKERS_LISTEN_S ? timeout_s : WORKERS_LISTEN_S, err) < 0)
+		return -1;
+	/* A traced worker counts its connections: no test connection. */
 	char *addr = xasprintf("unix:%s", w->sock);
 	w->conn = ws->traced ? fcgi_open_one_shot(addr, err) : fcgi_open(addr, err);
 	free(addr);
@@ -413,7 +465,7 @@ fail:
 	if (w->trace_fd >= 0)
 		close(w->trace_fd);
 	w->trace_fd = -1;
-	trace_env_free(ws, envp);
+	trace_env_free(w, envp);
 	unlink(w->sock);
 	return -1;
 }
@@ -585,7 +637,7 @@ int workers_run(struct workers *ws, const char *target, const struct strlist *en
 
 	*app_status = 0;
 	for (int attempt = 0; attempt < 2; attempt++) {
-		if (!running(w) && start(ws, w, err) < 0)
+		if (!running(w) && start(ws, w, timeout_s, err) < 0)
 			break;
 		struct trace_take t = { w, rs, dir ? dir : "/", false };
 		struct fcgi_side side = { w->trace_fd, trace_take_feed, &t };
@@ -628,6 +680,7 @@ void workers_close(struct workers *ws)
 		if (ws->w[i].sock)
 			stop(&ws->w[i], true, NULL);
 		free(ws->w[i].sock);
+		vector_free(ws->w[i].envp);
 	}
 	if (ws->spawner_running) {
 		pthread_mutex_lock(&ws->slock);
@@ -642,7 +695,6 @@ void workers_close(struct workers *ws)
 	free(ws->w);
 	free(ws->cwd);
 	vector_free(ws->argv);
-	vector_free(ws->envp);
 	pthread_cond_destroy(&ws->freed);
 	pthread_mutex_destroy(&ws->lock);
 	pthread_cond_destroy(&ws->scond);

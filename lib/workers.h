@@ -1,8 +1,12 @@
 /* workers.h - a pool of persistent FastCGI worker processes that cgisnap
- * starts and owns: php-cgi, one process per worker (PHP_FCGI_CHILDREN=0),
- * each listening on its own unix socket in a private runtime directory
- * (mkdtemp, mode 0700), given to it as fd 0 - php-cgi serves FastCGI when
- * its stdin is a listening socket. Requests go through fcgi.c's client.
+ * starts and owns: php-cgi (one process per worker, PHP_FCGI_CHILDREN=0)
+ * or any program that serves FastCGI on a socket it is given (--cgi-spawn).
+ * Each worker has its own unix socket in a private runtime directory
+ * (mkdtemp, mode 0700), its path in the worker's FCGI_SOCKET variable.
+ * Either cgisnap listens on it and gives it to the worker as fd 0 - php-cgi
+ * and libfcgi programs serve FastCGI when their stdin is a listening
+ * socket - or the worker binds it itself (php-cgi -b PATH; cfg.binds) and
+ * cgisnap waits until it accepts. Requests go through fcgi.c's client.
  *
  * The pool owns its processes' lives: a worker is started when a request
  * needs one; one that crashed mid-request is reaped (its signal or exit
@@ -35,14 +39,19 @@ struct origin_response;
  * php-cgi's PHP_FCGI_MAX_REQUESTS default). */
 #define WORKERS_MAX_REQUESTS 500
 
+/* How long a worker that binds its socket itself may take to listen on it
+ * (the render's --timeout when that is shorter). */
+#define WORKERS_LISTEN_S 10
+
 struct workers_config {
-	const char *prog;        /* absolute path of php-cgi */
+	const char *prog;        /* absolute path of php-cgi, or /bin/sh for a command */
 	const struct strlist *args; /* after prog, e.g. "-d" "opcache.enable=1" */
-	const struct strlist *env;  /* the processes' environment, NAME=VALUE */
+	const struct strlist *env;  /* the processes' environment, NAME=VALUE (and FCGI_SOCKET) */
 	const char *cwd;         /* where the workers start */
 	size_t n;                /* workers at most (0: 1) */
 	long max_requests;       /* 0: WORKERS_MAX_REQUESTS */
 	bool traced;             /* env preloads the tracer: trace each request */
+	bool binds;              /* the program binds $FCGI_SOCKET itself: stdin is /dev/null */
 };
 
 struct workers;
@@ -58,7 +67,9 @@ struct workers *workers_open(const struct workers_config *cfg, char *err);
  * not NULL, the request's dependencies go into rs->deps_* as cgi_run's
  * do (relative paths against dir, the script's directory), the worker's
  * start-up's included, and rs->untraced says when the trace is not
- * whole (a worker whose trace broke is replaced). Thread-safe. */
+ * whole (a worker whose trace broke is replaced). Also, for a worker
+ * that binds its socket, "exited with status 2 before listening on
+ * 'PATH'" or "did not listen on 'PATH' within 10 s". Thread-safe. */
 int workers_run(struct workers *ws, const char *target, const struct strlist *env,
 		long timeout_s, size_t max_output, struct spill *out, unsigned long *app_status,
 		struct origin_response *rs, const char *dir, char *err);

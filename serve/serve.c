@@ -516,8 +516,9 @@ int cmd_serve(int argc, char **argv)
 	s.cfg.fill_max_bytes = (long long)(fill_max_mb >= 0 ? fill_max_mb : DEFAULT_FILL_MAX_MB) << 20;
 	s.cfg.fill_include = &fill_include;
 	s.cfg.fill_exclude = &fill_exclude;
-	for (size_t i = 0; i < origin_options.cgi.n; i++) {
-		const char *ext = origin_options.cgi.items[i];
+	for (size_t i = 0; i < origin_options.cgi.n + origin_options.cgi_spawn.n; i++) {
+		const char *ext = i < origin_options.cgi.n ? origin_options.cgi.items[i]
+							    : origin_options.cgi_spawn.items[i - origin_options.cgi.n];
 		ext += *ext == '.';
 		size_t n = strcspn(ext, "=");
 		if (n)

@@ -15,7 +15,9 @@ for group in "$@"; do
 	# WordPress (with the theme its package recommends, the default of its
 	# version) on a MariaDB the tests start themselves.
 	test) pkgs="$pkgs inotify-tools curl procps iproute2 nginx apache2 chromium python3 time clang libclang-rt-14-dev"
-		pkgs="$pkgs dokuwiki wordpress wordpress-theme-twentytwentythree mariadb-server php-mysql" ;;
+		pkgs="$pkgs dokuwiki wordpress wordpress-theme-twentytwentythree mariadb-server php-mysql"
+		# A second FastCGI program besides php-cgi, for --cgi-spawn (t0349).
+		pkgs="$pkgs libfcgi-perl" ;;
 	# php-fpm: bench-apps.sh serves the real DokuWiki through nginx + php-fpm.
 	bench) pkgs="$pkgs wrk nginx lighttpd apache2-utils wget php-fpm" ;;
 	# make fuzz alone; make test runs the fuzzers too (the test group).

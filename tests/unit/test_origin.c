@@ -1133,7 +1133,7 @@ TEST(origin_config_defaults_and_options)
 
 	const char *names[] = { "root", "cgi", "index", "front-controller", "env", "no-php-defaults",
 				"fastcgi", "origin", "site-url", "alias", "timeout", "max-output",
-				"script-alias", "path-alias", "cgi-mode", "cgi-max-requests" };
+				"script-alias", "path-alias", "cgi-mode", "cgi-max-requests", "cgi-spawn" };
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		bool found = false;
 		for (const struct opt *o = origin_opts; o->name; o++)

@@ -1,6 +1,7 @@
 /* test_workers.c - the worker pool's pure parts: php-cgi's arguments, the
  * reason a reaped worker gives, when one is recycled; and its runtime
- * directory (no process is started here: t0345 runs real workers). */
+ * directory; a worker binding its own socket that never listens (a shell;
+ * t0345 and t0349 run real workers). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "helpers.h"
 #include "log.h"
 #include "opts.h"
+#include "spill.h"
 #include "unit.h"
 #include "workers.h"
 
@@ -56,7 +58,7 @@ TEST(workers_runtime_directory_is_private_and_removed_at_close)
 {
 	char err[ERR_LEN];
 	struct strlist none = STRLIST_INIT;
-	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 3, 0, false };
+	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 3, 0, false, false };
 	struct workers *ws = workers_open(&cfg, err);
 	CHECK(ws != NULL);
 	if (!ws)
@@ -84,7 +86,7 @@ TEST(workers_open_refuses_a_runtime_directory_too_deep_for_a_socket)
 	sprintf(deep, "%s/%s", base, name);
 	setenv("TMPDIR", deep, 1);
 	struct strlist none = STRLIST_INIT;
-	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 1, 0, false };
+	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 1, 0, false, false };
 	struct workers *ws = workers_open(&cfg, err);
 	CHECK(ws == NULL);
 	CHECK(strstr(err, "too deep for a socket path (set TMPDIR)") != NULL);
@@ -98,4 +100,39 @@ TEST(workers_open_refuses_a_runtime_directory_too_deep_for_a_socket)
 	free(deep);
 	unit_remove_tree(base);
 	free(base);
+}
+
+/* A worker that binds its socket itself ($FCGI_SOCKET, cfg.binds): one
+ * that ends before listening, and one that never listens, fail the
+ * render with why (a shell stands in for the program). */
+static void run_binding(const char *script, long timeout_s, char *err)
+{
+	struct strlist args = STRLIST_INIT, none = STRLIST_INIT;
+	strlist_add(&args, "-c");
+	strlist_add(&args, script);
+	struct workers_config cfg = { "/bin/sh", &args, &none, "/", 1, 0, false, true };
+	struct workers *ws = workers_open(&cfg, err);
+	CHECK(ws != NULL);
+	if (!ws)
+		goto out;
+	struct spill out;
+	unsigned long status;
+	spill_init(&out, 1 << 20, -1);
+	CHECK_INT(-1, workers_run(ws, "/", &none, timeout_s, 1 << 20, &out, &status, NULL, NULL, err));
+	spill_release(&out);
+	workers_close(ws);
+out:
+	strlist_clear(&args);
+}
+
+TEST(workers_that_bind_their_socket_fail_with_why_when_they_do_not_listen)
+{
+	char err[ERR_LEN];
+	/* the path is in the environment: the shell sees it */
+	run_binding("case \"$FCGI_SOCKET\" in */w0.sock) exit 3;; esac; exit 4", 5, err);
+	CHECK(strstr(err, "exited with status 3 before listening on '") != NULL);
+	CHECK(strstr(err, "/w0.sock'") != NULL);
+	run_binding("exec sleep 5", 1, err);
+	CHECK(strstr(err, "did not listen on '") != NULL);
+	CHECK(strstr(err, "' within 1 s") != NULL);
 }
