@@ -427,6 +427,36 @@ enum origin_kind origin_kind(const struct origin *o)
 	return o->kind;
 }
 
+void origin_describe(const struct origin *o, char *buf, size_t len)
+{
+	struct buf b = BUF_INIT;
+	bool forks = false;
+	if (o->kind != ORIGIN_CGI) {
+		buf_addf(&b, "%s %s", o->kind == ORIGIN_FASTCGI ? "fastcgi" : "http", o->server_addr);
+		goto out;
+	}
+	for (size_t i = 0; i < o->nhandlers; i++) {
+		const struct origin_handler *h = &o->handlers[i];
+		if (!h->workers) {
+			forks = true;
+			continue;
+		}
+		const char *base = h->prog ? strrchr(h->prog, '/') : NULL;
+		if (b.len)
+			buf_adds(&b, ", ");
+		if (h->command)
+			buf_addf(&b, "'%s' workers (%zu)", h->command, workers_size(h->workers));
+		else
+			buf_addf(&b, "%s workers (%zu)", base ? base + 1 : h->prog, workers_size(h->workers));
+	}
+	/* *.cgi programs, other handlers: a process per render. */
+	if (forks || !b.len)
+		buf_addf(&b, "%sfork", b.len ? ", " : "");
+out:
+	snprintf(buf, len, "%s", b.data ? b.data : "");
+	buf_release(&b);
+}
+
 void origin_mount_dirs(const struct origin *o, struct strlist *out)
 {
 	for (size_t i = 0; i < o->nmounts; i++) {
@@ -926,7 +956,7 @@ struct origin *origin_open(const struct origin_config *cfg, const struct site *s
 		}
 		o->http = http_origin_open(base, o->site_origin, cfg->jobs, o->timeout_s, o->max_output,
 					   o->memory_max, &polite, err);
-		free(base);
+		o->server_addr = base;
 		if (!o->http)
 			goto fail;
 		return o;
@@ -935,6 +965,7 @@ struct origin *origin_open(const struct origin_config *cfg, const struct site *s
 	if (open_root(o, cfg, err) < 0)
 		goto fail;
 	if (o->kind == ORIGIN_FASTCGI) {
+		o->server_addr = xstrdup(cfg->fastcgi);
 		if (!(o->fcgi = fcgi_open(cfg->fastcgi, err)))
 			goto fail;
 		return o;
@@ -988,6 +1019,7 @@ void origin_close(struct origin *o)
 	free(o->path_env);
 	free(o->php_session_dir);
 	free(o->trace_lib);
+	free(o->server_addr);
 	free(o->site_origin);
 	free(o->http_host);
 	free(o->server_name);

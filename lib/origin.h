@@ -196,6 +196,12 @@ struct origin;
  * 'x' is not on PATH", "*.php has a handler already ('php=...')". */
 struct origin *origin_open(const struct origin_config *cfg, const struct site *site, char *err);
 enum origin_kind origin_kind(const struct origin *o);
+/* What renders run on, for messages and bench's report, into buf (len
+ * bytes): "php-cgi workers (4)", "'perl app.fcgi' workers (4)" (each
+ * handler's, ", " between), "fork" (a process per render: fork mode, *.cgi
+ * alone, watch's traced php-cgi), "fastcgi 127.0.0.1:9000", "http
+ * http://127.0.0.1:8080". */
+void origin_describe(const struct origin *o, char *buf, size_t len);
 /* The directories the origin runs or serves files from besides --root:
  * each --path-alias DIR and the directory of each --script-alias PROGRAM,
  * real paths, appended to out. The tree must stay apart from them; watch

@@ -60,6 +60,7 @@ struct origin {
 	int spill_dirfd;                  /* ... made in this directory (-1: $TMPDIR) */
 	struct fcgi_pool *fcgi;
 	struct http_origin *http;
+	char *server_addr;                /* the FastCGI address or HTTP base URL, for origin_describe */
 };
 
 /* A request resolved to a script under the root. */

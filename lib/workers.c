@@ -196,6 +196,11 @@ fail:
 	return NULL;
 }
 
+size_t workers_size(const struct workers *ws)
+{
+	return ws->n;
+}
+
 const char *workers_dir(const struct workers *ws)
 {
 	return ws->dir;

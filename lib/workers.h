@@ -74,6 +74,9 @@ int workers_run(struct workers *ws, const char *target, const struct strlist *en
 		long timeout_s, size_t max_output, struct spill *out, unsigned long *app_status,
 		struct origin_response *rs, const char *dir, char *err);
 
+/* How many workers the pool runs at most (cfg.n, at least 1). */
+size_t workers_size(const struct workers *ws);
+
 /* The runtime directory (for tests and messages). */
 const char *workers_dir(const struct workers *ws);
 

@@ -97,6 +97,11 @@ static bool fill_reserve(struct fallback *f, long long bytes)
 	return ok;
 }
 
+void fallback_describe(const struct fallback *f, char *buf, size_t len)
+{
+	origin_describe(f->origin, buf, len);
+}
+
 long fallback_timeout_s(const struct fallback *f)
 {
 	return origin_timeout_s(f->origin);
@@ -131,7 +136,7 @@ struct fallback *fallback_open(struct server *s, char *err)
 	/* One HTTP connection per render thread, in this open's own copy of
 	 * the configuration (strings borrowed), not in the options. */
 	struct origin_config cfg = origin_options;
-	cfg.jobs = s->cfg.threads;
+	cfg.jobs = s->cfg.jobs;
 	struct origin *o = origin_open(&cfg, &s->meta.site, err);
 	if (!o)
 		return NULL;
@@ -155,8 +160,9 @@ struct fallback *fallback_open(struct server *s, char *err)
 		fallback_close(f);
 		return NULL;
 	}
-	/* As many renders at once as workers used to block on them. */
-	size_t n = s->cfg.threads > 0 ? (size_t)s->cfg.threads : 1;
+	/* As many render threads as the origin has workers (--jobs): a
+	 * request past them waits in the queue, not for a process of its own. */
+	size_t n = s->cfg.jobs > 0 ? (size_t)s->cfg.jobs : 1;
 	f->threads = xcalloc(n, sizeof *f->threads);
 	for (; f->nthreads < n; f->nthreads++) {
 		if (pthread_create(&f->threads[f->nthreads], NULL, render_thread, f) != 0) {

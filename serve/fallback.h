@@ -2,7 +2,7 @@
  * (--fallback, optionally storing them with --fill), or for every request
  * (--dynamic).
  *
- * Renders run on render threads of their own (as many as --threads), never
+ * Renders run on render threads of their own (as many as --jobs), never
  * on the libmicrohttpd workers: the request handler suspends its
  * connection, fallback_start() queues the render, and the waiter's done()
  * resumes the connection when the answer is there. A worker thus goes on
@@ -42,6 +42,9 @@ struct fallback_answer {
 /* Open the origin described by origin_options (origin_defaults()
  * already called) for server s. NULL with err. */
 struct fallback *fallback_open(struct server *s, char *err);
+
+/* What the renders run on, as origin_describe says it. */
+void fallback_describe(const struct fallback *f, char *buf, size_t len);
 
 /* How long one render may take, in seconds: the origin's --timeout. */
 long fallback_timeout_s(const struct fallback *f);

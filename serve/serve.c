@@ -42,7 +42,7 @@
 #define DRAIN_SECONDS 10
 
 static char *listen_spec, *access_log, *cache_control;
-static long threads, cache_mb = -1, idle_timeout, header_timeout, max_connections, max_per_ip = -1;
+static long threads, jobs, cache_mb = -1, idle_timeout, header_timeout, max_connections, max_per_ip = -1;
 static long fill_max = -1, fill_max_mb = -1;
 static struct strlist fill_include, fill_exclude;
 static bool fallback, fill, dynamic, any_dir, verbose;
@@ -52,6 +52,9 @@ static const struct opt serve_opts[] = {
 	  "address to listen on (default " DEFAULT_LISTEN "; [::1]:8080, *:8080)", 0, 0 },
 	{ "threads", 't', OPT_INT, &threads, "N", "worker threads (default: one per CPU core)", 1,
 	  1024 },
+	{ "jobs", 'j', OPT_INT, &jobs, "N",
+	  "renders at once (--fallback, --dynamic): render threads and php-cgi or --cgi-spawn"
+	  " workers; more requests wait (default: --threads)", 1, 1024 },
 	{ "access-log", 0, OPT_STR, &access_log, "FILE",
 	  "combined-format access log, '-' for standard output, 'off' (default off)", 0, 0 },
 	{ "cache-mb", 0, OPT_INT, &cache_mb, "N",
@@ -143,7 +146,10 @@ static void print_help(const struct opt *const *tables)
 	       "  SIGTERM, SIGINT: stop accepting, finish requests in flight, flush the log,\n"
 	       "    exit 0.\n"
 	       "  Renders (--fallback, --dynamic) run on threads of their own, as many as\n"
-	       "    --threads: workers go on serving files while the origin renders.\n"
+	       "    --jobs: workers go on serving files while the origin renders. A request\n"
+	       "    past those waits in line for a free one, so php-cgi (--cgi, workers by\n"
+	       "    default) and --cgi-spawn run --jobs worker processes at most, never one\n"
+	       "    per request.\n"
 	       "  --fill holds the tree's lock while serving: snapshot and watch wait. It\n"
 	       "    stores only 2xx answers (never a 404 per URL), of targets that pass\n"
 	       "    --include/--exclude, have at most 32 path segments and a key of at most\n"
@@ -425,9 +431,15 @@ static int run(struct server *s)
 		log_error("%s", err);
 		goto out;
 	}
-	log_info("serving %s on http://%s/ (%ld threads%s)",
+	char renders[512] = "";
+	if (s->fallback) {
+		char mode[400];
+		fallback_describe(s->fallback, mode, sizeof mode);
+		snprintf(renders, sizeof renders, "; renders: %ld at once, %s", s->cfg.jobs, mode);
+	}
+	log_info("serving %s on http://%s/ (%ld threads%s%s)",
 		 s->cfg.dynamic ? "the origin" : s->cfg.dir, addr.text, s->cfg.threads,
-		 s->cfg.dynamic ? ", dynamic" : s->cfg.fallback ? ", with fallback" : "");
+		 s->cfg.dynamic ? ", dynamic" : s->cfg.fallback ? ", with fallback" : "", renders);
 
 	main_loop(s, w, d);
 	daemons_drain(d, 1000LL * (DRAIN_SECONDS + (s->fallback ? fallback_timeout_s(s->fallback) : 0)));
@@ -506,6 +518,7 @@ int cmd_serve(int argc, char **argv)
 	s.cfg.threads = threads > 0 ? threads : sysconf(_SC_NPROCESSORS_ONLN);
 	if (s.cfg.threads < 1)
 		s.cfg.threads = 1;
+	s.cfg.jobs = jobs > 0 ? jobs : s.cfg.threads;
 	s.cfg.cache_mb = cache_mb >= 0 ? cache_mb : DEFAULT_CACHE_MB;
 	s.cfg.idle_timeout_s = idle_timeout > 0 ? idle_timeout : DEFAULT_IDLE_TIMEOUT;
 	s.cfg.max_connections = max_connections > 0 ? max_connections : DEFAULT_MAX_CONNECTIONS;

@@ -37,6 +37,7 @@ struct fallback;
 struct serve_config {
 	const char *dir;          /* the tree, NULL with --dynamic alone */
 	long threads;
+	long jobs;                /* renders at once (--fallback, --dynamic): render threads, workers */
 	long cache_mb;
 	long idle_timeout_s;
 	long max_connections;

@@ -1871,3 +1871,37 @@ TEST(origin_http_php_builtin_server)
 	fixture_close(&f);
 	stop_server(pid);
 }
+
+/* What renders run on, as bench and serve say it; opening starts no
+ * process (workers start at their first render). */
+static void check_describe(const char *mode, const char *cgi, const char *spawn, long jobs,
+			   const char *want)
+{
+	struct fixture f = { 0 };
+	char got[256];
+	cgi_config(&f.cfg);
+	f.cfg.jobs = jobs;
+	if (mode)
+		f.cfg.cgi_mode = xstrdup(mode);
+	if (cgi)
+		strlist_add(&f.cfg.cgi, cgi);
+	if (spawn)
+		strlist_add(&f.cfg.cgi_spawn, spawn);
+	CHECK(fixture_open(&f, NULL));
+	if (f.o) {
+		origin_describe(f.o, got, sizeof got);
+		CHECK_STR(want, got);
+	}
+	fixture_close(&f);
+}
+
+TEST(origin_describe_names_the_mode_and_the_pool_size)
+{
+	if (!have_program("php-cgi"))
+		return;
+	check_describe(NULL, "php=php-cgi", NULL, 3, "php-cgi workers (3)");
+	check_describe("fork", "php=php-cgi", NULL, 3, "fork");
+	check_describe(NULL, NULL, NULL, 2, "fork");
+	check_describe(NULL, NULL, "tpl=php-cgi -b {socket}", 2, "'php-cgi -b {socket}' workers (2)");
+	check_describe("fork", "sh=/bin/sh", "php=php-cgi", 1, "'php-cgi' workers (1), fork");
+}
