@@ -98,6 +98,12 @@ static void print_help(void)
 	       "With --dynamic-url and/or --static-url it measures servers already running\n"
 	       "instead (say Apache with PHP, and Apache serving the tree); one alone is\n"
 	       "measured alone, and --tree then only gives the default URLs.\n\n"
+	       "Each side's mode is printed (a \"mode:\" line; \"mode\" in JSON): what the\n"
+	       "dynamic server's renders run on - \"php-cgi workers (N)\" (--cgi php=php-cgi,\n"
+	       "the default: N is --server-threads, else cores), \"'COMMAND' workers (N)\"\n"
+	       "(--cgi-spawn), \"fork\" (a process per request: --cgi-mode fork, other\n"
+	       "handlers, *.cgi), \"fastcgi ADDR\", \"http URL\"; \"static files\"; not known\n"
+	       "(null) for a server bench did not start.\n\n"
 	       "URLs: --url and --urls; by default %d of the tree's status-200 HTML pages\n"
 	       "from its manifest (all when it has fewer), spread evenly over them in sorted\n"
 	       "order, so the same tree gives the same list; \"/\" without a manifest.\n"
@@ -245,8 +251,9 @@ static int choose_paths(struct strlist *paths, char **from, char *err)
 }
 
 /* Check the origin options the way the dynamic server will, so that a
- * mistake is one clear line before anything starts. */
-static int check_origin(char *err)
+ * mistake is one clear line before anything starts; what its renders
+ * will run on into mode (len bytes). */
+static int check_origin(char *mode, size_t len, char *err)
 {
 	struct site site;
 	/* Run here once: the dynamic server gets its answer as --site-url. */
@@ -258,10 +265,15 @@ static int check_origin(char *err)
 	origin_defaults(&origin_options);
 	if (site_init(&site, origin_options.site_url, err) < 0)
 		return -1;
+	/* The dynamic server renders --threads at once (its --jobs default):
+	 * a pool of that size. Opening starts no worker. */
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	origin_options.jobs = server_threads ? server_threads : cores > 0 ? cores : 1;
 	struct origin *o = origin_open(&origin_options, &site, err);
 	site_release(&site);
 	if (!o)
 		return -1;
+	origin_describe(o, mode, len);
 	origin_close(o);
 	return 0;
 }
@@ -386,6 +398,7 @@ struct side {
 	struct spawned proc;
 	struct loadgen_result *res;
 	long peak_rss_kb;
+	const char *mode;      /* see report_side */
 };
 
 static int measure(struct side *sd, const struct loadgen_config *base, char *err)
@@ -443,7 +456,8 @@ static int run(double duration)
 		log_error("%s", err);
 		goto out;
 	}
-	if (spawn_mode && check_origin(err) < 0) {
+	char dynamic_mode[512];
+	if (spawn_mode && check_origin(dynamic_mode, sizeof dynamic_mode, err) < 0) {
 		log_error("%s", err);
 		goto out;
 	}
@@ -466,6 +480,7 @@ static int run(double duration)
 			url = sd->proc.url;
 			sd->server = dyn ? xstrdup("cgisnap serve --dynamic (the origin renders every request)")
 					 : xasprintf("cgisnap serve '%s' (the snapshot)", tree_dir);
+			sd->mode = dyn ? dynamic_mode : "static files";
 		} else {
 			sd->server = xstrdup(dyn ? "the server given with --dynamic-url"
 					     : "the server given with --static-url");
@@ -537,7 +552,7 @@ static int run(double duration)
 	};
 	for (size_t i = 0; i < nsides; i++)
 		rep.sides[i] = (struct report_side){ sides[i].name, sides[i].server, sides[i].ep.url,
-						     sides[i].res, sides[i].peak_rss_kb };
+						     sides[i].res, sides[i].peak_rss_kb, sides[i].mode };
 	if (json)
 		report_json(stdout, &rep);
 	else

@@ -118,6 +118,9 @@ void report_text(FILE *out, const struct report *rep)
 	describe_load(out, rep);
 	for (size_t i = 0; i < rep->nsides; i++)
 		fprintf(out, "%-8s %s at %s\n", rep->sides[i].name, rep->sides[i].server, rep->sides[i].url);
+	for (size_t i = 0; i < rep->nsides; i++)
+		fprintf(out, "%-8s mode: %s\n", rep->sides[i].name,
+			rep->sides[i].mode ? rep->sides[i].mode : "not known (a server bench did not start)");
 	fprintf(out, "\n%-*s", LABEL_W, "");
 	for (size_t i = 0; i < rep->nsides; i++)
 		fprintf(out, "%*s", VALUE_W, rep->sides[i].name);
@@ -184,6 +187,11 @@ static void json_side(FILE *out, const struct report_side *side)
 	json_str(out, side->server);
 	fprintf(out, ", \"url\": ");
 	json_str(out, side->url);
+	fprintf(out, ", \"mode\": ");
+	if (side->mode)
+		json_str(out, side->mode);
+	else
+		fprintf(out, "null");
 	fprintf(out, ",\n    \"time_s\": %.6f, \"complete\": %lld, \"failed\": %lld, "
 		     "\"failed_connect\": %lld, \"failed_receive\": %lld, \"failed_length\": %lld, "
 		     "\"failed_exceptions\": %lld, \"timeouts\": %lld, \"non_2xx\": %lld,\n"

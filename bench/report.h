@@ -16,6 +16,11 @@ struct report_side {
 	const char *url;
 	const struct loadgen_result *r;
 	long peak_rss_kb;     /* the server's peak RSS, -1 when unknown */
+	/* What renders run on ("php-cgi workers (4)", "fork", "fastcgi
+	 * 127.0.0.1:9000", "http http://..."; origin_describe) or "static files";
+	 * NULL for a server bench did not start (not known). Text: a "mode:"
+	 * line per side; JSON: "mode", null when not known. */
+	const char *mode;
 };
 
 struct report {

@@ -91,8 +91,9 @@ TEST(bench_report_table_and_json)
 	struct strlist w = STRLIST_INIT;
 	strlist_add(&w, "something to say");
 	struct report rep = {
-		.sides = { { "dynamic", "cgisnap serve --dynamic", "http://127.0.0.1:1/", dyn, 2048 },
-			   { "static", "cgisnap serve 'out'", "http://127.0.0.1:2/", st, -1 } },
+		.sides = { { "dynamic", "cgisnap serve --dynamic", "http://127.0.0.1:1/", dyn, 2048,
+			     "php-cgi workers (4)" },
+			   { "static", "cgisnap serve 'out'", "http://127.0.0.1:2/", st, -1, NULL } },
 		.nsides = 2, .paths = paths, .npaths = 2, .paths_from = "--url", .concurrency = 10,
 		.threads = 1, .requests = 0, .duration_s = 2, .keepalive = true, .timeout_s = 30,
 		.warnings = &w,
@@ -108,6 +109,8 @@ TEST(bench_report_table_and_json)
 	CHECK(strstr(text, "Latency 90%:                           0.900         0.900  [ms]") != NULL);
 	CHECK(strstr(text, "Server peak RSS:                         2.0             -  [MiB]") != NULL);
 	CHECK(strstr(text, "Warning: something to say\n") != NULL);
+	CHECK(strstr(text, "dynamic  mode: php-cgi workers (4)\n") != NULL);
+	CHECK(strstr(text, "static   mode: not known (a server bench did not start)\n") != NULL);
 	CHECK(strstr(text, "Length failures are complete responses") != NULL);
 	free(text);
 
@@ -115,6 +118,8 @@ TEST(bench_report_table_and_json)
 	CHECK(strstr(json, "\"urls\": [\"/a\\\"b\\\\c\", \"/x\\u0009y\"]") != NULL);
 	CHECK(strstr(json, "\"ratio\": 8.00") != NULL);
 	CHECK(strstr(json, "\"failed_length\": 7") != NULL);
+	CHECK(strstr(json, "\"mode\": \"php-cgi workers (4)\"") != NULL);
+	CHECK(strstr(json, "\"mode\": null") != NULL);
 	CHECK(strstr(json, "\"peak_rss_kb\": null") != NULL);
 	CHECK(strstr(json, "\"requests\": null, \"duration_s\": 2") != NULL);
 	CHECK(strstr(json, "\"warnings\": [\"something to say\"]}") != NULL);
