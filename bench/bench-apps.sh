@@ -26,7 +26,6 @@ for p in dokuwiki php-cgi php-fpm nginx wget; do
 	*) missing="$missing $p" ;;
 	esac
 done
-FPM=$(ls /usr/sbin/php-fpm[0-9]* 2>/dev/null | tail -1)
 [ -n "$FPM" ] || missing="$missing php-fpm"
 if [ -n "$missing" ]; then
 	echo "apps: missing Debian packages:$missing (make deps-bench, as root, installs them)"
@@ -43,65 +42,13 @@ PAGES=$(wc -l <"$DW_PAGES_FILE")
 cp -a "$DW_DATA" "$WORK/data.seeded" || exit 1
 fresh_data() { rm -rf "$DW_DATA" && cp -a "$WORK/data.seeded" "$DW_DATA"; }
 
-# php-fpm as users run it for nginx: its own php.ini (opcache on), a pool of
-# its own on a unix socket, a child per core from the start. In the
-# foreground, so that its PID is the master's and stopping it stops all.
-# As root the children run as root too (-R): the wiki copy is root's.
+# php-fpm as users run it for nginx (lib-bench.sh): opcache on, a child
+# per core from the start; nginx, a worker per core, the wiki copy as its
+# root, PHP to the pool.
 SOCK=$WORK/fpm.sock
-mkdir -p "$WORK/sessions"
-{
-	echo "[global]"
-	echo "pid = $WORK/fpm.pid"
-	echo "error_log = $WORK/fpm.log"
-	echo "daemonize = no"
-	echo "[dokuwiki]"
-	[ "$(id -u)" != 0 ] || printf 'user = root\ngroup = root\n'
-	echo "listen = $SOCK"
-	echo "pm = static"
-	echo "pm.max_children = $CORES"
-	echo "php_admin_value[opcache.enable] = 1"
-	echo "php_admin_value[session.save_path] = $WORK/sessions"
-} >"$WORK/fpm.conf"
-fpm_root=""
-[ "$(id -u)" != 0 ] || fpm_root=-R
-"$FPM" -y "$WORK/fpm.conf" $fpm_root -F >"$WORK/fpm.out" 2>&1 &
-pids="$pids $!"
-for i in $(seq 1 250); do [ -S "$SOCK" ] && break; sleep 0.02; done
-[ -S "$SOCK" ] || { echo "apps: php-fpm did not start: $(tail -3 "$WORK/fpm.log" "$WORK/fpm.out")"; exit 1; }
-
-# nginx: a worker per core, the wiki copy as its root, PHP to the pool.
+fpm_start "$SOCK" "$CORES" || exit 1
 PORT=$(free_port)
-NGX=$WORK/nginx
-mkdir -p "$NGX/logs" "$NGX/tmp"
-cat >"$NGX/nginx.conf" <<EOF
-$([ "$(id -u)" != 0 ] || echo "user root root;")
-worker_processes $CORES;
-pid $NGX/nginx.pid;
-error_log $NGX/logs/error.log;
-events { worker_connections 256; }
-http {
-	include /etc/nginx/mime.types;
-	access_log off;
-	client_body_temp_path $NGX/tmp/body;
-	fastcgi_temp_path $NGX/tmp/fastcgi;
-	proxy_temp_path $NGX/tmp/proxy;
-	uwsgi_temp_path $NGX/tmp/uwsgi;
-	scgi_temp_path $NGX/tmp/scgi;
-	server {
-		listen 127.0.0.1:$PORT;
-		root $DW_ROOT;
-		index doku.php;
-		location ~ \.php\$ {
-			include /etc/nginx/fastcgi_params;
-			fastcgi_param SCRIPT_FILENAME \$document_root\$fastcgi_script_name;
-			fastcgi_pass unix:$SOCK;
-		}
-	}
-}
-EOF
-nginx -p "$NGX" -c "$NGX/nginx.conf" -e "$NGX/logs/error.log" -g 'daemon off;' 2>"$NGX/logs/stderr" &
-pids="$pids $!"
-wait_port "$PORT" || { echo "apps: nginx did not start: $(tail -3 "$NGX/logs/stderr" "$NGX/logs/error.log")"; exit 1; }
+nginx_start "$PORT" "$DW_ROOT" "$SOCK" doku.php || exit 1
 
 # wget_pages DIR: how many seeded pages are files of DIR named by their URL
 # (doku.php?id=ID) holding their sentence.

@@ -9,6 +9,11 @@
 #   wait_port PORT          until something accepts there (5 s at most)
 #   median N...             the median of the numbers
 #   goal CONDITION          "met" when the awk condition holds, else "NOT met"
+#   fpm_start SOCK N        php-fpm as users run it for nginx: its own php.ini
+#                           (opcache on), a static pool of N children on unix
+#                           socket SOCK; 1 and a line when it cannot start
+#   nginx_start PORT ROOT SOCK INDEX
+#                           nginx, a worker per core, ROOT's *.php to SOCK
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CGISNAP=${CGISNAP:-$ROOT/cgisnap}
@@ -51,3 +56,66 @@ median() {
 }
 
 goal() { awk "BEGIN { print (($*) ? \"met\" : \"NOT met\") }"; }
+
+FPM=$(ls /usr/sbin/php-fpm[0-9]* 2>/dev/null | tail -1)
+
+# php-fpm in the foreground, so that its PID is the master's and stopping
+# it stops all. As root the children run as root too (-R): the sites are
+# root's copies.
+fpm_start() {
+	local sock=$1 n=$2 conf=$WORK/fpm-$RANDOM i
+	[ -n "$FPM" ] || { echo "php-fpm is not installed (make deps-bench, as root)"; return 1; }
+	mkdir -p "$WORK/sessions"
+	{
+		echo "[global]"
+		echo "pid = $conf.pid"
+		echo "error_log = $conf.log"
+		echo "daemonize = no"
+		echo "[pool]"
+		[ "$(id -u)" != 0 ] || printf 'user = root\ngroup = root\n'
+		echo "listen = $sock"
+		echo "pm = static"
+		echo "pm.max_children = $n"
+		echo "php_admin_value[opcache.enable] = 1"
+		echo "php_admin_value[session.save_path] = $WORK/sessions"
+	} >"$conf"
+	"$FPM" -y "$conf" $([ "$(id -u)" != 0 ] || echo -R) -F >"$conf.out" 2>&1 &
+	pids="$pids $!"
+	for i in $(seq 1 250); do [ -S "$sock" ] && return 0; sleep 0.02; done
+	echo "php-fpm did not start: $(tail -3 "$conf.log" "$conf.out")"
+	return 1
+}
+
+nginx_start() {
+	local port=$1 root=$2 sock=$3 index=$4 ngx=$WORK/nginx-$1
+	mkdir -p "$ngx/logs" "$ngx/tmp"
+	cat >"$ngx/nginx.conf" <<NGINX
+$([ "$(id -u)" != 0 ] || echo "user root root;")
+worker_processes $CORES;
+pid $ngx/nginx.pid;
+error_log $ngx/logs/error.log;
+events { worker_connections 256; }
+http {
+	include /etc/nginx/mime.types;
+	access_log off;
+	client_body_temp_path $ngx/tmp/body;
+	fastcgi_temp_path $ngx/tmp/fastcgi;
+	proxy_temp_path $ngx/tmp/proxy;
+	uwsgi_temp_path $ngx/tmp/uwsgi;
+	scgi_temp_path $ngx/tmp/scgi;
+	server {
+		listen 127.0.0.1:$port;
+		root $root;
+		index $index;
+		location ~ \.php\$ {
+			include /etc/nginx/fastcgi_params;
+			fastcgi_param SCRIPT_FILENAME \$document_root\$fastcgi_script_name;
+			fastcgi_pass unix:$sock;
+		}
+	}
+}
+NGINX
+	nginx -p "$ngx" -c "$ngx/nginx.conf" -e "$ngx/logs/error.log" -g 'daemon off;' 2>"$ngx/logs/stderr" &
+	pids="$pids $!"
+	wait_port "$port" || { echo "nginx did not start: $(tail -3 "$ngx/logs/stderr" "$ngx/logs/error.log")"; return 1; }
+}
