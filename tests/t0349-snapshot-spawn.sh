@@ -5,7 +5,8 @@
 # and on a socket it binds ({socket}), php-cgi spelled as a command (the
 # same trees as --cgi), the pool's semantics (persistent, a crash retried
 # once, a hang killed, recycling, nothing left however cgisnap ends), *.cgi
-# still a process per render, and bad values refused in one line.
+# still a process per render, watch through the same pool (untraced), and
+# bad values refused in one line.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-snapshot.sh"
 
@@ -150,6 +151,22 @@ for sig in TERM KILL; do
 		wait_until 10 no_workers || fail "workers left: $(workers)"
 	done
 done
+
+try "watch renders through the pool too: its pages said once to be untraced, re-rendered on a change"
+. "$ROOT/tests/lib-watch.sh"
+for i in 1 2 3 4 5 6; do printf 'page %s by {{pid}}\n' "$i" >"$PIDS/p$i.tpl"; done
+LOG=$TESTDIR/watch.log
+watch_start "$LOG" --root "$PIDS" --cgi-spawn tpl="perl '$APP'" -j 1 --source "$PIDS" "$TESTDIR/w-out" ||
+	fail "watch did not start: $(cat "$LOG")"
+check_eq 1 "$(grep -c "warning: 'perl '$APP'' runs as a --cgi-spawn FastCGI worker, which is not traced: its pages cannot be traced and re-render on every change" "$LOG")" \
+	"one warning ($(cat "$LOG"))"
+check_eq 1 "$(pids_of "$TESTDIR/w-out" | wc -l)" "one worker rendered the snapshot"
+some_workers || fail "the pool is not kept warm between batches"
+printf 'page 6 edited by {{pid}}\n' >"$PIDS/p6.tpl"
+wait_file_has "$TESTDIR/w-out/p6.tpl" "page 6 edited" || fail "p6 not re-rendered: $(cat "$LOG")"
+watch_stop
+check_eq 0 "$WATCH_STATUS" "watch's exit status"
+wait_until 10 no_workers || fail "workers left after watch: $(workers)"
 
 try "bad --cgi-spawn values are refused in one line, exit 2"
 bad() {
