@@ -85,6 +85,7 @@ three_modes() {
 	printf '  workers / php-fpm wall time: %.2fx  (goal <= 1.25x: %s)\n' "$vs_fpm" "$(goal "$vs_fpm <= 1.25")"
 	printf '  fork / workers wall time:    %.2fx  (goal >= 5x: %s)\n' "$vs_fork" "$(goal "$vs_fork >= 5")"
 	[ "$nw" = "$nf" ] && [ "$nw" = "$np" ] || echo "  (the modes stored different URL counts: see $WORK/*.err)"
+	echo "  php-fpm stays up through the runs (warm opcache); the workers start cold with each snapshot"
 }
 
 # 1. The sample wiki.
