@@ -29,6 +29,9 @@ const struct opt crawl_opts[] = {
 	{ "canonical", 0, OPT_LIST, &crawl_options.canonical, "'REGEX => URL'",
 	  "record targets matching REGEX as a 302 to URL ($1..$9: groups; first rule wins), "
 	  "crawl URL instead (repeatable)", 0, 0 },
+	{ "render-query", 0, OPT_LIST, &crawl_options.render_query, "'REGEX => NAME=VALUE'",
+	  "ask the origin for targets matching REGEX with NAME=VALUE added to the query, stored as "
+	  "crawled (a cache bypass such as DokuWiki's purge=1; first rule wins; repeatable)", 0, 0 },
 	{ "include", 0, OPT_LIST, &crawl_options.include, "REGEX",
 	  "crawl only targets matching REGEX (repeatable)", 0, 0 },
 	{ "exclude", 0, OPT_LIST, &crawl_options.exclude, "REGEX",
@@ -115,6 +118,7 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 	copy_list(&s->crawl.include, &o->include);
 	copy_list(&s->crawl.exclude, &o->exclude);
 	copy_list(&s->crawl.strip, &o->strip);
+	copy_list(&s->crawl.render_query, &o->render_query);
 	if (o->jobs > 0)
 		s->crawl.jobs = o->jobs;
 	if (o->max_pages >= 0)
@@ -208,6 +212,7 @@ void crawl_setup_close(struct crawl_setup *s)
 	strlist_clear(&s->crawl.include);
 	strlist_clear(&s->crawl.exclude);
 	strlist_clear(&s->crawl.strip);
+	strlist_clear(&s->crawl.render_query);
 	crawl_config_release(&s->crawl);
 	site_release(&s->site);
 	memset(s, 0, sizeof *s);

@@ -132,7 +132,34 @@ int crawl_config_compile(struct crawl_config *cfg, char *err)
 	    relist_compile(&cfg->exclude, 0, "--exclude", &cfg->exclude_re, &cfg->nexclude, err) < 0 ||
 	    relist_compile(&cfg->strip, 0, "--strip", &cfg->strip_re, &cfg->nstrip, err) < 0)
 		return -1;
+	cfg->render_query_rw = xcalloc(cfg->render_query.n ? cfg->render_query.n : 1, sizeof *cfg->render_query_rw);
+	for (size_t i = 0; i < cfg->render_query.n; i++) {
+		const char *spec = cfg->render_query.items[i];
+		if (rewrite_parse(&cfg->render_query_rw[i], spec, "--render-query", err) < 0)
+			return -1;
+		cfg->nrender_query++;
+		/* What is added must be parameters: the target stays a path. */
+		const char *add = cfg->render_query_rw[i].url;
+		if (strpbrk(add, "?# \t") || add[0] == '&' || !strchr(add, '='))
+			return err_set(err, "bad --render-query rule '%s': expected 'REGEX => NAME=VALUE[&...]'", spec);
+	}
 	return 0;
+}
+
+/* The target as the origin is asked for it: with the query parameters of
+ * the first --render-query rule that matches added (a fresh string), or
+ * NULL when none does. */
+static char *render_target(const struct crawl_config *cfg, const char *target)
+{
+	for (size_t i = 0; i < cfg->nrender_query; i++) {
+		char *add = rewrite_apply(&cfg->render_query_rw[i], target);
+		if (!add)
+			continue;
+		char *asked = xasprintf("%s%s%s", target, strchr(target, '?') ? "&" : "?", add);
+		free(add);
+		return asked;
+	}
+	return NULL;
 }
 
 void crawl_config_release(struct crawl_config *cfg)
@@ -142,6 +169,11 @@ void crawl_config_release(struct crawl_config *cfg)
 	relist_free(cfg->strip_re, cfg->nstrip);
 	cfg->include_re = cfg->exclude_re = cfg->strip_re = NULL;
 	cfg->ninclude = cfg->nexclude = cfg->nstrip = 0;
+	for (size_t i = 0; i < cfg->nrender_query; i++)
+		rewrite_release(&cfg->render_query_rw[i]);
+	free(cfg->render_query_rw);
+	cfg->render_query_rw = NULL;
+	cfg->nrender_query = 0;
 }
 
 /* Index the manifest's files by key: what cgisnap may replace or prune. */
@@ -924,7 +956,9 @@ static void process(struct crawl *c, struct job *j)
 		return;
 	}
 	char *url = site_url_for(c->site, j->target);
-	struct origin_request rq = { j->target, "GET", NULL };
+	/* Links resolve against url: the page is where it was crawled. */
+	char *asked = render_target(c->cfg, j->target);
+	struct origin_request rq = { asked ? asked : j->target, "GET", NULL };
 	struct origin_response rs;
 	struct found_links links = { c, STRLIST_INIT, STRLIST_INIT };
 	struct manifest_entry *e = NULL;
@@ -1038,6 +1072,7 @@ out:
 	strlist_clear(&links.resources);
 	origin_response_release(&rs);
 	free(url);
+	free(asked);
 }
 
 static bool stopped(const struct crawl *c)

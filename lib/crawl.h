@@ -44,6 +44,7 @@
 #include "buf.h"
 #include "manifest.h"
 #include "origin.h"
+#include "rewrite.h"
 #include "tree.h"
 #include "url.h"
 
@@ -94,10 +95,15 @@ struct crawl_config {
 	 * and the manifest is saved; the result says interrupted. NULL: never. */
 	volatile sig_atomic_t *stop;
 	char *not_found;             /* target whose 404 page becomes .cgisnap/404.html ("" none) */
+	struct strlist render_query; /* --render-query 'REGEX => NAME=VALUE': asked of the
+				      * origin with these added to the query, recorded,
+				      * linked and stored as the target crawled */
 
 	/* compiled by crawl_config_compile */
 	regex_t *include_re, *exclude_re, *strip_re;
 	size_t ninclude, nexclude, nstrip;
+	struct rewrite *render_query_rw;
+	size_t nrender_query;
 };
 
 void crawl_config_init(struct crawl_config *cfg);

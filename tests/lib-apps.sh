@@ -171,6 +171,13 @@ dokuwiki_site() {
 
 	{{wiki:badge.png|The license badge}}
 	TXT
+	# What DokuWiki's editor makes of a saved page besides its file: the
+	# metadata (the abstract the feeds show) and the search index, made by
+	# DokuWiki's own indexer as after an import of page files. Without
+	# them the first feed render finds no abstracts (DokuWiki renders at
+	# most 5 pages' metadata per request), and the next one does.
+	(cd "$DW_ROOT" && php -d error_reporting=E_ERROR bin/indexer.php -q) >"$dir/indexer.log" 2>&1 ||
+		{ sed 's/^/# /' "$dir/indexer.log" >&2; return 1; }
 	# DokuWiki makes a random secret on first use: the media tokens (tok=)
 	# and so the image URLs would differ from run to run.
 	printf 'cgisnap-test-wiki-salt' >"$DW_DATA/meta/_htcookiesalt2" || return 1

@@ -15,8 +15,8 @@
 #
 # Per-page sitemaps (their links are rel=nofollow, so never crawled)
 # answer a 302 to the one kept, from the profile's --canonical rules.
-# Not asserted yet: the recent-changes and sitemap pages showing an edit made under watch
-# (DokuWiki notes an edit made outside it only when it renders the page).
+# An edit saved through DokuWiki's editor (its changelog, the feed and the
+# sitemap showing it) is t0711's.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-serve.sh"
