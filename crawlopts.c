@@ -3,12 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "crawlopts.h"
 #include "lastrun.h"
 #include "log.h"
 #include "originopts.h"
+#include "shcmd.h"
 #include "xalloc.h"
 
 #define STR_(x) #x
@@ -21,6 +23,9 @@ struct crawl_options crawl_options = { .max_pages = -1, .max_depth = -1, .loop_w
 const struct opt crawl_opts[] = {
 	{ "seed", 0, OPT_LIST, &crawl_options.seeds, "URL",
 	  "start crawling here (repeatable; default the site URL's path)", 0, 0 },
+	{ "seed-command", 0, OPT_STR, &crawl_options.seed_command, "CMD",
+	  "run CMD (sh -c, in --root) at start: each line it prints is one more --seed (pages no link reaches, "
+	  "such as archives; profiles: WordPress's)", 0, 0 },
 	{ "jobs", 'j', OPT_INT, &crawl_options.jobs, "N", "render N pages at once (default: cores)", 1, 1024 },
 	{ "ignore-param", 0, OPT_LIST, &crawl_options.ignore_params, "GLOB",
 	  "drop query parameters named like GLOB (utm_*, fbclid; repeatable)", 0, 0 },
@@ -85,6 +90,55 @@ static void copy_list(struct strlist *dst, const struct strlist *src)
 {
 	for (size_t i = 0; i < src->n; i++)
 		strlist_add(dst, src->items[i]);
+}
+
+/* The largest output of --seed-command: URLs, many. */
+#define SEED_COMMAND_MAX (4 * 1024 * 1024)
+
+/* Run --seed-command in --root (or here) and add each non-empty line it
+ * prints to seeds (check_seeds then checks them as it checks --seed). -1
+ * with err when it cannot run, fails or prints too much; printing nothing
+ * is no error: a site may have no such page yet. */
+static int run_seed_command(const char *cmd, struct strlist *seeds, char *err)
+{
+	struct buf out = BUF_INIT;
+	int status, rc = -1;
+	bool too_long;
+	if (shcmd_output("--seed-command", cmd, origin_options.root, SEED_COMMAND_MAX, &out, &status, &too_long,
+			 err) < 0)
+		return -1;
+	if (too_long) {
+		err_set(err, "--seed-command '%s' printed more than %d MiB", cmd, SEED_COMMAND_MAX / (1024 * 1024));
+		goto out;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		if (WIFEXITED(status))
+			err_set(err, "--seed-command '%s' exited %d", cmd, WEXITSTATUS(status));
+		else
+			err_set(err, "--seed-command '%s' was killed by signal %d", cmd, WTERMSIG(status));
+		goto out;
+	}
+	if (out.len && memchr(out.data, '\0', out.len)) {
+		err_set(err, "--seed-command '%s' printed a NUL byte, not URLs", cmd);
+		goto out;
+	}
+	struct strlist lines = STRLIST_INIT;
+	char *text = xstrndup(out.data ? out.data : "", out.len);
+	strlist_split(&lines, text, '\n');
+	free(text);
+	for (size_t i = 0; i < lines.n; i++) {
+		char *line = lines.items[i];
+		size_t n = strlen(line);
+		if (n && line[n - 1] == '\r')
+			line[--n] = '\0';
+		if (n)
+			strlist_add(seeds, line);
+	}
+	strlist_clear(&lines);
+	rc = 0;
+out:
+	buf_release(&out);
+	return rc;
 }
 
 /* Every seed must be a URL of the site: a seed the crawl could never
@@ -168,6 +222,24 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 		return -1;
 	if (check_seeds(&s->site, &o->seeds, err) < 0)
 		return -1;
+	if (o->seed_command) {
+		struct strlist printed = STRLIST_INIT;
+		int rc = run_seed_command(o->seed_command, &printed, err);
+		if (rc == 0 && check_seeds(&s->site, &printed, err) < 0) {
+			char why[ERR_LEN];
+			snprintf(why, sizeof why, "%s", err);
+			err_set(err, "--seed-command '%s': %s", o->seed_command, why);
+			rc = -1;
+		}
+		/* Seeds besides the others: without --seed, the default one
+		 * (the site URL) stays. */
+		if (rc == 0 && printed.n && !s->crawl.seeds.n)
+			strlist_add(&s->crawl.seeds, s->site.url);
+		copy_list(&s->crawl.seeds, &printed);
+		strlist_clear(&printed);
+		if (rc < 0)
+			return -1;
+	}
 
 	/* The crawl's jobs bound the HTTP origin's connections: they go in
 	 * this open's own copy of the configuration (its strings borrowed,

@@ -60,7 +60,7 @@ check_eq /2024/05/harness-links/ "$(cat "$TESTDIR/links-post")" "its permalink"
 wp_php 'update_option("show_avatars", 0);'
 check_eq 0 $? "avatars off"
 
-try "a snapshot with the profile stores every seeded post, page, category, tag and author archive"
+try "a snapshot with the profile stores every seeded post, page, category, tag, author and month archive"
 "$CGISNAP" snapshot --root "$WP_ROOT" --cgi php=php-cgi -j 2 \
 	"$OUT" >"$TESTDIR/snap.out" 2>"$TESTDIR/snap.err"
 check_eq 0 $? "snapshot exit status ($(tail -3 "$TESTDIR/snap.err"))"
@@ -71,8 +71,6 @@ check_eq "cgisnap: site URL $SITE_URL (from the profile's --site-url-command); -
 check_contains "$(cat "$OUT/.cgisnap/settings")" "site-url = $SITE_URL" "the tree records it"
 missing=""
 while IFS=$'\t' read -r path title kind; do
-	# The theme links no month archive (nor does the sitemap).
-	[ "$kind" != month ] || continue
 	key=$(manifest_field "$OUT" "$path" 2)
 	if [ "$(manifest_field "$OUT" "$path" 3)" != 200 ] || [ -z "$key" ] || [ "$key" = - ] ||
 		! grep -qF "<title>$title &#8211; Test blog</title>" "$OUT/$key"; then
@@ -80,6 +78,10 @@ while IFS=$'\t' read -r path title kind; do
 	fi
 done <"$WP_POSTS_FILE"
 check_eq "" "$missing" "seeded URLs not stored with their title"
+# The theme links no month archive, nor do the sitemaps: the profile's
+# --seed-command (profiles/wordpress-archives.php) seeds them.
+check_eq 5 "$(awk -F'\t' '$3 == "month"' "$WP_POSTS_FILE" | wc -l)" "month archives seeded (January to May)"
+check_eq 200 "$(manifest_field "$OUT" /2024/ 3)" "the year archive"
 for t in / /page/2/ /feed/ /comments/feed/ /2024/01/harness-post-01/feed/ /category/news/feed/ \
 	/wp-sitemap.xml /wp-sitemap-posts-post-1.xml; do
 	check_eq 200 "$(manifest_field "$OUT" "$t" 3)" "$t"
@@ -119,6 +121,14 @@ check_eq "$SITE_URL"2024/01/harness-post-01/ \
 	"post 01's shortlink, as WordPress numbers it"
 curl -s -o "$TESTDIR/ver.css" "http://127.0.0.1:$PS$ver"
 check_cmp "$WP_ROOT${ver%%\?*}" "$TESTDIR/ver.css" "$ver from serve"
+
+try "cgisnap serve answers every month archive with its page"
+bad=""
+while IFS=$'\t' read -r path title kind; do
+	[ "$kind" = month ] || continue
+	curl -s "http://127.0.0.1:$PS$path" | grep -qF "<title>$title &#8211; Test blog</title>" || bad="$bad $path"
+done <"$WP_POSTS_FILE"
+check_eq "" "$bad" "month archives not served with their title"
 
 try "a link check of the served tree finds no broken link"
 python3 "$ROOT/tests/lib-linkcheck.py" --site "$SITE_URL" --skip "$JUNK" "http://127.0.0.1:$PS" "$OUT" >"$TESTDIR/links" 2>&1

@@ -1,0 +1,64 @@
+<?php
+// profiles/wordpress-archives.php - print a WordPress site's date archives,
+// one URL a line, for the wordpress profile's --seed-command: run by
+// cgisnap (php-cli, in --root) at the start of a snapshot or watch.
+//
+// Why: a theme need not link them (the block theme twentytwentythree links
+// no month archive at all), and WordPress's own sitemaps (wp-sitemap.xml,
+// which robots.txt names and the crawl follows) list posts, pages, terms
+// and authors but no dates. The URLs are WordPress's own: get_year_link()
+// and get_month_link() for every year and month with a published post, as
+// wp_get_archives() lists them (pretty permalinks or ?m=YYYYMM alike).
+//
+// WordPress is loaded whole (the permalink structure needs its rewrite
+// rules), as for a request to HTTP_HOST (Debian's wp-config.php picks its
+// configuration by it; default localhost), so plugins load but no page is
+// rendered. Prints the URLs and exits 0, or says why on stderr and exits
+// 1; nothing else ever reaches stdout.
+
+ini_set('display_errors', 'stderr');
+$root = getcwd();
+if (!is_file("$root/wp-load.php") || !is_file("$root/wp-includes/version.php")) {
+	fwrite(STDERR, "wordpress-archives.php: no WordPress in '$root' (no wp-load.php)\n");
+	exit(1);
+}
+foreach (array('HTTP_HOST' => 'localhost', 'SERVER_NAME' => 'localhost', 'REQUEST_URI' => '/',
+	       'SERVER_PROTOCOL' => 'HTTP/1.1', 'REQUEST_METHOD' => 'GET') as $k => $v) {
+	if (!isset($_SERVER[$k]))
+		$_SERVER[$k] = getenv($k) !== false ? getenv($k) : $v;
+}
+
+// A wp_die() page while loading (no database) ends the script: its text
+// goes to stderr, as one line, and the exit status is 1.
+$done = false;
+register_shutdown_function(function () use (&$done) {
+	if ($done)
+		return;
+	$page = preg_replace('#<(head|style|script)\b.*?</\1>#si', '', (string)ob_get_clean());
+	$page = trim(preg_replace('/\s+/', ' ', strip_tags($page)));
+	fwrite(STDERR, "wordpress-archives.php: WordPress did not load" .
+		($page !== '' ? ': ' . substr($page, 0, 300) : '') . "\n");
+	exit(1);
+});
+ob_start();
+require "$root/wp-load.php";
+global $wpdb;
+// wp_get_archives('type=monthly')'s query: the months with published posts.
+$months = $wpdb->get_results("SELECT DISTINCT YEAR(post_date) AS y, MONTH(post_date) AS m FROM $wpdb->posts" .
+			     " WHERE post_type = 'post' AND post_status = 'publish' ORDER BY y DESC, m DESC");
+$failed = $wpdb->last_error;
+$urls = array();
+foreach (is_array($months) ? $months : array() as $row) {
+	$urls[get_year_link($row->y)] = true;
+	$urls[get_month_link($row->y, $row->m)] = true;
+}
+$noise = ob_get_clean();
+$done = true;
+if ($noise !== '')
+	fwrite(STDERR, $noise);
+if ($failed !== '') {
+	fwrite(STDERR, "wordpress-archives.php: cannot list the archives: $failed\n");
+	exit(1);
+}
+foreach (array_keys($urls) as $url)
+	echo $url, "\n";

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# t0712-seed-render-query: the two options the application profiles use
+# besides their URL rules, on a plain tree of files: --seed-command adds a
+# seed for each line it prints (run in --root: a page no link reaches is
+# stored), and fails the run in one line, exit 2 and nothing made, when it
+# fails or prints a URL of another site; --render-query rules are checked
+# before anything is made. (t0711 and t0720 use both on the real
+# DokuWiki and WordPress.)
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-snapshot.sh"
+
+site=$TESTDIR/site
+mkdir -p "$site"
+printf '<html><body><a href="/b.html">b</a></body></html>\n' >"$site/index.html"
+printf '<html><body>b</body></html>\n' >"$site/b.html"
+printf '<html><body>Orphan page, linked from nowhere.</body></html>\n' >"$site/orphan.html"
+printf '/orphan.html\r\n\nhttp://localhost:8080/b.html\n' >"$site/seeds.txt"
+
+try "--seed-command: each line it prints, run in --root, is a seed"
+"$CGISNAP" snapshot -q --root "$site" --site-url http://localhost:8080/ --seed-command 'cat seeds.txt' \
+	"$TESTDIR/out" 2>"$TESTDIR/err"
+check_eq 0 $? "exit status ($(cat "$TESTDIR/err"))"
+check_eq 200 "$(manifest_field "$TESTDIR/out" /orphan.html 3)" "the page no link reaches"
+check_eq 200 "$(manifest_field "$TESTDIR/out" / 3)" "the site URL is still a seed"
+check_contains "$(cat "$TESTDIR/out/orphan.html")" "Orphan page" "its file"
+
+try "--seed-command that fails, or prints another site's URL: exit 2, one line, nothing made"
+"$CGISNAP" snapshot -q --root "$site" --seed-command 'exit 3' "$TESTDIR/f1" 2>"$TESTDIR/f1.err"
+check_eq 2 $? "exit status"
+check_eq "cgisnap: error: --seed-command 'exit 3' exited 3" "$(cat "$TESTDIR/f1.err")" "the message"
+check_no_file "$TESTDIR/f1" "nothing made"
+"$CGISNAP" snapshot -q --root "$site" --seed-command 'echo http://elsewhere.example/x' "$TESTDIR/f2" \
+	2>"$TESTDIR/f2.err"
+check_eq 2 $? "exit status"
+check_eq 1 "$(wc -l <"$TESTDIR/f2.err")" "one line"
+check_match "$(cat "$TESTDIR/f2.err")" "^cgisnap: error: --seed-command 'echo http://elsewhere.example/x': .*elsewhere\.example/x.*not a URL of the site" \
+	"the message names the command and the URL"
+check_no_file "$TESTDIR/f2" "nothing made"
+
+try "a bad --render-query rule: exit 2, one line naming it, nothing made"
+for rule in 'x => a b' 'x' '( => a=1' 'x => ?a=1' 'x => novalue'; do
+	"$CGISNAP" snapshot -q --root "$site" --render-query "$rule" "$TESTDIR/f3" 2>"$TESTDIR/f3.err"
+	check_eq 2 $? "exit status for '$rule'"
+	check_eq 1 "$(wc -l <"$TESTDIR/f3.err")" "one line for '$rule'"
+	check_contains "$(cat "$TESTDIR/f3.err")" "--render-query" "the option named for '$rule'"
+	check_no_file "$TESTDIR/f3" "nothing made for '$rule'"
+done
+
+finish
