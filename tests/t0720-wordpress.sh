@@ -170,19 +170,22 @@ else
 	echo "# SKIP nginx is not installed (make deps installs it)"
 fi
 
-try "under watch, a post saved through WordPress's PHP API reaches the tree (the must-use plugin)"
+try "under watch with no --source, a post saved through WordPress's PHP API reaches the tree (the must-use plugin)"
 mkdir -p "$WP_ROOT/wp-content/mu-plugins"
 cp "$ROOT/profiles/wordpress-mu-plugin.php" "$WP_ROOT/wp-content/mu-plugins/cgisnap-notify.php"
 sed -i "s|^if (!defined('ABSPATH'))|define('CGISNAP_TREE', '$OUT');\ndefine('CGISNAP_BIN', '$CGISNAP');\n&|" \
 	"$WP_ROOT/wp-config.php"
-# The theme is the source inotify watches; the database changes come by
-# notify. --no-trace: a traced watch would first re-crawl the whole site
-# (30 s) to record what each page reads of the theme, which this case
-# does not change.
+# No --source: the profile's --source-command names wp-content and
+# wp-config.php; the database changes come by notify. Traced: the tree
+# has no recorded dependencies yet, so watch first re-crawls the site to
+# record them (issue 14 will have snapshot record them).
 # No --site-url: the profile's command gives it, as to snapshot.
-watch_start "$TESTDIR/watch.log" --root "$WP_ROOT" \
-	--cgi php=php-cgi -j 2 --no-trace --source "$WP_ROOT/wp-content/themes" "$OUT"
+started=$(date +%s)
+watch_start "$TESTDIR/watch.log" --root "$WP_ROOT" --cgi php=php-cgi -j 2 "$OUT"
 check_eq 0 $? "watch came up ($(tail -3 "$TESTDIR/watch.log"))"
+echo "# traced watch up after $(($(date +%s) - started)) s: $(grep '^cgisnap: watching ' "$TESTDIR/watch.log")"
+check_match "$(grep '^cgisnap: watching ' "$TESTDIR/watch.log")" ' of 2 sources \(dependencies traced\)' \
+	"wp-content and wp-config.php watched, traced"
 wp_php '$p = get_page_by_path("harness-post-20", OBJECT, "post");
 	$r = wp_update_post(array("ID" => $p->ID, "post_title" => "Harness post 20 edited",
 		"post_content" => "<!-- wp:paragraph -->\n<p>Edited in wp-admin, now in the tree.</p>\n<!-- /wp:paragraph -->"), true);
