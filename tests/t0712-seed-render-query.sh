@@ -4,7 +4,8 @@
 # seed for each line it prints (run in --root: a page no link reaches is
 # stored), and fails the run in one line, exit 2 and nothing made, when it
 # fails or prints a URL of another site; --render-query rules are checked
-# before anything is made. (t0711 and t0720 use both on the real
+# before anything is made, and a target they match is asked of the origin
+# with their parameters added, recorded and stored as crawled. (t0711 and t0720 use both on the real
 # DokuWiki and WordPress.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-snapshot.sh"
@@ -36,6 +37,26 @@ check_eq 1 "$(wc -l <"$TESTDIR/f2.err")" "one line"
 check_match "$(cat "$TESTDIR/f2.err")" "^cgisnap: error: --seed-command 'echo http://elsewhere.example/x': .*elsewhere\.example/x.*not a URL of the site" \
 	"the message names the command and the URL"
 check_no_file "$TESTDIR/f2" "nothing made"
+
+try "--render-query: the origin is asked with the parameters added, the page recorded and stored as crawled"
+cgi=$TESTDIR/cgi
+mkdir -p "$cgi"
+cat >"$cgi/index.html" <<'HTML'
+<html><body><a href="/q.sh">plain</a> <a href="/q.sh?x=1">with x</a> <a href="/other.sh">other</a></body></html>
+HTML
+for f in q other; do
+	printf '#!/bin/sh\nprintf "Content-Type: text/html\\r\\n\\r\\n<p>asked with [%%s]</p>\\n" "$QUERY_STRING"\n' >"$cgi/$f.sh"
+done
+"$CGISNAP" snapshot -q --root "$cgi" --cgi sh=sh --render-query '^/q\.sh => purge=1&via=$0' \
+	--render-query '^/ => never=1' "$TESTDIR/rq" 2>"$TESTDIR/rq.err"
+check_eq 0 $? "exit status ($(cat "$TESTDIR/rq.err"))"
+check_contains "$(cat "$TESTDIR/rq/$(manifest_field "$TESTDIR/rq" /q.sh 2)" 2>/dev/null)" \
+	"asked with [purge=1&via=/q.sh]" "/q.sh asked with the rule's parameters (\$0: the match)"
+check_contains "$(cat "$TESTDIR/rq/$(manifest_field "$TESTDIR/rq" '/q.sh?x=1' 2)" 2>/dev/null)" \
+	"asked with [x=1&purge=1&via=/q.sh]" "/q.sh?x=1: added after its own query"
+check_contains "$(cat "$TESTDIR/rq/$(manifest_field "$TESTDIR/rq" /other.sh 2)" 2>/dev/null)" \
+	"asked with [never=1]" "the first matching rule wins"
+check_eq "" "$(manifest_targets "$TESTDIR/rq" | grep -E 'purge|never')" "no target carries the added parameters"
 
 try "a bad --render-query rule: exit 2, one line naming it, nothing made"
 for rule in 'x => a b' 'x' '( => a=1' 'x => ?a=1' 'x => novalue'; do
