@@ -12,7 +12,9 @@
 # nothing broken; 10 pages load in Chromium without a failed resource;
 # and under watch, a post edited through WordPress's own PHP API (as
 # wp-admin saves it) reaches the tree through the profile's must-use
-# plugin (profiles/wordpress-mu-plugin.php, which runs cgisnap notify).
+# plugin (profiles/wordpress-mu-plugin.php, which runs cgisnap notify),
+# with no --source (the profile names wp-content and wp-config.php) and
+# traced, so that an edit of the theme re-renders the pages.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-serve.sh"
@@ -199,6 +201,29 @@ for key in index.html feed/index.html category/releases/index.html 2024/05/harne
 	wait_file_has "$OUT/$key" "Harness post 20 edited"
 	check_eq 0 $? "$key shows the new title"
 done
+
+try "under the same watch, an edit of the theme (a file of wp-content) re-renders the pages that read it"
+# The footer template part every page includes: what the traced renders
+# recorded of the theme, the profile's sources being where inotify sees it.
+n=$(batches "$TESTDIR/watch.log")
+printf '\n<!-- wp:paragraph -->\n<p>Footer edited under watch.</p>\n<!-- /wp:paragraph -->\n' \
+	>>"$WP_ROOT/wp-content/themes/twentytwentythree/parts/footer.html"
+for key in index.html 2024/01/harness-post-01/index.html category/news/index.html; do
+	wait_file_has "$OUT/$key" "Footer edited under watch."
+	check_eq 0 $? "$key shows the new footer ($(tail -2 "$TESTDIR/watch.log"))"
+done
+# Every page of the theme shows it (feeds and files do not).
+_wp_footerless() {
+	awk -F'\t' '!/^#/ && $3 == 200 && $4 ~ /^text\/html/ { print $2 }' "$OUT/.cgisnap/manifest" |
+		while IFS= read -r k; do grep -qF "Footer edited under watch." "$OUT/$k" || echo "$k"; done
+}
+_wp_all_footed() {
+	[ -z "$(_wp_footerless)" ]
+}
+wait_until "$WATCH_WAIT" _wp_all_footed
+check_eq "" "$(_wp_footerless | head -5)" "pages without the new footer"
+wait_batches "$TESTDIR/watch.log" $((n + 1))
+echo "# theme edit: $(grep '^cgisnap: batch: ' "$TESTDIR/watch.log" | sed -n "$((n + 1))p" | sed 's/.*): //')"
 watch_stop
 check_eq 0 "$WATCH_STATUS" "watch exit status"
 
