@@ -214,7 +214,7 @@ for key in index.html 2024/01/harness-post-01/index.html category/news/index.htm
 done
 # Every page of the theme shows it (feeds and files do not).
 _wp_footerless() {
-	awk -F'\t' '!/^#/ && $3 == 200 && $4 ~ /^text\/html/ { print $2 }' "$OUT/.cgisnap/manifest" |
+	awk -F'\t' '!/^#/ && $3 == 200 && $4 ~ /^text\/html/ { print $2 }' <("$CGISNAP" ls "$OUT") |
 		while IFS= read -r k; do grep -qF "Footer edited under watch." "$OUT/$k" || echo "$k"; done
 }
 _wp_all_footed() {
