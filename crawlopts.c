@@ -8,6 +8,7 @@
 
 #include "crawlopts.h"
 #include "lastrun.h"
+#include "commands.h"
 #include "log.h"
 #include "originopts.h"
 #include "shcmd.h"
@@ -268,9 +269,20 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 	origin_spill_in(s->origin, s->tree.meta_fd);
 	/* Links under --root are followed: none may lead into the tree. */
 	origin_keep_out(s->origin, dir);
-	if (tree_lock(&s->tree, err) < 0)
-		return -1;
-	return 0;
+	return tree_lock(&s->tree, err);
+}
+
+int crawl_setup_exit(int rc, const char *err)
+{
+	if (rc == TREE_BUSY) {
+		/* Not a fault: the run that holds the tree is doing the job.
+		 * Under -q cron has nothing to mail. */
+		if (!crawl_options.quiet)
+			log_error("%s", err);
+		return EXIT_BUSY;
+	}
+	log_error("%s", err);
+	return EXIT_USAGE;
 }
 
 void crawl_setup_close(struct crawl_setup *s)

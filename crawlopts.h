@@ -45,9 +45,13 @@ struct crawl_setup {
 
 /* Check the options, open the origin, then claim (tree_claim: missing,
  * empty, a tree, or --force), open and lock the tree at dir, which must
- * not overlap --root. -1 with err on a usage or set-up error: nothing in the tree
- * was changed. */
+ * not overlap --root. -1 with err on a usage or set-up error, TREE_BUSY
+ * with err when another cgisnap holds the tree: nothing in the tree was
+ * changed. */
 int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err);
+/* Log a crawl_setup_open() failure (a busy tree only without -q) and
+ * return the exit status for it: EXIT_BUSY or EXIT_USAGE. */
+int crawl_setup_exit(int rc, const char *err);
 void crawl_setup_close(struct crawl_setup *s);
 
 /* Record the run in the tree's lastrun (lastrun.h) for 'cgisnap status':

@@ -207,9 +207,11 @@ int tree_lock(struct tree *t, char *err)
 		pid[n > 0 ? n : 0] = '\0';
 		pid[strcspn(pid, "\n")] = '\0';
 		close(fd);
-		if (saved == EWOULDBLOCK)
-			return err_set(err, "tree '%s' is locked by another cgisnap (pid %s)", t->path,
-				       *pid ? pid : "unknown");
+		if (saved == EWOULDBLOCK) {
+			err_set(err, "tree '%s' is locked by another cgisnap (pid %s)", t->path,
+				*pid ? pid : "unknown");
+			return TREE_BUSY;
+		}
 		errno = saved;
 		return err_sys(err, "cannot lock tree '%s'", t->path);
 	}

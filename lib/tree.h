@@ -60,8 +60,13 @@ int tree_check_apart(const char *path, const char *root, char *err);
  * --path-alias directory"), or a file of it (a program). */
 int tree_check_apart_named(const char *path, const char *root, const char *what, char *err);
 
-/* Take the writer's lock without waiting; -1 with err "tree 'x' is locked
- * by another cgisnap (pid N)" when a snapshot or watch already holds it. */
+/* tree_lock()'s answer when another cgisnap holds the lock: a state that
+ * passes (the caller exits EXIT_BUSY), not an error of the set-up. */
+#define TREE_BUSY (-2)
+
+/* Take the writer's lock without waiting; TREE_BUSY with err "tree 'x' is
+ * locked by another cgisnap (pid N)" when a snapshot, watch or serve --fill
+ * already holds it; -1 with err on any other failure. */
 int tree_lock(struct tree *t, char *err);
 
 /* Write the site's settings (atomically) / read them into s (site_init is

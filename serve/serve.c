@@ -150,7 +150,8 @@ static void print_help(const struct opt *const *tables)
 	       "    past those waits in line for a free one, so php-cgi (--cgi, workers by\n"
 	       "    default) and --cgi-spawn run --jobs worker processes at most, never one\n"
 	       "    per request.\n"
-	       "  --fill holds the tree's lock while serving: snapshot and watch wait. It\n"
+	       "  --fill holds the tree's lock while serving: snapshot and watch are refused\n"
+	       "    meanwhile (exit 75), as is --fill of a tree another cgisnap holds. It\n"
 	       "    stores only 2xx answers (never a 404 per URL), of targets that pass\n"
 	       "    --include/--exclude, have at most 32 path segments and a key of at most\n"
 	       "    1024 bytes, until --fill-max pages or --fill-max-mb MiB were stored;\n"
@@ -373,8 +374,10 @@ static int run(struct server *s)
 				  s->cfg.dir);
 			goto out;
 		}
-		if (s->cfg.fill && tree_lock(&s->tree, err) < 0) {
+		int locked = s->cfg.fill ? tree_lock(&s->tree, err) : 0;
+		if (locked < 0) {
 			log_error("--fill: %s", err);
+			rc = locked == TREE_BUSY ? EXIT_BUSY : EXIT_USAGE;
 			goto out;
 		}
 	}

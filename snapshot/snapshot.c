@@ -69,7 +69,8 @@ static void print_help(const struct opt *const *tables)
 	       "--max-output, each kind named in the summary); 1 some URLs failed (the rest\n"
 	       "is published), or a seed answered an error, or most URLs answered 404 (more\n"
 	       "than half, and at least %d: a wrong --root or --site-url); 2 usage or set-up\n"
-	       "error (nothing changed); %d interrupted (SIGINT, Ctrl-C: the renders under way\n"
+	       "error (nothing changed); 75 the tree is busy: another snapshot, watch or\n"
+	       "serve --fill holds its lock (nothing changed; silent under -q, for cron); %d interrupted (SIGINT, Ctrl-C: the renders under way\n"
 	       "finish, what was published is recorded and said, nothing is pruned; a second\n"
 	       "Ctrl-C stops at once, and the next run records what the first published).\n",
 	       CRAWL_NOT_FOUND_MIN, EXIT_INTERRUPTED);
@@ -122,9 +123,9 @@ int cmd_snapshot(int argc, char **argv)
 	}
 	links_init();
 	links_ready = true;
-	if (crawl_setup_open(&s, args.items[0], err) < 0) {
-		log_error("%s", err);
-		rc = EXIT_USAGE;
+	rc = crawl_setup_open(&s, args.items[0], err);
+	if (rc < 0) {
+		rc = crawl_setup_exit(rc, err);
 		goto out;
 	}
 	if (tree_save_settings(&s.tree, &s.site, err) < 0 ||

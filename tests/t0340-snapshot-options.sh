@@ -150,7 +150,7 @@ check_eq 2 $? "no output directory"
 check_contains "$err" "(see 'cgisnap snapshot --help')" "points to --help"
 check_no_file "$TESTDIR/k"
 
-try "a second snapshot of a locked tree is refused with exit 2"
+try "a second snapshot of a locked tree is refused with exit 75 (busy)"
 mkdir -p "$SITE/slow"
 printf '#!/bin/sh\nsleep 3\nprintf "Content-Type: text/html\\n\\nslow\\n"\n' >"$SITE/slow/s.cgi"
 chmod +x "$SITE/slow/s.cgi"
@@ -158,7 +158,7 @@ chmod +x "$SITE/slow/s.cgi"
 first=$!
 wait_until 5 test -s "$TESTDIR/l/.cgisnap/lock" || fail "the first snapshot never took the lock"
 err=$("$CGISNAP" snapshot --root "$SITE" --seed /slow/s.cgi --max-depth 0 "$TESTDIR/l" 2>&1)
-check_eq 2 $? "exit status"
+check_eq 75 $? "exit status"
 check_match "$err" "tree '$TESTDIR/l' is locked by another cgisnap \(pid $first\)" "message"
 wait "$first"
 check_eq 0 $? "the first snapshot finished normally"

@@ -118,7 +118,7 @@ check_no_file "$T/redirect/index.html" "a redirect is not stored"
 
 try "--fill takes the tree's lock: a second writer is refused, the manifest stays whole"
 err=$(timeout 10 "$CGISNAP" serve "$T" --listen "127.0.0.1:$(port 1)" --fallback --fill "${ORIGIN[@]}" 2>&1 >/dev/null)
-check_eq 2 "$?" "exit status"
+check_eq 75 "$?" "exit status"
 check_match "$err" "is locked by another cgisnap \(pid $SERVE_PID\)" "message"
 bg_stop "$SERVE_PID"
 check_eq 0 "$?" "the filling server stops cleanly"

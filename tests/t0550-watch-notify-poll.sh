@@ -77,7 +77,7 @@ check_eq 0 $? "watch came up"
 check_eq "socket 600" "$(stat -c '%F %a' "$OUT/.cgisnap/control")" "the socket"
 INODE=$(stat -c %i "$OUT/.cgisnap/control")
 "$CGISNAP" watch "${FIXTURE[@]}" "$OUT" 2>"$TESTDIR/err2"
-check_eq 2 $? "second watch's exit status"
+check_eq 75 $? "second watch's exit status"
 check_contains "$(cat "$TESTDIR/err2")" "is locked by another cgisnap" "message"
 check_eq "$INODE" "$(stat -c %i "$OUT/.cgisnap/control")" "the live socket is untouched"
 check_contains "$(cat "$(post_file 1)")" "First post" "post 1 published"

@@ -190,7 +190,8 @@ static void print_help(const struct opt *const *tables)
 	opts_print_common(stdout, tables, OPTS_CONFIG_FILE);
 	printf("\nThe tracer is $%s, else build/%s beside the program, else\n"
 	       "%s/%s.\n"
-	       "Exit status: 0 stopped by a signal; 1 watching failed; 2 usage or set-up error.\n",
+	       "Exit status: 0 stopped by a signal; 1 watching failed; 2 usage or set-up error;\n"
+	       "75 the tree is busy: another cgisnap holds its lock (silent under -q).\n",
 	       TRACER_ENV, TRACER_NAME, CGISNAP_LIBDIR, TRACER_NAME);
 }
 
@@ -806,7 +807,8 @@ static void watcher_release(struct watcher *w)
 		pthread_sigmask(SIG_SETMASK, &w->old_mask, NULL);
 }
 
-/* Everything up to the first wait. EXIT_USAGE with the error logged. */
+/* Everything up to the first wait. EXIT_USAGE (EXIT_BUSY: another cgisnap
+ * holds the tree) with the error logged. */
 static int watcher_open(struct watcher *w, const struct strlist *args)
 {
 	char err[ERR_LEN];
@@ -851,8 +853,11 @@ static int watcher_open(struct watcher *w, const struct strlist *args)
 		err_set(err, "--poll re-renders the --always pages and those of --depends rules: give at least one");
 		goto fail;
 	}
-	if (crawl_setup_open(&w->s, dir, err) < 0)
-		goto fail;
+	int setup = crawl_setup_open(&w->s, dir, err);
+	if (setup < 0) {
+		strlist_clear(&given);
+		return crawl_setup_exit(setup, err);
+	}
 	/* After the tree's lock: any socket there is a killed watch's. */
 	if (!(w->control = control_open(&w->s.tree, err)))
 		goto fail;
