@@ -553,13 +553,26 @@ static int load_body(struct origin_response *rs, char *err)
 	return rc;
 }
 
+/* Add what one publish or removal noted to the run's lists (under c->lock
+ * while renders run). No path is both written and removed in one run:
+ * removals come after the renders, of files no render claimed, and of
+ * directories only once empty; a page written twice (a slash form) is
+ * listed twice, for the reader to sort out (watch sorts). */
+static void paths_merge(struct crawl *c, const struct publish_paths *p)
+{
+	for (size_t i = 0; i < p->written->n; i++)
+		strlist_add(&c->res->written_paths, p->written->items[i]);
+	for (size_t i = 0; i < p->removed->n; i++)
+		strlist_add(&c->res->removed_paths, p->removed->items[i]);
+}
+
 /* Publish the file e claimed: only over a file cgisnap published, and
  * only while it still holds what cgisnap wrote (the manifest's record,
  * or with taken_over what another target wrote in this run: prev_bytes
  * and prev_sha). A publish_result, or -1 with err. */
 static int write_claimed(struct crawl *c, struct origin_response *rs, struct manifest_entry *e,
 			 const struct body_file *f, bool taken_over, long long prev_bytes, const char *prev_sha,
-			 char *err)
+			 struct publish_paths *paths, char *err)
 {
 	const char *key = e->key, *type = rs->content_type;
 	bool gz = c->cfg->gzip && mime_compressible(type);
@@ -580,8 +593,8 @@ static int write_claimed(struct crawl *c, struct origin_response *rs, struct man
 	e->changed = time(NULL);
 	if (!recorded && manifest_journal(c->tree, e, err) < 0)
 		return -1;
-	return f->fd >= 0 ? publish_fd(c->tree->fd, key, f->fd, f->off, f->len, gz, err)
-			  : publish_data(c->tree->fd, key, buf_str(&rs->body), rs->body.len, gz, err);
+	return f->fd >= 0 ? publish_fd_noted(c->tree->fd, key, f->fd, f->off, f->len, gz, paths, err)
+			  : publish_data_noted(c->tree->fd, key, buf_str(&rs->body), rs->body.len, gz, paths, err);
 }
 
 /* The slash form ("/a/") of a target without a query whose file is the
@@ -731,14 +744,22 @@ static int publish_page(struct crawl *c, struct origin_response *rs, struct mani
 	pthread_mutex_unlock(&c->lock);
 	free(slash);
 
-	int pr = alias ? PUBLISH_UNCHANGED : write_claimed(c, rs, e, f, taken_over, prev_bytes, prev_sha, err);
+	/* What the publish wrote and removed, gathered apart from the lock
+	 * (the page, its .gz: an unchanged page may get its .gz repaired). */
+	struct strlist written = STRLIST_INIT, removed = STRLIST_INIT;
+	struct publish_paths paths = { &written, &removed };
+	int pr = alias ? PUBLISH_UNCHANGED
+		       : write_claimed(c, rs, e, f, taken_over, prev_bytes, prev_sha, &paths, err);
 	if (!alias) {
 		pthread_mutex_lock(&c->lock);
 		cl->writing = false;
 		cl->written = pr >= 0;
 		pthread_cond_broadcast(&c->cond);
+		paths_merge(c, &paths);
 		pthread_mutex_unlock(&c->lock);
 	}
+	strlist_clear(&written);
+	strlist_clear(&removed);
 	if (pr < 0)
 		return -1;
 
@@ -1390,7 +1411,12 @@ static int want_drop(struct crawl *c, const struct manifest_entry *old, char *er
 static bool drop_file(struct crawl *c, const struct manifest_entry *old)
 {
 	char why[ERR_LEN];
-	int rc = publish_remove(c->tree->fd, old->key, old->bytes, old->sha256, why);
+	struct strlist written = STRLIST_INIT, removed = STRLIST_INIT;
+	struct publish_paths paths = { &written, &removed };
+	int rc = publish_remove_noted(c->tree->fd, old->key, old->bytes, old->sha256, &paths, why);
+	paths_merge(c, &paths); /* after the renders: no lock needed */
+	strlist_clear(&written);
+	strlist_clear(&removed);
 	if (rc == 0) {
 		strlist_add(&c->res->changed_keys, old->key);
 		c->res->removed++;
@@ -1684,6 +1710,8 @@ void crawl_result_release(struct crawl_result *res)
 		free(res->skips[i].note);
 	}
 	strlist_clear(&res->changed_keys);
+	strlist_clear(&res->written_paths);
+	strlist_clear(&res->removed_paths);
 	strlist_clear(&res->rendered);
 	strlist_clear(&res->kept);
 	strlist_clear(&res->slash_redirects);

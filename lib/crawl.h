@@ -160,7 +160,12 @@ struct crawl_result {
 	 * --site-url" (CRAWL_NOT_FOUND_MIN). The URLs themselves are counted
 	 * as usual (not_found, failed): these add no count. */
 	struct strlist errors;
-	struct strlist changed_keys; /* files written or removed (for --exec) */
+	struct strlist changed_keys; /* pages' files written or removed */
+	/* Every tree path this run wrote (pages and .gz siblings) and, apart,
+	 * every one it removed (files, and directories left empty as "dir/"):
+	 * what a mirror must copy and delete (watch --exec). No path is in
+	 * both; one may be listed twice (sort and uniq them). */
+	struct strlist written_paths, removed_paths;
 	struct strlist rendered;     /* targets rendered in this run */
 	struct strlist kept;         /* "not removing 'KEY': why": files left in place */
 	struct strlist slash_redirects; /* "/a" recorded as a redirect to "/a/", whose file it shares */

@@ -290,15 +290,23 @@ static char *write_temp(int dirfd, const char *name, const struct range *r, bool
 /* Keep the .gz sibling of name (a file of dirfd; key in messages) in step
  * with its bytes (r). mtime is the file's modification time: the .gz gets
  * the same, which is how serve tells a fresh .gz from a stale one. */
+static void note(struct strlist *l, const char *path)
+{
+	if (l)
+		strlist_add(l, path);
+}
+
 static int sync_gzip(int dirfd, const char *name, const char *key, const struct range *r, bool want,
-		     const struct timespec *mtime, char *err)
+		     const struct timespec *mtime, struct publish_paths *paths, char *err)
 {
 	char *gzname = xasprintf("%s.gz", name);
 	char *gzkey = xasprintf("%s.gz", key);
 	int rc = 0;
 	char *tmp = NULL;
 	if (!want || r->len < PUBLISH_GZIP_MIN) {
-		if (unlinkat(dirfd, gzname, 0) < 0 && errno != ENOENT)
+		if (unlinkat(dirfd, gzname, 0) == 0)
+			note(paths->removed, gzkey);
+		else if (errno != ENOENT)
 			rc = err_sys(err, "cannot remove '%s'", gzkey);
 		goto out;
 	}
@@ -316,6 +324,8 @@ static int sync_gzip(int dirfd, const char *name, const char *key, const struct 
 	    renameat(dirfd, tmp, dirfd, gzname) < 0) {
 		rc = err_sys(err, "cannot publish '%s'", gzkey);
 		unlinkat(dirfd, tmp, 0);
+	} else {
+		note(paths->written, gzkey);
 	}
 out:
 	free(tmp);
@@ -325,7 +335,8 @@ out:
 }
 
 /* publish_data and publish_fd: one path for bytes wherever they are. */
-static int publish_range(int treefd, const char *key, const struct range *r, bool gzip, char *err)
+static int publish_range(int treefd, const char *key, const struct range *r, bool gzip,
+			 struct publish_paths *paths, char *err)
 {
 	const char *name;
 	int dirfd = open_parent(treefd, key, true, &name, err);
@@ -353,7 +364,7 @@ static int publish_range(int treefd, const char *key, const struct range *r, boo
 	}
 	if (same) {
 		/* Unchanged: only repair a missing or stale .gz. */
-		rc = sync_gzip(dirfd, name, key, r, gzip, &st.st_mtim, err) < 0 ? -1 : PUBLISH_UNCHANGED;
+		rc = sync_gzip(dirfd, name, key, r, gzip, &st.st_mtim, paths, err) < 0 ? -1 : PUBLISH_UNCHANGED;
 		goto out;
 	}
 	tmp = write_temp(dirfd, key, r, false, err);
@@ -370,7 +381,7 @@ static int publish_range(int treefd, const char *key, const struct range *r, boo
 		goto fail;
 	}
 	/* The .gz first: when the new page appears, its .gz is already there. */
-	if (sync_gzip(dirfd, name, key, r, gzip, &now, err) < 0) {
+	if (sync_gzip(dirfd, name, key, r, gzip, &now, paths, err) < 0) {
 		rc = -1;
 		goto fail;
 	}
@@ -378,6 +389,7 @@ static int publish_range(int treefd, const char *key, const struct range *r, boo
 		rc = err_sys(err, "cannot publish '%s'", key);
 		goto fail;
 	}
+	note(paths->written, key);
 	goto out;
 fail:
 	unlinkat(dirfd, tmp, 0);
@@ -387,16 +399,30 @@ out:
 	return rc;
 }
 
+int publish_data_noted(int treefd, const char *key, const void *data, size_t len, bool gzip,
+		       struct publish_paths *paths, char *err)
+{
+	struct publish_paths none = { NULL, NULL };
+	const struct range r = { data ? data : "", -1, 0, (long long)len };
+	return publish_range(treefd, key, &r, gzip, paths ? paths : &none, err);
+}
+
+int publish_fd_noted(int treefd, const char *key, int fd, long long off, long long len, bool gzip,
+		     struct publish_paths *paths, char *err)
+{
+	struct publish_paths none = { NULL, NULL };
+	const struct range r = { NULL, fd, off, len };
+	return publish_range(treefd, key, &r, gzip, paths ? paths : &none, err);
+}
+
 int publish_data(int treefd, const char *key, const void *data, size_t len, bool gzip, char *err)
 {
-	const struct range r = { data ? data : "", -1, 0, (long long)len };
-	return publish_range(treefd, key, &r, gzip, err);
+	return publish_data_noted(treefd, key, data, len, gzip, NULL, err);
 }
 
 int publish_fd(int treefd, const char *key, int fd, long long off, long long len, bool gzip, char *err)
 {
-	const struct range r = { NULL, fd, off, len };
-	return publish_range(treefd, key, &r, gzip, err);
+	return publish_fd_noted(treefd, key, fd, off, len, gzip, NULL, err);
 }
 
 int publish_copy(int treefd, const char *key, const char *src, bool gzip, char *err)
@@ -456,19 +482,37 @@ int publish_owner(int treefd, const char *key, long long bytes, const char *sha2
 
 int publish_remove(int treefd, const char *key, long long bytes, const char *sha256, char *err)
 {
+	return publish_remove_noted(treefd, key, bytes, sha256, NULL, err);
+}
+
+int publish_remove_noted(int treefd, const char *key, long long bytes, const char *sha256,
+			 struct publish_paths *paths, char *err)
+{
+	struct publish_paths none = { NULL, NULL };
+	if (!paths)
+		paths = &none;
 	const char *name;
 	int dirfd = open_parent(treefd, key, false, &name, err);
 	if (dirfd < 0)
 		return errno == ENOENT ? 0 : -1;
 	char *gzname = xasprintf("%s.gz", name);
+	char *gzkey = xasprintf("%s.gz", key);
 	int rc = 0;
-	if (bytes >= 0 && owner_at(dirfd, name, bytes, sha256) == PUBLISH_FOREIGN)
+	int unlinked;
+	if (bytes >= 0 && owner_at(dirfd, name, bytes, sha256) == PUBLISH_FOREIGN) {
 		rc = PUBLISH_KEPT;
-	else if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
+	} else if ((unlinked = unlinkat(dirfd, name, 0)) < 0 && errno != ENOENT) {
 		rc = err_sys(err, "cannot remove '%s'", key);
-	else if (unlinkat(dirfd, gzname, 0) < 0 && errno != ENOENT)
-		rc = err_sys(err, "cannot remove '%s.gz'", key);
+	} else {
+		if (unlinked == 0)
+			note(paths->removed, key);
+		if (unlinkat(dirfd, gzname, 0) == 0)
+			note(paths->removed, gzkey);
+		else if (errno != ENOENT)
+			rc = err_sys(err, "cannot remove '%s'", gzkey);
+	}
 	free(gzname);
+	free(gzkey);
 	close(dirfd);
 	if (rc != 0)
 		return rc;
@@ -485,6 +529,8 @@ int publish_remove(int treefd, const char *key, long long bytes, const char *sha
 		close(pfd);
 		if (gone < 0)
 			break;
+		if (paths->removed)
+			strlist_add_owned(paths->removed, xasprintf("%s/", dir));
 	}
 	free(dir);
 	return 0;

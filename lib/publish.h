@@ -26,6 +26,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "buf.h"
+
 enum publish_result {
 	PUBLISH_UNCHANGED = 0,
 	PUBLISH_NEW = 1,
@@ -34,6 +36,14 @@ enum publish_result {
 
 /* Below this size a .gz sibling is not worth it. */
 #define PUBLISH_GZIP_MIN 1024
+
+/* Where a publish or removal notes each tree path it wrote (renamed into
+ * place: the key, its .gz) or removed (the key, its .gz, and each
+ * directory it left empty, as "dir/"), for watch --exec's lists. Either
+ * list may be NULL; nothing is locked: one per thread. */
+struct publish_paths {
+	struct strlist *written, *removed;
+};
 
 /* Make key (relative to the directory treefd) hold data[0..len); parent
  * directories are created. With gzip, a key.gz sibling is kept in step
@@ -65,6 +75,12 @@ int publish_owner(int treefd, const char *key, long long bytes, const char *sha2
  * published file, copied and gzipped a chunk at a time, never held in
  * memory whole. fd is only read (pread), never closed. */
 int publish_fd(int treefd, const char *key, int fd, long long off, long long len, bool gzip, char *err);
+/* publish_data and publish_fd noting the paths they wrote or removed
+ * (paths NULL: as without). */
+int publish_data_noted(int treefd, const char *key, const void *data, size_t len, bool gzip,
+		       struct publish_paths *paths, char *err);
+int publish_fd_noted(int treefd, const char *key, int fd, long long off, long long len, bool gzip,
+		     struct publish_paths *paths, char *err);
 
 /* Remove key and its .gz, then the parent directories it leaves empty.
  * With bytes >= 0 the file is removed only when publish_owner() would say
@@ -72,6 +88,9 @@ int publish_fd(int treefd, const char *key, int fd, long long off, long long len
  * missing file is not an error (0); -1 with err when a symbolic link is on
  * the way or a removal fails. */
 int publish_remove(int treefd, const char *key, long long bytes, const char *sha256, char *err);
+/* The same, noting what it removed (only what was there). */
+int publish_remove_noted(int treefd, const char *key, long long bytes, const char *sha256,
+			 struct publish_paths *paths, char *err);
 
 /* Remove leftover temp files in the directory of key (an interrupted
  * run's); call only while holding the tree's lock. Returns how many. */

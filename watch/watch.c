@@ -102,7 +102,8 @@ static const struct opt watch_opts[] = {
 	  "every S seconds, re-render the --always pages and every page a --depends rule names (for data "
 	  "inotify cannot see, such as a database; only what changed is written)", 1, 86400 },
 	{ "exec", 0, OPT_STR, &watch_options.exec, "CMD",
-	  "after each batch that changed files, run CMD (sh -c, in DIR) with the changed files on its stdin", 0, 0 },
+	  "after each batch that wrote or removed files, run CMD (sh -c, in DIR): stdin lists the paths written, "
+	  "$CGISNAP_REMOVED names a list of those removed (see below)", 0, 0 },
 	{ "source-command", 0, OPT_STR, &watch_options.source_command, "CMD",
 	  "run CMD (sh -c, in --root) at start: each line it prints is a --source (profiles: DokuWiki's savedir)",
 	  0, 0 },
@@ -139,6 +140,7 @@ struct watcher {
 	struct settle settle;        /* when it is due; first_ms 0: nothing pending */
 	const char *full_reason;     /* a full re-crawl is due, and why */
 	long batches;
+	struct exec_meta meta_at_start; /* before the settings were saved */
 };
 
 static void print_help(const struct opt *const *tables)
@@ -179,12 +181,22 @@ static void print_help(const struct opt *const *tables)
 	       "the page it touches (R read, E checked for existence, L directory listed, C\n"
 	       "directory's files all read, U untraced), or the --depends rule, --always, or\n"
 	       "notified. 'cgisnap why DIR URL' shows a page's recorded dependencies.\n\n"
+	       "--exec CMD keeps mirrors exact. It runs after the initial snapshot and each\n"
+	       "batch that wrote or removed anything, in DIR. Its stdin (also the file\n"
+	       "$CGISNAP_WRITTEN) lists every path written, one per line, relative to DIR:\n"
+	       "pages, their .gz siblings, and .cgisnap/tree.db (with tree.db-wal), settings\n"
+	       "and 404.html when they changed (serve and the nginx and Apache configurations\n"
+	       "read those; a mirror needs nothing else of .cgisnap/). The file $CGISNAP_REMOVED lists\n"
+	       "every path removed: files, and each directory left empty as 'dir/', listed\n"
+	       "after everything that was in it (rm -f, rmdir in that order apply it). A\n"
+	       "path is never in both. The README shows rsync and rclone commands for them.\n\n"
 	       "Examples:\n"
 	       "  cgisnap watch --root /var/www/wiki --cgi php=php-cgi --seed /doku.php \\\n"
 	       "      --source /var/www/wiki/data out/\n"
 	       "  cgisnap watch --origin http://127.0.0.1:8080/ --source /srv/wiki/data/pages \\\n"
 	       "      --depends 'pages/(.*)\\.txt$ => /doku.php?id=$1' \\\n"
-	       "      --always '/doku.php?id=start&do=recent' --exec 'rsync -a . edge:/www/' out/\n\n"
+	       "      --always '/doku.php?id=start&do=recent' \\\n"
+	       "      --exec 'rsync -a --files-from=- . edge:/www/' out/\n\n"
 	       "Options (also from a file with -c FILE, one 'name = value' per line):\n");
 	opts_print_help(stdout, tables);
 	opts_print_common(stdout, tables, OPTS_CONFIG_FILE);
@@ -524,18 +536,29 @@ static void take_signals(struct watcher *w)
 	}
 }
 
-/* The --exec hook after a batch that wrote or removed files; its failure
- * is logged, never fatal. */
-static void run_exec(const struct watcher *w, const struct crawl_result *res)
+/* The --exec hook after a batch that wrote or removed files (meta: the
+ * metadata files before it); its failure is logged, never fatal. */
+static void run_exec(const struct watcher *w, const struct crawl_result *res, const struct exec_meta *meta)
 {
 	char err[ERR_LEN];
-	if (!watch_options.exec || !res->changed_keys.n)
+	if (!watch_options.exec)
 		return;
-	int status = watch_exec(watch_options.exec, w->s.tree.path, &res->changed_keys, err);
-	if (status < 0)
-		log_error("%s", err);
-	else if (status > 0)
-		log_error("--exec '%s' exited with status %d", watch_options.exec, status);
+	struct strlist written = STRLIST_INIT, removed = STRLIST_INIT;
+	for (size_t i = 0; i < res->written_paths.n; i++)
+		strlist_add(&written, res->written_paths.items[i]);
+	for (size_t i = 0; i < res->removed_paths.n; i++)
+		strlist_add(&removed, res->removed_paths.items[i]);
+	exec_meta_changes(w->s.tree.meta_fd, meta, &written, &removed);
+	if (written.n || removed.n) {
+		exec_order(&written, &removed);
+		int status = watch_exec(watch_options.exec, w->s.tree.path, &written, &removed, err);
+		if (status < 0)
+			log_error("%s", err);
+		else if (status > 0)
+			log_error("--exec '%s' exited with status %d", watch_options.exec, status);
+	}
+	strlist_clear(&written);
+	strlist_clear(&removed);
 }
 
 /* The batch's line: what changed, what was rendered, how long it took
@@ -657,6 +680,8 @@ static void run_batch(struct watcher *w)
 			return;
 		}
 	}
+	struct exec_meta meta;
+	exec_meta_snap(w->s.tree.meta_fd, &meta);
 	rc = full ? crawl_full(w->crawl, &res, err) : crawl_update(w->crawl, &targets, &res, err);
 	w->batches++;
 	bool logged = log_batch(w, full, &res, now_ms() - w->settle.first_ms);
@@ -675,7 +700,7 @@ static void run_batch(struct watcher *w)
 	}
 	for (size_t i = 0; logged && i < res.rendered.n && log_verbose(); i++)
 		log_debug("rendered %s", res.rendered.items[i]);
-	run_exec(w, &res);
+	run_exec(w, &res, &meta);
 	/* The sources were handled up to now (initial_crawl_reason asks). */
 	if (rc == 0 && changes_count(&w->pending) && manifest_set_handled(&w->s.tree, err) < 0)
 		log_warn("%s", err);
@@ -865,6 +890,7 @@ static int watcher_open(struct watcher *w, const struct strlist *args)
 	for (size_t i = 0; i < watch_options.always.n; i++)
 		if (watch_rules_always(&w->rules, &w->s.site, watch_options.always.items[i], err) < 0)
 			goto fail;
+	exec_meta_snap(w->s.tree.meta_fd, &w->meta_at_start);
 	if (tree_save_settings(&w->s.tree, &w->s.site, err) < 0 ||
 	    tree_save_profile(&w->s.tree, profile_opts_used(), err) < 0)
 		goto fail;
@@ -907,6 +933,9 @@ static int initial_crawl(struct watcher *w)
 		if (crawl_full(w->crawl, &res, err) < 0)
 			rc = log_error("%s", err);
 		note_refused_removal(w);
+		/* A mirror that started as a copy of the tree (or empty, for a
+		 * tree made now) follows from the first snapshot on. */
+		run_exec(w, &res, &w->meta_at_start);
 		sources_present(w); /* one gone meanwhile is logged before the watching line */
 		char *what = xasprintf("snapshot of %s into '%s'", w->s.site.url, w->s.tree.path);
 		crawl_report(&res, what, crawl_options.quiet);

@@ -132,6 +132,68 @@ TEST(publish_gzip_sibling_in_step)
 	unit_remove_tree(path);
 }
 
+/* "a, b, " of a list: what the noted calls said they did. */
+static char *joined(struct strlist *l)
+{
+	struct buf b = BUF_INIT;
+	for (size_t i = 0; i < l->n; i++)
+		buf_addf(&b, "%s, ", l->items[i]);
+	buf_adds(&b, "");
+	strlist_clear(l);
+	return buf_detach(&b, NULL);
+}
+
+#define CHECK_NOTED(want, list)          \
+	do {                             \
+		char *got_ = joined(list); \
+		CHECK_STR(want, got_);   \
+		free(got_);              \
+	} while (0)
+
+TEST(publish_notes_every_path_it_writes_and_removes)
+{
+	char path[] = "/tmp/cgisnap-pub-XXXXXX";
+	int fd = make_tree(path);
+	char err[ERR_LEN];
+	struct strlist w = STRLIST_INIT, r = STRLIST_INIT;
+	struct publish_paths paths = { &w, &r };
+	struct buf page = BUF_INIT;
+	for (int i = 0; i < 200; i++)
+		buf_addf(&page, "<p>paragraph %d of a page</p>\n", i);
+
+	CHECK_INT(PUBLISH_NEW, publish_data_noted(fd, "d/e/p.html", page.data, page.len, true, &paths, err));
+	CHECK_NOTED("d/e/p.html.gz, d/e/p.html, ", &w);
+	CHECK_NOTED("", &r);
+	/* unchanged: nothing; a stale .gz repaired: the .gz alone */
+	CHECK_INT(PUBLISH_UNCHANGED, publish_data_noted(fd, "d/e/p.html", page.data, page.len, true, &paths, err));
+	CHECK_NOTED("", &w);
+	struct timespec old[2] = { { 1000, 0 }, { 1000, 0 } };
+	int dfd = openat(fd, "d/e", O_RDONLY | O_DIRECTORY);
+	utimensat(dfd, "p.html.gz", old, 0);
+	CHECK_INT(PUBLISH_UNCHANGED, publish_data_noted(fd, "d/e/p.html", page.data, page.len, true, &paths, err));
+	CHECK_NOTED("d/e/p.html.gz, ", &w);
+	/* a page that shrank: written, its .gz removed */
+	CHECK_INT(PUBLISH_CHANGED, publish_data_noted(fd, "d/e/p.html", "small", 5, true, &paths, err));
+	CHECK_NOTED("d/e/p.html, ", &w);
+	CHECK_NOTED("d/e/p.html.gz, ", &r);
+	/* removed: the file, no .gz (none there), the directories left empty */
+	CHECK_INT(PUBLISH_NEW, publish_data_noted(fd, "d/q.html", "q", 1, true, &paths, err));
+	CHECK_NOTED("d/q.html, ", &w);
+	CHECK_INT(0, publish_remove_noted(fd, "d/e/p.html", -1, NULL, &paths, err));
+	CHECK_NOTED("d/e/p.html, d/e/, ", &r);
+	CHECK_INT(0, publish_remove_noted(fd, "d/q.html", -1, NULL, &paths, err));
+	CHECK_NOTED("d/q.html, d/, ", &r);
+	/* what is not there is not noted */
+	CHECK_INT(0, publish_remove_noted(fd, "d/q.html", -1, NULL, &paths, err));
+	CHECK_NOTED("", &r);
+	CHECK_NOTED("", &w);
+
+	close(dfd);
+	buf_release(&page);
+	close(fd);
+	unit_remove_tree(path);
+}
+
 TEST(publish_copy_and_remove)
 {
 	char path[] = "/tmp/cgisnap-pub-XXXXXX";

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,36 +30,128 @@ static char *slurp(const char *path)
 	return buf_detach(&b, NULL);
 }
 
-TEST(watch_exec_runs_in_the_tree_with_keys_on_stdin)
+TEST(watch_exec_runs_in_the_tree_with_the_lists_on_stdin_and_in_files)
 {
 	char err[ERR_LEN];
 	char *d = unit_temp_dir("exec");
-	struct strlist keys = STRLIST_INIT;
+	struct strlist keys = STRLIST_INIT, removed = STRLIST_INIT;
 	strlist_add(&keys, "index.html");
 	strlist_add(&keys, "doku.php@id=wiki:syntax.html");
+	strlist_add(&removed, "old/x.html");
+	strlist_add(&removed, "old/");
 
-	CHECK_INT(0, watch_exec("cat > got && pwd > where", d, &keys, err));
+	/* $CGISNAP_WRITTEN can be read besides stdin, and twice */
+	CHECK_INT(0, watch_exec("cat > got && pwd > where && cat \"$CGISNAP_WRITTEN\" \"$CGISNAP_WRITTEN\" > w2 && "
+				"cat \"$CGISNAP_REMOVED\" > rm",
+				d, &keys, &removed, err));
 	char *got_path = xasprintf("%s/got", d), *where_path = xasprintf("%s/where", d);
-	char *got = slurp(got_path), *where = slurp(where_path);
+	char *w2_path = xasprintf("%s/w2", d), *rm_path = xasprintf("%s/rm", d);
+	char *got = slurp(got_path), *where = slurp(where_path), *w2 = slurp(w2_path), *rm = slurp(rm_path);
 	CHECK_STR("index.html\ndoku.php@id=wiki:syntax.html\n", got);
+	CHECK_STR("index.html\ndoku.php@id=wiki:syntax.html\nindex.html\ndoku.php@id=wiki:syntax.html\n", w2);
+	CHECK_STR("old/x.html\nold/\n", rm);
 	char *want = xasprintf("%s\n", d);
 	CHECK_STR(want, where);
 
 	/* the status comes back; a command that never reads stdin is fine */
-	CHECK_INT(3, watch_exec("exit 3", d, &keys, err));
+	CHECK_INT(3, watch_exec("exit 3", d, &keys, &removed, err));
 	for (int i = 0; i < 20000; i++)
 		strlist_add(&keys, "a/long/enough/key/to/fill/any/pipe/buffer.html");
-	CHECK_INT(0, watch_exec("true", d, &keys, err));
-	CHECK_INT(-1, watch_exec("kill -9 $$", d, &keys, err));
+	CHECK_INT(0, watch_exec("true", d, &keys, &removed, err));
+	CHECK_INT(-1, watch_exec("kill -9 $$", d, &keys, &removed, err));
 	CHECK_STR("--exec 'kill -9 $$' was killed by signal 9", err);
 
+	/* descriptors 3 and 4 closed in watch: the lists still get there */
+	int saved3 = fcntl(3, F_DUPFD_CLOEXEC, 10), saved4 = fcntl(4, F_DUPFD_CLOEXEC, 10);
+	close(3);
+	close(4);
+	struct strlist one = STRLIST_INIT;
+	strlist_add(&one, "a.html");
+	CHECK_INT(0, watch_exec("cat \"$CGISNAP_REMOVED\" > rm", d, &keys, &one, err));
+	if (saved3 >= 0)
+		dup3(saved3, 3, O_CLOEXEC), close(saved3);
+	if (saved4 >= 0)
+		dup3(saved4, 4, O_CLOEXEC), close(saved4);
+	free(rm);
+	rm = slurp(rm_path);
+	CHECK_STR("a.html\n", rm);
+
 	strlist_clear(&keys);
+	strlist_clear(&removed);
+	strlist_clear(&one);
 	unit_remove_tree(d);
 	free(got_path);
 	free(where_path);
+	free(w2_path);
+	free(rm_path);
 	free(got);
 	free(where);
+	free(w2);
+	free(rm);
 	free(want);
+	free(d);
+}
+
+TEST(watch_exec_orders_the_lists_removed_contents_before_their_directory)
+{
+	struct strlist w = STRLIST_INIT, r = STRLIST_INIT;
+	strlist_add(&w, "b.html");
+	strlist_add(&w, "a.html.gz");
+	strlist_add(&w, "b.html");
+	strlist_add(&w, "a.html");
+	strlist_add(&r, "x/");
+	strlist_add(&r, "x/y/p.html");
+	strlist_add(&r, "top.html.gz");
+	strlist_add(&r, "x/y/");
+	strlist_add(&r, "x/q.html");
+	exec_order(&w, &r);
+	CHECK_INT(3, w.n);
+	CHECK_STR("a.html", w.items[0]);
+	CHECK_STR("a.html.gz", w.items[1]);
+	CHECK_STR("b.html", w.items[2]);
+	CHECK_INT(5, r.n);
+	CHECK_STR("x/y/p.html", r.items[0]);
+	CHECK_STR("x/y/", r.items[1]);
+	CHECK_STR("x/q.html", r.items[2]);
+	CHECK_STR("x/", r.items[3]);
+	CHECK_STR("top.html.gz", r.items[4]);
+	strlist_clear(&w);
+	strlist_clear(&r);
+}
+
+TEST(watch_exec_lists_the_metadata_files_that_changed)
+{
+	char *d = unit_temp_dir("exec");
+	int fd = open(d, O_RDONLY | O_DIRECTORY);
+	unit_put(d, "tree.db", "m1");
+	unit_put(d, "settings", "s1");
+	unit_put(d, "404.html", "nf");
+	unit_put(d, "lock", "d1");
+	struct exec_meta before;
+	exec_meta_snap(fd, &before);
+	struct strlist w = STRLIST_INIT, r = STRLIST_INIT;
+	exec_meta_changes(fd, &before, &w, &r);
+	CHECK_INT(0, w.n + r.n); /* nothing changed */
+
+	/* replaced by rename (a new inode), removed, and the lock (watch's own) */
+	unit_put(d, "tree.db.new", "m1");
+	char *a = xasprintf("%s/tree.db.new", d), *b = xasprintf("%s/tree.db", d), *nf = xasprintf("%s/404.html", d);
+	CHECK_INT(0, rename(a, b));
+	CHECK_INT(0, unlink(nf));
+	unit_put(d, "lock", "d2");
+	exec_meta_changes(fd, &before, &w, &r);
+	CHECK_INT(1, w.n);
+	CHECK_STR(".cgisnap/tree.db", w.items[0]);
+	CHECK_INT(1, r.n);
+	CHECK_STR(".cgisnap/404.html", r.items[0]);
+
+	strlist_clear(&w);
+	strlist_clear(&r);
+	close(fd);
+	unit_remove_tree(d);
+	free(a);
+	free(b);
+	free(nf);
 	free(d);
 }
 
