@@ -17,6 +17,12 @@ BINDIR = $(PREFIX)/bin
 LIBDIR = $(PREFIX)/lib/cgisnap
 MANDIR = $(PREFIX)/share/man/man1
 PROFILEDIR = $(PREFIX)/share/cgisnap/profiles
+DOCDIR = $(PREFIX)/share/doc/cgisnap
+# systemd reads units from /usr/local/lib/systemd/system too; a package
+# gives SYSTEMDUNITDIR=$(pkg-config --variable=systemdsystemunitdir systemd)
+# (and COMPLETIONDIR=$(pkg-config --variable=completionsdir bash-completion)).
+SYSTEMDUNITDIR = $(PREFIX)/lib/systemd/system
+COMPLETIONDIR = $(PREFIX)/share/bash-completion/completions
 # The site profiles and the helpers they run (profileopts.h).
 PROFILE_FILES = $(wildcard profiles/*.conf profiles/*.php)
 CC ?= cc
@@ -98,15 +104,36 @@ UNIT_RUNNER = $(BUILD)/tests/unit-runner
 TRACE_SRCS = $(wildcard watch/trace/*.c)
 TRACE_LIB = $(if $(TRACE_SRCS),build/cgisnap-trace.so)
 
-# The man page is made from the binary's own --help texts: never out of step.
+# The man page and the bash completion are made from the binary's own
+# --help texts: never out of step.
 MAN = build/cgisnap.1
+COMPLETION = build/cgisnap.bash
+# The systemd template units, with the installed binary's path in them.
+UNIT_INS = $(wildcard contrib/*.service.in)
+UNITS = $(UNIT_INS:contrib/%.in=build/units/%)
+DOC_FILES = README.md LICENSE $(wildcard docs/*.md)
 
 .PHONY: all test unit deps deps-bench bench demo install uninstall clean fuzz fuzz-build FORCE
-all: cgisnap $(TRACE_LIB) $(MAN)
+all: cgisnap $(TRACE_LIB) $(MAN) $(COMPLETION) $(UNITS)
 
-$(MAN): cgisnap tools/mkman.sh
+$(MAN): cgisnap tools/mkman.sh build/BINDIR
 	@$(if $(Q),echo '  MAN     $@')
-	$(Q)tools/mkman.sh ./cgisnap > $@.tmp && mv $@.tmp $@
+	$(Q)tools/mkman.sh ./cgisnap $(LIBDIR) $(PROFILEDIR) $(SYSTEMDUNITDIR) $(DOCDIR) > $@.tmp && mv $@.tmp $@
+
+$(COMPLETION): cgisnap tools/mkcompletion.sh
+	@$(if $(Q),echo '  GEN     $@')
+	$(Q)tools/mkcompletion.sh ./cgisnap > $@.tmp && mv $@.tmp $@
+
+# build/BINDIR names the BINDIR the units were made for: another PREFIX
+# remakes them.
+build/BINDIR: FORCE
+	@mkdir -p build
+	@echo '$(BINDIR)' | cmp -s - $@ || echo '$(BINDIR)' > $@
+
+build/units/%: contrib/%.in build/BINDIR
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  GEN     $@')
+	$(Q)sed 's|@BINDIR@|$(BINDIR)|g' $< > $@.tmp && mv $@.tmp $@
 
 # A change of flags (CFLAGS=...) rebuilds the mode's objects; build/LINKED
 # names the mode ./cgisnap was last linked in, so switching modes relinks.
@@ -232,16 +259,22 @@ fuzz:
 	done
 
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(PROFILEDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(PROFILEDIR) \
+		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(COMPLETIONDIR) $(DESTDIR)$(DOCDIR)
 	install -m 755 cgisnap $(DESTDIR)$(BINDIR)/cgisnap
 	$(if $(TRACE_LIB),install -m 644 $(TRACE_LIB) $(DESTDIR)$(LIBDIR)/cgisnap-trace.so)
 	install -m 644 $(MAN) $(DESTDIR)$(MANDIR)/cgisnap.1
 	install -m 644 $(PROFILE_FILES) $(DESTDIR)$(PROFILEDIR)/
+	install -m 644 $(UNITS) $(DESTDIR)$(SYSTEMDUNITDIR)/
+	install -m 644 $(COMPLETION) $(DESTDIR)$(COMPLETIONDIR)/cgisnap
+	install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cgisnap $(DESTDIR)$(LIBDIR)/cgisnap-trace.so $(DESTDIR)$(MANDIR)/cgisnap.1
 	rm -f $(patsubst profiles/%,$(DESTDIR)$(PROFILEDIR)/%,$(PROFILE_FILES))
-	-rmdir $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PROFILEDIR) $(DESTDIR)$(PREFIX)/share/cgisnap
+	rm -f $(patsubst build/units/%,$(DESTDIR)$(SYSTEMDUNITDIR)/%,$(UNITS)) $(DESTDIR)$(COMPLETIONDIR)/cgisnap
+	rm -f $(patsubst %,$(DESTDIR)$(DOCDIR)/%,$(notdir $(DOC_FILES)))
+	-rmdir $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PROFILEDIR) $(DESTDIR)$(PREFIX)/share/cgisnap $(DESTDIR)$(DOCDIR)
 
 # Every output of every mode lives under build/, but ./cgisnap.
 clean:

@@ -1,8 +1,14 @@
 #!/bin/sh
-# tools/mkman.sh CGISNAP - print the man page cgisnap(1), made from the
-# binary's own --help texts, so the page can never drift from them.
+# tools/mkman.sh CGISNAP [LIBDIR PROFILEDIR UNITDIR DOCDIR] - print the man
+# page cgisnap(1), made from the binary's own --help texts, so the page can
+# never drift from them; the directories (make install's) go to FILES.
 set -eu
 bin=${1:-./cgisnap}
+libdir=${2:-/usr/local/lib/cgisnap}
+profiledir=${3:-/usr/local/share/cgisnap/profiles}
+unitdir=${4:-/usr/local/lib/systemd/system}
+docdir=${5:-/usr/local/share/doc/cgisnap}
+bindir=$(dirname "$(dirname "$libdir")")/bin
 version=$("$bin" --version | cut -d' ' -f2)
 
 # roff: escape backslashes; a leading '.' or "'" would be a request.
@@ -55,14 +61,102 @@ for cmd in $("$bin" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p'); do
 		sed 's/^/.B /; s/$/\n.br/'
 	"$bin" "$cmd" --help | body
 done
-cat <<'EOF2'
+cat <<EOF2
+.SH "EXIT STATUS"
+Each command's section above gives the details; across commands:
+.TP
+.B 0
+success.
+.TP
+.B 1
+a partial failure: some URLs failed (the rest is published), a watch that
+stopped on an error, a notify that was not delivered, a bench side that failed.
+.TP
+.B 2
+a usage or set\-up error, said in one line naming what is wrong; nothing in
+the tree was changed.
+.TP
+.B 75
+the tree is busy: another snapshot, watch or serve \-\-fill holds its lock
+(sysexits' EX_TEMPFAIL, "try again later"). Nothing was changed, and under
+\fB\-q\fR nothing is printed, so that a cron job overlapping a running watch
+mails nothing.
+.TP
+.B 130
+interrupted (bench).
 .SH FILES
 .TP
 .I DIR/.cgisnap/
 cgisnap's own files in a snapshot tree: tree.db (the manifest: one row per URL and
-what each page's render read; docs/tree-db.md, cgisnap ls), settings, profile, lastrun (what the last run did: cgisnap status), 404.html, lock, and control (the
-socket of a running watch, for cgisnap notify).
-No server may serve anything under it.
+what each page's render read; docs/tree-db.md, cgisnap ls), settings, profile,
+lastrun (what the last run did: cgisnap status), 404.html, lock, and control
+(the socket of a running watch, for cgisnap notify).
+No server may serve anything under it; a mirror needs only tree.db (and
+tree.db\-wal), settings and 404.html of it (watch \-\-exec lists them when they change).
+.TP
+.I $libdir/cgisnap\-trace.so
+the dependency tracer watch preloads into CGI programs.
+.TP
+.I $profiledir/
+the site profiles (NAME.conf, option files) and the helpers they run.
+.TP
+.I /etc/cgisnap/NAME.conf
+the option file (\-c) of the systemd unit cgisnap\-watch@NAME;
+.I /etc/cgisnap/NAME\-serve.conf
+that of cgisnap\-serve@NAME. Both serve the tree
+.IR /srv/cgisnap/NAME .
+.TP
+.I $unitdir/
+cgisnap\\-watch@.service and cgisnap\\-serve@.service: the hardened systemd
+template units.
+.TP
+.I $docdir/
+the README and the documents of docs/.
+.SH EXAMPLES
+Snapshot a PHP wiki without a web server, then keep it fresh, mirrored to an
+edge server:
+.PP
+.nf
+.RS
+cgisnap snapshot \-\-root /var/www/wiki \-\-cgi php=php\-cgi /srv/wiki
+cgisnap watch \-\-root /var/www/wiki \-\-cgi php=php\-cgi \e
+    \-\-source /var/www/wiki/data \e
+    \-\-exec 'rsync \-a \-I \-\-files\-from=\- . edge1:/srv/wiki/' /srv/wiki
+.RE
+.fi
+.PP
+From cron, options in a file; a run that meets a running watch exits 75,
+silently:
+.PP
+.nf
+.RS
+*/15 * * * *  www\-data  $bindir/cgisnap snapshot \-q \-c /etc/cgisnap/wiki.conf /srv/wiki
+.RE
+.fi
+.PP
+Under systemd, with /etc/cgisnap/wiki.conf and /etc/cgisnap/wiki\-serve.conf:
+.PP
+.nf
+.RS
+systemctl enable \-\-now cgisnap\-watch@wiki cgisnap\-serve@wiki
+.RE
+.fi
+.PP
+Serve the tree, or have nginx serve it:
+.PP
+.nf
+.RS
+cgisnap serve \-\-listen 127.0.0.1:8080 /srv/wiki
+cgisnap config nginx /srv/wiki > /etc/nginx/sites\-enabled/wiki
+.RE
+.fi
 .SH "SEE ALSO"
-The README and docs/url-keys.md in the source tree.
+.BR nginx (8),
+.BR apache2 (8),
+.BR rsync (1),
+.BR rclone (1),
+.BR systemd.exec (5),
+.BR crontab (5).
+The README and docs/url\-keys.md, docs/links.md and docs/families.md, installed
+in $docdir.
 EOF2
