@@ -12,16 +12,26 @@
 . "$(dirname "$0")/lib-watch.sh"
 
 command -v rsync >/dev/null || fail "rsync is missing (tools/deps.sh test installs it)"
+command -v rclone >/dev/null || fail "rclone is missing (tools/deps.sh test installs it)"
+# rclone without a configuration file says so on every run.
+export RCLONE_CONFIG=/dev/null
 
 # The hook, as a script: "start" and "done" lines around the README's
 # commands, so that a test knows when a batch's mirroring has finished.
 HOOK=$TESTDIR/mirror-hook
+# With a third argument, the README's rclone commands mirror there too
+# (a local directory as the remote; rmdirs does what a bucket needs not).
 cat >"$HOOK" <<'EOF'
 #!/bin/sh
-m=$1 log=$2
+m=$1 log=$2 r=${3:-}
 echo start >>"$log"
 cat "$CGISNAP_WRITTEN" >>"$log.written"
 cat "$CGISNAP_REMOVED" >>"$log.removed"
+if [ -n "$r" ]; then
+	rclone -q copy --files-from "$CGISNAP_WRITTEN" . "$r" &&
+		grep -v "/\$" "$CGISNAP_REMOVED" | rclone -q delete --files-from - "$r" &&
+		rclone -q rmdirs --leave-root "$r" || exit 1
+fi
 rsync -a -I --files-from=- . "$m/" || exit 1
 while IFS= read -r p; do
 	case $p in
@@ -61,9 +71,10 @@ mirror_settle() {
 SITE=$TESTDIR/site
 OUT=$TESTDIR/out
 M=$TESTDIR/mirror
+RM=$TESTDIR/rclone-mirror
 LOG=$TESTDIR/watch.log
 HLOG=$TESTDIR/hook.log
-mkdir -p "$SITE/sec/deep" "$M"
+mkdir -p "$SITE/sec/deep" "$M" "$RM"
 big() { # big FILE WORD: over PUBLISH_GZIP_MIN, so it gets a .gz
 	for i in $(seq 1 80); do printf '<p>%s line %d of a long page</p>\n' "$2" "$i"; done >"$1"
 }
@@ -84,7 +95,7 @@ settle_static() {
 }
 
 try "the initial snapshot is mirrored whole into an empty directory"
-watch_start "$LOG" --root "$SITE" --source "$SITE" --no-trace --exec "'$HOOK' '$M' '$HLOG'" "$OUT"
+watch_start "$LOG" --root "$SITE" --source "$SITE" --no-trace --exec "'$HOOK' '$M' '$HLOG' '$RM'" "$OUT"
 check_eq 0 $? "watch came up: $(cat "$LOG")"
 wait_until "$WATCH_WAIT" grep -qx done "$HLOG"
 check_eq 0 $? "the hook ran after the initial snapshot"
@@ -129,6 +140,7 @@ check_file "$M/a-top.html.gz" "with its .gz"
 check_no_file "$M/move.html" "the old name"
 check_no_file "$M/sec" "the emptied directory"
 check_eq "" "$(mirror_same "$OUT" "$M")" "differences"
+check_eq "" "$(mirror_same "$OUT" "$RM")" "differences of the rclone mirror"
 watch_stop
 check_eq 0 "$WATCH_STATUS" "watch stopped cleanly"
 
