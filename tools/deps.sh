@@ -15,9 +15,10 @@ for group in "$@"; do
 	# WordPress (with the theme its package recommends, the default of its
 	# version) on a MariaDB the tests start themselves.
 	# rsync, rclone: watch --exec's mirror examples (t0563); man-db, systemd:
-	# man -l and systemd-analyze on what make install puts (t0030, t0031).
+	# man -l and systemd-analyze on what make install puts (t0030, t0031);
+	# strace: the system calls watch makes in the units' sandbox (t0031).
 	test) pkgs="$pkgs inotify-tools curl procps iproute2 nginx apache2 chromium python3 time clang libclang-rt-14-dev"
-		pkgs="$pkgs rsync rclone man-db systemd"
+		pkgs="$pkgs rsync rclone man-db systemd strace"
 		pkgs="$pkgs dokuwiki wordpress wordpress-theme-twentytwentythree mariadb-server php-mysql"
 		# A second FastCGI program besides php-cgi, for --cgi-spawn (t0349).
 		pkgs="$pkgs libfcgi-perl" ;;
