@@ -11,12 +11,12 @@ for group in "$@"; do
 	case "$group" in
 	build) pkgs="$pkgs gcc make pkg-config libc6-dev libxml2-dev libmicrohttpd-dev libcurl4-openssl-dev zlib1g-dev libsqlite3-dev libssl-dev" ;;
 	sites) pkgs="$pkgs php-cgi php-cli php-sqlite3" ;;
-	# The real applications (t07xx, tests/lib-apps.sh): DokuWiki, and
-	# WordPress (with the theme its package recommends, the default of its
-	# version) on a MariaDB the tests start themselves.
 	# rsync, rclone: watch --exec's mirror examples (t0563); man-db, systemd:
 	# man -l and systemd-analyze on what make install puts (t0030, t0031);
 	# strace: the system calls watch makes in the units' sandbox (t0031).
+	# The real applications (t07xx, tests/lib-apps.sh): DokuWiki, and
+	# WordPress (with the theme its package recommends, the default of its
+	# version) on a MariaDB the tests start themselves.
 	test) pkgs="$pkgs inotify-tools curl procps iproute2 nginx apache2 chromium python3 time clang libclang-rt-14-dev"
 		pkgs="$pkgs rsync rclone man-db systemd strace"
 		pkgs="$pkgs dokuwiki wordpress wordpress-theme-twentytwentythree mariadb-server php-mysql"
