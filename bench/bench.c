@@ -564,6 +564,8 @@ out:
 		if (sides[i].have_ep)
 			loadgen_endpoint_release(&sides[i].ep);
 		free(sides[i].server);
+		if (sides[i].res)
+			loadgen_result_release(sides[i].res);
 		free(sides[i].res);
 	}
 	catch_signals(false);

@@ -404,8 +404,13 @@ static void complete(struct worker *w, struct conn *c, bool reusable)
 	struct loadgen_result *s = w->stats;
 	const struct httpresp *r = &c->resp;
 	int64_t t = now_ns();
-	histogram_add(&s->latency, (uint64_t)((t - c->start_ns) / 1000));
+	uint64_t us = (uint64_t)((t - c->start_ns) / 1000);
+	histogram_add(&s->latency, us);
 	s->complete++;
+	if (s->paths) {
+		s->paths[c->path].complete++;
+		histogram_add(&s->paths[c->path].latency, us);
+	}
 	s->bytes_total += r->total_bytes;
 	s->bytes_body += r->body_bytes;
 	if (r->status < 200 || r->status > 299)
@@ -589,10 +594,35 @@ static void add_counts(struct loadgen_result *into, const struct loadgen_result 
 	into->bytes_body += from->bytes_body;
 	into->connections += from->connections;
 	histogram_merge(&into->latency, &from->latency);
+	for (size_t i = 0; into->paths && i < into->npaths; i++) {
+		into->paths[i].complete += from->paths[i].complete;
+		histogram_merge(&into->paths[i].latency, &from->paths[i].latency);
+	}
+}
+
+bool loadgen_thread_saturated(double cpu)
+{
+	return cpu >= LOADGEN_CPU_WARN;
+}
+
+void loadgen_result_release(struct loadgen_result *res)
+{
+	free(res->paths);
+	res->paths = NULL;
+	res->npaths = 0;
+}
+
+/* Zeroed per-path results for a run of npaths, or NULL past the limit.
+ * calloc's zeroes are empty histograms (histogram_init clears them), and
+ * untouched pages of a large allocation cost no memory. */
+static struct loadgen_path_result *alloc_paths(size_t npaths)
+{
+	return npaths <= LOADGEN_PATHS_MAX ? xcalloc(npaths, sizeof(struct loadgen_path_result)) : NULL;
 }
 
 int loadgen_run(const struct loadgen_config *cfg, struct loadgen_result *res, char *err)
 {
+	loadgen_result_release(res);
 	memset(res, 0, sizeof *res);
 	histogram_init(&res->latency);
 	if (!cfg->npaths || cfg->concurrency < 1)
@@ -615,6 +645,8 @@ int loadgen_run(const struct loadgen_config *cfg, struct loadgen_result *res, ch
 		atomic_init(&sh.first_len[i], -1);
 	}
 	atomic_init(&sh.issued, 0);
+	res->paths = alloc_paths(cfg->npaths);
+	res->npaths = res->paths ? cfg->npaths : 0;
 	pthread_mutex_init(&sh.failure_lock, NULL);
 
 	int rc = 0;
@@ -635,6 +667,8 @@ int loadgen_run(const struct loadgen_config *cfg, struct loadgen_result *res, ch
 		w->rbuf = xmalloc(READ_BUF);
 		w->stats = xcalloc(1, sizeof *w->stats);
 		histogram_init(&w->stats->latency);
+		w->stats->paths = res->npaths ? alloc_paths(res->npaths) : NULL;
+		w->stats->npaths = res->npaths;
 		w->ep = epoll_create1(EPOLL_CLOEXEC);
 		if (w->ep < 0) {
 			rc = err_sys(err, "cannot create an epoll instance");
@@ -683,6 +717,8 @@ out:
 		free(w->conns);
 		free(w->restart);
 		free(w->rbuf);
+		if (w->stats)
+			loadgen_result_release(w->stats);
 		free(w->stats);
 	}
 	free(workers);

@@ -49,8 +49,14 @@
 
 #define LOADGEN_MAX_THREADS 64
 /* A client thread busy this share of its wall time or more may have been
- * the bottleneck of the run. */
-#define LOADGEN_CPU_WARN 0.90
+ * the bottleneck of the run: from 70% on, a loaded epoll thread is close
+ * enough to its ceiling that the figures can be the client's as much as
+ * the server's (issue 15: at 90% the warning came after the damage). */
+#define LOADGEN_CPU_WARN 0.70
+/* Per-path results are kept for lists of at most this many paths. Each
+ * path costs a histogram per thread (histogram.h, allocated zeroed, so
+ * only the pages its samples touch take memory). */
+#define LOADGEN_PATHS_MAX 1000
 
 /* A server to measure: "http://HOST[:PORT][/PREFIX]". */
 struct loadgen_endpoint {
@@ -85,6 +91,12 @@ struct loadgen_config {
 	volatile sig_atomic_t *stop;
 };
 
+/* One path's share of a run. */
+struct loadgen_path_result {
+	long long complete;       /* complete responses to this path */
+	struct histogram latency; /* theirs, microseconds */
+};
+
 struct loadgen_result {
 	long long complete;
 	long long failed_connect, failed_receive, failed_length, failed_exceptions;
@@ -100,16 +112,30 @@ struct loadgen_result {
 	double cpu_busiest;       /* the largest of cpu[] */
 	char first_failure[160];  /* what the first failed request met, "" when none */
 	struct histogram latency; /* of complete responses, microseconds */
+	/* Per path, in the order of the config's paths: npaths entries when the
+	 * run had at most LOADGEN_PATHS_MAX paths, else NULL and 0. Freed by
+	 * loadgen_result_release() or the next loadgen_run() on res. */
+	struct loadgen_path_result *paths;
+	size_t npaths;
 };
+
+/* True when a client thread busy cpu (its CPU time / its wall time) of
+ * the run may have been the bottleneck: cpu >= LOADGEN_CPU_WARN. */
+bool loadgen_thread_saturated(double cpu);
 
 /* Every failure: connect + receive + length + exceptions. */
 long long loadgen_failed(const struct loadgen_result *r);
 
-/* Run the load described by cfg; res (caller-allocated, large: see
- * histogram.h) is overwritten with the outcome. -1 with err when the run
+/* Run the load described by cfg; res (caller-allocated and zeroed, or the
+ * result of an earlier run; large: see histogram.h) is overwritten with
+ * the outcome. -1 with err when the run
  * could not be set up (epoll, threads); failed requests are results, not
  * errors. */
 int loadgen_run(const struct loadgen_config *cfg, struct loadgen_result *res, char *err);
+
+/* Free what loadgen_run() allocated in res (the per-path results), not
+ * res itself. */
+void loadgen_result_release(struct loadgen_result *res);
 
 /* The request sent for path: "GET PREFIX PATH HTTP/1.1" and its headers
  * (fresh string; the caller frees it). */

@@ -20,6 +20,19 @@ static double ms(uint64_t us)
 	return (double)us / 1000.0;
 }
 
+double report_path_rps(const struct loadgen_result *r, size_t i)
+{
+	return r->elapsed_s > 0 && i < r->npaths ? (double)r->paths[i].complete / r->elapsed_s : 0;
+}
+
+bool report_have_paths(const struct report *rep)
+{
+	for (size_t i = 0; i < rep->nsides; i++)
+		if (rep->sides[i].r->npaths != rep->npaths)
+			return false;
+	return rep->npaths > 0;
+}
+
 double report_ratio(const struct report *rep)
 {
 	const struct loadgen_result *dyn = NULL, *st = NULL;
@@ -38,7 +51,7 @@ void report_warnings(struct strlist *warnings, const char *side, const struct lo
 		     long cores, bool server_here)
 {
 	for (long t = 0; t < r->threads && t < LOADGEN_MAX_THREADS; t++) {
-		if (r->cpu[t] < LOADGEN_CPU_WARN)
+		if (!loadgen_thread_saturated(r->cpu[t]))
 			continue;
 		strlist_add_owned(warnings,
 				  xasprintf("%s: client thread %ld was busy %.0f%% of the time: the load "
@@ -97,6 +110,33 @@ static double get_p99(const struct loadgen_result *r) { return ms(histogram_perc
 static double get_max(const struct loadgen_result *r) { return ms(r->latency.max); }
 static double get_cpu(const struct loadgen_result *r) { return 100.0 * r->cpu_busiest; }
 
+/* A row per URL: each side's requests per second and latency 50% and
+ * 99% (ms), the URL last, as URLs vary in length. */
+static void per_url_rows(FILE *out, const struct report *rep)
+{
+	if (!report_have_paths(rep)) {
+		fprintf(out, "Per URL: not kept for more than %d URLs\n\n", LOADGEN_PATHS_MAX);
+		return;
+	}
+	fprintf(out, "Per URL: requests per second, latency 50%% and 99%% [ms]\n");
+	for (size_t i = 0; i < rep->nsides; i++)
+		fprintf(out, "%-29s", rep->sides[i].name);
+	fprintf(out, "\n");
+	for (size_t i = 0; i < rep->nsides; i++)
+		fprintf(out, "%9s%9s%9s  ", "req/s", "50%", "99%");
+	fprintf(out, "URL\n");
+	for (size_t u = 0; u < rep->npaths; u++) {
+		for (size_t i = 0; i < rep->nsides; i++) {
+			const struct loadgen_result *r = rep->sides[i].r;
+			fprintf(out, "%9.2f%9.3f%9.3f  ", report_path_rps(r, u),
+				ms(histogram_percentile(&r->paths[u].latency, 50)),
+				ms(histogram_percentile(&r->paths[u].latency, 99)));
+		}
+		fprintf(out, "%s\n", rep->paths[u]);
+	}
+	fprintf(out, "\n");
+}
+
 static void describe_load(FILE *out, const struct report *rep)
 {
 	fprintf(out, "Load: %ld connection%s, %s, ", rep->concurrency, rep->concurrency == 1 ? "" : "s",
@@ -152,6 +192,7 @@ void report_text(FILE *out, const struct report *rep)
 			fprintf(out, "%*s", VALUE_W, "-");
 	}
 	fprintf(out, "  [MiB]\n\n");
+	per_url_rows(out, rep);
 	fprintf(out, "Length failures are complete responses whose body length differs from the first\n"
 		     "response to the same URL (ab's test, per URL): pages that change on every request\n"
 		     "count there even when they are right. Server peak RSS: the server process alone\n"
@@ -180,7 +221,7 @@ static void json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void json_side(FILE *out, const struct report_side *side)
+static void json_side(FILE *out, const struct report *rep, const struct report_side *side)
 {
 	const struct loadgen_result *r = side->r;
 	fprintf(out, "{\"server\": ");
@@ -213,7 +254,22 @@ static void json_side(FILE *out, const struct report_side *side)
 		json_str(out, r->first_failure);
 	else
 		fprintf(out, "null");
-	fprintf(out, "}");
+	fprintf(out, ",\n    \"per_url\": ");
+	if (!report_have_paths(rep)) {
+		fprintf(out, "null}");
+		return;
+	}
+	fprintf(out, "[");
+	for (size_t u = 0; u < rep->npaths; u++) {
+		fprintf(out, "%s{\"url\": ", u ? ",\n      " : "\n      ");
+		json_str(out, rep->paths[u]);
+		fprintf(out, ", \"complete\": %lld, \"requests_per_s\": %.2f, "
+			     "\"latency_ms\": {\"p50\": %.3f, \"p99\": %.3f}}",
+			r->paths[u].complete, report_path_rps(r, u),
+			ms(histogram_percentile(&r->paths[u].latency, 50)),
+			ms(histogram_percentile(&r->paths[u].latency, 99)));
+	}
+	fprintf(out, "]}");
 }
 
 void report_json(FILE *out, const struct report *rep)
@@ -236,7 +292,7 @@ void report_json(FILE *out, const struct report *rep)
 		fprintf(out, ",\n  ");
 		json_str(out, rep->sides[i].name);
 		fprintf(out, ": ");
-		json_side(out, &rep->sides[i]);
+		json_side(out, rep, &rep->sides[i]);
 	}
 	double ratio = report_ratio(rep);
 	if (ratio >= 0)

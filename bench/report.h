@@ -1,6 +1,8 @@
 /* bench/report.h - what 'cgisnap bench' prints: an ab-like table with one
- * column per server measured (dynamic, static), the ratio of their
- * request rates, and the same figures as JSON (--json). */
+ * column per server measured (dynamic, static), a row per URL (its
+ * request rate and latency 50%/99% on each side), the ratio of their
+ * request rates, and the same figures as JSON (--json). The HTML page
+ * is reporthtml.h's. */
 #ifndef CGISNAP_BENCH_REPORT_H
 #define CGISNAP_BENCH_REPORT_H
 
@@ -40,6 +42,14 @@ struct report {
 
 /* Requests per second of a result (complete responses / elapsed). */
 double report_rps(const struct loadgen_result *r);
+
+/* Requests per second of the i-th path of a result (its complete
+ * responses / the run's elapsed time); 0 without per-path results. */
+double report_path_rps(const struct loadgen_result *r, size_t i);
+
+/* Whether every side kept per-path results for rep's paths (not for
+ * more than LOADGEN_PATHS_MAX of them). */
+bool report_have_paths(const struct report *rep);
 
 /* static / dynamic requests per second; -1 when not both were measured or
  * the dynamic side completed nothing. */

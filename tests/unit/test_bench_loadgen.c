@@ -209,6 +209,7 @@ TEST(bench_loadgen_keepalive_counts_and_connections)
 	CHECK_INT(200, r->latency.count);
 	CHECK_INT(2, r->threads);
 	CHECK(r->elapsed_s > 0);
+	loadgen_result_release(r);
 	free(r);
 	server_stop(s);
 }
@@ -221,6 +222,7 @@ TEST(bench_loadgen_connection_per_request_without_keepalive)
 	CHECK_INT(0, loadgen_failed(r));
 	CHECK_INT(60, r->connections);
 	CHECK_INT(60, atomic_load(&s->connections));
+	loadgen_result_release(r);
 	free(r);
 	server_stop(s);
 }
@@ -235,6 +237,7 @@ TEST(bench_loadgen_reconnects_when_the_server_closes)
 	CHECK_INT(30, r->complete);
 	CHECK_INT(0, loadgen_failed(r));
 	CHECK_INT(30, atomic_load(&s->connections));
+	loadgen_result_release(r);
 	free(r);
 	server_stop(s);
 }
@@ -247,6 +250,7 @@ TEST(bench_loadgen_length_failures_per_url)
 	CHECK_INT(9, r->complete);
 	CHECK_INT(6, r->failed_length);
 	CHECK_INT(6, loadgen_failed(r));
+	loadgen_result_release(r);
 	free(r);
 	/* Three URLs in turn over the same cycle: each URL always gets the
 	 * same length, so no length failure at all. */
@@ -259,6 +263,7 @@ TEST(bench_loadgen_length_failures_per_url)
 	CHECK_STR("/b", s->paths[1]);
 	CHECK_STR("/c", s->paths[2]);
 	CHECK_STR("/a", s->paths[3]);
+	loadgen_result_release(r);
 	free(r);
 	server_stop(s);
 }
@@ -270,6 +275,7 @@ TEST(bench_loadgen_chunked_responses)
 	CHECK_INT(10, r->complete);
 	CHECK_INT(0, loadgen_failed(r));
 	CHECK_INT(110, r->bytes_body);
+	loadgen_result_release(r);
 	free(r);
 	server_stop(s);
 }
@@ -282,6 +288,14 @@ TEST(bench_loadgen_non_2xx_counted_apart)
 	CHECK_INT(20, r->complete);
 	CHECK_INT(10, r->non_2xx);
 	CHECK_INT(0, loadgen_failed(r));
+	/* Per path, in the order given: the requests took them in turn. */
+	CHECK_INT(2, r->npaths);
+	CHECK_INT(10, r->paths[0].complete);
+	CHECK_INT(10, r->paths[1].complete);
+	CHECK_INT(10, (long long)r->paths[0].latency.count);
+	CHECK_INT(20, (long long)(r->paths[0].latency.count + r->paths[1].latency.count));
+	CHECK(r->paths[1].latency.max <= r->latency.max);
+	loadgen_result_release(r);
 	free(r);
 	server_stop(s);
 }
@@ -294,6 +308,7 @@ TEST(bench_loadgen_receive_connect_and_timeout_failures)
 	CHECK_INT(10, r->failed_receive);
 	CHECK_INT(10, loadgen_failed(r));
 	CHECK(strstr(r->first_failure, "receive") != NULL);
+	loadgen_result_release(r);
 	free(r);
 	server_stop(s);
 
@@ -302,6 +317,7 @@ TEST(bench_loadgen_receive_connect_and_timeout_failures)
 	CHECK_INT(0, r->complete);
 	CHECK_INT(4, r->failed_exceptions);
 	CHECK_INT(4, r->timeouts);
+	loadgen_result_release(r);
 	free(r);
 	int port = s->port;
 	server_stop(s);
@@ -310,6 +326,7 @@ TEST(bench_loadgen_receive_connect_and_timeout_failures)
 	r = run_load(port, root_path, 1, 2, 1, 5, true, 5);
 	CHECK_INT(5, r->failed_connect);
 	CHECK_INT(0, r->complete);
+	loadgen_result_release(r);
 	free(r);
 
 	char err[ERR_LEN], url[64];
@@ -343,6 +360,7 @@ TEST(bench_loadgen_duration_and_stop_flag)
 	CHECK_INT(0, loadgen_run(&cfg, r, err));
 	CHECK(r->interrupted);
 	CHECK(r->elapsed_s < 1);
+	loadgen_result_release(r);
 	free(r);
 	loadgen_endpoint_release(&ep);
 	server_stop(s);

@@ -33,8 +33,8 @@ TEST(bench_report_warns_per_busy_client_thread)
 	CHECK(strstr(w.items[0], "shared with the server") != NULL);
 	strlist_clear(&w);
 
-	r->cpu[0] = 0.90; /* the threshold itself warns */
-	r->cpu[1] = 0.89;
+	r->cpu[0] = 0.70; /* the threshold itself warns */
+	r->cpu[1] = 0.69;
 	report_warnings(&w, "dynamic", r, 2, false);
 	CHECK_INT(1, w.n);
 	CHECK(strstr(w.items[0], "client thread 1") != NULL);
@@ -44,6 +44,27 @@ TEST(bench_report_warns_per_busy_client_thread)
 	r->cpu[0] = 0.2;
 	report_warnings(&w, "static", r, 2, true);
 	CHECK_INT(0, w.n);
+	free(r);
+}
+
+TEST(bench_report_client_thread_threshold_is_70_percent)
+{
+	CHECK(!loadgen_thread_saturated(0));
+	CHECK(!loadgen_thread_saturated(0.5));
+	CHECK(!loadgen_thread_saturated(0.699));
+	CHECK(loadgen_thread_saturated(0.70));
+	CHECK(loadgen_thread_saturated(0.75));
+	CHECK(loadgen_thread_saturated(1.2)); /* CPU time can pass wall time a little */
+
+	/* A thread at 75% (under the old 90%) now warns, with its figure. */
+	struct strlist w = STRLIST_INIT;
+	struct loadgen_result *r = result(100, 1);
+	r->threads = 1;
+	r->cpu[0] = 0.75;
+	report_warnings(&w, "static", r, 2, false);
+	CHECK_INT(1, w.n);
+	CHECK(w.n && strstr(w.items[0], "client thread 1 was busy 75% of the time") != NULL);
+	strlist_clear(&w);
 	free(r);
 }
 
@@ -88,6 +109,20 @@ TEST(bench_report_table_and_json)
 	dyn->failed_length = 7;
 	dyn->non_2xx = 3;
 	char *paths[] = { "/a\"b\\c", "/x\ty" };
+	/* Per URL: the first path slow and rare on the dynamic side. */
+	struct loadgen_path_result pd[2], ps[2];
+	memset(pd, 0, sizeof pd);
+	memset(ps, 0, sizeof ps);
+	pd[0].complete = 10;
+	histogram_add(&pd[0].latency, 337000);
+	pd[1].complete = 40;
+	histogram_add(&pd[1].latency, 134000);
+	ps[0].complete = ps[1].complete = 200;
+	histogram_add(&ps[0].latency, 500);
+	histogram_add(&ps[1].latency, 700);
+	dyn->paths = pd;
+	st->paths = ps;
+	dyn->npaths = st->npaths = 2;
 	struct strlist w = STRLIST_INIT;
 	strlist_add(&w, "something to say");
 	struct report rep = {
@@ -112,6 +147,9 @@ TEST(bench_report_table_and_json)
 	CHECK(strstr(text, "dynamic  mode: php-cgi workers (4)\n") != NULL);
 	CHECK(strstr(text, "static   mode: not known (a server bench did not start)\n") != NULL);
 	CHECK(strstr(text, "Length failures are complete responses") != NULL);
+	CHECK(strstr(text, "Per URL: requests per second, latency 50% and 99% [ms]\n") != NULL);
+	CHECK(strstr(text, "     5.00  337.000  337.000     100.00    0.500    0.500  /a\"b\\c\n") != NULL);
+	CHECK(strstr(text, "    20.00  134.000  134.000     100.00    0.700    0.700  /x\ty\n") != NULL);
 	free(text);
 
 	char *json = render(&rep, true);
@@ -120,6 +158,8 @@ TEST(bench_report_table_and_json)
 	CHECK(strstr(json, "\"failed_length\": 7") != NULL);
 	CHECK(strstr(json, "\"mode\": \"php-cgi workers (4)\"") != NULL);
 	CHECK(strstr(json, "\"mode\": null") != NULL);
+	CHECK(strstr(json, "\"per_url\": [\n      {\"url\": \"/a\\\"b\\\\c\", \"complete\": 10, "
+			   "\"requests_per_s\": 5.00, \"latency_ms\": {\"p50\": 337.000, \"p99\": 337.000}}") != NULL);
 	CHECK(strstr(json, "\"peak_rss_kb\": null") != NULL);
 	CHECK(strstr(json, "\"requests\": null, \"duration_s\": 2") != NULL);
 	CHECK(strstr(json, "\"warnings\": [\"something to say\"]}") != NULL);
@@ -133,6 +173,18 @@ TEST(bench_report_table_and_json)
 	free(text);
 	json = render(&rep, true);
 	CHECK(strstr(json, "\"ratio\": null") != NULL);
+	free(json);
+
+	/* Per-path results not kept (too many URLs): said, not made up. */
+	rep.nsides = 2;
+	dyn->npaths = 0;
+	dyn->paths = NULL;
+	CHECK(!report_have_paths(&rep));
+	text = render(&rep, false);
+	CHECK(strstr(text, "Per URL: not kept for more than") != NULL);
+	free(text);
+	json = render(&rep, true);
+	CHECK(strstr(json, "\"per_url\": null") != NULL);
 	free(json);
 
 	strlist_clear(&w);
