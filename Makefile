@@ -82,7 +82,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -Wshadow -Wno-sign-c
 	-DCGISNAP_PROFILEDIR='"$(PROFILEDIR)"' \
 	$(SAN_FLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
-LIBS = $(PKG_LIBS) -lpthread
+LIBS = $(PKG_LIBS) -lpthread -lm
 
 # Each mode keeps its own objects, so switching between a normal and a
 # sanitizer build (or several people doing both) never mixes them; a

@@ -24,7 +24,9 @@
 #include "opts.h"
 #include "origin.h"
 #include "originopts.h"
+#include "machine.h"
 #include "report.h"
+#include "reporthtml.h"
 #include "spawn.h"
 #include "targets.h"
 #include "tree.h"
@@ -45,7 +47,7 @@
 #define WARMUP_MAX 200
 #define EXIT_INTERRUPTED 130
 
-static char *tree_dir, *urls_file, *dynamic_url, *static_url, *duration_arg;
+static char *tree_dir, *urls_file, *dynamic_url, *static_url, *duration_arg, *html_file;
 static struct strlist url_args;
 static long concurrency, requests, client_threads, request_timeout, server_threads, sample_max;
 static bool keepalive, json, no_warmup, verbose;
@@ -79,6 +81,8 @@ static const struct opt bench_opts[] = {
 	{ "no-warmup", 0, OPT_BOOL, &no_warmup, NULL,
 	  "skip the warm-up (one request per URL before each measurement, not counted)", 0, 0 },
 	{ "json", 0, OPT_BOOL, &json, NULL, "print the results as JSON", 0, 0 },
+	{ "html", 0, OPT_STR, &html_file, "FILE",
+	  "also write the results as one self-contained HTML page: request-rate bars, latency distribution, the machine, the table (inline SVG, nothing fetched)", 0, 0 },
 	{ "verbose", 'v', OPT_BOOL, &verbose, NULL, "say more", 0, 0 },
 	OPT_END
 };
@@ -128,11 +132,20 @@ static void print_help(void)
 	       "the next one down. The client's CPU is measured per thread: a thread\n"
 	       "busy %d%% of the time or more may have been the bottleneck, which the\n"
 	       "output says.\n\n"
+	       "Per URL: the table and the JSON (\"per_url\" of each side) give each URL's\n"
+	       "requests per second and latency 50%% and 99%%, for lists of up to %d URLs.\n"
+	       "--html FILE writes the same figures as a page to share: a bar per side,\n"
+	       "heights in proportion to requests per second; the latency distribution\n"
+	       "(share of requests per bin, log scale); CPU model, cores, kernel, memory,\n"
+	       "cgisnap version and what each side ran; the table as printed. Inline SVG\n"
+	       "and CSS, no script, nothing fetched. The file is written beside FILE and\n"
+	       "renamed over it once the run is done; a FILE that cannot be written is an\n"
+	       "error before the measurement starts.\n\n"
 	       "Exit status: 0 measured; 1 a server bench started failed on the way, or\n"
 	       "the measurement itself failed (e.g. out of file descriptors);\n"
 	       "2 usage or set-up error (bad options, no tree, unreachable server);\n"
 	       "130 interrupted (the servers are stopped either way).\n",
-	       (int)(LOADGEN_CPU_WARN * 100));
+	       (int)(LOADGEN_CPU_WARN * 100), LOADGEN_PATHS_MAX);
 }
 
 static volatile sig_atomic_t stop_requested;
@@ -434,6 +447,7 @@ static int run(double duration)
 	char *paths_from = NULL;
 	struct side sides[2];
 	size_t nsides = 0;
+	struct report_html_file html = { 0 };
 	int rc = EXIT_USAGE;
 	bool spawn_mode = !dynamic_url && !static_url;
 
@@ -458,6 +472,12 @@ static int run(double duration)
 	}
 	char dynamic_mode[512];
 	if (spawn_mode && check_origin(dynamic_mode, sizeof dynamic_mode, err) < 0) {
+		log_error("%s", err);
+		goto out;
+	}
+	/* Now, not after the run: a FILE that cannot be written is a set-up
+	 * error found in a second, not after minutes of measuring. */
+	if (html_file && report_html_open(&html, html_file, err) < 0) {
 		log_error("%s", err);
 		goto out;
 	}
@@ -558,7 +578,18 @@ static int run(double duration)
 	else
 		report_text(stdout, &rep);
 	fflush(stdout);
+	if (html_file) {
+		struct machine m;
+		machine_describe(&m);
+		if (report_html_commit(&html, &rep, &m, err) < 0) {
+			log_error("%s", err);
+			rc = EXIT_PARTIAL;
+		} else {
+			log_info("wrote %s", html_file);
+		}
+	}
 out:
+	report_html_abort(&html);
 	for (size_t i = 0; i < 2; i++) {
 		stop_server(&sides[i].proc, NULL);
 		if (sides[i].have_ep)

@@ -81,6 +81,16 @@ uint64_t histogram_percentile(const struct histogram *h, double p)
 	return h->max;
 }
 
+uint64_t histogram_count_upto(const struct histogram *h, uint64_t us)
+{
+	if (us > HISTOGRAM_MAX_US)
+		us = HISTOGRAM_MAX_US;
+	uint64_t n = 0;
+	for (unsigned b = 0, last = bucket_of(us); b <= last; b++)
+		n += h->buckets[b];
+	return n;
+}
+
 double histogram_mean(const struct histogram *h)
 {
 	return h->count ? (double)h->sum / (double)h->count : 0;

@@ -36,6 +36,10 @@ void histogram_add(struct histogram *h, uint64_t us);
 void histogram_merge(struct histogram *into, const struct histogram *from);
 /* The p-th percentile (0 < p <= 100) in microseconds; 0 for no samples. */
 uint64_t histogram_percentile(const struct histogram *h, double p);
+/* How many samples are at most us, by bucket: the whole bucket us falls
+ * into counts (within 0.2% above 1024 us, exact below). For a
+ * distribution: the samples in (a, b] are count_upto(b) - count_upto(a). */
+uint64_t histogram_count_upto(const struct histogram *h, uint64_t us);
 /* The mean in microseconds; 0 for no samples. */
 double histogram_mean(const struct histogram *h);
 

@@ -120,8 +120,7 @@ static void per_url_rows(FILE *out, const struct report *rep)
 	}
 	fprintf(out, "Per URL: requests per second, latency 50%% and 99%% [ms]\n");
 	for (size_t i = 0; i < rep->nsides; i++)
-		fprintf(out, "%-29s", rep->sides[i].name);
-	fprintf(out, "\n");
+		fprintf(out, i + 1 < rep->nsides ? "%-29s" : "%s\n", rep->sides[i].name);
 	for (size_t i = 0; i < rep->nsides; i++)
 		fprintf(out, "%9s%9s%9s  ", "req/s", "50%", "99%");
 	fprintf(out, "URL\n");

@@ -142,3 +142,26 @@ TEST(bench_histogram_clamps_huge_values)
 	CHECK(mid >= 1024 && mid <= 1025);
 	free(h);
 }
+
+TEST(bench_histogram_count_upto_for_a_distribution)
+{
+	struct histogram *h = fresh();
+	CHECK_INT(0, (long long)histogram_count_upto(h, 1000));
+	for (uint64_t v = 1; v <= 100; v++)
+		histogram_add(h, v * 10); /* 10 .. 1000 us, exact */
+	histogram_add(h, 200000);
+	histogram_add(h, 300000);
+	CHECK_INT(0, (long long)histogram_count_upto(h, 9));
+	CHECK_INT(1, (long long)histogram_count_upto(h, 10));
+	CHECK_INT(50, (long long)histogram_count_upto(h, 500));
+	CHECK_INT(100, (long long)histogram_count_upto(h, 1000));
+	CHECK_INT(100, (long long)histogram_count_upto(h, 199000));
+	/* 200 ms's bucket holds it whatever value of the bucket is asked. */
+	CHECK_INT(101, (long long)histogram_count_upto(h, 200000));
+	CHECK_INT(102, (long long)histogram_count_upto(h, UINT64_MAX));
+	/* Bins add up to the count. */
+	CHECK_INT(102, (long long)(histogram_count_upto(h, 1000) +
+				   (histogram_count_upto(h, 250000) - histogram_count_upto(h, 1000)) +
+				   (histogram_count_upto(h, 400000) - histogram_count_upto(h, 250000))));
+	free(h);
+}
