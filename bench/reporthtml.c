@@ -24,7 +24,12 @@
 #define LAT_BASE 210
 #define LAT_PLOT_H 180
 
-static const char *const side_color[2] = { "#c0504d", "#4f81bd" };
+/* A side's colour by its name, so that a static side measured alone is
+ * drawn as it is beside the dynamic one. */
+static const char *color(const struct report_side *side)
+{
+	return strcmp(side->name, "static") ? "#c0504d" : "#4f81bd";
+}
 
 /* s with &, <, >, " escaped. */
 static void esc(FILE *out, const char *s)
@@ -60,7 +65,7 @@ static void rps_chart(FILE *out, const struct report *rep)
 		int x = 60 + (int)i * 170;
 		fprintf(out, "<rect class=\"bar\" data-side=\"%s\" data-rps=\"%.2f\" x=\"%d\" y=\"%.2f\" "
 			     "width=\"120\" height=\"%.2f\" fill=\"%s\"/>\n",
-			rep->sides[i].name, rps, x, RPS_BASE - h, h, side_color[i % 2]);
+			rep->sides[i].name, rps, x, RPS_BASE - h, h, color(&rep->sides[i]));
 		fprintf(out, "<text x=\"%d\" y=\"%.2f\" text-anchor=\"middle\">%.2f</text>\n", x + 60,
 			RPS_BASE - h - 6, rps);
 		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", x + 60, RPS_BASE + 20);
@@ -132,7 +137,7 @@ static void latency_chart(FILE *out, const struct report *rep)
 				     "height=\"%.2f\" fill=\"%s\"><title>%s: %.1f%% of requests in %.3f-%.3f "
 				     "ms</title></rect>\n",
 				rep->sides[i].name, x, LAT_BASE - hgt, bw / (double)rep->nsides - 1, hgt,
-				side_color[i % 2], rep->sides[i].name, 100 * share, edge[k] / 1000,
+				color(&rep->sides[i]), rep->sides[i].name, 100 * share, edge[k] / 1000,
 				edge[k + 1] / 1000);
 		}
 	}
@@ -145,7 +150,7 @@ static void latency_chart(FILE *out, const struct report *rep)
 	for (size_t i = 0; i < rep->nsides; i++) {
 		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			     "<text x=\"%d\" y=\"%d\">",
-			LAT_X0 + 10 + (int)i * 120, 8, side_color[i % 2], LAT_X0 + 28 + (int)i * 120, 19);
+			LAT_X0 + 10 + (int)i * 120, 8, color(&rep->sides[i]), LAT_X0 + 28 + (int)i * 120, 19);
 		esc(out, rep->sides[i].name);
 		fprintf(out, "</text>\n");
 	}
