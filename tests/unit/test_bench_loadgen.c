@@ -300,6 +300,27 @@ TEST(bench_loadgen_non_2xx_counted_apart)
 	server_stop(s);
 }
 
+TEST(bench_loadgen_no_per_path_results_past_the_limit)
+{
+	struct test_server *s = server_start(M_FIXED);
+	char **paths = xcalloc(LOADGEN_PATHS_MAX + 1, sizeof *paths);
+	for (size_t i = 0; i <= LOADGEN_PATHS_MAX; i++)
+		paths[i] = "/";
+	struct loadgen_result *r = run_load(s->port, paths, LOADGEN_PATHS_MAX, 1, 1, 4, true, 5);
+	CHECK_INT(LOADGEN_PATHS_MAX, r->npaths);
+	CHECK(r->paths && r->paths[3].complete == 1 && r->paths[4].complete == 0);
+	loadgen_result_release(r);
+	free(r);
+	r = run_load(s->port, paths, LOADGEN_PATHS_MAX + 1, 1, 1, 4, true, 5);
+	CHECK_INT(4, r->complete);
+	CHECK_INT(0, r->npaths);
+	CHECK(r->paths == NULL);
+	loadgen_result_release(r);
+	free(r);
+	free(paths);
+	server_stop(s);
+}
+
 TEST(bench_loadgen_receive_connect_and_timeout_failures)
 {
 	struct test_server *s = server_start(M_DROP);
