@@ -183,6 +183,8 @@ static void machine_table(FILE *out, const struct report *rep, const struct mach
 		esc(out, rep->sides[i].server);
 		fprintf(out, " at ");
 		esc(out, rep->sides[i].url);
+		fprintf(out, "; renders: ");
+		esc(out, rep->sides[i].mode ? rep->sides[i].mode : "not known");
 		fprintf(out, "</td></tr>\n");
 	}
 	fprintf(out, "</table>\n");
