@@ -1,5 +1,5 @@
-/* deps.h - which pages a set of changed source files affects, and the
- * recording of dependencies as the crawl renders (struct dep_recorder).
+/* deps.h - which pages a set of changed source files affects (the
+ * recording of dependencies as the crawl renders is lib/deprec.h).
  *
  * Three sources of knowledge, used together:
  *   - recorded dependencies (CGI origins, traced): the manifest's deps,
@@ -31,6 +31,7 @@
 
 #include "buf.h"
 #include "crawl.h"
+#include "deprec.h"
 #include "hashmap.h"
 #include "manifest.h"
 #include "rewrite.h"
@@ -117,42 +118,5 @@ void deps_targets_why(const struct dep_index *ix, const struct watch_rules *r, c
  * repeats; appended to targets. */
 void deps_poll_targets(const struct watch_rules *r, const struct site *site, const struct manifest *m,
 		       struct strlist *targets);
-
-/* The dependency policy of the crawl's hooks (crawl.h): each page keeps
- * the traced paths it read, checked or listed under the roots (the
- * sources and the document root), by its real path when that is under
- * a root too (a page reading through a link under --root depends on the
- * --source the link leads to, where inotify reports), compacted (an
- * existence check of a
- * file also read is dropped; CONTENTS_MIN reads in one directory become
- * one C line for it); paths any render wrote (a cache, an index) are the
- * site's own state: never a page's R or E dependency, and their events
- * start nothing (dep_recorder_written, at their real path too). A
- * written path gone at the end of two runs in a row is forgotten. A
- * render that could not be traced leaves the page a U line naming its
- * program, and a warning, once per program.
- *
- *     struct dep_recorder r;
- *     dep_recorder_init(&r);
- *     strlist_add(&r.roots, "/srv/wiki");
- *     struct crawl_hooks h = dep_recorder_hooks(&r);
- *     crawl_set_hooks(crawl, &h);
- *     ... crawl_full(), crawl_update(), dep_recorder_written(&r, path) ...
- *     crawl_free(crawl); dep_recorder_release(&r);
- */
-struct dep_recorder {
-	struct strlist roots;     /* absolute directories or files; empty: nothing recorded */
-	pthread_mutex_t lock;     /* the hooks run on the render threads */
-	struct hashmap written;   /* paths a render opened for writing */
-	struct hashmap vanished;  /* written paths found gone after the last run */
-	struct hashmap untraced;  /* programs already warned about */
-};
-
-void dep_recorder_init(struct dep_recorder *r);
-/* The hooks to give crawl_set_hooks(); r must outlive the crawl's runs. */
-struct crawl_hooks dep_recorder_hooks(struct dep_recorder *r);
-/* Whether any render so far wrote path. */
-bool dep_recorder_written(struct dep_recorder *r, const char *path);
-void dep_recorder_release(struct dep_recorder *r);
 
 #endif

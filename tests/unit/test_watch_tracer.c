@@ -15,7 +15,7 @@
 #include "buf.h"
 #include "log.h"
 #include "xalloc.h"
-#include "../../watch/tracer.h"
+#include "../../lib/tracer.h"
 #include "helpers.h"
 #include "unit.h"
 

@@ -1,7 +1,7 @@
 /* tracer.h - finding the dependency tracer (build/cgisnap-trace.so, the
  * LD_PRELOAD library of watch/trace/) at run time. */
-#ifndef CGISNAP_WATCH_TRACER_H
-#define CGISNAP_WATCH_TRACER_H
+#ifndef CGISNAP_TRACER_H
+#define CGISNAP_TRACER_H
 
 #define TRACER_NAME "cgisnap-trace.so"
 #define TRACER_ENV "CGISNAP_TRACE_LIB"

@@ -1,0 +1,53 @@
+/* deprec.h - the dependency policy of the crawl's render hooks (struct
+ * dep_recorder): which traced paths become a page's R/E/L/C/U
+ * dependencies, and which paths are the site's own writes. Used by watch
+ * and by snapshot, so that both record the same dependencies.
+ */
+#ifndef CGISNAP_DEPREC_H
+#define CGISNAP_DEPREC_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "buf.h"
+#include "crawl.h"
+#include "hashmap.h"
+
+/* The dependency policy of the crawl's hooks (crawl.h): each page keeps
+ * the traced paths it read, checked or listed under the roots (the
+ * sources and the document root), by its real path when that is under
+ * a root too (a page reading through a link under --root depends on the
+ * --source the link leads to, where inotify reports), compacted (an
+ * existence check of a
+ * file also read is dropped; CONTENTS_MIN reads in one directory become
+ * one C line for it); paths any render wrote (a cache, an index) are the
+ * site's own state: never a page's R or E dependency, and their events
+ * start nothing (dep_recorder_written, at their real path too). A
+ * written path gone at the end of two runs in a row is forgotten. A
+ * render that could not be traced leaves the page a U line naming its
+ * program, and a warning, once per program.
+ *
+ *     struct dep_recorder r;
+ *     dep_recorder_init(&r);
+ *     strlist_add(&r.roots, "/srv/wiki");
+ *     struct crawl_hooks h = dep_recorder_hooks(&r);
+ *     crawl_set_hooks(crawl, &h);
+ *     ... crawl_full(), crawl_update(), dep_recorder_written(&r, path) ...
+ *     crawl_free(crawl); dep_recorder_release(&r);
+ */
+struct dep_recorder {
+	struct strlist roots;     /* absolute directories or files; empty: nothing recorded */
+	pthread_mutex_t lock;     /* the hooks run on the render threads */
+	struct hashmap written;   /* paths a render opened for writing */
+	struct hashmap vanished;  /* written paths found gone after the last run */
+	struct hashmap untraced;  /* programs already warned about */
+};
+
+void dep_recorder_init(struct dep_recorder *r);
+/* The hooks to give crawl_set_hooks(); r must outlive the crawl's runs. */
+struct crawl_hooks dep_recorder_hooks(struct dep_recorder *r);
+/* Whether any render so far wrote path. */
+bool dep_recorder_written(struct dep_recorder *r, const char *path);
+void dep_recorder_release(struct dep_recorder *r);
+
+#endif
