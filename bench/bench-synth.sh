@@ -4,8 +4,9 @@
 # pages linked as a tree, each reading its own data file and one shared
 # template, about 1 ms a render) at several sizes. For each size:
 #   - snapshot: crawl pages/s, metadata bytes per page (DIR/.cgisnap/*);
-#   - watch on that tree: start-up to the "watching" line (a tree without
-#     recorded dependencies is re-crawled first, with tracing), metadata
+#   - watch on that tree: start-up to the "watching" line (the snapshot
+#     traces its renders, so watch starts without a re-crawl; the
+#     "re-crawled the tree first" row says whether it did), metadata
 #     bytes per page after it;
 #   - write -> published p50/p95 for EDITS spaced single-page edits (the
 #     page's mtime in the tree minus the time of the write), next to the

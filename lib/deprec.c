@@ -33,18 +33,41 @@ static bool under_roots(const struct strlist *roots, const char *path)
 	return false;
 }
 
+/* Whether a traced path may be a dependency: under a root, or anywhere
+ * but the skipped directories. */
+static bool recordable(const struct dep_recorder *r, const char *path)
+{
+	if (under_roots(&r->roots, path))
+		return true;
+	if (!r->anywhere)
+		return false;
+	size_t n = strlen(path);
+	for (size_t i = 0; i < r->skip.n; i++) {
+		const char *s = r->skip.items[i];
+		size_t len = strlen(s);
+		if (!strncmp(path, s, len) || (len == n + 1 && s[n] == '/' && !strncmp(path, s, n)))
+			return false; /* under it, or the directory itself */
+	}
+	/* The directories above a root: the walk to it (PHP's realpath),
+	 * not the site's data. */
+	for (size_t i = 0; i < r->roots.n; i++)
+		if (!strncmp(r->roots.items[i], path, n) && (r->roots.items[i][n] == '/' || n == 1))
+			return false;
+	return true;
+}
+
 /* Keep only the traced paths under the roots, each by its real path when
  * that is under a root too: the tracer reports the path the program
  * opened (--root/lib/tpl/x through the link lib/tpl), inotify the real
  * one (/var/lib/.../tpl/x, under a --source). out ends sorted. */
-static void filter_deps(const struct strlist *roots, const struct strlist *in, struct strlist *out)
+static void filter_deps(const struct dep_recorder *r, const struct strlist *in, struct strlist *out)
 {
 	for (size_t i = 0; i < in->n; i++) {
 		const char *p = in->items[i];
 		char *real = tree_real_path(p);
-		if (real && under_roots(roots, real))
+		if (real && recordable(r, real))
 			strlist_add(out, real);
-		else if (under_roots(roots, p))
+		else if (recordable(r, p))
 			strlist_add(out, p);
 		free(real);
 	}
@@ -110,9 +133,9 @@ static void record_render(void *arg, struct manifest_entry *e, const struct orig
 {
 	struct dep_recorder *r = arg;
 	if (e) {
-		filter_deps(&r->roots, &rs->deps_read, &e->deps_read);
-		filter_deps(&r->roots, &rs->deps_exist, &e->deps_exist);
-		filter_deps(&r->roots, &rs->deps_listed, &e->deps_listed);
+		filter_deps(r, &rs->deps_read, &e->deps_read);
+		filter_deps(r, &rs->deps_exist, &e->deps_exist);
+		filter_deps(r, &rs->deps_listed, &e->deps_listed);
 		compact_deps(e);
 		if (rs->untraced)
 			strlist_add(&e->deps_untraced, rs->untraced);
@@ -218,9 +241,35 @@ bool dep_recorder_written(struct dep_recorder *r, const char *path)
 	return written;
 }
 
+void dep_recorder_note_written(struct dep_recorder *r, const char *path)
+{
+	pthread_mutex_lock(&r->lock);
+	hashmap_put(&r->written, path, (void *)1);
+	pthread_mutex_unlock(&r->lock);
+}
+
+void dep_recorder_written_list(struct dep_recorder *r, struct strlist *out)
+{
+	struct strlist all = STRLIST_INIT;
+	pthread_mutex_lock(&r->lock);
+	size_t it = 0;
+	const char *k;
+	while (hashmap_next(&r->written, &it, &k, NULL))
+		strlist_add(&all, k);
+	pthread_mutex_unlock(&r->lock);
+	strlist_sort(&all);
+	for (size_t i = 0; i < all.n; i++) {
+		struct stat st;
+		if (recordable(r, all.items[i]) && lstat(all.items[i], &st) == 0)
+			strlist_add(out, all.items[i]);
+	}
+	strlist_clear(&all);
+}
+
 void dep_recorder_release(struct dep_recorder *r)
 {
 	strlist_clear(&r->roots);
+	strlist_clear(&r->skip);
 	hashmap_release(&r->written);
 	hashmap_release(&r->vanished);
 	hashmap_release(&r->untraced);

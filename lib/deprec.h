@@ -37,17 +37,32 @@
  */
 struct dep_recorder {
 	struct strlist roots;     /* absolute directories or files; empty: nothing recorded */
+	/* Record paths outside the roots too, but for those starting with
+	 * a prefix in skip ("/usr/": the system's directories): a snapshot
+	 * does not know watch's sources. */
+	bool anywhere;
+	struct strlist skip;
 	pthread_mutex_t lock;     /* the hooks run on the render threads */
 	struct hashmap written;   /* paths a render opened for writing */
 	struct hashmap vanished;  /* written paths found gone after the last run */
 	struct hashmap untraced;  /* programs already warned about */
 };
 
+/* The version of this policy: a tree's dependencies recorded by another
+ * (depstate.h) are not taken as they are. Raise it whenever what is
+ * recorded for the same renders changes. */
+#define DEPREC_POLICY 1
+
 void dep_recorder_init(struct dep_recorder *r);
 /* The hooks to give crawl_set_hooks(); r must outlive the crawl's runs. */
 struct crawl_hooks dep_recorder_hooks(struct dep_recorder *r);
 /* Whether any render so far wrote path. */
 bool dep_recorder_written(struct dep_recorder *r, const char *path);
+/* Count path as written by a render (one an earlier run's renders
+ * wrote: depstate.h's written list). */
+void dep_recorder_note_written(struct dep_recorder *r, const char *path);
+/* The written paths that exist now, sorted, appended to out. */
+void dep_recorder_written_list(struct dep_recorder *r, struct strlist *out);
 void dep_recorder_release(struct dep_recorder *r);
 
 #endif

@@ -10,6 +10,8 @@
  *              that serve and config canonicalise requests the same way
  *   profile    the site profile the tree was made with ("dokuwiki"), or "none"
  *   lastrun    what the last snapshot (or watch's full crawl) did (lastrun.h)
+ *   depstate   the dependencies are complete, since when, recorded how (depstate.h)
+ *   written    what a traced snapshot's renders wrote (depstate.h)
  *   404.html   the site's "not found" page, when one was seen
  *   lock       held (flock) by the snapshot or watch writing the tree
  *   control    the socket of the running watch ('cgisnap notify'; watch/control.h)

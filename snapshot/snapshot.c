@@ -4,13 +4,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "commands.h"
 #include "crawlopts.h"
+#include "deprec.h"
+#include "depstate.h"
 #include "links.h"
 #include "log.h"
 #include "originopts.h"
 #include "profileopts.h"
+#include "tracer.h"
 #include "xalloc.h"
 
 /* The status of a snapshot stopped by SIGINT (128 + 2, as a shell says). */
@@ -37,6 +41,15 @@ static void catch_sigint(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 }
+static struct {
+	bool no_trace;
+} snapshot_options;
+
+static const struct opt snapshot_opts[] = {
+	{ "no-trace", 0, OPT_BOOL, &snapshot_options.no_trace, NULL,
+	  "do not record what CGI renders read (then 'watch' re-crawls the tree before watching)", 0, 0 },
+	OPT_END
+};
 
 static void print_help(const struct opt *const *tables)
 {
@@ -53,6 +66,14 @@ static void print_help(const struct opt *const *tables)
 	       "Options (also from a file with -c FILE, one 'name = value' per line):\n");
 	opts_print_help(stdout, tables);
 	opts_print_common(stdout, tables, OPTS_CONFIG_FILE);
+	printf("\nDependencies: with a CGI origin (--root) and the tracer at hand ($%s, else\n"
+	       "build/%s beside the program, else %s/%s), every render\n"
+	       "is traced as 'watch' traces it and the tree records what each page read,\n"
+	       "so that 'watch' starts on it without a re-crawl (and re-renders only what\n"
+	       "changed since the snapshot began). --no-trace, FastCGI and HTTP origins\n"
+	       "record nothing: 'watch' then re-crawls first. Tracing never changes the\n"
+	       "stored pages.\n",
+	       TRACER_ENV, TRACER_NAME, CGISNAP_LIBDIR, TRACER_NAME);
 	printf("\nKeys: a URL segment starting with '.' (/.well-known/x) is stored with that\n"
 	       "dot written %%2E (%%2Ewell-known/x): no page is a dotfile. When /a and /a/ both\n"
 	       "answer 200 with different bodies, /a/ is stored and /a recorded as a 301 to\n"
@@ -86,19 +107,59 @@ static void print_help(const struct opt *const *tables)
 	       "last run again.\n");
 }
 
+/* The system's own directories: what a render reads there (libraries,
+ * PHP's configuration, time zones) is no site's data. */
+static const char *const system_dirs[] = { "/usr/", "/etc/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/bin/",
+					   "/sbin/", "/opt/", "/proc/", "/sys/", "/dev/", "/run/", NULL };
+
+/* What the renders read under the document root and the mounts, as watch
+ * records it, and elsewhere but in the system's directories: watch's
+ * --source list is not known here (a wiki's data directory may be
+ * anywhere), and watch only hears of changes in its sources anyway. */
+static void set_dep_roots(struct crawl_setup *s, struct dep_recorder *r)
+{
+	char *root = realpath(origin_options.root, NULL);
+	if (root)
+		strlist_add_owned(&r->roots, root);
+	origin_mount_dirs(s->origin, &r->roots);
+	r->anywhere = true;
+	for (size_t i = 0; system_dirs[i]; i++)
+		strlist_add(&r->skip, system_dirs[i]);
+	/* the PHP session directory (origin.h) is the handler's, per run */
+	const char *tmp = getenv("TMPDIR");
+	strlist_add_owned(&r->skip, xasprintf("%s/cgisnap-php-", tmp && *tmp ? tmp : "/tmp"));
+}
+
+/* After a complete traced crawl: the tree's dependencies are complete as
+ * of the crawl's start (ds->since), with what the renders wrote. */
+static int record_depstate(struct crawl_setup *s, struct dep_recorder *r, struct depstate *ds, char *err)
+{
+	struct strlist written = STRLIST_INIT;
+	dep_recorder_written_list(r, &written);
+	int rc = depstate_save_written(&s->tree, &written, err);
+	strlist_clear(&written);
+	if (rc < 0)
+		return -1;
+	depstate_fingerprint(&origin_options, s->site.url, ds->origin);
+	return depstate_save(&s->tree, ds, err);
+}
+
 int cmd_snapshot(int argc, char **argv)
 {
-	const struct opt *const tables[] = { origin_opts, crawl_opts, profile_opts, NULL };
+	const struct opt *const tables[] = { origin_opts, crawl_opts, profile_opts, snapshot_opts, NULL };
 	struct strlist args = STRLIST_INIT;
 	struct crawl_setup s;
 	struct crawl_result res;
 	struct crawl *crawl = NULL;
 	char err[ERR_LEN];
 	bool links_ready = false;
+	struct dep_recorder recorder;
+	char *tracer = NULL;
 	int rc = profile_opts_parse("snapshot", tables, argc, argv, &args, err);
 
 	memset(&s, 0, sizeof s);
 	memset(&res, 0, sizeof res);
+	dep_recorder_init(&recorder);
 	if (rc == OPTS_VERSION) {
 		opts_print_version(stdout);
 		rc = 0;
@@ -123,6 +184,14 @@ int cmd_snapshot(int argc, char **argv)
 	}
 	links_init();
 	links_ready = true;
+	/* Trace as watch does, where it can: a CGI origin with the library
+	 * at hand. Without it the snapshot is the same, only watch re-crawls. */
+	if (!snapshot_options.no_trace && origin_options.root && !origin_options.fastcgi && !origin_options.origin_url) {
+		tracer = tracer_locate(err);
+		if (!tracer)
+			log_debug("%s: no dependencies recorded", err);
+	}
+	origin_options.trace_lib = tracer;
 	rc = crawl_setup_open(&s, args.items[0], err);
 	if (rc < 0) {
 		rc = crawl_setup_exit(rc, err);
@@ -136,17 +205,34 @@ int cmd_snapshot(int argc, char **argv)
 	}
 	s.crawl.stop = &interrupted;
 	catch_sigint();
+	/* Whatever the tree claimed about its dependencies stops being true
+	 * as this crawl starts; a complete traced one claims it again. */
+	if (depstate_clear(&s.tree, err) < 0) {
+		log_error("%s", err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	crawl = crawl_new(&s.crawl, s.origin, &s.site, &s.tree, err);
 	if (!crawl) {
 		log_error("%s", err);
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	set_dep_roots(&s, &recorder);
+	struct crawl_hooks hooks = dep_recorder_hooks(&recorder);
+	if (tracer)
+		crawl_set_hooks(crawl, &hooks);
+	struct depstate ds = { DEPREC_POLICY, "", { 0, 0 } };
+	clock_gettime(CLOCK_REALTIME, &ds.since);
 	if (crawl_full(crawl, &res, err) < 0) {
 		log_error("%s", err);
 		rc = EXIT_PARTIAL;
 	} else {
 		rc = res.failed || res.errors.n ? EXIT_PARTIAL : 0;
+		if (tracer && record_depstate(&s, &recorder, &ds, err) < 0) {
+			log_error("%s", err);
+			rc = EXIT_PARTIAL;
+		}
 	}
 	char *what = xasprintf("snapshot of %s into '%s'", s.site.url, args.items[0]);
 	crawl_report(&res, what, crawl_options.quiet);
@@ -158,6 +244,9 @@ out:
 	crawl_result_release(&res);
 	crawl_free(crawl);
 	crawl_setup_close(&s);
+	origin_options.trace_lib = NULL;
+	free(tracer);
+	dep_recorder_release(&recorder);
 	if (links_ready)
 		links_cleanup();
 	strlist_clear(&args);

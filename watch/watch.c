@@ -42,11 +42,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "catchup.h"
 #include "clock.h"
 #include "commands.h"
 #include "control.h"
 #include "crawlopts.h"
 #include "deps.h"
+#include "depstate.h"
 #include "exec.h"
 #include "sources.h"
 #include "links.h"
@@ -141,6 +143,12 @@ struct watcher {
 	const char *full_reason;     /* a full re-crawl is due, and why */
 	long batches;
 	struct exec_meta meta_at_start; /* before the settings were saved */
+
+	/* The tree's dependencies are complete (depstate.h): as of since,
+	 * recorded with these origin settings. */
+	bool have_state;
+	struct depstate state;
+	char fingerprint[65];
 };
 
 static void print_help(const struct opt *const *tables)
@@ -148,7 +156,11 @@ static void print_help(const struct opt *const *tables)
 	printf("usage: cgisnap watch [OPTIONS] --source PATH [PATH...] DIR\n\n"
 	       "Keep the snapshot in DIR fresh: when a file under a --source changes,\n"
 	       "re-render the pages that depend on it and publish them. A tree that is\n"
-	       "empty or older than its sources first gets a full snapshot. Runs until\n"
+	       "empty or older than its sources first gets a full snapshot; with tracing,\n"
+	       "one whose dependencies are complete (made by a traced 'cgisnap snapshot'\n"
+	       "or left by watch, with the same origin options: DIR/.cgisnap/depstate)\n"
+	       "gets none: watch starts at once and its first batch re-renders what the\n"
+	       "files changed since the tree's last run touch (-v lists them). Runs until\n"
 	       "SIGINT or SIGTERM (the batch in progress is finished); SIGUSR1 asks for a\n"
 	       "full re-crawl (only changed files are rewritten).\n\n"
 	       "Every source must exist at start. One that goes missing later (deleted,\n"
@@ -352,6 +364,26 @@ static void set_dep_roots(struct watcher *w)
 	strlist_clear(&mounted);
 }
 
+/* What the tree says of its dependencies (depstate.h). Without tracing
+ * the renders record none: whatever it said stops being true. With it,
+ * what the snapshot's renders wrote counts as the renders' own writes. */
+static int load_state(struct watcher *w, char *err)
+{
+	depstate_fingerprint(&origin_options, w->s.site.url, w->fingerprint);
+	if (!w->tracer)
+		return depstate_clear(&w->s.tree, err);
+	int found = depstate_load(&w->s.tree, &w->state, err);
+	if (found < 0)
+		return -1;
+	w->have_state = found > 0;
+	struct strlist written = STRLIST_INIT;
+	int rc = depstate_load_written(&w->s.tree, &written, err);
+	for (size_t i = 0; i < written.n; i++)
+		dep_recorder_note_written(&w->recorder, written.items[i]);
+	strlist_clear(&written);
+	return rc;
+}
+
 /* Block the signals watch handles and return a descriptor that reads
  * them; -1 with err. Blocked before any thread starts, so no renderer
  * thread ever takes one. */
@@ -380,15 +412,15 @@ static const char *initial_crawl_reason(struct watcher *w)
 	if (manifest_count(m) == 0)
 		return "the tree is empty";
 	if (w->tracer) {
-		bool any = false;
-		size_t it = 0;
-		void *v;
-		while (!any && hashmap_next(&m->entries, &it, NULL, &v)) {
-			const struct manifest_entry *e = v;
-			any = manifest_deps_count(e) > 0;
-		}
-		if (!any)
+		/* A traced snapshot, or a watch, said its dependencies are
+		 * complete: the changes since come from the files' times. */
+		if (!w->have_state)
 			return "the tree has no recorded dependencies";
+		if (w->state.policy != DEPREC_POLICY)
+			return "the tree's dependencies were recorded by another version of cgisnap";
+		if (strcmp(w->state.origin, w->fingerprint))
+			return "the tree's dependencies were recorded with other origin settings";
+		return NULL;
 	}
 	struct timespec handled;
 	char err[ERR_LEN];
@@ -401,6 +433,32 @@ static const char *initial_crawl_reason(struct watcher *w)
 	if (timespec_after(&st.newest, &handled))
 		return "the sources changed since the last snapshot";
 	return NULL;
+}
+
+static int take_events(struct watcher *w, char *err);
+
+/* The dependencies are complete up to now when every change read is
+ * handled: record it (depstate.h), so that a later start catches up from
+ * here. The time is taken before the events are read: a change after it
+ * may not be handled yet. Only with tracing: the dependencies are then
+ * watch's own. */
+static void state_advance(struct watcher *w)
+{
+	char err[ERR_LEN];
+	struct timespec now;
+	if (!w->tracer)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (take_events(w, err) < 0)
+		return; /* the main loop reads (and says) it again */
+	if (w->settle.first_ms || w->full_reason || w->missing.n || w->removal_refused)
+		return;
+	w->state.policy = DEPREC_POLICY;
+	memcpy(w->state.origin, w->fingerprint, sizeof w->state.origin);
+	w->state.since = now;
+	w->have_state = true;
+	if (depstate_save(&w->s.tree, &w->state, err) < 0)
+		log_warn("%s", err);
 }
 
 /* ---- batches ---- */
@@ -677,6 +735,7 @@ static void run_batch(struct watcher *w)
 			log_debug("no page depends on %s", summary);
 			free(summary);
 			batch_done(w, NULL, NULL);
+			state_advance(w);
 			return;
 		}
 	}
@@ -707,6 +766,8 @@ static void run_batch(struct watcher *w)
 	batch_done(w, &res, rc < 0 ? err : NULL);
 	crawl_result_release(&res);
 	strlist_clear(&targets);
+	if (rc == 0)
+		state_advance(w);
 }
 
 /* A request on the control socket: its URLs and paths join the pending
@@ -894,6 +955,8 @@ static int watcher_open(struct watcher *w, const struct strlist *args)
 	if (tree_save_settings(&w->s.tree, &w->s.site, err) < 0 ||
 	    tree_save_profile(&w->s.tree, profile_opts_used(), err) < 0)
 		goto fail;
+	if (load_state(w, err) < 0)
+		goto fail;
 	set_dep_roots(w);
 	if (!(w->crawl = crawl_new(&w->s.crawl, w->s.origin, &w->s.site, &w->s.tree, err)))
 		goto fail;
@@ -915,6 +978,36 @@ fail:
 	return rc;
 }
 
+/* Whether a path the catch-up found starts nothing (catchup.h). */
+static bool catch_up_skip(void *arg, const char *path)
+{
+	return ignored(arg, path);
+}
+
+/* A tree whose dependencies are complete: no re-crawl, only the changes
+ * made since its last run, as the first batch. */
+static void catch_up(struct watcher *w)
+{
+	catchup_changes(&w->sources, crawl_manifest(w->crawl), &w->state.since, catch_up_skip, w, &w->pending);
+	size_t n = changes_count(&w->pending);
+	for (size_t i = 0; i < n && log_verbose(); i++) {
+		const char *path = w->pending.order.items[i];
+		unsigned f = changes_flags(&w->pending, path);
+		log_debug("changed since the last run: %s%s %s", f & FSW_REMOVED ? "D" : "W",
+			  f & FSW_DIR ? "/" : "", path);
+	}
+	if (!n) {
+		log_info("the tree's dependencies are complete and no source changed since its last run: no initial "
+			 "snapshot");
+		return;
+	}
+	char *summary = changes_summary(&w->pending, SUMMARY_PATHS);
+	log_info("the tree's dependencies are complete: no initial snapshot; catching up with %zu path%s changed "
+		 "since its last run (%s)", n, n == 1 ? "" : "s", summary);
+	free(summary);
+	note_activity(w);
+}
+
 /* The full snapshot a stale or empty tree needs first. */
 static int initial_crawl(struct watcher *w)
 {
@@ -925,6 +1018,8 @@ static int initial_crawl(struct watcher *w)
 		why = initial_crawl_reason(w);
 	if (w->missing.n) {
 		/* gone since the set-up (logged): crawled when it is back */
+	} else if (!why && w->tracer) {
+		catch_up(w);
 	} else if (!why) {
 		log_info("the tree is newer than its sources: no initial snapshot");
 	} else {
@@ -946,6 +1041,8 @@ static int initial_crawl(struct watcher *w)
 	}
 	if (w->tracer)
 		dep_index_open(&w->index, &w->s.tree, crawl_manifest(w->crawl));
+	if (!w->missing.n && rc == 0)
+		state_advance(w); /* saved only when nothing is pending */
 	w->next_poll_ms = now_ms() + w->poll_ms;
 	log_info("watching %zu director%s of %zu source%s (%s)", srcwatch_count(w->fsw),
 		 srcwatch_count(w->fsw) == 1 ? "y" : "ies", w->sources.n, w->sources.n == 1 ? "" : "s",

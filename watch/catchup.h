@@ -1,0 +1,37 @@
+/* catchup.h - what changed in the sources while nobody watched: between
+ * the tree's last run (depstate.h's since: a snapshot's start, or the
+ * last moment a watch had handled every change) and this watch's start,
+ * as the changes a batch takes (deps.h), so that watch starts at once
+ * and re-renders only what those changes touch.
+ *
+ * inotify's view is rebuilt from the files' times:
+ *   - every file under a source whose ctime or mtime is later than since
+ *     (less CATCHUP_SLACK_MS: the kernel stamps with a coarse clock) is
+ *     changed and created (it may be new: the pages that checked it or
+ *     listed its directory too); a directory likewise, unless the
+ *     renders wrote into it (a cache directory's times are theirs);
+ *   - every recorded dependency under a source that is gone now, when
+ *     its directory changed since (or went too), is removed: what was
+ *     deleted leaves no file to look at, only its directory's times; a
+ *     path a page found missing before and still does is no change.
+ * A rename in keeps its mtime but gets a new ctime: both are compared.
+ */
+#ifndef CGISNAP_WATCH_CATCHUP_H
+#define CGISNAP_WATCH_CATCHUP_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "buf.h"
+#include "deps.h"
+#include "manifest.h"
+
+#define CATCHUP_SLACK_MS 10
+
+/* Add to out the changes under sources (absolute, real paths) since
+ * since; skip(arg, path) true drops a path (the renders' own writes,
+ * --ignore). m is the tree's manifest (its recorded dependencies). */
+void catchup_changes(const struct strlist *sources, const struct manifest *m, const struct timespec *since,
+		     bool (*skip)(void *arg, const char *path), void *arg, struct changes *out);
+
+#endif
