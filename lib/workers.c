@@ -106,6 +106,12 @@ void workers_php_args(struct strlist *args, const char *session_dir)
 	if (session_dir) {
 		strlist_add(args, "-d");
 		strlist_add_owned(args, xasprintf("session.save_path=%s", session_dir));
+		/* opcache's lock file goes to /tmp otherwise, which a sandbox
+		 * (the systemd units' ProtectSystem=strict) may not let it
+		 * write: then php-cgi dies at start. The session directory is
+		 * ours and writable. */
+		strlist_add(args, "-d");
+		strlist_add_owned(args, xasprintf("opcache.lockfile_path=%s", session_dir));
 	}
 }
 
