@@ -104,7 +104,7 @@ try "the bash completion registers itself and completes subcommands"
 check_eq "complete -o filenames -F _cgisnap cgisnap" "$(bash -c 'source "$1"; complete -p cgisnap' sh "$COMP")" \
 	"complete -p"
 check_eq "snapshot" "$(complete_words cgisnap snap)" "cgisnap snap<TAB>"
-check_eq "$(printf 'serve\nsnapshot')" "$(complete_words cgisnap s | sort)" "cgisnap s<TAB>"
+check_eq "$(printf 'serve\nsnapshot\nstatus')" "$(complete_words cgisnap s | sort)" "cgisnap s<TAB>"
 check_eq "$(printf 'apache\nnginx')" "$(complete_words cgisnap config "" | grep -v -e --help | sort)" "config <TAB>"
 
 try "each subcommand's options come from its --help, the option file's -c too"
@@ -112,7 +112,7 @@ check_eq "--no-trace" "$(complete_words cgisnap watch --no-t)" "watch --no-t<TAB
 check_eq "--exec" "$(complete_words cgisnap watch --exe)" "watch --exe<TAB>"
 check_eq "$(printf -- '--fill\n--fill-max\n--fill-max-mb')" "$(complete_words cgisnap serve --fil)" "serve --fil<TAB>"
 check_contains "$(complete_words cgisnap snapshot -)" "--config" "snapshot's -c FILE"
-check_eq "" "$(complete_words cgisnap bench --conf)" "bench has no option file (its -c is the concurrency)"
+check_eq "--config" "$(complete_words cgisnap bench --conf)" "bench's option file is --config (its -c is the concurrency)"
 # Every option a --help lists is offered, for every subcommand.
 for c in snapshot watch notify serve bench config; do
 	want=$("$CGISNAP" "$c" --help | sed -n 's/^  \(-[a-zA-Z], \)\{0,1\} *\(--[a-z][a-z0-9-]*\)\( [^ ]*\)\{0,1\}  .*/\2/p' | sort -u)
