@@ -114,6 +114,10 @@ int manifest_save_removing(const struct manifest *m, const struct manifest *gone
  * the file. manifest_handled: 0, 1 when never set, -1 with err. */
 int manifest_handled(struct tree *t, struct timespec *when, char *err);
 int manifest_set_handled(struct tree *t, char *err);
+/* Move everything committed from the write-ahead log into tree.db itself
+ * and empty the log, so that a copy of tree.db alone (a mirror, watch
+ * --exec) holds the whole manifest. Best effort while readers read. */
+int manifest_checkpoint(struct tree *t, char *err);
 /* The entry of target as the database holds it now (one indexed row, no
  * dependencies): *out NULL when none (the caller frees it). For readers
  * that keep no manifest in memory (serve). Thread-safe; -1 with err. */

@@ -1055,6 +1055,22 @@ int manifest_set_handled(struct tree *t, char *err)
 	return rc;
 }
 
+int manifest_checkpoint(struct tree *t, char *err)
+{
+	if (lock_db(t, false, err) < 0)
+		return -1;
+	int rc = 0;
+	/* TRUNCATE: every committed page is in tree.db and the log is empty;
+	 * a reader in the middle of a read makes it busy, which is no error
+	 * (the next batch checkpoints again). */
+	if (t->db && sqlite3_wal_checkpoint_v2(t->db->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL) != SQLITE_OK &&
+	    sqlite3_errcode(t->db->db) != SQLITE_BUSY)
+		rc = err_set(err, "cannot checkpoint '%s/%s/%s': %s", t->path, TREE_META_DIR, MANIFEST_DB_FILE,
+			     sqlite3_errmsg(t->db->db));
+	unlock_db(t);
+	return rc;
+}
+
 int manifest_lookup(struct tree *t, const char *target, struct manifest_entry **out, char *err)
 {
 	*out = NULL;

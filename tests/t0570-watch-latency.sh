@@ -62,7 +62,7 @@ PHP
 for n in a b c d e; do echo "item $n" >"$SITE/data/items/$n.txt"; done
 echo "slow zero" >"$SITE/data/slow.txt"
 # The hook records each published file's content, batch by batch.
-HOOK="while read -r f; do printf '%s: %s\n' \"\$f\" \"\$(sed -n 's/.*<p>\\(.*\\)<\\/p>.*/\\1/p' \"\$f\")\"; done >> '$CONTENTS'; echo ---- >> '$CONTENTS'"
+HOOK="sed '/^\\.cgisnap\\//d' | while read -r f; do printf '%s: %s\n' \"\$f\" \"\$(sed -n 's/.*<p>\\(.*\\)<\\/p>.*/\\1/p' \"\$f\")\"; done >> '$CONTENTS'; echo ---- >> '$CONTENTS'"
 
 # item_key N: the tree file of item N.
 item_key() { manifest_field "$OUT" "/item.php?n=$1" 2; }

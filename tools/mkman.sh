@@ -91,8 +91,8 @@ cgisnap's own files in a snapshot tree: tree.db (the manifest: one row per URL a
 what each page's render read; docs/tree-db.md, cgisnap ls), settings, profile,
 lastrun (what the last run did: cgisnap status), 404.html, lock, and control
 (the socket of a running watch, for cgisnap notify).
-No server may serve anything under it; a mirror needs only tree.db (and
-tree.db\-wal), settings and 404.html of it (watch \-\-exec lists them when they change).
+No server may serve anything under it; a mirror needs only tree.db (checkpointed
+before the hook), settings and 404.html of it (watch \-\-exec lists them when they change).
 .TP
 .I $libdir/cgisnap\-trace.so
 the dependency tracer watch preloads into CGI programs.

@@ -27,13 +27,13 @@
 
 #include "buf.h"
 
-/* The files under .cgisnap/ a mirror must have for serve (tree.db and
- * its write-ahead log: the hook runs between batches, when the two are a
- * consistent pair; settings, 404.html) and the generated configurations
+/* The files under .cgisnap/ a mirror must have for serve (tree.db, which
+ * watch checkpoints before the hook runs, so that it holds everything
+ * committed; settings, 404.html) and the generated configurations
  * (404.html). The lock, the control socket, the profile and the rest are
  * watch's own. */
-#define EXEC_META_FILES { "tree.db", "tree.db-wal", "settings", "404.html" }
-#define EXEC_NMETA 4
+#define EXEC_META_FILES { "tree.db", "settings", "404.html" }
+#define EXEC_NMETA 3
 
 /* What the metadata files were before a batch: a changed file is one
  * whose inode, size or time differs (they are all replaced by rename). */

@@ -196,7 +196,7 @@ static void print_help(const struct opt *const *tables)
 	       "--exec CMD keeps mirrors exact. It runs after the initial snapshot and each\n"
 	       "batch that wrote or removed anything, in DIR. Its stdin (also the file\n"
 	       "$CGISNAP_WRITTEN) lists every path written, one per line, relative to DIR:\n"
-	       "pages, their .gz siblings, and .cgisnap/tree.db (with tree.db-wal), settings\n"
+	       "pages, their .gz siblings, and .cgisnap/tree.db (checkpointed first), settings\n"
 	       "and 404.html when they changed (serve and the nginx and Apache configurations\n"
 	       "read those; a mirror needs nothing else of .cgisnap/). The file $CGISNAP_REMOVED lists\n"
 	       "every path removed: files, and each directory left empty as 'dir/', listed\n"
@@ -759,10 +759,13 @@ static void run_batch(struct watcher *w)
 	}
 	for (size_t i = 0; logged && i < res.rendered.n && log_verbose(); i++)
 		log_debug("rendered %s", res.rendered.items[i]);
-	run_exec(w, &res, &meta);
 	/* The sources were handled up to now (initial_crawl_reason asks). */
 	if (rc == 0 && changes_count(&w->pending) && manifest_set_handled(&w->s.tree, err) < 0)
 		log_warn("%s", err);
+	/* tree.db whole, for a mirror the hook copies it to. */
+	if (watch_options.exec && manifest_checkpoint(&w->s.tree, err) < 0)
+		log_warn("%s", err);
+	run_exec(w, &res, &meta);
 	batch_done(w, &res, rc < 0 ? err : NULL);
 	crawl_result_release(&res);
 	strlist_clear(&targets);
@@ -1030,6 +1033,8 @@ static int initial_crawl(struct watcher *w)
 		note_refused_removal(w);
 		/* A mirror that started as a copy of the tree (or empty, for a
 		 * tree made now) follows from the first snapshot on. */
+		if (watch_options.exec && manifest_checkpoint(&w->s.tree, err) < 0)
+			log_warn("%s", err);
 		run_exec(w, &res, &w->meta_at_start);
 		sources_present(w); /* one gone meanwhile is logged before the watching line */
 		char *what = xasprintf("snapshot of %s into '%s'", w->s.site.url, w->s.tree.path);
