@@ -81,7 +81,7 @@ check_contains "$(cat "$EXECLOG")" "$ITEM_A" "the initial snapshot's files were 
 echo "item a, edited" >"$SITE/data/items/a.txt"
 wait_file_has "$EXECLOG" "$ITEM_A"
 check_eq 0 $? "exec input"
-check_eq "$(printf '.cgisnap/manifest\n%s' "$ITEM_A")" "$(cat "$EXECLOG")" "only the changed file and the manifest"
+check_eq "$(printf '.cgisnap/tree.db\n%s' "$ITEM_A")" "$(cat "$EXECLOG")" "only the changed file and the manifest"
 check_contains "$(cat "$OUT/$ITEM_A")" "item a, edited" "published"
 _failed_twice() { [ "$(grep -c "exited with status 3" "$LOG")" -ge 2 ]; }
 wait_until "$WATCH_WAIT" _failed_twice

@@ -14,6 +14,11 @@ void settle_init(struct settle *s, long window_ms, long cap_ms)
 	s->cap_ms = cap_ms;
 }
 
+void settle_set_quiet(struct settle *s, long quiet_ms)
+{
+	s->quiet_ms = quiet_ms > 0 ? quiet_ms : 0;
+}
+
 /* name ends with suffix (and is longer). */
 static bool ends_with(const char *name, const char *suffix)
 {
@@ -129,9 +134,14 @@ long long settle_due(const struct settle *s, enum settle_why *why)
 		*why = SETTLE_NONE;
 		return -1;
 	}
-	if (!s->open.count) {
+	if (!s->open.count && !s->quiet_ms) {
 		*why = SETTLE_AT_ONCE;
 		return s->last_ms;
+	}
+	if (!s->open.count) {
+		long long quiet = s->last_ms + s->quiet_ms, cap = s->first_ms + s->cap_ms;
+		*why = cap <= quiet ? SETTLE_CAP : SETTLE_QUIET;
+		return cap <= quiet ? cap : quiet;
 	}
 	long long quiet = s->last_ms + s->window_ms, cap = s->first_ms + s->cap_ms;
 	*why = cap <= quiet ? SETTLE_CAP : SETTLE_QUIET;

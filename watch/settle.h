@@ -44,9 +44,14 @@ struct settle {
 	size_t probes;                /* of them, vim's probe files removed */
 	long long first_ms, last_ms;  /* now_ms of the first and last change noted; 0: none */
 	long window_ms, cap_ms;
+	long quiet_ms;               /* --settle: no batch before this much quiet, even at once */
 };
 
 void settle_init(struct settle *s, long window_ms, long cap_ms);
+/* An application's one save writes several files (DokuWiki: the page, its
+ * changelogs, its index): wait for quiet_ms without events before any batch
+ * (never past the cap). 0, the default: a finished save starts at once. */
+void settle_set_quiet(struct settle *s, long quiet_ms);
 
 /* A change of path (absolute) with FSW_* flags (fswatch.h) at now_ms. */
 void settle_note(struct settle *s, const char *path, unsigned flags, long long now);

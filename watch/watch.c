@@ -80,7 +80,7 @@
 
 static struct {
 	struct strlist sources, depends, always, ignore;
-	long debounce_ms, poll_s;
+	long debounce_ms, poll_s, settle_ms;
 	char *exec;
 	char *source_command;
 	bool no_trace;
@@ -94,6 +94,10 @@ static const struct opt watch_opts[] = {
 	{ "always", 0, OPT_LIST, &watch_options.always, "URL", "re-render URL on every change (repeatable)", 0, 0 },
 	{ "ignore", 0, OPT_LIST, &watch_options.ignore, "REGEX",
 	  "changes to paths matching REGEX start nothing (repeatable)", 0, 0 },
+	{ "settle", 0, OPT_INT, &watch_options.settle_ms, "MS",
+	  "wait for MS ms without events before every batch, also after a finished save (default 0: at once); "
+	  "for an application whose one save writes several files one after the other (the dokuwiki profile "
+	  "sets it: a page, its changelogs, its index)", 0, 10000 },
 	{ "debounce", 0, OPT_INT, &watch_options.debounce_ms, "MS",
 	  "the longest a batch waits for a save under way, from its first change (default 100). A finished "
 	  "save (a file closed, a temporary renamed in) starts the batch at once; one that may still be under "
@@ -914,6 +918,7 @@ static int watcher_open(struct watcher *w, const struct strlist *args)
 		goto fail;
 	w->debounce_ms = watch_options.debounce_ms > 0 ? watch_options.debounce_ms : DEFAULT_DEBOUNCE_MS;
 	settle_init(&w->settle, w->debounce_ms < SETTLE_WINDOW_MS ? w->debounce_ms : SETTLE_WINDOW_MS, w->debounce_ms);
+	settle_set_quiet(&w->settle, watch_options.settle_ms);
 	if (resolve_sources(w, &given, err) < 0 || compile_ignore(w, err) < 0)
 		goto fail;
 	for (size_t i = 0; i < watch_options.depends.n; i++)

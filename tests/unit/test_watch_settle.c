@@ -172,3 +172,27 @@ TEST(settle_temp_names)
 		if (settle_temp_name(real[i]))
 			unit_fail(__FILE__, __LINE__, "'%s' is no temporary name", real[i]);
 }
+
+TEST(settle_quiet_waits_even_after_a_finished_save)
+{
+	struct settle s;
+	enum settle_why why;
+	settle_init(&s, 10, 100);
+	settle_set_quiet(&s, 50);
+	/* a finished write no longer starts at once: 50 ms of quiet first */
+	settle_note(&s, "/d/p/a.txt", W, 1000);
+	CHECK_INT(1050, settle_due(&s, &why));
+	CHECK_INT(SETTLE_QUIET, why);
+	/* the next file of the same save moves it on */
+	settle_note(&s, "/d/meta/a.changes", W, 1030);
+	CHECK_INT(1080, settle_due(&s, &why));
+	/* never past the cap */
+	settle_note(&s, "/d/meta/a.indexed", W, 1090);
+	CHECK_INT(1100, settle_due(&s, &why));
+	CHECK_INT(SETTLE_CAP, why);
+	settle_reset(&s);
+	/* the setting outlives a batch */
+	settle_note(&s, "/d/p/b.txt", W, 2000);
+	CHECK_INT(2050, settle_due(&s, &why));
+	settle_release(&s);
+}
