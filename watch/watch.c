@@ -508,7 +508,11 @@ static void source_event(struct watcher *w, const struct fsw_event *e)
 	}
 	strlist_take_out(&w->missing, e->path);
 	w->full_reason = SOURCE_BACK_REASON;
-	note_activity(w);
+	/* A source comes back by a rename or by a copy still being made
+	 * (cp -a, a deploy): like a file created and not closed, it waits for
+	 * the quiet window (or the cap), so the re-crawl does not read half a
+	 * copy. */
+	settle_note(&w->settle, e->path, FSW_CREATED, now_ms());
 	if (!w->missing.n)
 		log_info("source '%s' is back: re-crawling", e->path);
 	else
