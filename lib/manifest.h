@@ -107,6 +107,14 @@ int manifest_save(const struct manifest *m, struct tree *t, char *err);
  * leaves them to manifest_recover, which removes each file that still
  * holds the recorded bytes. */
 int manifest_save_removing(const struct manifest *m, const struct manifest *gone, struct tree *t, char *err);
+/* manifest_save_removing for a writer that knows what it changed (a
+ * watch batch, serve --fill): changed holds only the entries rendered or
+ * altered since the last load or save, dropped (NULL: none) the targets
+ * whose rows go; every other row stays as the database holds it. Its
+ * cost grows with the change, never with the tree (the first save of a
+ * process that did not load reads the stored ids once). */
+int manifest_save_delta(const struct manifest *changed, const struct strlist *dropped, const struct manifest *gone,
+			struct tree *t, char *err);
 /* When the sources were last handled: a crawl's save that changed
  * something and a watch batch set it to now (watch compares it with the
  * sources' times at start-up); a migrated tree has its old manifest's

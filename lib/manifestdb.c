@@ -540,12 +540,16 @@ out:
 	return rc;
 }
 
-/* The save itself, inside the caller's write transaction. */
-static int write_changes(struct tree *t, const struct manifest *m, char *err)
+/* The save itself, inside the caller's write transaction: the rows of
+ * m's entries that differ from the stored state written; with dropped
+ * NULL, the rows of targets m lacks deleted (m is the whole manifest),
+ * else only those of the targets dropped names (m holds what changed). */
+static int write_changes(struct tree *t, const struct manifest *m, const struct strlist *dropped, char *err)
 {
 	struct manifest_db *d = t->db;
 	struct saver sv;
 	struct hashmap next = HASHMAP_INIT; /* target -> struct stored *, what will be */
+	struct hashmap deleted = HASHMAP_INIT; /* the dropped targets deleted */
 	int rc = -1;
 	if (saver_init(&sv, t) < 0)
 		goto out;
@@ -565,10 +569,21 @@ static int write_changes(struct tree *t, const struct manifest *m, char *err)
 		written++;
 	}
 	it = 0;
-	while (hashmap_next(&d->stored, &it, &k, &v)) {
+	while (!dropped && hashmap_next(&d->stored, &it, &k, &v)) {
 		if (manifest_get(m, k))
 			continue;
 		if (delete_entry(&sv, v) < 0)
+			goto out;
+		hashmap_put(&next, k, NULL);
+		written++;
+	}
+	for (size_t i = 0; dropped && i < dropped->n; i++) {
+		k = dropped->items[i];
+		struct stored *old = hashmap_get(&d->stored, k);
+		/* Deleted once, however often named (the state changes only after the commit). */
+		if (!old || manifest_get(m, k) || hashmap_put(&deleted, k, old))
+			continue;
+		if (delete_entry(&sv, old) < 0)
 			goto out;
 		hashmap_put(&next, k, NULL);
 		written++;
@@ -593,6 +608,7 @@ out:
 			stored_free(hashmap_remove(&d->stored, k));
 	}
 	hashmap_release(&next);
+	hashmap_release(&deleted);
 	return rc;
 }
 
@@ -622,7 +638,7 @@ static int import_text(struct tree *t, long *migrated, char *err)
 		rc = -1;
 		goto out;
 	}
-	rc = write_changes(t, &m, err);
+	rc = write_changes(t, &m, NULL, err);
 	sqlite3_stmt *ins = rc == 0 ? prepare(t, "INSERT INTO pending (line) VALUES (?1)") : NULL;
 	if (rc == 0 && !ins)
 		rc = db_err(t, err, "update");
@@ -859,7 +875,23 @@ int manifest_save(const struct manifest *m, struct tree *t, char *err)
 	return manifest_save_removing(m, NULL, t, err);
 }
 
+static int save(const struct manifest *m, const struct strlist *dropped, const struct manifest *gone,
+		struct tree *t, char *err);
+
 int manifest_save_removing(const struct manifest *m, const struct manifest *gone, struct tree *t, char *err)
+{
+	return save(m, NULL, gone, t, err);
+}
+
+int manifest_save_delta(const struct manifest *changed, const struct strlist *dropped, const struct manifest *gone,
+			struct tree *t, char *err)
+{
+	static const struct strlist none = STRLIST_INIT;
+	return save(changed, dropped ? dropped : &none, gone, t, err);
+}
+
+static int save(const struct manifest *m, const struct strlist *dropped, const struct manifest *gone,
+		struct tree *t, char *err)
 {
 	if (lock_db(t, true, err) < 0)
 		return -1;
@@ -869,7 +901,7 @@ int manifest_save_removing(const struct manifest *m, const struct manifest *gone
 		goto fail;
 	if (!d->have_state && read_all(t, NULL, err) < 0)
 		goto rollback;
-	if (write_changes(t, m, err) < 0 || add_removals(t, gone, err) < 0)
+	if (write_changes(t, m, dropped, err) < 0 || add_removals(t, gone, err) < 0)
 		goto rollback;
 	if (exec(t, "COMMIT", err) < 0)
 		goto rollback;

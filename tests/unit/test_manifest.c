@@ -144,6 +144,68 @@ static struct manifest_entry *entry(const char *target, int i)
 	return e;
 }
 
+/* A delta save writes the changed entries and deletes the dropped
+ * targets; the rows it is not told of stay, though the manifest it is
+ * given lacks them; a process that never loaded can save one too. */
+TEST(manifest_save_delta_touches_only_what_it_is_given)
+{
+	char path[] = "/tmp/cgisnap-man-XXXXXX";
+	CHECK(mkdtemp(path) != NULL);
+	char *treepath = xasprintf("%s/tree", path);
+	struct tree t;
+	char err[ERR_LEN];
+	CHECK_INT(0, tree_open(&t, treepath, true, err));
+	struct manifest m = MANIFEST_INIT;
+	char target[32];
+	for (int i = 0; i < 50; i++) {
+		snprintf(target, sizeof target, "/p%d", i);
+		manifest_put(&m, entry(target, i));
+	}
+	CHECK_INT(0, manifest_save(&m, &t, err));
+	manifest_release(&m);
+	CHECK_INT(50, manifest_rows_written(&t));
+
+	struct manifest delta = MANIFEST_INIT;
+	struct strlist dropped = STRLIST_INIT;
+	manifest_put(&delta, entry("/p4", 40)); /* other bytes */
+	manifest_put(&delta, entry("/p5", 5));  /* the same: no write */
+	manifest_put(&delta, entry("/new", 7));
+	strlist_add(&dropped, "/p6");
+	strlist_add(&dropped, "/p6");
+	strlist_add(&dropped, "/never");
+	CHECK_INT(0, manifest_save_delta(&delta, &dropped, NULL, &t, err));
+	CHECK_INT(53, manifest_rows_written(&t));
+	manifest_release(&delta);
+	tree_close(&t);
+
+	/* Another process, without a load. */
+	CHECK_INT(0, tree_open(&t, treepath, false, err));
+	manifest_put(&delta, entry("/p7", 70));
+	CHECK_INT(0, manifest_save_delta(&delta, NULL, NULL, &t, err));
+	CHECK_INT(1, manifest_rows_written(&t));
+	manifest_release(&delta);
+	tree_close(&t);
+
+	CHECK_INT(0, tree_open(&t, treepath, false, err));
+	struct manifest r = MANIFEST_INIT;
+	CHECK_INT(0, manifest_load(&r, &t, err));
+	CHECK_INT(50, manifest_count(&r));
+	CHECK(manifest_get(&r, "/p6") == NULL);
+	CHECK(manifest_get(&r, "/new") != NULL);
+	CHECK(manifest_get(&r, "/p0") != NULL && manifest_get(&r, "/p49") != NULL);
+	struct manifest_entry *e = manifest_get(&r, "/p4");
+	struct manifest_entry *want = entry("/p4", 40);
+	CHECK(e && e->bytes == 40 && !strcmp(e->key, want->key));
+	manifest_entry_free(want);
+	e = manifest_get(&r, "/p7");
+	CHECK(e && e->bytes == 70 && strlist_contains(&e->deps_read, "/site/data/p70.txt"));
+	manifest_release(&r);
+	strlist_clear(&dropped);
+	tree_close(&t);
+	unit_remove_tree(path);
+	free(treepath);
+}
+
 /* A save writes only the rows of entries that changed: a save of the same
  * manifest writes nothing (a watch --poll that changed nothing), a batch
  * touching 3 pages writes 3 rows, a page gone deletes 1; an entry read
