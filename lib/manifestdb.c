@@ -203,6 +203,26 @@ static void column_sha(sqlite3_stmt *st, int i, char *hex)
 			snprintf(hex + 2 * j, 3, "%02x", raw[j]);
 }
 
+/* The row's columns from col on, in ROW_COLUMNS' order, as a new entry
+ * for target (no dependencies; the caller frees it): what load and
+ * lookup both decode. */
+#define ROW_COLUMNS "key, status, type, bytes, sha256, render_ms, changed, location"
+
+static struct manifest_entry *row_entry(sqlite3_stmt *st, int col, const char *target)
+{
+	struct manifest_entry *e = manifest_entry_new(target);
+	const char *v;
+	e->key = (v = column_text(st, col)) ? xstrdup(v) : NULL;
+	e->status = sqlite3_column_int(st, col + 1);
+	e->content_type = (v = column_text(st, col + 2)) ? xstrdup(v) : NULL;
+	e->bytes = sqlite3_column_int64(st, col + 3);
+	column_sha(st, col + 4, e->sha256);
+	e->render_ms = (long)sqlite3_column_int64(st, col + 5);
+	e->changed = (time_t)sqlite3_column_int64(st, col + 6);
+	e->location = (v = column_text(st, col + 7)) ? xstrdup(v) : NULL;
+	return e;
+}
+
 /* One dependency set: a kind, a directory and names in it. */
 struct depset {
 	char kind;
@@ -444,8 +464,7 @@ static int read_all(struct tree *t, struct manifest *m, char *err)
 	struct hashmap byid = HASHMAP_INIT;        /* "id" -> target's entry (m) */
 	struct hashmap stored_byid = HASHMAP_INIT; /* "id" -> struct stored * */
 	struct hashmap sets = HASHMAP_INIT;        /* "id" -> struct depset * */
-	sqlite3_stmt *urls = prepare(t, "SELECT id, target, key, status, type, bytes, sha256, render_ms, changed,"
-				       " location, fp FROM url");
+	sqlite3_stmt *urls = prepare(t, "SELECT id, target, fp, " ROW_COLUMNS " FROM url");
 	sqlite3_stmt *ds = prepare(t, "SELECT id, kind, dir, names FROM depset");
 	sqlite3_stmt *refs = prepare(t, "SELECT set_id, url_id FROM url_dep");
 	char idbuf[32];
@@ -458,22 +477,13 @@ static int read_all(struct tree *t, struct manifest *m, char *err)
 			continue;
 		struct stored *s = xcalloc(1, sizeof *s);
 		s->id = sqlite3_column_int64(urls, 0);
-		s->fp = (uint64_t)sqlite3_column_int64(urls, 10);
+		s->fp = (uint64_t)sqlite3_column_int64(urls, 2);
 		stored_free(hashmap_put(&d->stored, target, s));
 		snprintf(idbuf, sizeof idbuf, "%lld", s->id);
 		hashmap_put(&stored_byid, idbuf, s);
 		if (!m)
 			continue;
-		struct manifest_entry *e = manifest_entry_new(target);
-		const char *v;
-		e->key = (v = column_text(urls, 2)) ? xstrdup(v) : NULL;
-		e->status = sqlite3_column_int(urls, 3);
-		e->content_type = (v = column_text(urls, 4)) ? xstrdup(v) : NULL;
-		e->bytes = sqlite3_column_int64(urls, 5);
-		column_sha(urls, 6, e->sha256);
-		e->render_ms = (long)sqlite3_column_int64(urls, 7);
-		e->changed = (time_t)sqlite3_column_int64(urls, 8);
-		e->location = (v = column_text(urls, 9)) ? xstrdup(v) : NULL;
+		struct manifest_entry *e = row_entry(urls, 3, target);
 		manifest_put(m, e);
 		hashmap_put(&byid, idbuf, e);
 	}
@@ -1112,27 +1122,15 @@ int manifest_lookup(struct tree *t, const char *target, struct manifest_entry **
 		return 0;
 	struct manifest_db *d = t->db;
 	if (!d->lookup)
-		d->lookup = prepare(t, "SELECT key, status, type, bytes, sha256, render_ms, changed, location"
-				       " FROM url WHERE target = ?1");
+		d->lookup = prepare(t, "SELECT " ROW_COLUMNS " FROM url WHERE target = ?1");
 	sqlite3_stmt *st = d->lookup;
 	int rc = st ? SQLITE_OK : SQLITE_ERROR;
 	if (st) {
 		sqlite3_bind_text(st, 1, target, -1, SQLITE_STATIC);
 		rc = sqlite3_step(st);
 	}
-	if (rc == SQLITE_ROW) {
-		struct manifest_entry *e = manifest_entry_new(target);
-		const char *v;
-		e->key = (v = column_text(st, 0)) ? xstrdup(v) : NULL;
-		e->status = sqlite3_column_int(st, 1);
-		e->content_type = (v = column_text(st, 2)) ? xstrdup(v) : NULL;
-		e->bytes = sqlite3_column_int64(st, 3);
-		column_sha(st, 4, e->sha256);
-		e->render_ms = (long)sqlite3_column_int64(st, 5);
-		e->changed = (time_t)sqlite3_column_int64(st, 6);
-		e->location = (v = column_text(st, 7)) ? xstrdup(v) : NULL;
-		*out = e;
-	}
+	if (rc == SQLITE_ROW)
+		*out = row_entry(st, 0, target);
 	int ret = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(t, err, "read");
 	if (st) {
 		sqlite3_reset(st);
