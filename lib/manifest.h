@@ -111,8 +111,13 @@ int manifest_save_removing(const struct manifest *m, const struct manifest *gone
  * watch batch, serve --fill): changed holds only the entries rendered or
  * altered since the last load or save, dropped (NULL: none) the targets
  * whose rows go; every other row stays as the database holds it. Its
- * cost grows with the change, never with the tree (the first save of a
- * process that did not load reads the stored ids once). */
+ * cost grows with the change, never with the tree. A process that loaded
+ * compares with what it read; one that did not (serve --fill) holds
+ * nothing per row: each target of changed and dropped is looked up in
+ * the save's transaction (url's unique index), and the sets a target
+ * with a row refers to are read by a scan of url_dep (its key is
+ * (set_id, url_id)), a cost paid only for a target that has a row: a
+ * fill is nearly always of a target that has none. */
 int manifest_save_delta(const struct manifest *changed, const struct strlist *dropped, const struct manifest *gone,
 			struct tree *t, char *err);
 /* When the sources were last handled: a crawl's save that changed
@@ -147,10 +152,12 @@ int manifest_dependents(struct tree *t, char kind, const char *path, struct strl
 /* Commit e as pending: call before publishing e's file, and publish
  * only when this succeeded. Thread-safe (one transaction per entry). */
 int manifest_journal(struct tree *t, const struct manifest_entry *e, char *err);
-/* Replay the pending rows into m (after manifest_load; the tree locked):
- * an entry whose file holds the recorded size and sha256 is put, others
- * are dropped; temp files interrupted runs left beside them are removed.
- * *recovered counts the entries put. */
+/* Replay the pending rows into m (after manifest_load, or into an empty
+ * m that a delta save then writes; the tree locked): an entry whose file
+ * holds the recorded size and sha256 is put, others are dropped; temp
+ * files interrupted runs left beside them are removed. A pending removal
+ * whose file could not be removed is put only when its target has no
+ * entry, in m nor in the database. *recovered counts the entries put. */
 int manifest_recover(struct manifest *m, struct tree *t, long *recovered, char *err);
 /* Delete the pending rows, once the manifest saved records all they held. */
 int manifest_journal_reset(struct tree *t, char *err);

@@ -284,10 +284,15 @@ static uint64_t depset_hash(const struct depset *s)
 struct saver {
 	struct tree *t;
 	sqlite3_stmt *find_set, *add_set, *insert_url, *update_url, *delete_url, *add_ref, *drop_ref, *gc_set;
+	/* Without the stored state (a delta save of a process that did not
+	 * load): a target's row and its references, read per target. */
+	sqlite3_stmt *find_url, *find_refs;
 };
 
 static void saver_release(struct saver *s)
 {
+	sqlite3_finalize(s->find_url);
+	sqlite3_finalize(s->find_refs);
 	sqlite3_finalize(s->find_set);
 	sqlite3_finalize(s->add_set);
 	sqlite3_finalize(s->insert_url);
@@ -316,6 +321,59 @@ static int saver_init(struct saver *s, struct tree *t)
 	if (!s->find_set || !s->add_set || !s->insert_url || !s->update_url || !s->delete_url || !s->add_ref ||
 	    !s->drop_ref || !s->gc_set)
 		return -1;
+	if (!t->db->have_state) {
+		s->find_url = prepare(t, "SELECT id, fp FROM url WHERE target = ?1");
+		/* url_dep's key is (set_id, url_id): by url_id this scans
+		 * the table. Only a target that has a row pays it, and an
+		 * index on url_id would add to every page's metadata. */
+		s->find_refs = prepare(t, "SELECT set_id FROM url_dep WHERE url_id = ?1");
+		if (!s->find_url || !s->find_refs)
+			return -1;
+	}
+	return 0;
+}
+
+/* What the database holds for target k as *out (NULL: no row): the
+ * stored state's entry (borrowed) when the process holds the state,
+ * else read now (*fresh: the caller frees it with stored_free). 0 or -1. */
+static int stored_for(struct saver *sv, const char *k, struct stored **out, bool *fresh)
+{
+	struct manifest_db *d = sv->t->db;
+	*out = NULL;
+	*fresh = false;
+	if (d->have_state) {
+		*out = hashmap_get(&d->stored, k);
+		return 0;
+	}
+	sqlite3_bind_text(sv->find_url, 1, k, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(sv->find_url);
+	struct stored *s = NULL;
+	if (rc == SQLITE_ROW) {
+		s = xcalloc(1, sizeof *s);
+		s->id = sqlite3_column_int64(sv->find_url, 0);
+		s->fp = (uint64_t)sqlite3_column_int64(sv->find_url, 1);
+	}
+	sqlite3_reset(sv->find_url);
+	sqlite3_clear_bindings(sv->find_url);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 0 : -1;
+	sqlite3_bind_int64(sv->find_refs, 1, s->id);
+	size_t cap = 0;
+	while ((rc = sqlite3_step(sv->find_refs)) == SQLITE_ROW) {
+		if (s->nsets == cap) {
+			cap = cap ? 2 * cap : 8;
+			s->sets = xrealloc(s->sets, cap * sizeof *s->sets);
+		}
+		s->sets[s->nsets++] = sqlite3_column_int64(sv->find_refs, 0);
+	}
+	sqlite3_reset(sv->find_refs);
+	sqlite3_clear_bindings(sv->find_refs);
+	if (rc != SQLITE_DONE) {
+		stored_free(s);
+		return -1;
+	}
+	*out = s;
+	*fresh = true;
 	return 0;
 }
 
@@ -551,15 +609,19 @@ out:
 }
 
 /* The save itself, inside the caller's write transaction: the rows of
- * m's entries that differ from the stored state written; with dropped
- * NULL, the rows of targets m lacks deleted (m is the whole manifest),
- * else only those of the targets dropped names (m holds what changed). */
+ * m's entries that differ from what the database holds written; with
+ * dropped NULL, the rows of targets m lacks deleted (m is the whole
+ * manifest, and the stored state is read), else only those of the
+ * targets dropped names (m holds what changed; without the stored state
+ * each of these targets is looked up, and the state stays unread). */
 static int write_changes(struct tree *t, const struct manifest *m, const struct strlist *dropped, char *err)
 {
 	struct manifest_db *d = t->db;
 	struct saver sv;
 	struct hashmap next = HASHMAP_INIT; /* target -> struct stored *, what will be */
 	struct hashmap deleted = HASHMAP_INIT; /* the dropped targets deleted */
+	struct stored *old = NULL;
+	bool fresh = false;
 	int rc = -1;
 	if (saver_init(&sv, t) < 0)
 		goto out;
@@ -570,13 +632,18 @@ static int write_changes(struct tree *t, const struct manifest *m, const struct 
 	while (hashmap_next(&m->entries, &it, &k, &v)) {
 		const struct manifest_entry *e = v;
 		uint64_t fp = fingerprint(e);
-		struct stored *old = hashmap_get(&d->stored, k), *now;
-		if (old && old->fp == fp)
-			continue;
-		if (save_entry(&sv, e, fp, old, &now) < 0)
+		struct stored *now;
+		if (stored_for(&sv, k, &old, &fresh) < 0)
 			goto out;
-		hashmap_put(&next, k, now);
-		written++;
+		if (!old || old->fp != fp) {
+			if (save_entry(&sv, e, fp, old, &now) < 0)
+				goto out;
+			hashmap_put(&next, k, now);
+			written++;
+		}
+		if (fresh)
+			stored_free(old);
+		old = NULL;
 	}
 	it = 0;
 	while (!dropped && hashmap_next(&d->stored, &it, &k, &v)) {
@@ -589,26 +656,36 @@ static int write_changes(struct tree *t, const struct manifest *m, const struct 
 	}
 	for (size_t i = 0; dropped && i < dropped->n; i++) {
 		k = dropped->items[i];
-		struct stored *old = hashmap_get(&d->stored, k);
 		/* Deleted once, however often named (the state changes only after the commit). */
-		if (!old || manifest_get(m, k) || hashmap_put(&deleted, k, old))
+		if (manifest_get(m, k) || hashmap_get(&deleted, k))
 			continue;
-		if (delete_entry(&sv, old) < 0)
+		if (stored_for(&sv, k, &old, &fresh) < 0)
 			goto out;
-		hashmap_put(&next, k, NULL);
-		written++;
+		if (old) {
+			hashmap_put(&deleted, k, (void *)1);
+			if (delete_entry(&sv, old) < 0)
+				goto out;
+			hashmap_put(&next, k, NULL);
+			written++;
+		}
+		if (fresh)
+			stored_free(old);
+		old = NULL;
 	}
 	d->rows_written += written;
 	rc = 0;
 out:
 	if (rc < 0)
 		db_err(t, err, "update");
+	if (fresh)
+		stored_free(old);
 	saver_release(&sv);
 	/* Applied to the state only once the caller commits: here, as a
-	 * failed commit clears the whole state. */
+	 * failed commit clears the whole state. Without the state, nothing
+	 * is kept: the next save reads again what it needs. */
 	it = 0;
 	while (hashmap_next(&next, &it, &k, &v)) {
-		if (rc < 0) {
+		if (rc < 0 || !d->have_state) {
 			stored_free(v);
 			continue;
 		}
@@ -909,7 +986,8 @@ static int save(const struct manifest *m, const struct strlist *dropped, const s
 	long long before = d->rows_written;
 	if (exec(t, "BEGIN IMMEDIATE", err) < 0)
 		goto fail;
-	if (!d->have_state && read_all(t, NULL, err) < 0)
+	/* A delta save needs no whole state: it looks its targets up. */
+	if (!d->have_state && !dropped && read_all(t, NULL, err) < 0)
 		goto rollback;
 	if (write_changes(t, m, dropped, err) < 0 || add_removals(t, gone, err) < 0)
 		goto rollback;
@@ -963,8 +1041,9 @@ int manifest_recover(struct manifest *m, struct tree *t, long *recovered, char *
 		return 0;
 	struct hashmap cleaned = HASHMAP_INIT; /* directories whose temp files went */
 	sqlite3_stmt *st = prepare(t, "SELECT line, remove FROM pending ORDER BY seq");
-	int rc = st ? SQLITE_ROW : SQLITE_ERROR;
-	while (st && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	sqlite3_stmt *has_row = prepare(t, "SELECT 1 FROM url WHERE target = ?1");
+	int rc = st && has_row ? SQLITE_ROW : SQLITE_ERROR;
+	while (st && has_row && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		char *line = xstrdup(column_text(st, 0) ? column_text(st, 0) : "");
 		bool removal = sqlite3_column_int(st, 1) != 0;
 		struct manifest_entry *e;
@@ -990,11 +1069,25 @@ int manifest_recover(struct manifest *m, struct tree *t, long *recovered, char *
 		if (removal) {
 			/* Saved as gone, killed before its file went: it goes now
 			 * if still ours; a removal that fails keeps the entry, to
-			 * be pruned as any other. */
-			if (publish_remove(t->fd, e->key, e->bytes, e->sha256, ignored) < 0 && !manifest_get(m, e->target))
-				manifest_put(m, e);
-			else
-				manifest_entry_free(e);
+			 * be pruned as any other, unless the target has one (in
+			 * m, or in the database when m holds only what the
+			 * caller changes: serve --fill loads no manifest). */
+			if (publish_remove(t->fd, e->key, e->bytes, e->sha256, ignored) < 0 && !manifest_get(m, e->target)) {
+				sqlite3_bind_text(has_row, 1, e->target, -1, SQLITE_TRANSIENT);
+				int found = sqlite3_step(has_row);
+				sqlite3_reset(has_row);
+				sqlite3_clear_bindings(has_row);
+				if (found != SQLITE_ROW && found != SQLITE_DONE) {
+					manifest_entry_free(e);
+					rc = found;
+					break;
+				}
+				if (found == SQLITE_DONE) {
+					manifest_put(m, e);
+					continue;
+				}
+			}
+			manifest_entry_free(e);
 			continue;
 		}
 		if (publish_owner(t->fd, e->key, e->bytes, e->sha256, ignored) == PUBLISH_OURS) {
@@ -1006,6 +1099,7 @@ int manifest_recover(struct manifest *m, struct tree *t, long *recovered, char *
 	}
 	int out = rc == SQLITE_DONE ? 0 : db_err(t, err, "read");
 	sqlite3_finalize(st);
+	sqlite3_finalize(has_row);
 	hashmap_release(&cleaned);
 	unlock_db(t);
 	return out;

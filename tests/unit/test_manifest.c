@@ -206,6 +206,71 @@ TEST(manifest_save_delta_touches_only_what_it_is_given)
 	free(treepath);
 }
 
+/* A delta save of a process that did not load (serve --fill) compares
+ * each target with its row as the database holds it now, not as an
+ * earlier save of the process saw it: a row another writer changed since
+ * is written back; the references of a replaced or dropped row go with it. */
+TEST(manifest_save_delta_without_a_load_reads_each_row_now)
+{
+	char path[] = "/tmp/cgisnap-man-XXXXXX";
+	CHECK(mkdtemp(path) != NULL);
+	char *treepath = xasprintf("%s/tree", path);
+	struct tree a, b;
+	char err[ERR_LEN];
+	CHECK_INT(0, tree_open(&b, treepath, true, err));
+	struct manifest m = MANIFEST_INIT;
+	manifest_put(&m, entry("/p1", 1));
+	manifest_put(&m, entry("/p2", 2));
+	manifest_put(&m, entry("/p3", 3));
+	CHECK_INT(0, manifest_save(&m, &b, err));
+	manifest_release(&m);
+
+	CHECK_INT(0, tree_open(&a, treepath, false, err));
+	struct manifest delta = MANIFEST_INIT;
+	manifest_put(&delta, entry("/p4", 4));
+	CHECK_INT(0, manifest_save_delta(&delta, NULL, NULL, &a, err));
+	manifest_release(&delta);
+	/* The other writer changes /p1; a's save of /p1 as it was is a change. */
+	manifest_put(&delta, entry("/p1", 10));
+	CHECK_INT(0, manifest_save_delta(&delta, NULL, NULL, &b, err));
+	manifest_release(&delta);
+	manifest_put(&delta, entry("/p1", 1));
+	manifest_put(&delta, entry("/p2", 20)); /* another set of its own */
+	struct strlist dropped = STRLIST_INIT;
+	strlist_add(&dropped, "/p3");
+	CHECK_INT(0, manifest_save_delta(&delta, &dropped, NULL, &a, err));
+	CHECK_INT(4, manifest_rows_written(&a));
+	manifest_release(&delta);
+	strlist_clear(&dropped);
+	tree_close(&a);
+	tree_close(&b);
+
+	CHECK_INT(0, tree_open(&a, treepath, false, err));
+	struct manifest r = MANIFEST_INIT;
+	CHECK_INT(0, manifest_load(&r, &a, err));
+	CHECK_INT(3, manifest_count(&r));
+	struct manifest_entry *e = manifest_get(&r, "/p1");
+	CHECK(e && e->bytes == 1);
+	e = manifest_get(&r, "/p2");
+	CHECK(e && e->bytes == 20 && e->deps_read.n == 3 && strlist_contains(&e->deps_read, "/site/data/p20.txt"));
+	CHECK(manifest_get(&r, "/p3") == NULL);
+	struct strlist deps = STRLIST_INIT;
+	CHECK_INT(0, manifest_dependents(&a, 'R', "/site/data/p2.txt", &deps, err));
+	CHECK_INT(0, deps.n);
+	CHECK_INT(0, manifest_dependents(&a, 'R', "/site/data/p3.txt", &deps, err));
+	CHECK_INT(0, deps.n);
+	CHECK_INT(0, manifest_dependents(&a, 'R', "/site/data/p20.txt", &deps, err));
+	CHECK(deps.n == 1 && !strcmp(deps.items[0], "/p2"));
+	strlist_clear(&deps);
+	CHECK_INT(0, manifest_dependents(&a, 'R', "/site/lib/a.php", &deps, err));
+	CHECK_INT(3, deps.n); /* the shared set stays, referred to by each */
+	strlist_clear(&deps);
+	manifest_release(&r);
+	tree_close(&a);
+	unit_remove_tree(path);
+	free(treepath);
+}
+
 /* A save writes only the rows of entries that changed: a save of the same
  * manifest writes nothing (a watch --poll that changed nothing), a batch
  * touching 3 pages writes 3 rows, a page gone deletes 1; an entry read
@@ -394,6 +459,56 @@ TEST(manifest_journal_recovers_only_published_files)
 	CHECK_INT(0, manifest_journal_reset(&t, err)); /* none is fine */
 	manifest_release(&m);
 	tree_close(&t);
+	unit_remove_tree(path);
+}
+
+/* A pending removal whose file could not be removed (a symbolic link on
+ * its way) is kept as an entry only when its target has none: replayed
+ * into an empty manifest (serve --fill loads none), a target that moved
+ * to another file keeps its row as the database holds it. */
+TEST(manifest_recover_keeps_a_failed_removal_only_for_a_target_without_a_row)
+{
+	char path[] = "/tmp/cgisnap-man-XXXXXX";
+	CHECK(mkdtemp(path) != NULL);
+	struct tree t;
+	char err[ERR_LEN];
+	CHECK_INT(0, tree_open(&t, path, true, err));
+	char *elsewhere = xasprintf("%s/elsewhere", path);
+	CHECK_INT(0, mkdir(elsewhere, 0755));
+	CHECK_INT(0, symlinkat(elsewhere, t.fd, "l"));
+	struct manifest m = MANIFEST_INIT, gone = MANIFEST_INIT;
+	manifest_put(&m, entry("/moved", 1));
+	struct manifest_entry *was = entry("/moved", 2), *lost = entry("/lost", 3);
+	free(was->key);
+	was->key = xstrdup("l/moved.html");
+	free(lost->key);
+	lost->key = xstrdup("l/lost.html");
+	manifest_put(&gone, was);
+	manifest_put(&gone, lost);
+	/* Killed before the removals: the pending rows stay. */
+	CHECK_INT(0, manifest_save_removing(&m, &gone, &t, err));
+	manifest_release(&gone);
+	tree_close(&t);
+
+	CHECK_INT(0, tree_open(&t, path, false, err));
+	struct manifest fills = MANIFEST_INIT;
+	long n;
+	CHECK_INT(0, manifest_recover(&fills, &t, &n, err));
+	CHECK_INT(1, manifest_count(&fills));
+	CHECK(manifest_get(&fills, "/moved") == NULL);
+	struct manifest_entry *e = manifest_get(&fills, "/lost");
+	CHECK(e && !strcmp(e->key, "l/lost.html"));
+	CHECK_INT(0, manifest_save_delta(&fills, NULL, NULL, &t, err));
+	manifest_release(&fills);
+	struct manifest r = MANIFEST_INIT;
+	CHECK_INT(0, manifest_load(&r, &t, err));
+	e = manifest_get(&r, "/moved");
+	CHECK(e && !strcmp(e->key, "p1.html"));
+	CHECK_INT(2, manifest_count(&r));
+	manifest_release(&r);
+	manifest_release(&m);
+	tree_close(&t);
+	free(elsewhere);
 	unit_remove_tree(path);
 }
 
