@@ -132,8 +132,11 @@ int manifest_set_handled(struct tree *t, char *err);
  * --exec) holds the whole manifest. Best effort while readers read. */
 int manifest_checkpoint(struct tree *t, char *err);
 /* The entry of target as the database holds it now (one indexed row, no
- * dependencies): *out NULL when none (the caller frees it). For readers
- * that keep no manifest in memory (serve). Thread-safe; -1 with err. */
+ * dependencies; the last committed state): *out NULL when none (the
+ * caller frees it). For readers that keep no manifest in memory (serve).
+ * Thread-safe, and concurrent: each calling thread reads on a read-only
+ * connection of its own (up to 32 threads, then two share one), opened
+ * on its first call and closed by manifest_db_close. -1 with err. */
 int manifest_lookup(struct tree *t, const char *target, struct manifest_entry **out, char *err);
 /* Whether another process committed to the tree's database since this
  * one last loaded it (false without a database). */

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,14 +66,34 @@ struct stored {
 	long long *sets;
 };
 
+/* Connections of manifest_lookup's callers: a thread takes the slot
+ * thread_slot() gives it, so that up to this many threads look up at once,
+ * each on a connection of its own (WAL lets readers read together). */
+#define READERS_MAX 32
+/* Each reader's page cache (KiB): the target index's upper pages stay
+ * cached; a lookup reads a leaf or two more. SQLite's default (2 MiB)
+ * per connection would make a server's memory grow with its threads. */
+#define READER_CACHE_KIB 128
+
+/* One read-only connection and its lookup statement. */
+struct reader {
+	pthread_mutex_t mu;   /* a slot shared by two threads past READERS_MAX */
+	sqlite3 *db;
+	sqlite3_stmt *lookup;
+};
+
 struct manifest_db {
 	sqlite3 *db;
 	pthread_mutex_t mu;   /* one user of the connection at a time */
+	char *path;           /* the database's, for the readers */
 	bool have_state;      /* stored reflects the database */
 	long long data_version; /* PRAGMA data_version at the last load */
 	struct hashmap stored; /* target -> struct stored * */
 	long long rows_written;
-	sqlite3_stmt *lookup;  /* manifest_lookup's, kept prepared */
+	/* manifest_lookup's connections, opened on first use (under
+	 * readers_mu), closed with the database. */
+	pthread_mutex_t readers_mu;
+	struct reader *_Atomic readers[READERS_MAX];
 };
 
 static void stored_free(struct stored *s)
@@ -769,10 +790,21 @@ static bool meta_has(struct tree *t, const char *name)
 	return t->meta_fd >= 0 && fstatat(t->meta_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+static void reader_close(struct reader *r)
+{
+	if (!r)
+		return;
+	sqlite3_finalize(r->lookup);
+	sqlite3_close_v2(r->db);
+	pthread_mutex_destroy(&r->mu);
+	free(r);
+}
+
 /* Open (create: make it when missing) the tree's database, creating the
  * schema and migrating an old tree on the way. 0 with t->db NULL when
- * there is none and !create and nothing to migrate. Call with mu held
- * when t->db exists (it does not before). */
+ * there is none and !create and nothing to migrate. Call with open_mu
+ * held: t->db is set (atomically: manifest_lookup reads it without the
+ * lock) only once the database is ready. */
 static int open_db(struct tree *t, bool create, char *err)
 {
 	if (t->db)
@@ -799,13 +831,16 @@ static int open_db(struct tree *t, bool create, char *err)
 	}
 	struct manifest_db *d = xcalloc(1, sizeof *d);
 	pthread_mutex_init(&d->mu, NULL);
-	t->db = d;
+	pthread_mutex_init(&d->readers_mu, NULL);
+	d->path = path;
+	/* The helpers below take a tree: this copy's, until d is ready. */
+	struct tree tmp = *t;
+	tmp.db = d;
 	int rc = sqlite3_open_v2(path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
 				 NULL);
-	free(path);
 	long migrated = -1;
 	if (rc != SQLITE_OK) {
-		db_err(t, err, "open");
+		db_err(&tmp, err, "open");
 		goto fail;
 	}
 	sqlite3_busy_timeout(d->db, BUSY_TIMEOUT_MS);
@@ -814,14 +849,14 @@ static int open_db(struct tree *t, bool create, char *err)
 	 * file); only a power loss may take the last ones back. */
 	if (sqlite3_exec(d->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", NULL, NULL, NULL) !=
 	    SQLITE_OK) {
-		db_err(t, err, "open"); /* "file is not a database" */
+		db_err(&tmp, err, "open"); /* "file is not a database" */
 		goto fail;
 	}
-	sqlite3_stmt *ver = prepare(t, "PRAGMA user_version");
+	sqlite3_stmt *ver = prepare(&tmp, "PRAGMA user_version");
 	int version = ver && sqlite3_step(ver) == SQLITE_ROW ? sqlite3_column_int(ver, 0) : -1;
 	sqlite3_finalize(ver);
 	if (version < 0) {
-		db_err(t, err, "read");
+		db_err(&tmp, err, "read");
 		goto fail;
 	}
 	if (version > SCHEMA_VERSION) {
@@ -830,23 +865,23 @@ static int open_db(struct tree *t, bool create, char *err)
 		goto fail;
 	}
 	if (version == SCHEMA_VERSION && !old)
-		return 0;
+		goto ready;
 	/* Schema and migration in one transaction: a second process waits,
 	 * then finds both done. */
-	if (exec(t, "BEGIN IMMEDIATE", err) < 0)
+	if (exec(&tmp, "BEGIN IMMEDIATE", err) < 0)
 		goto fail;
-	ver = prepare(t, "PRAGMA user_version");
+	ver = prepare(&tmp, "PRAGMA user_version");
 	version = ver && sqlite3_step(ver) == SQLITE_ROW ? sqlite3_column_int(ver, 0) : -1;
 	sqlite3_finalize(ver);
-	if (version == 0 && (exec(t, SCHEMA, err) < 0 || exec(t, "PRAGMA user_version = 1", err) < 0))
+	if (version == 0 && (exec(&tmp, SCHEMA, err) < 0 || exec(&tmp, "PRAGMA user_version = 1", err) < 0))
 		goto rollback;
 	/* Old files beside a database that holds URLs: a run killed between
 	 * the migration's commit and their removal left them. */
-	if (old && !has_rows(t)) {
-		if (read_all(t, NULL, err) < 0 || import_text(t, &migrated, err) < 0)
+	if (old && !has_rows(&tmp)) {
+		if (read_all(&tmp, NULL, err) < 0 || import_text(&tmp, &migrated, err) < 0)
 			goto rollback;
 	}
-	if (exec(t, "COMMIT", err) < 0)
+	if (exec(&tmp, "COMMIT", err) < 0)
 		goto rollback;
 	state_clear(d); /* read again by the caller's load or save */
 	/* Committed: the text files are now only a copy (also when a run
@@ -856,11 +891,13 @@ static int open_db(struct tree *t, bool create, char *err)
 	if (migrated >= 0)
 		log_info("migrated %s/%s/%s to %s (%ld URLs)", t->path, TREE_META_DIR, MANIFEST_TEXT_FILE,
 			 MANIFEST_DB_FILE, migrated);
+ready:
+	__atomic_store_n(&t->db, d, __ATOMIC_RELEASE);
 	return 0;
 rollback:
 	sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
 fail:
-	manifest_db_close(t);
+	manifest_db_close(&tmp);
 	return -1;
 }
 
@@ -870,9 +907,12 @@ void manifest_db_close(struct tree *t)
 	if (!d)
 		return;
 	state_clear(d);
-	sqlite3_finalize(d->lookup);
+	for (size_t i = 0; i < READERS_MAX; i++)
+		reader_close(atomic_load(&d->readers[i]));
 	sqlite3_close_v2(d->db);
+	pthread_mutex_destroy(&d->readers_mu);
 	pthread_mutex_destroy(&d->mu);
+	free(d->path);
 	free(d);
 	t->db = NULL;
 }
@@ -1207,29 +1247,87 @@ int manifest_checkpoint(struct tree *t, char *err)
 	return rc;
 }
 
+/* This thread's reader slot: threads take slots in turn, so that the
+ * first READERS_MAX threads to look up each have their own. */
+static unsigned thread_slot(void)
+{
+	static atomic_uint next_slot;
+	static _Thread_local int slot = -1;
+	if (slot < 0)
+		slot = (int)(atomic_fetch_add(&next_slot, 1) % READERS_MAX);
+	return (unsigned)slot;
+}
+
+/* The reader of this thread's slot, opened on first use (read-only: it
+ * takes no write lock, and WAL lets it read beside the writer and the
+ * other readers). NULL with err when it cannot be opened. */
+static struct reader *reader_for(struct tree *t, struct manifest_db *d, char *err)
+{
+	unsigned slot = thread_slot();
+	struct reader *r = atomic_load_explicit(&d->readers[slot], memory_order_acquire);
+	if (r)
+		return r;
+	pthread_mutex_lock(&d->readers_mu);
+	r = atomic_load(&d->readers[slot]);
+	if (!r) {
+		r = xcalloc(1, sizeof *r);
+		pthread_mutex_init(&r->mu, NULL);
+		/* Guarded by r->mu: SQLite's own mutexes are not needed. */
+		int rc = sqlite3_open_v2(d->path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+		char pragma[64];
+		snprintf(pragma, sizeof pragma, "PRAGMA cache_size = -%d", READER_CACHE_KIB);
+		if (rc == SQLITE_OK) {
+			sqlite3_busy_timeout(r->db, BUSY_TIMEOUT_MS);
+			rc = sqlite3_exec(r->db, pragma, NULL, NULL, NULL);
+		}
+		if (rc == SQLITE_OK)
+			rc = sqlite3_prepare_v2(r->db, "SELECT " ROW_COLUMNS " FROM url WHERE target = ?1", -1,
+						&r->lookup, NULL);
+		if (rc != SQLITE_OK) {
+			err_set(err, "cannot open '%s/%s/%s': %s", t->path, TREE_META_DIR, MANIFEST_DB_FILE,
+				r->db ? sqlite3_errmsg(r->db) : "out of memory");
+			reader_close(r);
+			r = NULL;
+		} else {
+			atomic_store_explicit(&d->readers[slot], r, memory_order_release);
+		}
+	}
+	pthread_mutex_unlock(&d->readers_mu);
+	return r;
+}
+
 int manifest_lookup(struct tree *t, const char *target, struct manifest_entry **out, char *err)
 {
 	*out = NULL;
-	if (lock_db(t, false, err) < 0)
-		return -1;
-	if (!t->db)
-		return 0;
-	struct manifest_db *d = t->db;
-	if (!d->lookup)
-		d->lookup = prepare(t, "SELECT " ROW_COLUMNS " FROM url WHERE target = ?1");
-	sqlite3_stmt *st = d->lookup;
-	int rc = st ? SQLITE_OK : SQLITE_ERROR;
-	if (st) {
-		sqlite3_bind_text(st, 1, target, -1, SQLITE_STATIC);
-		rc = sqlite3_step(st);
+	/* Once open, t->db stays until tree_close: no lock to read it. */
+	struct manifest_db *d = __atomic_load_n(&t->db, __ATOMIC_ACQUIRE);
+	if (!d) {
+		pthread_mutex_lock(&open_mu);
+		int rc = open_db(t, false, err);
+		d = t->db;
+		pthread_mutex_unlock(&open_mu);
+		if (rc < 0)
+			return -1;
+		if (!d)
+			return 0;
 	}
+	struct reader *r = reader_for(t, d, err);
+	if (!r)
+		return -1;
+	pthread_mutex_lock(&r->mu);
+	/* One statement, one read transaction: the row of one committed
+	 * state. */
+	sqlite3_stmt *st = r->lookup;
+	sqlite3_bind_text(st, 1, target, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*out = row_entry(st, 0, target);
-	int ret = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(t, err, "read");
-	if (st) {
-		sqlite3_reset(st);
-		sqlite3_clear_bindings(st);
-	}
-	unlock_db(t);
+	int ret = rc == SQLITE_ROW || rc == SQLITE_DONE
+			  ? 0
+			  : err_set(err, "cannot read '%s/%s/%s': %s", t->path, TREE_META_DIR, MANIFEST_DB_FILE,
+				    sqlite3_errmsg(r->db));
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	pthread_mutex_unlock(&r->mu);
 	return ret;
 }
