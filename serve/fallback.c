@@ -243,23 +243,26 @@ static void fill(struct fallback *f, const char *target, const struct origin_res
 	e->changed = time(NULL);
 
 	/* As snapshot does: only over the file the manifest records for this
-	 * target, and recorded in the journal before it appears. */
+	 * target (tree.db's row, or a fill not yet saved), and recorded in
+	 * the journal before it appears. */
 	struct meta *m = &f->s->meta;
 	long long rec_bytes = -1;
 	char rec_sha[65] = "";
-	pthread_rwlock_rdlock(&m->lock);
-	const struct manifest_entry *old = manifest_get(&m->manifest, target);
-	if (old && old->key && !strcmp(old->key, key)) {
+	struct manifest_entry *old = NULL;
+	meta_fill_begin(m);
+	int rc = meta_entry(m, target, &old, err);
+	if (rc == 0 && old && old->key && !strcmp(old->key, key)) {
 		rec_bytes = old->bytes;
 		memcpy(rec_sha, old->sha256, sizeof rec_sha);
 	}
-	pthread_rwlock_unlock(&m->lock);
-	atomic_fetch_add(&m->fills_in_flight, 1);
-	int rc = publish_owner(treefd, key, rec_bytes, rec_sha, err);
+	manifest_entry_free(old);
+	/* Who owns the file cannot be known without the row: not stored. */
+	if (rc >= 0)
+		rc = publish_owner(treefd, key, rec_bytes, rec_sha, err);
 	if (rc == PUBLISH_FOREIGN)
 		rc = err_set(err, "'%s' was not published by cgisnap: not overwriting it", key);
 	if (rc >= 0)
-		rc = manifest_journal(&f->s->tree, e, err);
+		rc = meta_fill_journal(m, &f->s->tree, e, err);
 	if (rc >= 0)
 		rc = rs->static_path    ? publish_copy(treefd, key, rs->static_path, gzip, err)
 		     : rs->body_in_file ? publish_fd(treefd, key, rs->body_fd, rs->body_off, rs->body_size,
@@ -270,16 +273,11 @@ static void fill(struct fallback *f, const char *target, const struct origin_res
 		log_warn("cannot store '%s': %s", target, err);
 		fill_unreserve(f, bytes);
 		manifest_entry_free(e);
-		atomic_fetch_sub(&m->fills_in_flight, 1);
+		meta_fill_abort(m);
 		return;
 	}
 
-	pthread_rwlock_wrlock(&m->lock);
-	manifest_put(&m->manifest, e);
-	m->dirty = true;
-	atomic_fetch_add(&m->gen, 1);
-	atomic_fetch_sub(&m->fills_in_flight, 1);
-	pthread_rwlock_unlock(&m->lock);
+	meta_fill_put(m, e);
 	log_debug("stored '%s' as '%s'", target, key);
 }
 

@@ -17,8 +17,8 @@
  * same bytes to everyone) and hop-by-hop headers are dropped. With --fill,
  * a 2xx answer whose target has a key (urlkey.h) is published into the
  * tree (publish.h: temp file + rename, .gz beside compressible types) and
- * added to the manifest, which the server writes out atomically within a
- * second (manifest_save). --fill holds the tree's lock for the server's
+ * added to the manifest: held by meta until the save, within a second,
+ * that writes its row and no other (meta_save_if_dirty). --fill holds the tree's lock for the server's
  * lifetime, so a snapshot or watch cannot write the tree at the same time.
  */
 #ifndef CGISNAP_SERVE_FALLBACK_H

@@ -449,20 +449,13 @@ again:
 			goto out;
 		}
 		/* Not there: a writer removes a file only after the save that
-		 * drops its entry, which this server may not have read yet
-		 * (its reload follows inotify). Read the manifest now and
-		 * answer from it, never from half of two states. */
-		char err[ERR_LEN];
-		if (!reread && !s->cfg.fill && s->have_tree) {
+		 * drops its entry, which may have committed between the lookup
+		 * and the open. Look the target up once more and answer from
+		 * that row, never from half of two states. */
+		if (!reread && s->have_tree) {
 			reread = true;
-			int stale = meta_reload_if_stale(&s->meta, &s->tree, err);
-			if (stale < 0)
-				log_warn("keeping the old manifest: %s", err);
-			/* Reloaded now, or by the tree watcher since res was made. */
-			if (stale > 0 || atomic_load(&s->meta.gen) != res.gen) {
-				resolution_release(&res);
-				goto again;
-			}
+			resolution_release(&res);
+			goto again;
 		}
 		break; /* not there after all */
 	}

@@ -68,20 +68,18 @@ static struct fixed_response load_404(struct tree *t)
 	return f;
 }
 
-int meta_init(struct meta *m, struct tree *t, const char *default_site_url, bool in_memory, char *err)
+int meta_init(struct meta *m, struct tree *t, const char *default_site_url, char *err)
 {
 	memset(m, 0, sizeof *m);
 	pthread_rwlock_init(&m->lock, NULL);
+	pthread_mutex_init(&m->journal_mu, NULL);
 	struct manifest empty = MANIFEST_INIT;
-	m->manifest = empty;
+	m->fills = m->saving = empty;
 	if (load_site(&m->site, t, default_site_url, err) < 0)
 		goto fail;
 	m->have_site = true;
 	m->default_site_url = default_site_url ? xstrdup(default_site_url) : NULL;
-	if (t && !in_memory)
-		m->db = t;
-	else if (t && manifest_load(&m->manifest, t, err) < 0)
-		goto fail;
+	m->db = t;
 	m->not_found = load_404(t);
 	return 0;
 fail:
@@ -92,34 +90,17 @@ fail:
 int meta_reload(struct meta *m, struct tree *t, const char *default_site_url, char *err)
 {
 	struct site site;
-	struct manifest manifest = MANIFEST_INIT;
 	if (load_site(&site, t, default_site_url, err) < 0)
 		return -1;
-	if (!m->db && manifest_load(&manifest, t, err) < 0) {
-		manifest_release(&manifest);
-		site_release(&site);
-		return -1;
-	}
 	pthread_rwlock_wrlock(&m->lock);
 	struct site old_site = m->site;
-	struct manifest old_manifest = m->manifest;
 	m->site = site;
-	m->manifest = manifest;
+	/* Also when only tree.db changed: the route cache's answers were
+	 * read from the rows before. */
 	atomic_fetch_add(&m->gen, 1);
 	pthread_rwlock_unlock(&m->lock);
 	site_release(&old_site);
-	manifest_release(&old_manifest);
 	return 0;
-}
-
-int meta_reload_if_stale(struct meta *m, struct tree *t, char *err)
-{
-	/* Looked up per request: every answer is already the newest. */
-	if (m->db)
-		return 0;
-	if (!manifest_changed(t))
-		return 0;
-	return meta_reload(m, t, m->default_site_url, err) < 0 ? -1 : 1;
 }
 
 void meta_reload_404(struct meta *m, struct tree *t)
@@ -134,26 +115,121 @@ void meta_reload_404(struct meta *m, struct tree *t)
 		MHD_destroy_response(old);
 }
 
+/* A copy of --fill's entry for target not yet in tree.db, NULL when
+ * none; the lock held. The newest first: a fill since the last save,
+ * then that save's. A save's entries leave saving only after its commit:
+ * a target in neither map when it was looked at is, if anywhere, in a
+ * row committed by then, so tree.db is read after the lock is let go. */
+static struct manifest_entry *unsaved(struct meta *m, const char *target)
+{
+	const struct manifest_entry *e = manifest_get(&m->fills, target);
+	if (!e)
+		e = manifest_get(&m->saving, target);
+	return e ? manifest_entry_dup(e) : NULL;
+}
+
+int meta_entry(struct meta *m, const char *target, struct manifest_entry **out, char *err)
+{
+	pthread_rwlock_rdlock(&m->lock);
+	*out = unsaved(m, target);
+	pthread_rwlock_unlock(&m->lock);
+	/* Not under the lock: a reload or a fill does not wait for SQLite,
+	 * nor lookups for them. */
+	if (!*out && m->db)
+		return manifest_lookup(m->db, target, out, err);
+	return 0;
+}
+
+void meta_fill_begin(struct meta *m)
+{
+	atomic_fetch_add(&m->fills_in_flight, 1);
+}
+
+int meta_fill_journal(struct meta *m, struct tree *t, const struct manifest_entry *e, char *err)
+{
+	/* Under journal_mu: a save that found no fill in flight empties the
+	 * journal before this line or after it, never over it. */
+	pthread_mutex_lock(&m->journal_mu);
+	int rc = manifest_journal(t, e, err);
+	if (rc == 0)
+		m->journaled = true;
+	pthread_mutex_unlock(&m->journal_mu);
+	return rc;
+}
+
+void meta_fill_put(struct meta *m, struct manifest_entry *e)
+{
+	pthread_rwlock_wrlock(&m->lock);
+	manifest_put(&m->fills, e);
+	/* Routes read before may name the file this one replaced. */
+	atomic_fetch_add(&m->gen, 1);
+	atomic_fetch_sub(&m->fills_in_flight, 1);
+	pthread_rwlock_unlock(&m->lock);
+}
+
+void meta_fill_abort(struct meta *m)
+{
+	atomic_fetch_sub(&m->fills_in_flight, 1);
+}
+
+/* Give the entries of m->saving back to m->fills (a save failed), but
+ * those a later fill replaced; lock held for writing. */
+static void unsave(struct meta *m)
+{
+	size_t it = 0;
+	const char *k;
+	void *v;
+	while (hashmap_next(&m->saving.entries, &it, &k, &v)) {
+		if (manifest_get(&m->fills, k))
+			manifest_entry_free(v);
+		else
+			manifest_put(&m->fills, v);
+	}
+	hashmap_release(&m->saving.entries);
+}
+
 int meta_save_if_dirty(struct meta *m, struct tree *t, char *err)
 {
 	int rc = 0;
-	/* Saving only reads the manifest: a read lock lets requests go on;
-	 * fills (which write) wait for the save. */
+	/* The fills so far become the save's; later ones go to fills again
+	 * and wait for the next save. Requests and fills go on meanwhile. */
 	pthread_rwlock_rdlock(&m->lock);
-	bool dirty = m->dirty;
+	bool any = manifest_count(&m->fills) > 0;
 	pthread_rwlock_unlock(&m->lock);
-	if (!dirty)
-		return 0;
-	pthread_rwlock_wrlock(&m->lock);
-	m->dirty = false;
-	rc = manifest_save(&m->manifest, t, err);
+	if (any) {
+		pthread_rwlock_wrlock(&m->lock);
+		m->saving = m->fills;
+		struct manifest empty = MANIFEST_INIT;
+		m->fills = empty;
+		pthread_rwlock_unlock(&m->lock);
+	}
+	if (manifest_count(&m->saving)) {
+		/* Reads saving without the lock: only this thread writes it. */
+		rc = manifest_save_delta(&m->saving, NULL, NULL, t, err);
+		pthread_rwlock_wrlock(&m->lock);
+		if (rc < 0)
+			unsave(m);
+		else
+			manifest_release(&m->saving);
+		pthread_rwlock_unlock(&m->lock);
+	}
 	if (rc < 0)
-		m->dirty = true;
-	/* A fill in flight has a journal line the saved manifest lacks: keep
-	 * the journal for the next save (replaying a line twice is harmless). */
-	else if (atomic_load(&m->fills_in_flight) == 0)
-		rc = manifest_journal_reset(t, err);
-	pthread_rwlock_unlock(&m->lock);
+		return -1;
+	/* A fill in flight or not yet saved has a journal line tree.db's
+	 * rows lack: keep the journal for the next save (replaying a line
+	 * twice is harmless). */
+	pthread_mutex_lock(&m->journal_mu);
+	if (m->journaled) {
+		pthread_rwlock_rdlock(&m->lock);
+		bool settled = atomic_load(&m->fills_in_flight) == 0 && !manifest_count(&m->fills);
+		pthread_rwlock_unlock(&m->lock);
+		if (settled) {
+			rc = manifest_journal_reset(t, err);
+			if (rc == 0)
+				m->journaled = false;
+		}
+	}
+	pthread_mutex_unlock(&m->journal_mu);
 	return rc;
 }
 
@@ -161,10 +237,12 @@ void meta_release(struct meta *m)
 {
 	if (m->have_site)
 		site_release(&m->site);
-	manifest_release(&m->manifest);
+	manifest_release(&m->fills);
+	manifest_release(&m->saving);
 	free(m->default_site_url);
 	if (m->not_found.r)
 		MHD_destroy_response(m->not_found.r);
+	pthread_mutex_destroy(&m->journal_mu);
 	pthread_rwlock_destroy(&m->lock);
 	memset(m, 0, sizeof *m);
 }
@@ -178,7 +256,8 @@ void meta_resolve(struct meta *m, const char *target, struct resolution *r)
 	r->target = site_canonical_target(&m->site, target);
 	if (!r->target) {
 		r->kind = RESOLVE_BAD;
-		goto out;
+		pthread_rwlock_unlock(&m->lock);
+		return;
 	}
 	/* A --canonical rule answers before the manifest, as the generated
 	 * configurations do: also for URLs the crawl never met. */
@@ -190,16 +269,20 @@ void meta_resolve(struct meta *m, const char *target, struct resolution *r)
 		r->location = site_url_for(&m->site, to);
 		r->canonical = true;
 		free(to);
-		goto out;
+		pthread_rwlock_unlock(&m->lock);
+		return;
 	}
+	struct manifest_entry *row = unsaved(m, r->target);
+	pthread_rwlock_unlock(&m->lock);
+	/* The row as last committed, on this thread's own connection: a
+	 * reload (settings changed) or a fill does not wait for it. Should
+	 * one come in between, the answer still carries the generation it
+	 * began with, which the route cache then takes as stale. */
+	char err[ERR_LEN];
+	if (!row && m->db && manifest_lookup(m->db, r->target, &row, err) < 0)
+		log_warn("%s", err); /* answered as missing */
 	struct tree_answer a;
-	struct manifest_entry *row = NULL;
-	if (m->db) {
-		char err[ERR_LEN];
-		if (manifest_lookup(m->db, r->target, &row, err) < 0)
-			log_warn("%s", err); /* answered as missing */
-	}
-	tree_answer(m->db ? row : manifest_get(&m->manifest, r->target), r->target, &a);
+	tree_answer(row, r->target, &a);
 	switch (a.kind) {
 	case ANSWER_REDIRECT:
 		r->kind = RESOLVE_REDIRECT;
@@ -220,20 +303,19 @@ void meta_resolve(struct meta *m, const char *target, struct resolution *r)
 			char *slashed = xasprintf("%s/", r->target);
 			r->slash_form = true;
 			r->status = 301;
+			pthread_rwlock_rdlock(&m->lock);
 			r->location = site_url_for(&m->site, slashed);
+			pthread_rwlock_unlock(&m->lock);
 			free(slashed);
 		}
 		r->key = a.key;
 		a.key = NULL;
-		/* The strings of a point into the manifest: copied before
-		 * the lock is let go. */
+		/* The strings of a point into row: copied before it goes. */
 		r->content_type = xstrdup(a.content_type ? a.content_type : mime_from_name(r->key));
 		break;
 	}
 	tree_answer_release(&a);
 	manifest_entry_free(row);
-out:
-	pthread_rwlock_unlock(&m->lock);
 }
 
 void resolution_release(struct resolution *r)

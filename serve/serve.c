@@ -138,7 +138,8 @@ static void print_help(const struct opt *const *tables)
 	       "    the rename and the server reading that event. A change of\n"
 	       "    .cgisnap/settings reloads them. Redirects, types and statuses are\n"
 	       "    looked up in .cgisnap/tree.db per request (the last committed save;\n"
-	       "    nothing held in memory); with --fill the manifest is held in memory.\n"
+	       "    nothing held in memory, --fill included: it holds only the pages it\n"
+	       "    stored and has not saved yet, and saves only those).\n"
 	       "  The 404 page is DIR/.cgisnap/404.html when the tree has one.\n"
 	       "  Other methods than GET and HEAD: 405 with 'Allow: GET, HEAD'.\n"
 	       "  Access log: off unless --access-log is given; lines are buffered and\n"
@@ -254,13 +255,14 @@ static void process_events(struct server *s, struct treewatch *w)
 	char err[ERR_LEN];
 	struct watch_ctx ctx = { s, false, false };
 	treewatch_process(w, &watch_ops, &ctx);
-	/* With --fill this server is the tree's only writer: its memory
-	 * holds the newest manifest. */
+	/* With --fill this server is the tree's only writer: tree.db
+	 * changes by its own saves, which need no new generation (each fill
+	 * bumped it). */
 	if (ctx.reload_meta && !s->cfg.fill) {
 		if (meta_reload(&s->meta, &s->tree, origin_options.site_url, err) < 0)
-			log_warn("keeping the old manifest: %s", err);
+			log_warn("keeping the old settings: %s", err);
 		else
-			log_debug("reloaded the settings%s", s->meta.db ? "" : " and the manifest");
+			log_debug("reloaded the settings");
 	}
 	if (ctx.reload_404)
 		meta_reload_404(&s->meta, &s->tree);
@@ -381,7 +383,7 @@ static int run(struct server *s)
 			goto out;
 		}
 	}
-	if (meta_init(&s->meta, s->have_tree ? &s->tree : NULL, origin_options.site_url, s->cfg.fill, err) < 0) {
+	if (meta_init(&s->meta, s->have_tree ? &s->tree : NULL, origin_options.site_url, err) < 0) {
 		log_error("%s", err);
 		goto out;
 	}
@@ -389,13 +391,13 @@ static int run(struct server *s)
 		/* The lock is ours: files an interrupted writer (a killed
 		 * snapshot, watch or serve --fill) published become entries. */
 		long recovered = 0;
-		if (manifest_recover(&s->meta.manifest, &s->tree, &recovered, err) < 0) {
+		if (manifest_recover(&s->meta.fills, &s->tree, &recovered, err) < 0) {
 			log_error("%s", err);
 			goto out;
 		}
 		if (recovered) {
 			log_info("recorded %ld files an interrupted run had published", recovered);
-			s->meta.dirty = true;
+			s->meta.journaled = true; /* emptied once they are saved */
 		}
 	}
 	if (s->cfg.fallback || s->cfg.dynamic) {

@@ -3,7 +3,8 @@
  * serve.c      command line, start, main loop (signals, inotify, log
  *              flushing), graceful stop
  * handler.c    one request: method, target, cache, conditionals, ranges
- * meta.c       the tree's settings, manifest and 404 page, reloadable
+ * meta.c       the tree's settings and 404 page, reloadable; lookups in
+ *              tree.db; --fill's entries until saved
  * cache.c      files as ready-made libmicrohttpd responses (cache.h)
  * treewatch.c  inotify on the tree, turned into cache invalidations
  * fallback.c   --fallback/--fill/--dynamic: pages from the origin
@@ -16,7 +17,9 @@
  * handler.c; the main thread runs everything else (inotify, signals, log
  * flushing, manifest saves).
  * Shared state is read under read locks on the hot path: the cache's
- * sharded rwlocks and, on the slow path only, meta's rwlock.
+ * sharded rwlocks and, on the slow path only, meta's rwlock (held for
+ * the settings and --fill's unsaved entries, never while SQLite reads:
+ * each worker reads tree.db on a connection of its own, manifest.h).
  */
 #ifndef CGISNAP_SERVE_SERVE_H
 #define CGISNAP_SERVE_SERVE_H
@@ -60,24 +63,29 @@ struct fixed_response {
 	long long len;
 };
 
-/* The tree's own files, reloaded when inotify sees them change. */
+/* The tree's own files, reloaded when inotify sees them change. The
+ * manifest is never held in memory: each target is looked up in tree.db
+ * (manifest_lookup, on a connection of the serving thread's own), after
+ * --fill's entries not yet saved, whatever the tree's size. */
 struct meta {
 	pthread_rwlock_t lock;
 	struct site site;             /* query policy for canonical targets */
-	struct manifest manifest;
+	/* --fill's entries not yet in tree.db, only those: fills stored
+	 * since the last save, and the ones that save is writing (saving,
+	 * written by the main thread alone, read by all under the lock). */
+	struct manifest fills, saving;
 	struct fixed_response not_found; /* the 404 page (or a plain one) */
 	bool have_site;
-	bool dirty;                   /* --fill added entries not yet saved */
-	/* Fills between their journal line and their manifest entry: the
-	 * journal is emptied at a save only when none is. */
+	/* Fills between their journal line and their entry in fills: the
+	 * journal is emptied at a save only when none is and fills is
+	 * empty, under journal_mu, which each journal line is written under. */
 	atomic_int fills_in_flight;
+	pthread_mutex_t journal_mu;
+	bool journaled;               /* pending rows since the last reset (journal_mu) */
 	atomic_uint gen;              /* bumped whenever site or manifest change */
 	char *default_site_url;       /* meta_init's, for the reloads */
-	/* Without --fill the entries are looked up in tree.db per request
-	 * (manifest_lookup): manifest stays empty, whatever the tree's size. */
-	struct tree *db;
+	struct tree *db;              /* the tree, NULL with --dynamic alone */
 };
-
 struct server {
 	struct serve_config cfg;
 	struct tree tree;
@@ -94,20 +102,30 @@ struct server {
 
 /* meta.c */
 
-/* Load the site (default_site_url, then the tree's settings), manifest and
- * 404 page; t may be NULL (--dynamic without a tree). The manifest is
- * held in memory only when in_memory (--fill, which adds entries);
- * otherwise each request looks its target up in tree.db. -1 with err. */
-int meta_init(struct meta *m, struct tree *t, const char *default_site_url, bool in_memory, char *err);
-/* Read settings and manifest again and swap them in; the old ones stay
- * when the new ones cannot be read (-1 with err). */
+/* Load the site (default_site_url, then the tree's settings) and 404
+ * page; t may be NULL (--dynamic without a tree). -1 with err. */
+int meta_init(struct meta *m, struct tree *t, const char *default_site_url, char *err);
+/* Read the settings again and swap them in (the generation bumped, so
+ * that the route cache asks again); the old ones stay when the new ones
+ * cannot be read (-1 with err). */
 int meta_reload(struct meta *m, struct tree *t, const char *default_site_url, char *err);
-/* Reload as meta_reload when a writer committed to the tree's database
- * since the last load: 1 reloaded, 0 nothing new, -1 with err. */
-int meta_reload_if_stale(struct meta *m, struct tree *t, char *err);
 /* Read .cgisnap/404.html again. */
 void meta_reload_404(struct meta *m, struct tree *t);
-/* Write the manifest if --fill added entries; -1 with err. */
+/* What the tree records for the canonical target: --fill's unsaved
+ * entry, else tree.db's row; *out NULL when none, else a copy the caller
+ * frees. -1 with err (the database could not be read). */
+int meta_entry(struct meta *m, const char *target, struct manifest_entry **out, char *err);
+/* A fill's steps (--fill, fallback.c): meta_fill_begin before checking
+ * the file's owner, meta_fill_journal before publishing (publish only
+ * when it succeeded), then meta_fill_put (takes e; the generation is
+ * bumped) or, when the fill is given up, meta_fill_abort. */
+void meta_fill_begin(struct meta *m);
+int meta_fill_journal(struct meta *m, struct tree *t, const struct manifest_entry *e, char *err);
+void meta_fill_put(struct meta *m, struct manifest_entry *e);
+void meta_fill_abort(struct meta *m);
+/* Write --fill's entries (manifest_save_delta: only their rows), then
+ * empty the journal when no fill is in flight; -1 with err, the entries
+ * kept for the next save. Main thread only. */
 int meta_save_if_dirty(struct meta *m, struct tree *t, char *err);
 void meta_release(struct meta *m);
 
