@@ -43,6 +43,8 @@ struct job {
 /* publish_page gave the file to the slash form: the page is recorded as
  * a redirect to it. */
 #define STORED_AS_REDIRECT 2
+/* The hold hook held a static file read at store time (crawl_hooks.hold). */
+#define STORED_HELD 3
 
 /* A file claimed in this run: which target wrote it, with what bytes. */
 struct claim {
@@ -101,11 +103,12 @@ enum outcome {
 	OUTCOME_REDIRECT,
 	OUTCOME_NOT_FOUND,
 	OUTCOME_FAILED,
+	OUTCOME_HELD,
 	OUTCOME_SKIPPED, /* + enum crawl_skip_why */
 };
 
 static const char *const outcome_names[] = { "-", "new", "changed", "unchanged", "redirect", "not-found",
-					     "failed" };
+					     "failed", "held" };
 
 static double elapsed_since(const struct timespec *t0)
 {
@@ -334,6 +337,8 @@ static long *outcome_count(struct crawl_result *r, enum outcome o)
 		return &r->not_found;
 	case OUTCOME_FAILED:
 		return &r->failed;
+	case OUTCOME_HELD:
+		return &r->held;
 	default:
 		return &r->skipped;
 	}
@@ -387,6 +392,18 @@ static void fail_locked(struct crawl *c, const char *target, const char *reason,
 			const struct origin_response *rs)
 {
 	add_failure_locked(c, target, reason, rs);
+	const struct manifest_entry *old = manifest_get(&c->manifest, target);
+	if (old)
+		manifest_put(&c->next, manifest_entry_dup(old));
+}
+
+/* A page held by the hold hook: what was published before stays, as
+ * after a failed render, and the caller is told its target. Locked. */
+static void hold_locked(struct crawl *c, const char *target, const struct origin_response *rs)
+{
+	tally_locked(c, target, OUTCOME_HELD, rs->status, rs->render_ms, 0);
+	if (!strlist_contains(&c->res->held_targets, target))
+		strlist_add(&c->res->held_targets, target);
 	const struct manifest_entry *old = manifest_get(&c->manifest, target);
 	if (old)
 		manifest_put(&c->next, manifest_entry_dup(old));
@@ -784,9 +801,10 @@ static int publish_page(struct crawl *c, struct origin_response *rs, struct mani
  * page's own request: a robots noindex meta or Cache-Control no-store,
  * with the respect options; the caller records nothing for it),
  * STORED_AS_REDIRECT (the file is the slash form's; see publish_page),
- * or -1 with err. */
+ * STORED_HELD (a static file the hold hook held, when may_hold: nothing
+ * published), or -1 with err. */
 static int store_page(struct crawl *c, const char *url, struct origin_response *rs, struct manifest_entry *e,
-		      struct found_links *links, bool own_file, enum outcome *how_stored, char *err)
+		      struct found_links *links, bool own_file, bool may_hold, enum outcome *how_stored, char *err)
 {
 	const struct crawl_config *cfg = c->cfg;
 	const char *type = rs->content_type;
@@ -797,6 +815,8 @@ static int store_page(struct crawl *c, const char *url, struct origin_response *
 		return -1;
 	long long size = f.fd >= 0 ? f.len : (long long)rs->body.len;
 	bool static_file = rs->static_path != NULL;
+	/* load_body lets go of it: kept for the hold hook */
+	char *static_path = static_file && may_hold && c->hooks.hold ? xstrdup(rs->static_path) : NULL;
 	/* Parsing and --strip need the whole body in memory: only up to
 	 * --max-parse. Bigger bodies stay in their file and are streamed. */
 	bool wanted = has_links(type) || (cfg->nstrip && is_text_type(type));
@@ -830,9 +850,17 @@ static int store_page(struct crawl *c, const char *url, struct origin_response *
 	} else {
 		sha256_hex(buf_str(&rs->body), rs->body.len, e->sha256);
 	}
+	/* A file under --root is read here, not by the render: whether it
+	 * was being written meanwhile is asked now. (A body too big to parse
+	 * is still copied from the file after this.) */
+	if (static_path && c->hooks.hold(c->hooks.hold_arg, e, rs, static_path)) {
+		rc = STORED_HELD;
+		goto out;
+	}
 	rc = publish_page(c, rs, e, &f, own_file, static_file, how_stored, err);
 out:
 	close_body(&f);
+	free(static_path);
 	return rc;
 }
 
@@ -1006,6 +1034,9 @@ static void process(struct crawl *c, struct job *j)
 	e->render_ms = rs.render_ms;
 	e->changed = time(NULL);
 	on_render(c, e, &rs);
+	/* A static file is asked about once read (store_page). */
+	if (!j->optional && !rs.static_path && c->hooks.hold && c->hooks.hold(c->hooks.hold_arg, e, &rs, NULL))
+		goto held;
 
 	int stored = 0;
 	enum outcome how_stored = OUTCOME_NONE;
@@ -1039,7 +1070,11 @@ static void process(struct crawl *c, struct job *j)
 		 * a sitemap.xml.gz robots.txt names is no snapshot tarball. */
 		archive = true;
 	} else if (rs.status >= 200 && rs.status < 300) {
-		stored = store_page(c, url, &rs, e, &links, j->own_file, &how_stored, err);
+		stored = store_page(c, url, &rs, e, &links, j->own_file, !j->optional, &how_stored, err);
+		if (stored == STORED_HELD) {
+			free(seed_failed);
+			goto held;
+		}
 		if (stored == STORED_AS_REDIRECT) {
 			make_slash_redirect(c, e);
 			stored = 0;
@@ -1087,6 +1122,13 @@ static void process(struct crawl *c, struct job *j)
 		if (next && seed_moved)
 			next->seed = true;
 	}
+	pthread_mutex_unlock(&c->lock);
+	goto out;
+held:
+	manifest_entry_free(e);
+	pthread_mutex_lock(&c->lock);
+	c->fetched++;
+	hold_locked(c, j->target, &rs);
 	pthread_mutex_unlock(&c->lock);
 out:
 	strlist_clear(&links.targets);
@@ -1578,7 +1620,7 @@ static void finish_result(struct crawl *c, struct crawl_result *res)
 		res->bound_note = xasprintf("--max-depth %ld reached: %ld links not crawled",
 					    c->cfg->max_depth, c->dropped_depth);
 	res->interrupted = stopped(c);
-	res->complete = !res->failed && !res->bounded && !res->errors.n && !res->interrupted;
+	res->complete = !res->failed && !res->held && !res->bounded && !res->errors.n && !res->interrupted;
 	skip_notes(c, res);
 	strlist_clear(&c->not_found_404);
 	/* An update renders a few pages: what their parameters did says
@@ -1713,6 +1755,7 @@ void crawl_result_release(struct crawl_result *res)
 	strlist_clear(&res->written_paths);
 	strlist_clear(&res->removed_paths);
 	strlist_clear(&res->rendered);
+	strlist_clear(&res->held_targets);
 	strlist_clear(&res->kept);
 	strlist_clear(&res->slash_redirects);
 	strlist_clear(&res->errors);

@@ -135,12 +135,13 @@ struct crawl_skip {
 
 struct crawl_result {
 	long pages;        /* URLs visited: stored (new, changed, unchanged) + redirects
-			    * + not_found + failed + skipped */
+			    * + not_found + failed + held + skipped */
 	long stored_new, stored_changed, stored_unchanged, removed;
 	long redirects;    /* 3xx recorded */
 	long canonical;    /* ... of them, made by --canonical rules (not rendered) */
 	long not_found;    /* 404/410 recorded */
 	long failed;
+	long held;         /* rendered, not taken: crawl_hooks.hold (held_targets names them) */
 	long skipped;      /* the sum of skips[].n */
 	struct crawl_skip skips[CRAWL_NSKIP];
 	long long bytes;   /* bytes of the files stored (new, changed, unchanged) */
@@ -167,6 +168,7 @@ struct crawl_result {
 	 * both; one may be listed twice (sort and uniq them). */
 	struct strlist written_paths, removed_paths;
 	struct strlist rendered;     /* targets rendered in this run */
+	struct strlist held_targets; /* targets held (crawl_hooks.hold), each once */
 	struct strlist kept;         /* "not removing 'KEY': why": files left in place */
 	struct strlist slash_redirects; /* "/a" recorded as a redirect to "/a/", whose file it shares */
 	long recovered;              /* files an interrupted run published, found in the journal */
@@ -209,6 +211,20 @@ struct crawl_hooks {
 	 * is saved: the hook may change the entries' dependencies. */
 	void (*on_commit)(void *arg, struct manifest *m);
 	void *arg;
+	/* After on_render, for a page that rendered (e not NULL; no
+	 * robots.txt or sitemap): true holds it. What was published before
+	 * stays (its file and its manifest entry; none for a page new to the
+	 * tree), the URL is counted as held (crawl_result.held_targets), its
+	 * links are not followed and the run is not complete (nothing is
+	 * pruned). watch holds a page whose render read a source that was
+	 * being written while it ran: it may have read half a save, and the
+	 * page is rendered again once the save is done. static_file: the
+	 * file under --root the page is a copy of, read now (NULL for a
+	 * render). Called from the render threads at once; NULL: nothing is
+	 * held. */
+	bool (*hold)(void *hold_arg, const struct manifest_entry *e, const struct origin_response *rs,
+		     const char *static_file);
+	void *hold_arg;
 };
 
 /* Set the hooks (copied; NULL members: none). Call before a run. */

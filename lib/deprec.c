@@ -229,7 +229,7 @@ void dep_recorder_init(struct dep_recorder *r)
 
 struct crawl_hooks dep_recorder_hooks(struct dep_recorder *r)
 {
-	struct crawl_hooks h = { record_render, record_commit, r };
+	struct crawl_hooks h = { record_render, record_commit, r, NULL, NULL };
 	return h;
 }
 

@@ -14,8 +14,11 @@
 #include "xalloc.h"
 
 /* What a directory of a source tree asks for: names written, appearing
- * and going away, and the directory itself going away. */
-#define DIR_WANT (FSW_WATCH_WRITES | FSW_WATCH_NAMES | FSW_WATCH_SELF)
+ * and going away, and the directory itself going away; and every write,
+ * not only the close: a file rewritten in place (O_TRUNC, then writes)
+ * is empty or half written from its first write on, and a save under
+ * way must be seen as soon as it starts (settle.h, stale.h). */
+#define DIR_WANT (FSW_WATCH_WRITES | FSW_WATCH_MODIFY | FSW_WATCH_NAMES | FSW_WATCH_SELF)
 /* A single watched file may be written by a program that keeps it open
  * (a database): its modifications count too, not only its close. */
 #define FILE_DIR_WANT (DIR_WANT | FSW_WATCH_MODIFY)

@@ -61,6 +61,7 @@
 #include "scan.h"
 #include "settle.h"
 #include "shcmd.h"
+#include "stale.h"
 #include "tracer.h"
 #include "xalloc.h"
 
@@ -122,6 +123,7 @@ struct watcher {
 	struct crawl_setup s;
 	struct crawl *crawl;
 	struct dep_recorder recorder; /* the crawl's render hooks */
+	struct stale stale;           /* the crawl's hold hook: renders that may have read half a save */
 	struct srcwatch *fsw;
 	struct watch_rules rules;
 	struct dep_index index;
@@ -476,6 +478,24 @@ static bool ignored(struct watcher *w, const char *path)
 	return relist_match(w->ignore, w->nignore, path);
 }
 
+/* ignored() for the hold hook (stale.h). */
+static bool stale_ignored(void *arg, const char *path)
+{
+	return ignored(arg, path);
+}
+
+/* A file closed empty: most likely truncated by a writer that writes
+ * next (truncate then append, ': > f' then 'cat >> f'), so its save is
+ * taken as under way until the quiet window passes. A file emptied on
+ * purpose is published that much later. */
+static bool closed_empty(const struct fsw_event *e)
+{
+	struct stat st;
+	if (!(e->flags & FSW_CHANGED) || (e->flags & (FSW_WRITING | FSW_DIR | FSW_REMOVED)))
+		return false;
+	return lstat(e->path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
+}
+
 /* A change with nothing to finish (a signal, a notify, a poll) came now:
  * it starts (or extends) the pending batch. */
 static void note_activity(struct watcher *w)
@@ -532,6 +552,7 @@ static void take(struct watcher *w, const struct fsw_events *ev)
 			if (!w->full_reason)
 				log_warn("inotify dropped events (its queue overflowed): re-crawling everything");
 			w->full_reason = "the inotify event queue overflowed, changes were lost";
+			stale_note(&w->stale, NULL, FSW_OVERFLOW, now_ms());
 			note_activity(w);
 			continue;
 		}
@@ -541,8 +562,31 @@ static void take(struct watcher *w, const struct fsw_events *ev)
 			  e->flags & FSW_CREATED ? "C" : "", e->flags & FSW_REMOVED ? "D" : "",
 			  e->flags & FSW_DIR ? "/" : "", e->path);
 		changes_add(&w->pending, e->path, e->flags);
-		settle_note(&w->settle, e->path, e->flags, now_ms());
+		long long now = now_ms();
+		settle_note(&w->settle, e->path, e->flags | (closed_empty(e) ? FSW_WRITING : 0), now);
+		stale_note(&w->stale, e->path, e->flags, now);
 	}
+}
+
+/* After a crawl run: the events its hold checks read are the next
+ * batch's, and so are the pages it held (stale.h): each is rendered
+ * again with the change that held it, or when the file it read is
+ * closed. They start no batch themselves: the event, or the close, does. */
+static void take_early(struct watcher *w, const struct crawl_result *res)
+{
+	char err[ERR_LEN];
+	struct fsw_events ev = FSW_EVENTS_INIT;
+	long long retry_at;
+	if (stale_take_early(&w->stale, &ev, &retry_at, err) < 0)
+		log_warn("%s: the pages rendered since were held", err);
+	take(w, &ev);
+	fsw_events_clear(&ev);
+	for (size_t i = 0; i < res->held_targets.n; i++)
+		changes_add_url(&w->pending, res->held_targets.items[i]);
+	/* Due then, or sooner with an event: a change noted at a time to
+	 * come makes a batch due at that time (settle.h). */
+	if (retry_at && res->held_targets.n)
+		settle_note_now(&w->settle, retry_at);
 }
 
 /* Add what the kernel reported to the pending batch. */
@@ -671,6 +715,8 @@ static bool log_batch(const struct watcher *w, const char *full_reason, const st
 		buf_addf(&b, ", %ld failed", res->failed);
 	if (res->skipped)
 		buf_addf(&b, ", %ld skipped", res->skipped);
+	if (res->held)
+		buf_addf(&b, ", %ld held (a source was being written)", res->held);
 	buf_addf(&b, ", %lld ms", ms);
 	log_info("%s", b.data);
 	buf_release(&b);
@@ -775,6 +821,7 @@ static void run_batch(struct watcher *w)
 		log_warn("%s", err);
 	run_exec(w, &res, &meta);
 	batch_done(w, &res, rc < 0 ? err : NULL);
+	take_early(w, &res);
 	crawl_result_release(&res);
 	strlist_clear(&targets);
 	if (rc == 0)
@@ -895,6 +942,7 @@ static void watcher_release(struct watcher *w)
 	strlist_clear(&w->missing);
 	changes_clear(&w->pending);
 	settle_release(&w->settle);
+	stale_release(&w->stale);
 	if (w->sigfd >= 0)
 		close(w->sigfd);
 	crawl_setup_close(&w->s);
@@ -973,15 +1021,23 @@ static int watcher_open(struct watcher *w, const struct strlist *args)
 	if (!(w->crawl = crawl_new(&w->s.crawl, w->s.origin, &w->s.site, &w->s.tree, err)))
 		goto fail;
 	struct crawl_hooks hooks = dep_recorder_hooks(&w->recorder);
+	hooks.hold = stale_hold;
+	hooks.hold_arg = &w->stale;
 	crawl_set_hooks(w->crawl, &hooks);
 	crawl_set_removal_check(w->crawl, removal_ok, w);
 
 	/* Watch before the first crawl: nothing changed meanwhile is lost. */
 	if (!(w->fsw = srcwatch_new(err)))
 		goto fail;
-	for (size_t i = 0; i < w->sources.n; i++)
+	w->stale.fsw = w->fsw;
+	w->stale.traced = w->tracer != NULL;
+	for (size_t i = 0; i < w->sources.n; i++) {
+		struct stat st;
 		if (srcwatch_add(w->fsw, w->sources.items[i], err) < 0)
 			goto fail;
+		if (stat(w->sources.items[i], &st) == 0 && S_ISREG(st.st_mode))
+			stale_add_file(&w->stale, w->sources.items[i]);
+	}
 	rc = 0;
 fail:
 	if (rc)
@@ -1051,6 +1107,7 @@ static int initial_crawl(struct watcher *w)
 		free(what);
 		crawl_record_run(&w->s.tree, "watch (initial snapshot)", &res,
 				 rc < 0 || res.failed || res.errors.n ? EXIT_PARTIAL : 0);
+		take_early(w, &res);
 		crawl_result_release(&res);
 	}
 	if (w->tracer)
@@ -1077,6 +1134,7 @@ int cmd_watch(int argc, char **argv)
 	memset(&w, 0, sizeof w);
 	w.sigfd = -1;
 	dep_recorder_init(&w.recorder);
+	stale_init(&w.stale, NULL, false, stale_ignored, &w);
 	if (rc == OPTS_VERSION) {
 		opts_print_version(stdout);
 		rc = 0;

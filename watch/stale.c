@@ -1,0 +1,260 @@
+/* stale.c - holding a page whose render may have read half a save (see
+ * stale.h). */
+#include "stale.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <string.h>
+
+#include "clock.h"
+#include "settle.h"
+#include "xalloc.h"
+
+void stale_init(struct stale *s, struct srcwatch *fsw, bool traced, bool (*ignored)(void *arg, const char *path),
+		void *arg)
+{
+	memset(s, 0, sizeof *s);
+	pthread_mutex_init(&s->lock, NULL);
+	s->fsw = fsw;
+	s->traced = traced;
+	s->ignored = ignored;
+	s->arg = arg;
+}
+
+void stale_add_file(struct stale *s, const char *path)
+{
+	pthread_mutex_lock(&s->lock);
+	strlist_add(&s->files, path);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Keep the writing set after an event. Locked. */
+static void note_locked(struct stale *s, const char *path, unsigned flags, long long now)
+{
+	if (!path || (flags & FSW_DIR) || strlist_contains(&s->files, path))
+		return;
+	/* A write not closed yet. (A file created and not written yet is
+	 * empty: just_emptied sees to it. A name "created" may also be a
+	 * file found in a directory that came, closed long ago.) */
+	if ((flags & FSW_CHANGED) && (flags & FSW_WRITING)) {
+		if (!hashmap_get(&s->writing, path)) {
+			long long *since = xmalloc(sizeof *since);
+			*since = now;
+			hashmap_put(&s->writing, path, since);
+		}
+		return;
+	}
+	/* Closed, removed, or another file renamed over it: the writer that
+	 * is left writes to no name of ours. */
+	if (flags & (FSW_CHANGED | FSW_REMOVED | FSW_CREATED))
+		free(hashmap_remove(&s->writing, path));
+}
+
+void stale_note(struct stale *s, const char *path, unsigned flags, long long now)
+{
+	pthread_mutex_lock(&s->lock);
+	if (flags & FSW_OVERFLOW) {
+		/* closes were lost: forget what was open rather than hold for ever */
+		size_t it = 0;
+		void *v;
+		while (hashmap_next(&s->writing, &it, NULL, &v))
+			free(v);
+		hashmap_release(&s->writing);
+	} else {
+		note_locked(s, path, flags, now);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* The directory part of path, its length (no trailing slash). */
+static size_t dir_len(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? (size_t)(slash - path) : 0;
+}
+
+/* l holds the directory of path. */
+static bool has_dir_of(const struct strlist *l, const char *path)
+{
+	size_t n = dir_len(path);
+	for (size_t i = 0; i < l->n; i++)
+		if (strlen(l->items[i]) == n && !strncmp(l->items[i], path, n))
+			return true;
+	return false;
+}
+
+/* l holds a path below the directory dir. */
+static bool has_below(const struct strlist *l, const char *dir)
+{
+	size_t n = strlen(dir);
+	for (size_t i = 0; i < l->n; i++)
+		if (!strncmp(l->items[i], dir, n) && l->items[i][n] == '/')
+			return true;
+	return false;
+}
+
+/* Whether a change of path with flags touches what e depends on (as
+ * deps.h maps changes to pages). */
+static bool touches(struct stale *s, struct manifest_entry *e, const char *path, unsigned flags)
+{
+	if (!path)
+		return true; /* an overflow: anything may have changed */
+	if (strlist_contains(&s->files, path))
+		return false; /* a database: consistent whenever it is read */
+	/* An editor's or the site's temporary file (settle_temp_name) is
+	 * read by no render; the rename that ends its save is the change.
+	 * Without this, two renders writing their caches in a directory both
+	 * read (the wiki's data/cache: a C dependency) would hold each other
+	 * batch after batch: a render's writes are known as its own only
+	 * once it ends. */
+	const char *slash = strrchr(path, '/');
+	if (settle_temp_name(slash ? slash + 1 : path))
+		return false;
+	if (manifest_deps(e, 'U')->n || (!s->traced && !manifest_deps_count(e)))
+		return true; /* not traced: any change may be one it read */
+	bool names = flags & (FSW_CREATED | FSW_REMOVED);
+	if (strlist_contains(manifest_deps(e, 'R'), path) || has_dir_of(manifest_deps(e, 'C'), path))
+		return true;
+	if (names && (strlist_contains(manifest_deps(e, 'E'), path) || has_dir_of(manifest_deps(e, 'L'), path)))
+		return true;
+	if ((flags & FSW_DIR) && (flags & FSW_REMOVED))
+		for (const char *k = "RELC"; *k; k++)
+			if (has_below(manifest_deps(e, *k), path))
+				return true;
+	return false;
+}
+
+/* Whether path is a regular file emptied less than STALE_EMPTY_MS ago
+ * (its ctime, by the wall clock the kernel stamps it with). */
+static bool just_emptied(const char *path)
+{
+	struct stat st;
+	struct timespec now;
+	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size)
+		return false;
+	clock_gettime(CLOCK_REALTIME, &now);
+	long long age = (now.tv_sec - st.st_ctim.tv_sec) * 1000LL + (now.tv_nsec - st.st_ctim.tv_nsec) / 1000000;
+	return age < STALE_EMPTY_MS;
+}
+
+/* The first file the page was read from (static_file, or one of its R
+ * dependencies) that was just emptied, or NULL. */
+static const char *emptied_source(struct stale *s, struct manifest_entry *e, const char *static_file)
+{
+	if (static_file && just_emptied(static_file))
+		return static_file;
+	struct strlist *r = manifest_deps(e, 'R');
+	for (size_t i = 0; i < r->n; i++)
+		if (!strlist_contains(&s->files, r->items[i]) && just_emptied(r->items[i]))
+			return r->items[i];
+	return NULL;
+}
+
+/* Have the held pages tried again by at (now_ms) at the latest. Locked. */
+static void retry_after(struct stale *s, long long at)
+{
+	if (!s->retry_at || at < s->retry_at)
+		s->retry_at = at;
+}
+
+bool stale_hold(void *arg, const struct manifest_entry *ce, const struct origin_response *rs,
+		const char *static_file)
+{
+	struct stale *s = arg;
+	/* manifest_deps takes no const entry; nothing is changed through it */
+	struct manifest_entry *e = (struct manifest_entry *)ce;
+	bool hold = false;
+	struct fsw_events got = FSW_EVENTS_INIT;
+	pthread_mutex_lock(&s->lock);
+	if (s->fsw && !s->read_failed) {
+		char err[ERR_LEN];
+		if (srcwatch_read(s->fsw, &got, err) < 0) {
+			s->read_failed = true;
+			memcpy(s->err, err, sizeof s->err);
+		}
+	}
+	long long now = now_ms();
+	/* The site's own writes (ignored now, ignored still when the next
+	 * batch takes them) are dropped here: each check below goes over
+	 * every event kept in the run, and a site writes many. */
+	for (size_t i = 0; i < got.n; i++) {
+		const struct fsw_event *ev = &got.items[i];
+		bool special = !ev->path || (ev->flags & (FSW_GONE | FSW_BACK));
+		if (!special && s->ignored(s->arg, ev->path))
+			continue;
+		if (!special)
+			note_locked(s, ev->path, ev->flags, now);
+		fsw_events_add(&s->early, ev->flags, ev->path);
+	}
+	fsw_events_clear(&got);
+	const char *why = NULL;
+	if (s->read_failed)
+		hold = true, why = "(the events could not be read)";
+	/* Every event of the run so far: one before this render began may
+	 * have been read by an earlier render's check. */
+	for (size_t i = 0; !hold && i < s->early.n; i++) {
+		const struct fsw_event *ev = &s->early.items[i];
+		if (ev->flags & (FSW_GONE | FSW_BACK))
+			continue; /* the crawl's removal check sees to a missing source */
+		if (ev->path && s->ignored(s->arg, ev->path))
+			continue;
+		hold = touches(s, e, ev->path, ev->flags);
+		why = ev->path ? ev->path : "(the inotify queue overflowed)";
+	}
+	size_t it = 0;
+	const char *path;
+	void *v;
+	while (!hold && hashmap_next(&s->writing, &it, &path, &v)) {
+		long long since = *(long long *)v;
+		if (now - since < STALE_WRITING_MAX_MS && (hold = touches(s, e, path, FSW_CHANGED))) {
+			why = path;
+			/* its close re-renders the page; should it never come,
+			 * the page is taken when the file is open too long */
+			retry_after(s, since + STALE_WRITING_MAX_MS);
+		}
+	}
+	/* open(O_TRUNC) makes the file empty before its IN_MODIFY is queued
+	 * (ext4 frees the blocks in between, and may wait on its journal):
+	 * a render can read it empty with no event to say so yet. A source
+	 * emptied a moment ago is taken as such a truncation; the page is
+	 * tried again soon (stale_take_early's *retry_at), not only on the
+	 * events to come: the file may have been emptied on purpose. */
+	if (!hold && (why = emptied_source(s, e, static_file))) {
+		hold = true;
+		retry_after(s, now + STALE_EMPTY_RETRY_MS);
+	}
+	if (hold)
+		log_debug("held %s: %s changed while it rendered, or is still being written", e->target, why);
+	pthread_mutex_unlock(&s->lock);
+	(void)rs;
+	return hold;
+}
+
+int stale_take_early(struct stale *s, struct fsw_events *out, long long *retry_at, char *err)
+{
+	int rc = 0;
+	pthread_mutex_lock(&s->lock);
+	*retry_at = s->retry_at;
+	s->retry_at = 0;
+	for (size_t i = 0; i < s->early.n; i++)
+		fsw_events_add(out, s->early.items[i].flags, s->early.items[i].path);
+	fsw_events_clear(&s->early);
+	if (s->read_failed) {
+		rc = err_set(err, "%s", s->err);
+		s->read_failed = false;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+void stale_release(struct stale *s)
+{
+	size_t it = 0;
+	void *v;
+	while (hashmap_next(&s->writing, &it, NULL, &v))
+		free(v);
+	hashmap_release(&s->writing);
+	fsw_events_clear(&s->early);
+	strlist_clear(&s->files);
+	pthread_mutex_destroy(&s->lock);
+}

@@ -1,0 +1,95 @@
+/* stale.h - whether a render may have read half a save, so that its page
+ * is held (crawl_hooks.hold) instead of published.
+ *
+ * A source written in place (printf > f: O_TRUNC, the writes, the close;
+ * dd conv=notrunc; an application rewriting its file) is, for a while,
+ * empty or half new. A batch cannot wait that out alone: the write may
+ * begin after the batch started, while a page that reads the file is
+ * rendering. So, after each render and before its page is stored, the
+ * events that came meanwhile are read (and kept for the next batch), and
+ * the page is held when one of them touches what it depends on (R: the
+ * path; E and L: a name created or removed; C: anything in the
+ * directory; a render that was not traced: any change), or when a file
+ * it read is still open for writing (written, its close not seen yet;
+ * for at most STALE_WRITING_MAX_MS: a file kept open for good, a log or
+ * a database, holds nothing after that), or when a file it read is empty
+ * and was changed less than STALE_EMPTY_MS ago (a truncation can be seen
+ * before its event is queued). A source that is a single file (a
+ * database) holds nothing (stale_add_file). A held page keeps what was
+ * published before; the change that held it makes the next batch, which
+ * renders it again (stale_take_early), or a retry when no event may come.
+ *
+ * Not covered: the bytes of a write that does not truncate (dd
+ * conv=notrunc) read before the kernel queues its IN_MODIFY, a window of
+ * one write call.
+ *
+ * Steps:
+ *   1. stale_init() with the watcher's sources and its ignore test.
+ *   2. crawl_hooks.hold = stale_hold, hold_arg = s.
+ *   3. stale_note() for every event the main loop takes (the set of
+ *      files open for writing).
+ *   4. After each crawl run, stale_take_early(): the events read during
+ *      it, to take as the next batch's.
+ *   5. stale_release().
+ */
+#ifndef CGISNAP_WATCH_STALE_H
+#define CGISNAP_WATCH_STALE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "crawl.h"
+#include "fswatch.h"
+#include "hashmap.h"
+#include "log.h"
+#include "sources.h"
+
+/* How long a file written and not closed holds the pages that read it. */
+#define STALE_WRITING_MAX_MS 2000
+/* A source found empty this soon after its last change may be a
+ * truncation whose event is not queued yet (stale.c says why). */
+#define STALE_EMPTY_MS 100
+/* ... and the page is tried again this much later, event or not. */
+#define STALE_EMPTY_RETRY_MS 25
+
+struct stale {
+	pthread_mutex_t lock;       /* stale_hold runs on the render threads */
+	struct srcwatch *fsw;       /* read during a run */
+	bool traced;                /* the renders are traced: no dependencies means none */
+	bool (*ignored)(void *arg, const char *path); /* the site's own writes, --ignore */
+	void *arg;
+	struct fsw_events early;    /* read during a run: the next batch's */
+	struct hashmap writing;     /* path -> long long *: now_ms of its first write not closed */
+	bool read_failed;           /* reading the events failed during the run: everything held */
+	long long retry_at;         /* now_ms by which the held pages are tried again, event or not; 0: on events */
+	struct strlist files;       /* the sources that are single files: never held for */
+	char err[ERR_LEN];
+};
+
+void stale_init(struct stale *s, struct srcwatch *fsw, bool traced, bool (*ignored)(void *arg, const char *path),
+		void *arg);
+
+/* A source that is one file, a database most likely (SQLite, written in
+ * place by design, its readers kept consistent by its own locking): its
+ * writes are changes, never a save to wait out, and hold nothing. */
+void stale_add_file(struct stale *s, const char *path);
+
+/* The crawl's hold hook (arg: the struct stale). */
+bool stale_hold(void *arg, const struct manifest_entry *e, const struct origin_response *rs,
+		const char *static_file);
+
+/* An event taken (not ignored) at now_ms: a write not closed yet, or its
+ * close, removal or replacement. */
+void stale_note(struct stale *s, const char *path, unsigned flags, long long now);
+
+/* Move the events read during the run to out (appended); *retry_at: the
+ * now_ms by which the held pages' batch is due even without an event (a
+ * source found just emptied may have been emptied on purpose; a file
+ * open for writing may never be closed), 0 when their events bring it.
+ * -1 with err when reading them failed (the caller reads again, and
+ * says so). */
+int stale_take_early(struct stale *s, struct fsw_events *out, long long *retry_at, char *err);
+
+void stale_release(struct stale *s);
+
+#endif
