@@ -164,6 +164,7 @@ int shcmd_output(const char *option, const char *cmd, const char *dir, size_t ma
 	if (late) {
 		char b[32];
 		kill_group(pid);
+		buf_release(out); /* what it printed is no answer */
 		bound_text(b, sizeof b, bound);
 		return err_set(err, "%s '%s': timed out after %s", option, cmd, b);
 	}
