@@ -138,14 +138,17 @@ static bool just_emptied(const char *path)
 }
 
 /* The first file the page was read from (static_file, or one of its R
- * dependencies) that was just emptied, or NULL. */
+ * dependencies) that was just emptied, or NULL. Not one a render wrote
+ * (an empty lock or index file a site rewrites on every render would
+ * hold its pages for ever), nor a single-file source. */
 static const char *emptied_source(struct stale *s, struct manifest_entry *e, const char *static_file)
 {
 	if (static_file && just_emptied(static_file))
 		return static_file;
 	struct strlist *r = manifest_deps(e, 'R');
 	for (size_t i = 0; i < r->n; i++)
-		if (!strlist_contains(&s->files, r->items[i]) && just_emptied(r->items[i]))
+		if (!strlist_contains(&s->files, r->items[i]) && !s->ignored(s->arg, r->items[i]) &&
+		    just_emptied(r->items[i]))
 			return r->items[i];
 	return NULL;
 }
@@ -161,6 +164,7 @@ bool stale_hold(void *arg, const struct manifest_entry *ce, const struct origin_
 		const char *static_file)
 {
 	struct stale *s = arg;
+	(void)rs; /* what a render read is in e's dependencies */
 	/* manifest_deps takes no const entry; nothing is changed through it */
 	struct manifest_entry *e = (struct manifest_entry *)ce;
 	bool hold = false;
@@ -226,7 +230,6 @@ bool stale_hold(void *arg, const struct manifest_entry *ce, const struct origin_
 	if (hold)
 		log_debug("held %s: %s changed while it rendered, or is still being written", e->target, why);
 	pthread_mutex_unlock(&s->lock);
-	(void)rs;
 	return hold;
 }
 
