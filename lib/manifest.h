@@ -143,6 +143,9 @@ int manifest_lookup(struct tree *t, const char *target, struct manifest_entry **
 bool manifest_changed(struct tree *t);
 /* Rows written and deleted by this process's saves so far (tests, bench). */
 long long manifest_rows_written(const struct tree *t);
+/* Entries this process's saves compared with the database's rows so far:
+ * a delta save compares only its own (tests, bench). */
+long long manifest_rows_compared(const struct tree *t);
 
 /* The targets of the pages whose recorded dependencies hold path with
  * kind ('R', 'E', 'L', 'C' or 'U'), appended to out (repeats possible):

@@ -45,7 +45,9 @@ static const char SCHEMA[] =
 	" dir TEXT NOT NULL,"   /* up to and with the last '/' */
 	" names TEXT NOT NULL);" /* sorted, '\n' between */
 	"CREATE INDEX depset_by_hash ON depset(hash);"
-	"CREATE INDEX depset_by_dir ON depset(dir);"
+	/* Covering: manifest_dependents finds the sets of a directory and
+	 * matches their names without reading depset's rows. */
+	"CREATE INDEX depset_by_dir ON depset(dir, kind, names);"
 	"CREATE INDEX depset_untraced ON depset(kind) WHERE kind = 'U';"
 	"CREATE TABLE url_dep ("
 	" set_id INTEGER NOT NULL,"
@@ -90,6 +92,7 @@ struct manifest_db {
 	long long data_version; /* PRAGMA data_version at the last load */
 	struct hashmap stored; /* target -> struct stored * */
 	long long rows_written;
+	long long rows_compared;
 	/* manifest_lookup's connections, opened on first use (under
 	 * readers_mu), closed with the database. */
 	pthread_mutex_t readers_mu;
@@ -654,6 +657,7 @@ static int write_changes(struct tree *t, const struct manifest *m, const struct 
 		const struct manifest_entry *e = v;
 		uint64_t fp = fingerprint(e);
 		struct stored *now;
+		d->rows_compared++;
 		if (stored_for(&sv, k, &old, &fresh) < 0)
 			goto out;
 		if (!old || old->fp != fp) {
@@ -668,6 +672,7 @@ static int write_changes(struct tree *t, const struct manifest *m, const struct 
 	}
 	it = 0;
 	while (!dropped && hashmap_next(&d->stored, &it, &k, &v)) {
+		d->rows_compared++;
 		if (manifest_get(m, k))
 			continue;
 		if (delete_entry(&sv, v) < 0)
@@ -680,6 +685,7 @@ static int write_changes(struct tree *t, const struct manifest *m, const struct 
 		/* Deleted once, however often named (the state changes only after the commit). */
 		if (manifest_get(m, k) || hashmap_get(&deleted, k))
 			continue;
+		d->rows_compared++;
 		if (stored_for(&sv, k, &old, &fresh) < 0)
 			goto out;
 		if (old) {
@@ -800,6 +806,28 @@ static void reader_close(struct reader *r)
 	free(r);
 }
 
+/* A tree made before depset_by_dir covered (kind, names) gets the index
+ * of SCHEMA, in one transaction: without it each manifest_dependents
+ * reads a depset row per set of the directory. Best effort: a tree this
+ * process cannot write (or that another writer holds past the busy
+ * timeout) is read with the old index, only slower. */
+static void upgrade_indexes(struct tree *t)
+{
+	sqlite3_stmt *st = prepare(t, "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'depset_by_dir'");
+	bool old = st && sqlite3_step(st) == SQLITE_ROW && column_text(st, 0) && !strstr(column_text(st, 0), "names");
+	sqlite3_finalize(st);
+	if (!old)
+		return;
+	char err[ERR_LEN];
+	if (exec(t, "BEGIN IMMEDIATE", err) < 0)
+		return;
+	if (exec(t, "DROP INDEX depset_by_dir; CREATE INDEX depset_by_dir ON depset(dir, kind, names)", err) < 0 ||
+	    exec(t, "COMMIT", err) < 0) {
+		sqlite3_exec(t->db->db, "ROLLBACK", NULL, NULL, NULL);
+		log_debug("%s: index depset_by_dir not upgraded: %s", MANIFEST_DB_FILE, err);
+	}
+}
+
 /* Open (create: make it when missing) the tree's database, creating the
  * schema and migrating an old tree on the way. 0 with t->db NULL when
  * there is none and !create and nothing to migrate. Call with open_mu
@@ -892,6 +920,7 @@ static int open_db(struct tree *t, bool create, char *err)
 		log_info("migrated %s/%s/%s to %s (%ld URLs)", t->path, TREE_META_DIR, MANIFEST_TEXT_FILE,
 			 MANIFEST_DB_FILE, migrated);
 ready:
+	upgrade_indexes(&tmp);
 	__atomic_store_n(&t->db, d, __ATOMIC_RELEASE);
 	return 0;
 rollback:
@@ -1047,6 +1076,11 @@ fail:
 long long manifest_rows_written(const struct tree *t)
 {
 	return t->db ? t->db->rows_written : 0;
+}
+
+long long manifest_rows_compared(const struct tree *t)
+{
+	return t->db ? t->db->rows_compared : 0;
 }
 
 int manifest_journal(struct tree *t, const struct manifest_entry *e, char *err)
