@@ -61,7 +61,7 @@ struct crawl {
 	const struct site *site;
 	struct tree *tree;
 	struct manifest manifest; /* the tree as published */
-	struct hashmap owned;     /* key -> entry of manifest: the files cgisnap wrote */
+	struct hashmap owned;     /* key -> struct holders: the files cgisnap wrote */
 	long recovered;           /* journal entries manifest_recover put, for the next result */
 
 	/* One run's state, under lock. */
@@ -179,17 +179,71 @@ void crawl_config_release(struct crawl_config *cfg)
 	cfg->nrender_query = 0;
 }
 
+/* The entries of the manifest that record one file (usually one). */
+struct holders {
+	size_t n, cap;
+	struct manifest_entry **e;
+};
+
+static void owned_add(struct crawl *c, struct manifest_entry *e)
+{
+	if (!e->key)
+		return;
+	struct holders *h = hashmap_get(&c->owned, e->key);
+	if (!h) {
+		h = xcalloc(1, sizeof *h);
+		hashmap_put(&c->owned, e->key, h);
+	}
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 1;
+		h->e = xrealloc(h->e, h->cap * sizeof *h->e);
+	}
+	h->e[h->n++] = e;
+}
+
+static void owned_del(struct crawl *c, const struct manifest_entry *e)
+{
+	struct holders *h = e->key ? hashmap_get(&c->owned, e->key) : NULL;
+	for (size_t i = 0; h && i < h->n; i++) {
+		if (h->e[i] != e)
+			continue;
+		h->e[i] = h->e[--h->n];
+		if (!h->n) {
+			hashmap_remove(&c->owned, e->key);
+			free(h->e);
+			free(h);
+		}
+		return;
+	}
+}
+
+/* An entry of the manifest that records key's file, NULL when none. */
+static const struct manifest_entry *owned_get(const struct crawl *c, const char *key)
+{
+	const struct holders *h = hashmap_get(&c->owned, key);
+	return h ? h->e[0] : NULL;
+}
+
+static void owned_release(struct crawl *c)
+{
+	size_t it = 0;
+	void *v;
+	while (hashmap_next(&c->owned, &it, NULL, &v)) {
+		struct holders *h = v;
+		free(h->e);
+		free(h);
+	}
+	hashmap_release(&c->owned);
+}
+
 /* Index the manifest's files by key: what cgisnap may replace or prune. */
 static void index_owned(struct crawl *c)
 {
-	hashmap_release(&c->owned);
+	owned_release(c);
 	size_t it = 0;
 	void *v;
-	while (hashmap_next(&c->manifest.entries, &it, NULL, &v)) {
-		struct manifest_entry *e = v;
-		if (e->key)
-			hashmap_put(&c->owned, e->key, e);
-	}
+	while (hashmap_next(&c->manifest.entries, &it, NULL, &v))
+		owned_add(c, v);
 }
 
 struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, const struct site *site,
@@ -594,7 +648,7 @@ static int write_claimed(struct crawl *c, struct origin_response *rs, struct man
 	const char *key = e->key, *type = rs->content_type;
 	bool gz = c->cfg->gzip && mime_compressible(type);
 	/* c->owned is not changed while pages render: no lock needed. */
-	const struct manifest_entry *rec = hashmap_get(&c->owned, key);
+	const struct manifest_entry *rec = owned_get(c, key);
 	long long bytes = taken_over ? prev_bytes : rec ? rec->bytes : -1;
 	const char *sha = taken_over ? prev_sha : rec ? rec->sha256 : NULL;
 	int own = publish_owner(c->tree->fd, key, bytes, sha, err);
@@ -744,7 +798,7 @@ static int publish_page(struct crawl *c, struct origin_response *rs, struct mani
 		/* Last run's "/a/" holds the file: "/a" leaves it alone, so
 		 * that re-runs do not write it twice (settle_slash_forms
 		 * checks that "/a/" still holds it). */
-		const struct manifest_entry *rec = hashmap_get(&c->owned, key);
+		const struct manifest_entry *rec = owned_get(c, key);
 		if (slash && !cfg->nstrip && rec && !strcmp(rec->target, slash) && strcmp(rec->sha256, e->sha256)) {
 			demote_locked(c, e->target, key);
 			pthread_mutex_unlock(&c->lock);
@@ -1474,7 +1528,9 @@ static bool drop_file(struct crawl *c, const struct manifest_entry *old)
 	/* A removal that merely failed keeps its record, to be retried; a
 	 * changed file or a link in the way is no longer cgisnap's. */
 	if (rc < 0 && saved != ELOOP && saved != ENOTDIR && !manifest_get(&c->manifest, old->target)) {
-		manifest_put(&c->manifest, manifest_entry_dup(old));
+		struct manifest_entry *back = manifest_entry_dup(old);
+		manifest_put(&c->manifest, back);
+		owned_add(c, back);
 		return false;
 	}
 	return true;
@@ -1518,10 +1574,65 @@ static void test_pause_batch(void)
 		nanosleep(&tick, NULL);
 }
 
+/* Save the manifest and remove the files of gone once it is saved.
+ * changed: the targets whose entries the run made or altered, the only
+ * rows saved (NULL: the whole manifest, compared row by row). */
+static int save_and_drop(struct crawl *c, struct manifest *gone, struct strlist *changed, char *err)
+{
+	if (c->hooks.on_commit)
+		c->hooks.on_commit(c->hooks.arg, &c->manifest, changed, c->tree);
+	test_pause_batch();
+	long long written_before = manifest_rows_written(c->tree);
+	long long compared_before = manifest_rows_compared(c->tree);
+	/* The changed entries, borrowed from the manifest. */
+	struct manifest delta = MANIFEST_INIT;
+	for (size_t i = 0; changed && i < changed->n; i++) {
+		struct manifest_entry *e = manifest_get(&c->manifest, changed->items[i]);
+		if (e)
+			hashmap_put(&delta.entries, e->target, e);
+	}
+	int rc = changed ? manifest_save_delta(&delta, NULL, gone, c->tree, err)
+			 : manifest_save_removing(&c->manifest, gone, c->tree, err);
+	bool all_dropped = true;
+	size_t n;
+	if (rc == 0) {
+		struct manifest_entry **v = manifest_sorted(gone, &n);
+		for (size_t i = 0; i < n; i++)
+			all_dropped &= drop_file(c, v[i]);
+		free(v);
+	}
+	/* A removal that failed put its entry back: saved again before the
+	 * pending rows (its pending removal among them) go. */
+	if (rc == 0 && !all_dropped && changed) {
+		hashmap_release(&delta.entries);
+		size_t it = 0;
+		void *v;
+		while (hashmap_next(&gone->entries, &it, NULL, &v)) {
+			struct manifest_entry *e = manifest_get(&c->manifest, ((struct manifest_entry *)v)->target);
+			if (e)
+				hashmap_put(&delta.entries, e->target, e);
+		}
+		rc = manifest_save_delta(&delta, NULL, NULL, c->tree, err);
+	} else if (rc == 0 && !all_dropped) {
+		rc = manifest_save(&c->manifest, c->tree, err);
+	}
+	hashmap_release(&delta.entries); /* borrowed: the entries stay the manifest's */
+	/* The manifest now records every publish the pending rows held. */
+	if (rc == 0)
+		rc = manifest_journal_reset(c->tree, err);
+	/* The sources were handled up to now. */
+	if (rc == 0 && manifest_rows_written(c->tree) != written_before)
+		rc = manifest_set_handled(c->tree, err);
+	c->res->rows_compared += manifest_rows_compared(c->tree) - compared_before;
+	return rc;
+}
+
 /* Make this run's findings the tree's manifest, removing the files that
  * went away (prune: allowed to remove files of URLs that vanished or now
- * fail with 404/redirect), and save it. */
-static int commit(struct crawl *c, bool prune, char *err)
+ * fail with 404/redirect), and save it. A full crawl's findings are the
+ * whole manifest; an update's replace only the entries it rendered
+ * (commit_update). */
+static int commit_full(struct crawl *c, bool prune, char *err)
 {
 	int rc = 0, d;
 	size_t n;
@@ -1531,6 +1642,7 @@ static int commit(struct crawl *c, bool prune, char *err)
 	 * killed before removing them leaves them to the next one. */
 	struct manifest gone = MANIFEST_INIT;
 	struct manifest_entry **old = manifest_sorted(&c->manifest, &n);
+	c->res->commit_visited += (long)(n + manifest_count(&c->next));
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct manifest_entry *o = old[i];
 		struct manifest_entry *now = manifest_get(&c->next, o->target);
@@ -1555,34 +1667,61 @@ static int commit(struct crawl *c, bool prune, char *err)
 	manifest_release(&c->manifest);
 	c->manifest = c->next;
 	memset(&c->next, 0, sizeof c->next);
-
-	if (c->hooks.on_commit)
-		c->hooks.on_commit(c->hooks.arg, &c->manifest);
-	test_pause_batch();
-	long long written_before = manifest_rows_written(c->tree);
-	if (rc == 0)
-		rc = manifest_save_removing(&c->manifest, &gone, c->tree, err);
-	bool all_dropped = true;
-	if (rc == 0) {
-		struct manifest_entry **v = manifest_sorted(&gone, &n);
-		for (size_t i = 0; i < n; i++)
-			all_dropped &= drop_file(c, v[i]);
-		free(v);
-	}
-	/* A removal that failed put its entry back: saved again before the
-	 * pending rows (its pending removal among them) go. */
-	if (rc == 0 && !all_dropped)
-		rc = manifest_save(&c->manifest, c->tree, err);
-	/* The manifest now records every publish the pending rows held. */
-	if (rc == 0)
-		rc = manifest_journal_reset(c->tree, err);
-	/* The sources were handled up to now. */
-	if (rc == 0 && manifest_rows_written(c->tree) != written_before)
-		rc = manifest_set_handled(c->tree, err);
-	manifest_release(&gone);
 	index_owned(c);
+	if (rc == 0)
+		rc = save_and_drop(c, &gone, NULL, err);
+	manifest_release(&gone);
 	free_claims(c);
 	return rc;
+}
+
+/* An update's commit: only the entries the run rendered are looked at,
+ * moved into the manifest in place and saved; every other page stays as
+ * it is, unread, so that a batch's cost grows with the change and not
+ * with the tree. */
+static int commit_update(struct crawl *c, bool prune, char *err)
+{
+	int rc = 0, d;
+	struct manifest gone = MANIFEST_INIT;
+	struct strlist changed = STRLIST_INIT;
+	size_t it = 0;
+	const char *k;
+	void *v;
+	while (hashmap_next(&c->next.entries, &it, &k, &v)) {
+		struct manifest_entry *now = v, *o = manifest_get(&c->manifest, k);
+		c->res->commit_visited++;
+		if (o) {
+			keep_same_line(now, o);
+			if (o->key && !(now->key && !strcmp(now->key, o->key))) {
+				if (!now->key && !prune)
+					continue; /* keep serving the old page */
+				if (rc == 0 && (d = want_drop(c, o, err)) != 0) /* moved to another file, or gone */
+					rc = d < 0 ? -1 : (manifest_put(&gone, manifest_entry_dup(o)), 0);
+			}
+		}
+		strlist_add(&changed, k);
+	}
+	/* Taken even when the commit failed: their files are published. */
+	for (size_t i = 0; i < changed.n; i++) {
+		struct manifest_entry *now = hashmap_remove(&c->next.entries, changed.items[i]);
+		struct manifest_entry *o = manifest_get(&c->manifest, changed.items[i]);
+		if (o)
+			owned_del(c, o);
+		manifest_put(&c->manifest, now); /* frees o */
+		owned_add(c, now);
+	}
+	manifest_release(&c->next); /* what was not taken: old pages kept */
+	if (rc == 0)
+		rc = save_and_drop(c, &gone, &changed, err);
+	manifest_release(&gone);
+	strlist_clear(&changed);
+	free_claims(c);
+	return rc;
+}
+
+static int commit(struct crawl *c, bool prune, char *err)
+{
+	return c->update_mode ? commit_update(c, prune, err) : commit_full(c, prune, err);
 }
 
 /* The summary line of each kind of skip, naming an example and the option
@@ -1728,14 +1867,8 @@ int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_re
 	run_all(c);
 	finish_result(c, res);
 
-	/* Pages not rendered now stay as they are. */
-	size_t it = 0;
-	const char *k;
-	void *v;
-	while (hashmap_next(&c->manifest.entries, &it, &k, &v))
-		if (!manifest_get(&c->next, k))
-			manifest_put(&c->next, manifest_entry_dup(v));
-	/* Pages that now answer 404 go at once: watch has no later prune. */
+	/* Pages not rendered now stay as they are (commit_update). Pages
+	 * that now answer 404 go at once: watch has no later prune. */
 	return commit(c, removal_allowed(c), err);
 }
 
@@ -1770,7 +1903,7 @@ void crawl_free(struct crawl *c)
 		return;
 	manifest_release(&c->manifest);
 	manifest_release(&c->next);
-	hashmap_release(&c->owned);
+	owned_release(c);
 	hashmap_release(&c->seen);
 	hashmap_release(&c->outcomes);
 	loops_release(&c->loops);

@@ -172,6 +172,11 @@ struct crawl_result {
 	struct strlist kept;         /* "not removing 'KEY': why": files left in place */
 	struct strlist slash_redirects; /* "/a" recorded as a redirect to "/a/", whose file it shares */
 	long recovered;              /* files an interrupted run published, found in the journal */
+	/* What the run's commit cost (watch -v, tests): manifest entries it
+	 * looked at, and rows the manifest's save compared with the
+	 * database's. An update's grow with the change, not the tree. */
+	long commit_visited;
+	long long rows_compared;
 	/* Full crawls only (families.h): the lines naming query parameters
 	 * and URL families that multiplied URLs, with the options that
 	 * remove them (none: nothing fired), and one line per parameter. */
@@ -208,8 +213,12 @@ struct crawl_hooks {
 	 * threads at once: the hook locks what it shares. */
 	void (*on_render)(void *arg, struct manifest_entry *e, const struct origin_response *rs);
 	/* At the end of each run, after the renders, before the manifest m
-	 * is saved: the hook may change the entries' dependencies. */
-	void (*on_commit)(void *arg, struct manifest *m);
+	 * is saved: the hook may change the entries' dependencies. changed
+	 * names the targets whose entries the run made or altered (NULL:
+	 * every entry, crawl_full); only they are saved, so a hook that
+	 * alters another entry appends its target. t: the tree, whose
+	 * database still holds the last run's state (manifest_dependents). */
+	void (*on_commit)(void *arg, struct manifest *m, struct strlist *changed, struct tree *t);
 	void *arg;
 	/* After on_render, for a page that rendered (e not NULL; no
 	 * robots.txt or sitemap): true holds it. What was published before

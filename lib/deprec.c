@@ -129,6 +129,14 @@ static void compact_deps(struct manifest_entry *e)
 	e->deps_read = read;
 }
 
+/* path was written by a render of this run. Locked. */
+static void note_written_locked(struct dep_recorder *r, const char *path)
+{
+	if (!hashmap_put(&r->written, path, (void *)1))
+		strlist_add(&r->fresh, path);
+	hashmap_put(&r->run_written, path, (void *)1);
+}
+
 static void record_render(void *arg, struct manifest_entry *e, const struct origin_response *rs)
 {
 	struct dep_recorder *r = arg;
@@ -162,26 +170,53 @@ static void record_render(void *arg, struct manifest_entry *e, const struct orig
 	}
 	pthread_mutex_lock(&r->lock);
 	for (size_t i = 0; i < rs->deps_written.n; i++)
-		hashmap_put(&r->written, rs->deps_written.items[i], (void *)1);
+		note_written_locked(r, rs->deps_written.items[i]);
 	for (size_t i = 0; i < real.n; i++)
-		hashmap_put(&r->written, real.items[i], (void *)1);
+		note_written_locked(r, real.items[i]);
 	pthread_mutex_unlock(&r->lock);
 	strlist_clear(&real);
 }
+
+/* Written paths looked at after each run besides those the run wrote and
+ * those found gone last time: the rest of the set is gone through this
+ * many at a time, in turn, so that a path no render writes again is
+ * still forgotten one day, at a cost per run that does not grow with
+ * the set. */
+#define VANISHED_ROUND 64
 
 /* Renders write temporary files and rename them away (the wiki's cache):
  * the set of written paths would grow for as long as watch runs. A path
  * gone at the end of two runs in a row is forgotten: by then watch has
  * read the events its writes caused (they arrive while the first run
  * renders), so forgetting it starts no batch. A render writing it again
- * puts it back. */
+ * puts it back. Only the paths this run wrote, those found gone last
+ * time and VANISHED_ROUND others in turn are looked at. */
 static void forget_vanished_writes(struct dep_recorder *r)
 {
-	struct strlist gone = STRLIST_INIT;
+	struct strlist look = STRLIST_INIT, gone = STRLIST_INIT;
 	size_t it = 0;
 	const char *k;
-	void *v;
-	while (hashmap_next(&r->written, &it, &k, &v)) {
+	while (hashmap_next(&r->run_written, &it, &k, NULL))
+		strlist_add(&look, k);
+	it = 0;
+	while (hashmap_next(&r->vanished, &it, &k, NULL))
+		strlist_add(&look, k);
+	for (int i = 0; i < VANISHED_ROUND && r->written.count; i++) {
+		if (!hashmap_next(&r->written, &r->round, &k, NULL)) {
+			r->round = 0;
+			if (!hashmap_next(&r->written, &r->round, &k, NULL))
+				break;
+		}
+		strlist_add(&look, k);
+	}
+	strlist_sort(&look);
+	strlist_uniq(&look);
+	for (size_t i = 0; i < look.n; i++) {
+		k = look.items[i];
+		if (!hashmap_get(&r->written, k)) {
+			hashmap_remove(&r->vanished, k);
+			continue;
+		}
 		struct stat st;
 		bool exists = lstat(k, &st) == 0 || errno != ENOENT;
 		if (exists)
@@ -195,28 +230,75 @@ static void forget_vanished_writes(struct dep_recorder *r)
 		hashmap_remove(&r->written, gone.items[i]);
 		hashmap_remove(&r->vanished, gone.items[i]);
 	}
+	hashmap_release(&r->run_written);
+	strlist_clear(&look);
 	strlist_clear(&gone);
 }
 
-static void record_commit(void *arg, struct manifest *m)
+/* Files a render wrote are the site's own state, never dependencies:
+ * drop them from e's R and E lists. Locked. */
+static void drop_written(struct dep_recorder *r, struct manifest_entry *e)
+{
+	for (const char *kind = "RE"; *kind; kind++) {
+		struct strlist *l = manifest_deps(e, *kind), keep = STRLIST_INIT;
+		for (size_t i = 0; i < l->n; i++)
+			if (!hashmap_get(&r->written, l->items[i]))
+				strlist_add(&keep, l->items[i]);
+		strlist_clear(l);
+		*l = keep;
+	}
+}
+
+/* The pages not changed by this run whose lists hold a path first
+ * written now, found by the database's index (their rows are as the
+ * last run saved them), appended to changed. -1 with err. */
+static int first_written_dependents(struct dep_recorder *r, struct manifest *m, struct strlist *changed,
+				    struct tree *t, char *err)
+{
+	struct hashmap seen = HASHMAP_INIT;
+	struct strlist deps = STRLIST_INIT;
+	int rc = 0;
+	for (size_t i = 0; i < changed->n; i++)
+		hashmap_put(&seen, changed->items[i], (void *)1);
+	for (size_t i = 0; rc == 0 && i < r->fresh.n; i++)
+		for (const char *kind = "RE"; rc == 0 && *kind; kind++)
+			rc = manifest_dependents(t, *kind, r->fresh.items[i], &deps, err);
+	for (size_t i = 0; rc == 0 && i < deps.n; i++) {
+		struct manifest_entry *e = manifest_get(m, deps.items[i]);
+		if (!e || hashmap_get(&seen, e->target))
+			continue;
+		hashmap_put(&seen, e->target, (void *)1);
+		drop_written(r, e);
+		strlist_add(changed, e->target);
+	}
+	hashmap_release(&seen);
+	strlist_clear(&deps);
+	return rc;
+}
+
+static void record_commit(void *arg, struct manifest *m, struct strlist *changed, struct tree *t)
 {
 	struct dep_recorder *r = arg;
+	char err[ERR_LEN];
 	pthread_mutex_lock(&r->lock);
-	/* Files a render wrote are the site's own state, never dependencies. */
-	size_t it = 0;
-	const char *k;
-	void *v;
-	while (hashmap_next(&m->entries, &it, &k, &v)) {
-		struct manifest_entry *e = v;
-		for (const char *kind = "RE"; *kind; kind++) {
-			struct strlist *l = manifest_deps(e, *kind), keep = STRLIST_INIT;
-			for (size_t i = 0; i < l->n; i++)
-				if (!hashmap_get(&r->written, l->items[i]))
-					strlist_add(&keep, l->items[i]);
-			strlist_clear(l);
-			*l = keep;
-		}
+	for (size_t i = 0; changed && i < changed->n; i++) {
+		struct manifest_entry *e = manifest_get(m, changed->items[i]);
+		if (e)
+			drop_written(r, e);
 	}
+	/* Older pages can hold only the paths first written now. Without
+	 * the index (an error reading it) every page is gone through. */
+	if (changed && first_written_dependents(r, m, changed, t, err) < 0) {
+		log_warn("%s", err);
+		changed = NULL;
+	}
+	if (!changed) {
+		size_t it = 0;
+		void *v;
+		while (hashmap_next(&m->entries, &it, NULL, &v))
+			drop_written(r, v);
+	}
+	strlist_clear(&r->fresh);
 	forget_vanished_writes(r);
 	pthread_mutex_unlock(&r->lock);
 }
@@ -244,7 +326,7 @@ bool dep_recorder_written(struct dep_recorder *r, const char *path)
 void dep_recorder_note_written(struct dep_recorder *r, const char *path)
 {
 	pthread_mutex_lock(&r->lock);
-	hashmap_put(&r->written, path, (void *)1);
+	note_written_locked(r, path);
 	pthread_mutex_unlock(&r->lock);
 }
 
@@ -271,6 +353,8 @@ void dep_recorder_release(struct dep_recorder *r)
 	strlist_clear(&r->roots);
 	strlist_clear(&r->skip);
 	hashmap_release(&r->written);
+	hashmap_release(&r->run_written);
+	strlist_clear(&r->fresh);
 	hashmap_release(&r->vanished);
 	hashmap_release(&r->untraced);
 	pthread_mutex_destroy(&r->lock);

@@ -44,6 +44,10 @@ struct dep_recorder {
 	struct strlist skip;
 	pthread_mutex_t lock;     /* the hooks run on the render threads */
 	struct hashmap written;   /* paths a render opened for writing */
+	struct hashmap run_written; /* ... of them, those written by this run's renders */
+	struct strlist fresh;     /* ... of them, those not written before: older pages'
+				   * lists may hold them (on_commit drops them there) */
+	size_t round;             /* where the next look for vanished writes goes on */
 	struct hashmap vanished;  /* written paths found gone after the last run */
 	struct hashmap untraced;  /* programs already warned about */
 };

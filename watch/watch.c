@@ -722,6 +722,9 @@ static bool log_batch(const struct watcher *w, const char *full_reason, const st
 		buf_addf(&b, ", %ld held (a source was being written)", res->held);
 	buf_addf(&b, ", %lld ms", ms);
 	log_info("%s", b.data);
+	/* What the commit cost: with the change, not the tree (tests/t0583). */
+	log_debug("commit: %ld entries visited, %lld manifest rows compared", res->commit_visited,
+		  res->rows_compared);
 	buf_release(&b);
 	for (size_t i = 0; i < res->errors.n; i++)
 		log_warn("%s", res->errors.items[i]);

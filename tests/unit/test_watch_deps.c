@@ -366,13 +366,13 @@ TEST(watch_dep_recorder_hooks)
 
 	struct manifest m = MANIFEST_INIT;
 	manifest_put(&m, e);
-	h.on_commit(h.arg, &m);
+	h.on_commit(h.arg, &m, NULL, NULL);
 	e = manifest_get(&m, "/page");
 	CHECK_INT(1, e ? e->deps_read.n : 0);
 	CHECK_STR(page_txt, e && e->deps_read.n ? e->deps_read.items[0] : NULL);
 	/* cache.tmp never existed: forgotten at the end of the second run */
 	CHECK(dep_recorder_written(&r, tmp));
-	h.on_commit(h.arg, &m);
+	h.on_commit(h.arg, &m, NULL, NULL);
 	CHECK(!dep_recorder_written(&r, tmp));
 	CHECK(dep_recorder_written(&r, cache));
 

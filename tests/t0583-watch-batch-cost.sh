@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# t0583-watch-batch-cost: a watch batch's commit costs what the batch
+# changed, not what the tree holds (issue 14). On the synthetic site of
+# bench/synth (2,000 pages, each reading its own data file), one page's
+# edit makes a batch whose -v debug line says how many manifest entries
+# its commit visited and how many rows its save compared: a handful, where a
+# commit walking the whole manifest visits thousands. Counts, never
+# times. Also: a tree whose depset_by_dir index predates the covering one
+# gets it upgraded on first open.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-snapshot.sh"
+. "$(dirname "$0")/lib-watch.sh"
+
+PAGES=2000
+SITE=$TESTDIR/site
+OUT=$TESTDIR/out
+LOG=$TESTDIR/watch.log
+mkdir -p "$SITE"
+
+# wait_commit_lines N: the log holds N commit lines (each follows its
+# batch's line).
+_commit_lines_at_least() { [ "$(grep -c '^cgisnap: debug: commit: ' "$LOG")" -ge "$1" ]; }
+wait_commit_lines() { wait_until "$WATCH_WAIT" _commit_lines_at_least "$1"; }
+
+try "the synthetic site is built and snapshotted"
+"${CC:-cc}" -O2 -std=c11 -o "$SITE/page.cgi" "$ROOT/bench/synth/page.c"
+check_eq 0 $? "page.cgi built"
+"$SITE/page.cgi" --generate "$SITE" "$PAGES"
+check_eq 0 $? "generated"
+# Older than the snapshot by more than any clock's granularity: watch has
+# no catch-up batch to run before the edits.
+find "$SITE/data" -exec touch -d '-1 min' {} +
+"$CGISNAP" snapshot -q --root "$SITE" --seed '/page.cgi?id=0' -j 2 "$OUT" 2>"$TESTDIR/snap.err"
+check_eq 0 $? "snapshot ($(tail -1 "$TESTDIR/snap.err"))"
+check_eq "$PAGES" "$(find "$OUT" -maxdepth 1 -name 'page.cgi@id=*.html' | wc -l)" "pages stored"
+
+try "an old tree's depset_by_dir becomes the covering index on first open"
+tree_sql "$OUT" "DROP INDEX depset_by_dir" >/dev/null
+tree_sql "$OUT" "CREATE INDEX depset_by_dir ON depset(dir)" >/dev/null
+check_eq "CREATE INDEX depset_by_dir ON depset(dir)" \
+	"$(tree_sql "$OUT" "SELECT sql FROM sqlite_master WHERE name = 'depset_by_dir'")" "the old index"
+"$CGISNAP" ls "$OUT" >/dev/null
+check_eq "CREATE INDEX depset_by_dir ON depset(dir, kind, names)" \
+	"$(tree_sql "$OUT" "SELECT sql FROM sqlite_master WHERE name = 'depset_by_dir'")" "upgraded"
+
+try "watch starts on the snapshot's tree without a re-crawl"
+watch_start "$LOG" --root "$SITE" --seed '/page.cgi?id=0' -j 2 --source "$SITE/data" -v "$OUT"
+check_eq 0 $? "watching ($(tail -1 "$LOG"))"
+check_contains "$(cat "$LOG")" "no source changed since its last run: no initial snapshot" "no re-crawl"
+check_not_contains "$(cat "$LOG")" "catching up" "nothing to catch up with"
+
+try "one page's edit: the commit visits a handful of entries, not the tree"
+n=$(batches "$LOG")
+echo "Page 1234, edited." >"$SITE/data/pages/1/1234.txt"
+wait_file_has "$OUT/page.cgi@id=1234.html" "Page 1234, edited."
+check_eq 0 $? "published"
+wait_batches "$LOG" $((n + 1))
+wait_commit_lines $((n + 1))
+check_match "$(grep '^cgisnap: batch: ' "$LOG" | tail -1)" ": 1 URL re-rendered, 1 file changed, 0 removed, [0-9]+ ms$" "batch line"
+line=$(grep '^cgisnap: debug: commit: ' "$LOG" | tail -1)
+check_match "$line" "^cgisnap: debug: commit: [0-9]+ entries visited, [0-9]+ manifest rows compared$" "commit line"
+visited=$(printf '%s\n' "$line" | sed -n 's/.*commit: \([0-9]*\) entries visited.*/\1/p')
+compared=$(printf '%s\n' "$line" | sed -n 's/.* \([0-9]*\) manifest rows compared.*/\1/p')
+check_le "${visited:-99999}" 10 "entries visited"
+check_le "${compared:-99999}" 10 "rows compared"
+
+try "the manifest still holds every page, the edited one as published"
+check_eq "$PAGES" "$("$CGISNAP" ls "$OUT" | grep -c '^/page.cgi?id=')" "entries"
+sha=$(sha256sum "$OUT/page.cgi@id=1234.html" | cut -d' ' -f1)
+check_eq "$sha" "$(manifest_field "$OUT" '/page.cgi?id=1234' 6)" "its sha256"
+
+try "a second edit elsewhere costs the same"
+n=$(batches "$LOG")
+echo "Page 7, edited." >"$SITE/data/pages/0/7.txt"
+wait_file_has "$OUT/page.cgi@id=7.html" "Page 7, edited."
+wait_batches "$LOG" $((n + 1))
+wait_commit_lines $((n + 1))
+line=$(grep '^cgisnap: debug: commit: ' "$LOG" | tail -1)
+visited=$(printf '%s\n' "$line" | sed -n 's/.*commit: \([0-9]*\) entries visited.*/\1/p')
+check_le "${visited:-99999}" 10 "entries visited"
+watch_stop
+check_eq 0 "$WATCH_STATUS" "watch exit"
+
+try "a fresh watch loads what the batches saved: nothing to re-render"
+watch_start "$LOG" --root "$SITE" --seed '/page.cgi?id=0' -j 2 --source "$SITE/data" -v "$OUT"
+check_eq 0 $? "watching again"
+check_eq "$PAGES" "$("$CGISNAP" ls "$OUT" | grep -c '^/page.cgi?id=')" "entries"
+watch_stop
+finish
