@@ -127,10 +127,12 @@ int manifest_save_delta(const struct manifest *changed, const struct strlist *dr
  * the file. manifest_handled: 0, 1 when never set, -1 with err. */
 int manifest_handled(struct tree *t, struct timespec *when, char *err);
 int manifest_set_handled(struct tree *t, char *err);
-/* Move everything committed from the write-ahead log into tree.db itself
+/* Move what is committed from the write-ahead log into tree.db itself, so
+ * that the log does not grow with every batch. whole: wait for readers
  * and empty the log, so that a copy of tree.db alone (a mirror, watch
- * --exec) holds the whole manifest. Best effort while readers read. */
-int manifest_checkpoint(struct tree *t, char *err);
+ * --exec) holds the whole manifest; otherwise copy only what no reader
+ * holds, waiting for none. Best effort while readers read. */
+int manifest_checkpoint(struct tree *t, bool whole, char *err);
 /* The entry of target as the database holds it now (one indexed row, no
  * dependencies; the last committed state): *out NULL when none (the
  * caller frees it). For readers that keep no manifest in memory (serve).

@@ -89,6 +89,7 @@ struct manifest_db {
 	pthread_mutex_t mu;   /* one user of the connection at a time */
 	char *path;           /* the database's, for the readers */
 	bool have_state;      /* stored reflects the database */
+	bool vacuum_checked;  /* convert_vacuum ran on this connection */
 	long long data_version; /* PRAGMA data_version at the last load */
 	struct hashmap stored; /* target -> struct stored * */
 	long long rows_written;
@@ -875,8 +876,19 @@ static int open_db(struct tree *t, bool create, char *err)
 	/* WAL: readers go on beside the writer and see the last commit.
 	 * synchronous NORMAL: a commit survives kill -9 (it is in the WAL
 	 * file); only a power loss may take the last ones back. */
-	if (sqlite3_exec(d->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", NULL, NULL, NULL) !=
-	    SQLITE_OK) {
+	/* auto_vacuum INCREMENTAL: takes only on a database without tables
+	 * (a new one); an older one is converted by its next writer
+	 * (convert_vacuum). journal_size_limit 0: the log is trimmed each
+	 * time a write restarts it, not left at its largest batch's size. */
+	/* Set only on a database without pages: on any other the pragma
+	 * writes its header, and a reader (ls, a refused serve) must leave
+	 * the file as it found it. */
+	sqlite3_stmt *pages = prepare(&tmp, "PRAGMA page_count");
+	bool empty = pages && sqlite3_step(pages) == SQLITE_ROW && sqlite3_column_int64(pages, 0) == 0;
+	sqlite3_finalize(pages);
+	if ((empty && sqlite3_exec(d->db, "PRAGMA auto_vacuum = INCREMENTAL", NULL, NULL, NULL) != SQLITE_OK) ||
+	    sqlite3_exec(d->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 0;",
+			 NULL, NULL, NULL) != SQLITE_OK) {
 		db_err(&tmp, err, "open"); /* "file is not a database" */
 		goto fail;
 	}
@@ -1046,6 +1058,53 @@ int manifest_save_delta(const struct manifest *changed, const struct strlist *dr
 	return save(changed, dropped ? dropped : &none, gone, t, err);
 }
 
+/* The first column of sql's first row, or -1. */
+static long long query_int(struct tree *t, const char *sql)
+{
+	sqlite3_stmt *st = prepare(t, sql);
+	long long v = st && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* PRAGMA name's value, or -1. */
+static long long pragma_int(struct tree *t, const char *name)
+{
+	char *sql = xasprintf("PRAGMA %s", name);
+	long long v = query_int(t, sql);
+	free(sql);
+	return v;
+}
+
+/* A database made before auto_vacuum (NONE) keeps every page it ever
+ * had: rewritten once, by its first writer, so that pages freed by later
+ * saves can be given back (trim_free). */
+static int convert_vacuum(struct tree *t, char *err)
+{
+	struct manifest_db *d = t->db;
+	if (d->vacuum_checked)
+		return 0;
+	long long mode = pragma_int(t, "auto_vacuum");
+	if (mode < 0)
+		return db_err(t, err, "read");
+	if (mode == 0) {
+		if (exec(t, "PRAGMA auto_vacuum = INCREMENTAL; VACUUM", err) < 0)
+			return -1;
+		log_info("converted %s/%s/%s to incremental auto-vacuum", t->path, TREE_META_DIR, MANIFEST_DB_FILE);
+	}
+	d->vacuum_checked = true;
+	return 0;
+}
+
+/* Give the free pages back to the file system once they are more than a
+ * sixteenth of the file: a batch that replaced many rows leaves them. */
+static void trim_free(struct tree *t)
+{
+	long long nfree = pragma_int(t, "freelist_count"), pages = pragma_int(t, "page_count");
+	if (nfree > 0 && pages > 0 && nfree * 16 > pages)
+		sqlite3_exec(t->db->db, "PRAGMA incremental_vacuum", NULL, NULL, NULL);
+}
+
 static int save(const struct manifest *m, const struct strlist *dropped, const struct manifest *gone,
 		struct tree *t, char *err)
 {
@@ -1053,7 +1112,7 @@ static int save(const struct manifest *m, const struct strlist *dropped, const s
 		return -1;
 	struct manifest_db *d = t->db;
 	long long before = d->rows_written;
-	if (exec(t, "BEGIN IMMEDIATE", err) < 0)
+	if (convert_vacuum(t, err) < 0 || exec(t, "BEGIN IMMEDIATE", err) < 0)
 		goto fail;
 	/* A delta save needs no whole state: it looks its targets up. */
 	if (!d->have_state && !dropped && read_all(t, NULL, err) < 0)
@@ -1062,6 +1121,7 @@ static int save(const struct manifest *m, const struct strlist *dropped, const s
 		goto rollback;
 	if (exec(t, "COMMIT", err) < 0)
 		goto rollback;
+	trim_free(t);
 	unlock_db(t);
 	return 0;
 rollback:
@@ -1185,7 +1245,14 @@ int manifest_journal_reset(struct tree *t, char *err)
 		return -1;
 	if (!t->db)
 		return 0;
-	int rc = exec(t, "DELETE FROM pending", err);
+	/* Nothing pending, nothing written: a DELETE of the empty table still
+	 * rewrites its root page, and watch --poll resets after every poll. */
+	int rc = 0;
+	if (query_int(t, "SELECT EXISTS (SELECT 1 FROM pending)") != 0) {
+		rc = exec(t, "DELETE FROM pending", err);
+		if (rc == 0)
+			trim_free(t); /* a crawl's pending rows were a row per page */
+	}
 	unlock_db(t);
 	return rc;
 }
@@ -1265,15 +1332,18 @@ int manifest_set_handled(struct tree *t, char *err)
 	return rc;
 }
 
-int manifest_checkpoint(struct tree *t, char *err)
+int manifest_checkpoint(struct tree *t, bool whole, char *err)
 {
 	if (lock_db(t, false, err) < 0)
 		return -1;
 	int rc = 0;
-	/* TRUNCATE: every committed page is in tree.db and the log is empty;
-	 * a reader in the middle of a read makes it busy, which is no error
-	 * (the next batch checkpoints again). */
-	if (t->db && sqlite3_wal_checkpoint_v2(t->db->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL) != SQLITE_OK &&
+	/* TRUNCATE: every committed page is in tree.db and the log is empty,
+	 * but it waits up to the busy timeout for a long reader; PASSIVE
+	 * waits for nobody (journal_size_limit trims the log when the next
+	 * write restarts it). A reader in the middle of a read makes either
+	 * busy, which is no error (the next batch checkpoints again). */
+	int mode = whole ? SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_PASSIVE;
+	if (t->db && sqlite3_wal_checkpoint_v2(t->db->db, NULL, mode, NULL, NULL) != SQLITE_OK &&
 	    sqlite3_errcode(t->db->db) != SQLITE_BUSY)
 		rc = err_set(err, "cannot checkpoint '%s/%s/%s': %s", t->path, TREE_META_DIR, MANIFEST_DB_FILE,
 			     sqlite3_errmsg(t->db->db));

@@ -822,8 +822,9 @@ static void run_batch(struct watcher *w)
 	/* The sources were handled up to now (initial_crawl_reason asks). */
 	if (rc == 0 && changes_count(&w->pending) && manifest_set_handled(&w->s.tree, err) < 0)
 		log_warn("%s", err);
-	/* tree.db whole, for a mirror the hook copies it to. */
-	if (watch_options.exec && manifest_checkpoint(&w->s.tree, err) < 0)
+	/* After every batch, or the log grows with each; whole for a mirror
+	 * the hook copies tree.db to, waiting for no reader otherwise. */
+	if (manifest_checkpoint(&w->s.tree, watch_options.exec != NULL, err) < 0)
 		log_warn("%s", err);
 	run_exec(w, &res, &meta);
 	batch_done(w, &res, rc < 0 ? err : NULL);
@@ -1104,7 +1105,7 @@ static int initial_crawl(struct watcher *w)
 		note_refused_removal(w);
 		/* A mirror that started as a copy of the tree (or empty, for a
 		 * tree made now) follows from the first snapshot on. */
-		if (watch_options.exec && manifest_checkpoint(&w->s.tree, err) < 0)
+		if (watch_options.exec && manifest_checkpoint(&w->s.tree, true, err) < 0)
 			log_warn("%s", err);
 		run_exec(w, &res, &w->meta_at_start);
 		sources_present(w); /* one gone meanwhile is logged before the watching line */
