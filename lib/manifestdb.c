@@ -1162,6 +1162,22 @@ int manifest_journal(struct tree *t, const struct manifest_entry *e, char *err)
 	return rc;
 }
 
+/* Give e what had records as read (had's lists are left empty). */
+static void keep_deps(struct manifest_entry *e, struct manifest_entry *had)
+{
+	struct strlist *to[] = { &e->deps_read, &e->deps_exist, &e->deps_listed, &e->deps_contents,
+				 &e->deps_untraced };
+	struct strlist *from[] = { &had->deps_read, &had->deps_exist, &had->deps_listed, &had->deps_contents,
+				   &had->deps_untraced };
+	for (size_t i = 0; i < sizeof to / sizeof *to; i++) {
+		if (to[i]->n)
+			continue;
+		struct strlist tmp = *to[i];
+		*to[i] = *from[i];
+		*from[i] = tmp;
+	}
+}
+
 int manifest_recover(struct manifest *m, struct tree *t, long *recovered, char *err)
 {
 	*recovered = 0;
@@ -1225,6 +1241,13 @@ int manifest_recover(struct manifest *m, struct tree *t, long *recovered, char *
 			continue;
 		}
 		if (publish_owner(t->fd, e->key, e->bytes, e->sha256, ignored) == PUBLISH_OURS) {
+			/* The pending line holds no dependencies (it stays one
+			 * short row per publish): the render that published it
+			 * read what the target's row recorded, so its sets stay,
+			 * or its sources' later edits would never be followed. */
+			struct manifest_entry *had = manifest_get(m, e->target);
+			if (had)
+				keep_deps(e, had);
 			manifest_put(m, e);
 			(*recovered)++;
 		} else {

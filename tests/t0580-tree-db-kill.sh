@@ -20,6 +20,12 @@ ARGS+=(--exclude 'do=(backlink|index|recent)')
 
 # row TREE TARGET: the sha256 column tree.db holds for TARGET.
 row() { manifest_field "$1" "$2" 6; }
+# deps TREE TARGET: the dependency sets tree.db holds for TARGET, a line each.
+deps() {
+	tree_sql "$1" "SELECT s.kind || ' ' || s.dir || ' ' || replace(s.names, char(10), ' ') FROM url u
+		JOIN url_dep d ON d.url_id = u.id JOIN depset s ON s.id = d.set_id WHERE u.target = ?
+		ORDER BY 1" "$2"
+}
 # fresh_compare TREE: snapshot the site afresh and compare the trees' files.
 fresh_compare() {
 	rm -rf "$TESTDIR/fresh"
@@ -34,6 +40,8 @@ check_eq 0 $? "watch came up"
 watch_stop
 key=$(manifest_field "$OUT" "/doku.php?id=$P" 2)
 old_sha=$(row "$OUT" "/doku.php?id=$P")
+old_deps=$(deps "$OUT" "/doku.php?id=$P")
+check_contains "$old_deps" "$(basename "$(wiki_file "$SITE" "$P")")" "P's row records its source"
 : >"$LOG"
 CGISNAP_TEST_PAUSE_BATCH=$HOLD watch_start "$LOG" "${ARGS[@]}" "$OUT"
 check_eq 0 $? "watch came up (no initial crawl to pause)"
@@ -56,6 +64,16 @@ check_eq 0 "$(tree_sql "$OUT" "SELECT count(*) FROM pending")" "nothing pending"
 echo "# the restart: $(grep -E "initial snapshot" "$LOG")"
 changed=$(diff <(printf '%s\n' "$before") <(tree_mtimes "$OUT") | grep '^>' | cut -d' ' -f2)
 check_eq "$(printf '%s\n' "$key" "$key.gz")" "$changed" "only P's file (and its .gz) changed since the kill's batch began"
+fresh_compare "$OUT"
+check_eq "$old_deps" "$(deps "$OUT" "/doku.php?id=$P")" "P's recovered row keeps its dependencies"
+
+try "after the restart, an edit of the recovered page's source is followed"
+watch_start "$LOG" "${ARGS[@]}" "$OUT"
+check_eq 0 $? "watch came up"
+printf '\nAfter restart marker.\n' >>"$(wiki_file "$SITE" "$P")"
+wait_file_has "$OUT/$key" "After restart marker."
+check_eq 0 $? "P's page shows the edit"
+watch_stop
 fresh_compare "$OUT"
 
 try "snapshot killed with -9 mid-crawl, then run again"
