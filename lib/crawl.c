@@ -1554,14 +1554,16 @@ static void keep_same_line(struct manifest_entry *now, const struct manifest_ent
 	}
 }
 
-/* A test hook (tests/t0580): with CGISNAP_TEST_PAUSE_BATCH=FILE set, a
+/* Test hooks (tests/t0580): with CGISNAP_TEST_PAUSE_BATCH=FILE set, a
  * crawl or watch batch whose files are all published (each committed as
  * pending first) stops before saving the manifest: it creates FILE.paused
  * and waits until FILE exists, so that a test can kill -9 it there, the
- * moment where only the pending rows record the new files. */
-static void test_pause_batch(void)
+ * moment where only the pending rows record the new files.
+ * CGISNAP_TEST_PAUSE_SAVED stops it after the save, before the pending
+ * rows go: both record the same publishes. */
+static void test_pause(const char *env)
 {
-	const char *file = getenv("CGISNAP_TEST_PAUSE_BATCH");
+	const char *file = getenv(env);
 	if (!file || !*file)
 		return;
 	char *paused = xasprintf("%s.paused", file);
@@ -1581,7 +1583,7 @@ static int save_and_drop(struct crawl *c, struct manifest *gone, struct strlist 
 {
 	if (c->hooks.on_commit)
 		c->hooks.on_commit(c->hooks.arg, &c->manifest, changed, c->tree);
-	test_pause_batch();
+	test_pause("CGISNAP_TEST_PAUSE_BATCH");
 	long long written_before = manifest_rows_written(c->tree);
 	long long compared_before = manifest_rows_compared(c->tree);
 	/* The changed entries, borrowed from the manifest. */
@@ -1593,6 +1595,7 @@ static int save_and_drop(struct crawl *c, struct manifest *gone, struct strlist 
 	}
 	int rc = changed ? manifest_save_delta(&delta, NULL, gone, c->tree, err)
 			 : manifest_save_removing(&c->manifest, gone, c->tree, err);
+	test_pause("CGISNAP_TEST_PAUSE_SAVED");
 	bool all_dropped = true;
 	size_t n;
 	if (rc == 0) {

@@ -76,6 +76,32 @@ check_eq 0 $? "P's page shows the edit"
 watch_stop
 fresh_compare "$OUT"
 
+try "watch killed with -9 after saving a batch, before removing its pending rows"
+: >"$LOG"
+CGISNAP_TEST_PAUSE_SAVED=$HOLD.saved watch_start "$LOG" "${ARGS[@]}" "$OUT"
+check_eq 0 $? "watch came up"
+before=$(tree_mtimes "$OUT")
+printf '\nKilled after save marker.\n' >>"$(wiki_file "$SITE" "$P")"
+wait_until "$WATCH_WAIT" test -e "$HOLD.saved.paused"
+check_eq 0 $? "the batch paused after its save"
+watch_stop KILL
+check_contains "$(cat "$OUT/$key")" "Killed after save marker." "P's page was published"
+check_eq "$(sha256sum <"$OUT/$key" | cut -d' ' -f1)" "$(row "$OUT" "/doku.php?id=$P")" "its row was saved"
+check_ne 0 "$(tree_sql "$OUT" "SELECT count(*) FROM pending")" "its pending row is still there"
+saved_deps=$(deps "$OUT" "/doku.php?id=$P")
+check_contains "$saved_deps" "$(basename "$(wiki_file "$SITE" "$P")")" "the saved row records P's source"
+watch_start "$LOG" "${ARGS[@]}" "$OUT"
+check_eq 0 $? "watch came up again"
+check_eq 0 "$(tree_sql "$OUT" "SELECT count(*) FROM pending")" "nothing pending"
+check_eq "$saved_deps" "$(deps "$OUT" "/doku.php?id=$P")" "the replayed row keeps the dependencies"
+changed=$(diff <(printf '%s\n' "$before") <(tree_mtimes "$OUT") | grep '^>' | cut -d' ' -f2)
+check_eq "$(printf '%s\n' "$key" "$key.gz")" "$changed" "only P's file (and its .gz) changed"
+printf '\nAfter second restart marker.\n' >>"$(wiki_file "$SITE" "$P")"
+wait_file_has "$OUT/$key" "After second restart marker."
+check_eq 0 $? "an edit of P's source after the restart is published"
+watch_stop
+fresh_compare "$OUT"
+
 try "snapshot killed with -9 mid-crawl, then run again"
 S=$TESTDIR/snap
 _snap_paused() { CGISNAP_TEST_PAUSE_BATCH=$HOLD.snap exec "$CGISNAP" snapshot --root "$SITE" --cgi php=php-cgi \
