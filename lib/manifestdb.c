@@ -639,14 +639,35 @@ out:
  * manifest, and the stored state is read), else only those of the
  * targets dropped names (m holds what changed; without the stored state
  * each of these targets is looked up, and the state stays unread). */
+/* Make k's row what e says (NULL: no row), writing only when it differs
+ * from the stored one; what it will be goes to next (NULL: deleted). */
+static int update_row(struct saver *sv, const char *k, const struct manifest_entry *e, struct hashmap *next,
+		      long long *written)
+{
+	struct stored *old, *now = NULL;
+	bool fresh;
+	if (stored_for(sv, k, &old, &fresh) < 0)
+		return -1;
+	int rc = 0;
+	uint64_t fp = e ? fingerprint(e) : 0;
+	if (e ? !old || old->fp != fp : old != NULL) {
+		rc = e ? save_entry(sv, e, fp, old, &now) : delete_entry(sv, old);
+		if (rc == 0) {
+			hashmap_put(next, k, now);
+			(*written)++;
+		}
+	}
+	if (fresh)
+		stored_free(old);
+	return rc;
+}
+
 static int write_changes(struct tree *t, const struct manifest *m, const struct strlist *dropped, char *err)
 {
 	struct manifest_db *d = t->db;
 	struct saver sv;
 	struct hashmap next = HASHMAP_INIT; /* target -> struct stored *, what will be */
 	struct hashmap deleted = HASHMAP_INIT; /* the dropped targets deleted */
-	struct stored *old = NULL;
-	bool fresh = false;
 	int rc = -1;
 	if (saver_init(&sv, t) < 0)
 		goto out;
@@ -655,21 +676,9 @@ static int write_changes(struct tree *t, const struct manifest *m, const struct 
 	void *v;
 	long long written = 0;
 	while (hashmap_next(&m->entries, &it, &k, &v)) {
-		const struct manifest_entry *e = v;
-		uint64_t fp = fingerprint(e);
-		struct stored *now;
 		d->rows_compared++;
-		if (stored_for(&sv, k, &old, &fresh) < 0)
+		if (update_row(&sv, k, v, &next, &written) < 0)
 			goto out;
-		if (!old || old->fp != fp) {
-			if (save_entry(&sv, e, fp, old, &now) < 0)
-				goto out;
-			hashmap_put(&next, k, now);
-			written++;
-		}
-		if (fresh)
-			stored_free(old);
-		old = NULL;
 	}
 	it = 0;
 	while (!dropped && hashmap_next(&d->stored, &it, &k, &v)) {
@@ -687,26 +696,15 @@ static int write_changes(struct tree *t, const struct manifest *m, const struct 
 		if (manifest_get(m, k) || hashmap_get(&deleted, k))
 			continue;
 		d->rows_compared++;
-		if (stored_for(&sv, k, &old, &fresh) < 0)
+		hashmap_put(&deleted, k, (void *)1);
+		if (update_row(&sv, k, NULL, &next, &written) < 0)
 			goto out;
-		if (old) {
-			hashmap_put(&deleted, k, (void *)1);
-			if (delete_entry(&sv, old) < 0)
-				goto out;
-			hashmap_put(&next, k, NULL);
-			written++;
-		}
-		if (fresh)
-			stored_free(old);
-		old = NULL;
 	}
 	d->rows_written += written;
 	rc = 0;
 out:
 	if (rc < 0)
 		db_err(t, err, "update");
-	if (fresh)
-		stored_free(old);
 	saver_release(&sv);
 	/* Applied to the state only once the caller commits: here, as a
 	 * failed commit clears the whole state. Without the state, nothing
