@@ -26,6 +26,34 @@ deps() {
 		JOIN url_dep d ON d.url_id = u.id JOIN depset s ON s.id = d.set_id WHERE u.target = ?
 		ORDER BY 1" "$2"
 }
+# only_p_changed BEFORE WHAT: since the mtimes BEFORE, only P's file and its .gz changed.
+only_p_changed() {
+	local changed
+	changed=$(diff <(printf '%s\n' "$1") <(tree_mtimes "$OUT") | grep '^>' | cut -d' ' -f2)
+	check_eq "$(printf '%s\n' "$key" "$key.gz")" "$changed" "$2"
+}
+# follows MARKER: an edit of P's source (watch running) is published.
+follows() {
+	printf '\n%s\n' "$1" >>"$(wiki_file "$SITE" "$P")"
+	wait_file_has "$OUT/$key" "$1"
+	check_eq 0 $? "an edit of P's source is published ($1)"
+}
+# kill_at HOOK FILE MARKER: watch with the test hook HOOK=FILE, an edit
+# of P's source (MARKER), kill -9 once the batch holds there; sets before
+# (the tree's mtimes before the edit).
+kill_at() {
+	local hook=$1
+	export "$hook=$2"
+	watch_start "$LOG" "${ARGS[@]}" "$OUT"
+	check_eq 0 $? "watch came up (no initial crawl to pause)"
+	unset "$hook"
+	before=$(tree_mtimes "$OUT")
+	printf '\n%s\n' "$3" >>"$(wiki_file "$SITE" "$P")"
+	wait_until "$WATCH_WAIT" test -e "$2.paused"
+	check_eq 0 $? "the batch paused at $hook"
+	watch_stop KILL
+	check_contains "$(cat "$OUT/$key")" "$3" "P's page was published"
+}
 # fresh_compare TREE: snapshot the site afresh and compare the trees' files.
 fresh_compare() {
 	rm -rf "$TESTDIR/fresh"
@@ -42,15 +70,7 @@ key=$(manifest_field "$OUT" "/doku.php?id=$P" 2)
 old_sha=$(row "$OUT" "/doku.php?id=$P")
 old_deps=$(deps "$OUT" "/doku.php?id=$P")
 check_contains "$old_deps" "$(basename "$(wiki_file "$SITE" "$P")")" "P's row records its source"
-: >"$LOG"
-CGISNAP_TEST_PAUSE_BATCH=$HOLD watch_start "$LOG" "${ARGS[@]}" "$OUT"
-check_eq 0 $? "watch came up (no initial crawl to pause)"
-before=$(tree_mtimes "$OUT")
-printf '\nKilled batch marker.\n' >>"$(wiki_file "$SITE" "$P")"
-wait_until "$WATCH_WAIT" test -e "$HOLD.paused"
-check_eq 0 $? "the batch paused before its save"
-watch_stop KILL
-check_contains "$(cat "$OUT/$key")" "Killed batch marker." "P's page was published"
+kill_at CGISNAP_TEST_PAUSE_BATCH "$HOLD" "Killed batch marker."
 check_eq "$old_sha" "$(row "$OUT" "/doku.php?id=$P")" "its row was not saved"
 check_ne 0 "$(tree_sql "$OUT" "SELECT count(*) FROM pending")" "its pending row was committed"
 
@@ -62,30 +82,19 @@ watch_stop
 check_eq "$(sha256sum <"$OUT/$key" | cut -d' ' -f1)" "$(row "$OUT" "/doku.php?id=$P")" "P's row records the published bytes"
 check_eq 0 "$(tree_sql "$OUT" "SELECT count(*) FROM pending")" "nothing pending"
 echo "# the restart: $(grep -E "initial snapshot" "$LOG")"
-changed=$(diff <(printf '%s\n' "$before") <(tree_mtimes "$OUT") | grep '^>' | cut -d' ' -f2)
-check_eq "$(printf '%s\n' "$key" "$key.gz")" "$changed" "only P's file (and its .gz) changed since the kill's batch began"
+only_p_changed "$before" "only P's file (and its .gz) changed since the kill's batch began"
 fresh_compare "$OUT"
 check_eq "$old_deps" "$(deps "$OUT" "/doku.php?id=$P")" "P's recovered row keeps its dependencies"
 
 try "after the restart, an edit of the recovered page's source is followed"
 watch_start "$LOG" "${ARGS[@]}" "$OUT"
 check_eq 0 $? "watch came up"
-printf '\nAfter restart marker.\n' >>"$(wiki_file "$SITE" "$P")"
-wait_file_has "$OUT/$key" "After restart marker."
-check_eq 0 $? "P's page shows the edit"
+follows "After restart marker."
 watch_stop
 fresh_compare "$OUT"
 
 try "watch killed with -9 after saving a batch, before removing its pending rows"
-: >"$LOG"
-CGISNAP_TEST_PAUSE_SAVED=$HOLD.saved watch_start "$LOG" "${ARGS[@]}" "$OUT"
-check_eq 0 $? "watch came up"
-before=$(tree_mtimes "$OUT")
-printf '\nKilled after save marker.\n' >>"$(wiki_file "$SITE" "$P")"
-wait_until "$WATCH_WAIT" test -e "$HOLD.saved.paused"
-check_eq 0 $? "the batch paused after its save"
-watch_stop KILL
-check_contains "$(cat "$OUT/$key")" "Killed after save marker." "P's page was published"
+kill_at CGISNAP_TEST_PAUSE_SAVED "$HOLD.saved" "Killed after save marker."
 check_eq "$(sha256sum <"$OUT/$key" | cut -d' ' -f1)" "$(row "$OUT" "/doku.php?id=$P")" "its row was saved"
 check_ne 0 "$(tree_sql "$OUT" "SELECT count(*) FROM pending")" "its pending row is still there"
 saved_deps=$(deps "$OUT" "/doku.php?id=$P")
@@ -94,11 +103,8 @@ watch_start "$LOG" "${ARGS[@]}" "$OUT"
 check_eq 0 $? "watch came up again"
 check_eq 0 "$(tree_sql "$OUT" "SELECT count(*) FROM pending")" "nothing pending"
 check_eq "$saved_deps" "$(deps "$OUT" "/doku.php?id=$P")" "the replayed row keeps the dependencies"
-changed=$(diff <(printf '%s\n' "$before") <(tree_mtimes "$OUT") | grep '^>' | cut -d' ' -f2)
-check_eq "$(printf '%s\n' "$key" "$key.gz")" "$changed" "only P's file (and its .gz) changed"
-printf '\nAfter second restart marker.\n' >>"$(wiki_file "$SITE" "$P")"
-wait_file_has "$OUT/$key" "After second restart marker."
-check_eq 0 $? "an edit of P's source after the restart is published"
+only_p_changed "$before" "only P's file (and its .gz) changed"
+follows "After second restart marker."
 watch_stop
 fresh_compare "$OUT"
 
