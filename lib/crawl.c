@@ -63,6 +63,7 @@ struct crawl {
 	struct manifest manifest; /* the tree as published */
 	struct hashmap owned;     /* key -> struct holders: the files cgisnap wrote */
 	long recovered;           /* journal entries manifest_recover put, for the next result */
+	struct strlist recovered_new; /* the targets among them new to the manifest, without dependencies */
 
 	/* One run's state, under lock. */
 	pthread_mutex_t lock;
@@ -263,7 +264,7 @@ struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, c
 	pthread_cond_init(&c->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	if (manifest_load(&c->manifest, tree, err) < 0 ||
-	    manifest_recover(&c->manifest, tree, &c->recovered, err) < 0) {
+	    manifest_recover(&c->manifest, tree, &c->recovered, &c->recovered_new, err) < 0) {
 		crawl_free(c);
 		return NULL;
 	}
@@ -289,6 +290,11 @@ void crawl_set_removal_check(struct crawl *c, bool (*ok)(void *arg), void *arg)
 static bool removal_allowed(struct crawl *c)
 {
 	return !c->removal_ok || c->removal_ok(c->removal_arg);
+}
+
+const struct strlist *crawl_recovered_new(const struct crawl *c)
+{
+	return &c->recovered_new;
 }
 
 const struct manifest *crawl_manifest(const struct crawl *c)
@@ -1907,6 +1913,7 @@ void crawl_free(struct crawl *c)
 	manifest_release(&c->manifest);
 	manifest_release(&c->next);
 	owned_release(c);
+	strlist_clear(&c->recovered_new);
 	hashmap_release(&c->seen);
 	hashmap_release(&c->outcomes);
 	loops_release(&c->loops);

@@ -238,6 +238,10 @@ struct crawl_hooks {
 
 /* Set the hooks (copied; NULL members: none). Call before a run. */
 void crawl_set_hooks(struct crawl *c, const struct crawl_hooks *h);
+/* The targets an interrupted run published first, recovered from its
+ * pending rows without dependencies (manifest_recover): to be rendered
+ * again by a caller that follows their sources. */
+const struct strlist *crawl_recovered_new(const struct crawl *c);
 /* The crawl's manifest (owned by the crawl; valid until the next run). */
 const struct manifest *crawl_manifest(const struct crawl *c);
 void crawl_result_release(struct crawl_result *res);

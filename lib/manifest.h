@@ -165,8 +165,11 @@ int manifest_journal(struct tree *t, const struct manifest_entry *e, char *err);
  * holds the recorded size and sha256 is put, others are dropped; temp
  * files interrupted runs left beside them are removed. A pending removal
  * whose file could not be removed is put only when its target has no
- * entry, in m nor in the database. *recovered counts the entries put. */
-int manifest_recover(struct manifest *m, struct tree *t, long *recovered, char *err);
+ * entry, in m nor in the database. *recovered counts the entries put.
+ * An entry new to m has no dependencies (a pending row holds none): its
+ * target is added to new_targets (unless NULL), for the caller to render
+ * again where it follows sources. */
+int manifest_recover(struct manifest *m, struct tree *t, long *recovered, struct strlist *new_targets, char *err);
 /* Delete the pending rows, once the manifest saved records all they held. */
 int manifest_journal_reset(struct tree *t, char *err);
 /* Close the tree's database (tree_close calls it). */

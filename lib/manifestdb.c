@@ -1176,7 +1176,7 @@ static void keep_deps(struct manifest_entry *e, struct manifest_entry *had)
 	}
 }
 
-int manifest_recover(struct manifest *m, struct tree *t, long *recovered, char *err)
+int manifest_recover(struct manifest *m, struct tree *t, long *recovered, struct strlist *new_targets, char *err)
 {
 	*recovered = 0;
 	/* A run killed while writing settings or profile, or an old tree's
@@ -1246,6 +1246,8 @@ int manifest_recover(struct manifest *m, struct tree *t, long *recovered, char *
 			struct manifest_entry *had = manifest_get(m, e->target);
 			if (had)
 				keep_deps(e, had);
+			else if (new_targets)
+				strlist_add(new_targets, e->target);
 			manifest_put(m, e);
 			(*recovered)++;
 		} else {

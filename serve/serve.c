@@ -391,7 +391,7 @@ static int run(struct server *s)
 		/* The lock is ours: files an interrupted writer (a killed
 		 * snapshot, watch or serve --fill) published become entries. */
 		long recovered = 0;
-		if (manifest_recover(&s->meta.fills, &s->tree, &recovered, err) < 0) {
+		if (manifest_recover(&s->meta.fills, &s->tree, &recovered, NULL, err) < 0) {
 			log_error("%s", err);
 			goto out;
 		}

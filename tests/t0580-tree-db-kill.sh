@@ -38,9 +38,10 @@ follows() {
 	wait_file_has "$OUT/$key" "$1"
 	check_eq 0 $? "an edit of P's source is published ($1)"
 }
-# kill_at HOOK FILE MARKER: watch with the test hook HOOK=FILE, an edit
-# of P's source (MARKER), kill -9 once the batch holds there; sets before
-# (the tree's mtimes before the edit).
+# kill_at HOOK FILE MARKER [NEWFILE LINK]: watch with the test hook
+# HOOK=FILE, an edit of P's source (MARKER, and LINK to NEWFILE's page)
+# and, with NEWFILE, a page source made beside it, kill -9 once the batch holds there; sets before (the tree's
+# mtimes before the edit).
 kill_at() {
 	local hook=$1
 	export "$hook=$2"
@@ -48,7 +49,8 @@ kill_at() {
 	check_eq 0 $? "watch came up (no initial crawl to pause)"
 	unset "$hook"
 	before=$(tree_mtimes "$OUT")
-	printf '\n%s\n' "$3" >>"$(wiki_file "$SITE" "$P")"
+	[ -z "${4:-}" ] || printf 'A page new to the tree.\n' >"$4"
+	printf '\n%s\n%s\n' "$3" "${5:-}" >>"$(wiki_file "$SITE" "$P")"
 	wait_until "$WATCH_WAIT" test -e "$2.paused"
 	check_eq 0 $? "the batch paused at $hook"
 	watch_stop KILL
@@ -105,6 +107,23 @@ check_eq 0 "$(tree_sql "$OUT" "SELECT count(*) FROM pending")" "nothing pending"
 check_eq "$saved_deps" "$(deps "$OUT" "/doku.php?id=$P")" "the replayed row keeps the dependencies"
 only_p_changed "$before" "only P's file (and its .gz) changed"
 follows "After second restart marker."
+watch_stop
+fresh_compare "$OUT"
+
+try "watch killed with -9 before saving a batch that published a page new to the tree"
+N=howto:recovered_new_page
+NKEY=$(wiki_key "$N")
+kill_at CGISNAP_TEST_PAUSE_BATCH "$HOLD.new" "Killed with a new page marker." "$(wiki_file "$SITE" "$N")" "[[$N]]"
+check_contains "$(cat "$OUT/$NKEY" 2>/dev/null)" "A page new to the tree." "the new page was published"
+check_eq "" "$(manifest_field "$OUT" "/doku.php?id=$N" 2)" "it has no row yet"
+watch_start "$LOG" "${ARGS[@]}" "$OUT"
+check_eq 0 $? "watch came up again"
+check_contains "$(cat "$LOG")" "rendering again 1 page an interrupted run published" "the restart renders it again"
+wait_until "$WATCH_WAIT" test -n "$(deps "$OUT" "/doku.php?id=$N")"
+check_eq 0 $? "its row records what it read"
+printf '\nNew page edited after the restart.\n' >>"$(wiki_file "$SITE" "$N")"
+wait_file_has "$OUT/$NKEY" "New page edited after the restart."
+check_eq 0 $? "an edit of its source after the restart is published"
 watch_stop
 fresh_compare "$OUT"
 

@@ -13,7 +13,8 @@ SITE=$TESTDIR/wiki
 OUT=$TESTDIR/out
 LOG=$TESTDIR/watch.log
 seed_wiki "$SITE" 20
-P=$(cd "$SITE/data/pages" && find howto -name '*.txt' ! -name start.txt | sed 's/\.txt$//; s|/|:|g' | LC_ALL=C sort | head -1)
+mapfile -t PQ < <(cd "$SITE/data/pages" && find howto -name '*.txt' ! -name start.txt | sed 's/\.txt$//; s|/|:|g' | LC_ALL=C sort | head -2)
+P=${PQ[0]} Q=${PQ[1]}
 mapfile -t ARGS < <(watch_wiki_args "$SITE")
 ARGS+=(--exclude 'do=(backlink|index|recent)')
 
@@ -21,17 +22,19 @@ try "a traced tree written in the old text format"
 watch_start "$LOG" "${ARGS[@]}" "$OUT"
 check_eq 0 $? "watch came up"
 watch_stop
-"$CGISNAP" ls "$OUT" >"$TESTDIR/manifest.txt"
-"$CGISNAP" ls --deps "$OUT" >"$TESTDIR/deps.txt"
-n=$(grep -vc '^#' "$TESTDIR/manifest.txt")
-check_ne 0 "$(grep -vc '^#' "$TESTDIR/deps.txt")" "dependencies recorded"
-check_contains "$(cat "$TESTDIR/deps.txt")" "/doku.php?id=$P	R	$(wiki_file "$SITE" "$P")" "P's page read its source"
-# What an old cgisnap left: its three files (the journal holding a publish
-# the manifest lacks, as a run killed before saving leaves), no tree.db.
+"$CGISNAP" ls "$OUT" >"$TESTDIR/full.txt"
+"$CGISNAP" ls --deps "$OUT" >"$TESTDIR/fulldeps.txt"
+check_ne 0 "$(grep -vc '^#' "$TESTDIR/fulldeps.txt")" "dependencies recorded"
+check_contains "$(cat "$TESTDIR/fulldeps.txt")" "/doku.php?id=$P	R	$(wiki_file "$SITE" "$P")" "P's page read its source"
+# What an old cgisnap left: its three files, no tree.db. The journal holds
+# the publish of Q's page, which the manifest and deps files lack, as a run
+# killed before saving leaves a page new to the tree.
 rm -f "$OUT/.cgisnap/tree.db" "$OUT/.cgisnap/tree.db-wal" "$OUT/.cgisnap/tree.db-shm"
-printf 'journaled page\n' >"$OUT/journaled.html"
-jline=$(printf '/journaled.html\tjournaled.html\t200\ttext/html\t15\t%s\t1\t1700000000\t-' \
-	"$(sha256sum <"$OUT/journaled.html" | cut -d' ' -f1)")
+jline=$(grep -F "/doku.php?id=$Q	" "$TESTDIR/full.txt")
+check_ne "" "$jline" "Q's page was published"
+grep -vF "/doku.php?id=$Q	" "$TESTDIR/full.txt" >"$TESTDIR/manifest.txt"
+grep -vF "/doku.php?id=$Q	" "$TESTDIR/fulldeps.txt" >"$TESTDIR/deps.txt"
+n=$(grep -vc '^#' "$TESTDIR/manifest.txt")
 cp "$TESTDIR/manifest.txt" "$OUT/.cgisnap/manifest"
 cp "$TESTDIR/deps.txt" "$OUT/.cgisnap/deps"
 printf '\n%s\n\n/torn\tline' "$jline" >"$OUT/.cgisnap/journal"
@@ -49,7 +52,7 @@ done
 check_eq "" "$("$CGISNAP" ls "$OUT" 2>&1 >/dev/null)" "a second ls migrates nothing"
 check_eq "$n" "$(tree_sql "$OUT" "SELECT count(*) FROM url")" "one row per URL"
 
-try "watch starts on the migrated tree without a re-crawl, records the journaled page, follows an edit"
+try "watch starts on the migrated tree without a re-crawl, renders the journaled page again, follows edits"
 : >"$LOG"
 watch_start "$LOG" "${ARGS[@]}" "$OUT"
 check_eq 0 $? "watch came up"
@@ -59,7 +62,15 @@ wait_file_has "$OUT/$(wiki_key "$P")" "Migrated edit marker."
 check_eq 0 $? "the edit reached P's page"
 watch_stop
 check_eq 0 "$WATCH_STATUS" "watch exit status"
-check_contains "$("$CGISNAP" ls "$OUT")" "/journaled.html	journaled.html	200" "the journaled page is in the manifest"
+check_contains "$("$CGISNAP" ls "$OUT")" "/doku.php?id=$Q	$(wiki_key "$Q")	200" "the journaled page is in the manifest"
+check_contains "$("$CGISNAP" ls --deps "$OUT")" "/doku.php?id=$Q	R	$(wiki_file "$SITE" "$Q")" "and its dependencies, which the journal did not hold"
+: >"$LOG"
+watch_start "$LOG" "${ARGS[@]}" "$OUT"
+check_eq 0 $? "watch came up again"
+printf '\nJournaled edit marker.\n' >>"$(wiki_file "$SITE" "$Q")"
+wait_file_has "$OUT/$(wiki_key "$Q")" "Journaled edit marker."
+check_eq 0 $? "an edit of Q reached its page"
+watch_stop
 
 try "serve answers from the migrated tree"
 P1=$(port 1)

@@ -1064,6 +1064,13 @@ static bool catch_up_skip(void *arg, const char *path)
 static void catch_up(struct watcher *w)
 {
 	catchup_changes(&w->sources, crawl_manifest(w->crawl), &w->state.since, catch_up_skip, w, &w->pending);
+	/* Published by a run killed before its save, new to the tree: what
+	 * they read is not known, so their sources would never be followed. */
+	const struct strlist *fresh = crawl_recovered_new(w->crawl);
+	for (size_t i = 0; i < fresh->n; i++) {
+		log_debug("recovered without dependencies: %s", fresh->items[i]);
+		changes_add_url(&w->pending, fresh->items[i]);
+	}
 	size_t n = changes_count(&w->pending);
 	for (size_t i = 0; i < n && log_verbose(); i++) {
 		const char *path = w->pending.order.items[i];
@@ -1071,15 +1078,20 @@ static void catch_up(struct watcher *w)
 		log_debug("changed since the last run: %s%s %s", f & FSW_REMOVED ? "D" : "W",
 			  f & FSW_DIR ? "/" : "", path);
 	}
-	if (!n) {
+	if (n) {
+		char *summary = changes_summary(&w->pending, SUMMARY_PATHS);
+		log_info("the tree's dependencies are complete: no initial snapshot; catching up with %zu path%s "
+			 "changed since its last run (%s)", n, n == 1 ? "" : "s", summary);
+		free(summary);
+	} else {
 		log_info("the tree's dependencies are complete and no source changed since its last run: no initial "
 			 "snapshot");
-		return;
 	}
-	char *summary = changes_summary(&w->pending, SUMMARY_PATHS);
-	log_info("the tree's dependencies are complete: no initial snapshot; catching up with %zu path%s changed "
-		 "since its last run (%s)", n, n == 1 ? "" : "s", summary);
-	free(summary);
+	if (!n && !fresh->n)
+		return;
+	if (fresh->n)
+		log_info("rendering again %zu page%s an interrupted run published before recording what %s read",
+			 fresh->n, fresh->n == 1 ? "" : "s", fresh->n == 1 ? "it" : "they");
 	note_activity(w);
 }
 

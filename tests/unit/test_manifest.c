@@ -444,7 +444,7 @@ TEST(manifest_journal_recovers_only_published_files)
 	struct manifest m = MANIFEST_INIT;
 	long n;
 	CHECK_INT(0, manifest_load(&m, &t, err));
-	CHECK_INT(0, manifest_recover(&m, &t, &n, err));
+	CHECK_INT(0, manifest_recover(&m, &t, &n, NULL, err));
 	CHECK_INT(1, n);
 	CHECK_INT(1, manifest_count(&m));
 	e = manifest_get(&m, "/a/");
@@ -454,7 +454,7 @@ TEST(manifest_journal_recovers_only_published_files)
 	CHECK(faccessat(t.fd, "a/index.html", F_OK, 0) == 0);
 	CHECK_INT(0, manifest_save(&m, &t, err));
 	CHECK_INT(0, manifest_journal_reset(&t, err));
-	CHECK_INT(0, manifest_recover(&m, &t, &n, err));
+	CHECK_INT(0, manifest_recover(&m, &t, &n, NULL, err));
 	CHECK_INT(0, n); /* none pending now */
 	CHECK_INT(0, manifest_journal_reset(&t, err)); /* none is fine */
 	manifest_release(&m);
@@ -493,7 +493,7 @@ TEST(manifest_recover_keeps_a_failed_removal_only_for_a_target_without_a_row)
 	CHECK_INT(0, tree_open(&t, path, false, err));
 	struct manifest fills = MANIFEST_INIT;
 	long n;
-	CHECK_INT(0, manifest_recover(&fills, &t, &n, err));
+	CHECK_INT(0, manifest_recover(&fills, &t, &n, NULL, err));
 	CHECK_INT(1, manifest_count(&fills));
 	CHECK(manifest_get(&fills, "/moved") == NULL);
 	struct manifest_entry *e = manifest_get(&fills, "/lost");
