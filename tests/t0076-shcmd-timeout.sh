@@ -26,53 +26,48 @@ gone() {
 	[ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null
 }
 
-# timed_out WHAT OUT ERR MESSAGE: exit 2, ERR is the one line MESSAGE, OUT not made.
-timed_out() {
-	check_eq 2 "$4" "$1: exit status ($(cat "$3"))"
-	check_eq "$5" "$(cat "$3")" "$1: the one line"
-	check_no_file "$2" "$1: nothing made"
+# times_out WHAT OUT MESSAGE ARGS...: cgisnap ARGS... OUT exits 2 with the one
+# line MESSAGE and makes nothing.
+times_out() {
+	local what=$1 out=$2 msg=$3 rc
+	shift 3
+	timeout "$HANG" "$CGISNAP" "$@" "$out" 2>"$out.err"
+	rc=$?
+	check_eq 2 "$rc" "$what: exit status ($(cat "$out.err"))"
+	check_eq "$msg" "$(cat "$out.err")" "$what: the one line"
+	check_no_file "$out" "$what: nothing made"
+}
+
+# seed_times_out WHAT OUT CMD: a snapshot whose --seed-command is CMD times out.
+seed_times_out() {
+	times_out "$1" "$2" "cgisnap: error: --seed-command '$3': timed out after 400 ms" \
+		snapshot -q --root "$SITE" --site-url http://localhost:8080/ --seed-command "$3"
 }
 
 try "--seed-command that sleeps: timed out, exit 2, one line, nothing made, the command killed"
-cmd="echo \$\$ >'$TESTDIR/seed.pid'; sleep 30; echo /b.html"
-timeout "$HANG" "$CGISNAP" snapshot -q --root "$SITE" --site-url http://localhost:8080/ --seed-command "$cmd" \
-	"$TESTDIR/s1" 2>"$TESTDIR/s1.err"
-timed_out "seed" "$TESTDIR/s1" "$TESTDIR/s1.err" $? \
-	"cgisnap: error: --seed-command '$cmd': timed out after 400 ms"
+seed_times_out "seed" "$TESTDIR/s1" "echo \$\$ >'$TESTDIR/seed.pid'; sleep 30; echo /b.html"
 wait_until 5 gone "$TESTDIR/seed.pid"
 check_eq 0 $? "the command's shell is gone"
 
 try "a command that exits but leaves a child holding its stdout: timed out, the child killed too"
-cmd="echo /b.html; sh -c 'echo \$\$ >\"$TESTDIR/child.pid\"; exec sleep 30' &"
-timeout "$HANG" "$CGISNAP" snapshot -q --root "$SITE" --site-url http://localhost:8080/ --seed-command "$cmd" \
-	"$TESTDIR/s2" 2>"$TESTDIR/s2.err"
-timed_out "a child in the background" "$TESTDIR/s2" "$TESTDIR/s2.err" $? \
-	"cgisnap: error: --seed-command '$cmd': timed out after 400 ms"
+seed_times_out "a child in the background" "$TESTDIR/s2" \
+	"echo /b.html; sh -c 'echo \$\$ >\"$TESTDIR/child.pid\"; exec sleep 30' &"
 wait_until 5 gone "$TESTDIR/child.pid"
 check_eq 0 $? "the background child is gone ($(cat "$TESTDIR/child.pid" 2>/dev/null))"
 
 try "a command that closes its stdout and runs on: timed out (the wait for its exit is bounded too)"
-cmd="echo /b.html; exec >&-; sleep 30"
-timeout "$HANG" "$CGISNAP" snapshot -q --root "$SITE" --site-url http://localhost:8080/ --seed-command "$cmd" \
-	"$TESTDIR/s3" 2>"$TESTDIR/s3.err"
-timed_out "stdout closed" "$TESTDIR/s3" "$TESTDIR/s3.err" $? \
-	"cgisnap: error: --seed-command '$cmd': timed out after 400 ms"
+seed_times_out "stdout closed" "$TESTDIR/s3" "echo /b.html; exec >&-; sleep 30"
 
 try "--site-url-command that sleeps: timed out; a whole number of seconds is said in seconds"
-CGISNAP_TEST_SHCMD_TIMEOUT_MS=1000 timeout "$HANG" "$CGISNAP" snapshot -q --root "$SITE" \
-	--site-url-command 'sleep 30; echo http://localhost/' "$TESTDIR/s4" 2>"$TESTDIR/s4.err"
 # (snapshot says its site URL errors as usage errors, pointing at --help)
-check_eq 2 $? "exit status ($(cat "$TESTDIR/s4.err"))"
-check_eq 1 "$(wc -l <"$TESTDIR/s4.err")" "one line"
-check_contains "$(cat "$TESTDIR/s4.err")" \
-	"--site-url-command 'sleep 30; echo http://localhost/': timed out after 1 s" "the message"
-check_no_file "$TESTDIR/s4" "nothing made"
+cmd='sleep 30; echo http://localhost/'
+CGISNAP_TEST_SHCMD_TIMEOUT_MS=1000 times_out "site URL" "$TESTDIR/s4" \
+	"cgisnap snapshot: --site-url-command '$cmd': timed out after 1 s (see 'cgisnap snapshot --help')" \
+	snapshot -q --root "$SITE" --site-url-command "$cmd"
 
 try "watch --source-command that sleeps: timed out before watch makes anything"
-timeout "$HANG" "$CGISNAP" watch --root "$SITE" --source-command 'sleep 30; echo .' "$TESTDIR/w1" \
-	2>"$TESTDIR/w1.err"
-timed_out "watch" "$TESTDIR/w1" "$TESTDIR/w1.err" $? \
-	"cgisnap: error: --source-command 'sleep 30; echo .': timed out after 400 ms"
+times_out "watch" "$TESTDIR/w1" "cgisnap: error: --source-command 'sleep 30; echo .': timed out after 400 ms" \
+	watch --root "$SITE" --source-command 'sleep 30; echo .'
 
 try "a command within the bound: its answer is used"
 timeout "$HANG" "$CGISNAP" snapshot -q --root "$SITE" --site-url http://localhost:8080/ \
