@@ -105,3 +105,29 @@ raw_request() {
 	timeout 5 cat <&5
 	exec 5<&-
 }
+
+# fallback_origin: the set-up of the --fallback/--fill tests, the front
+# controller's answers read from stdin (shell, $REQUEST_URI in its
+# environment). Sets T (the standard tree), DOC (the origin's docroot:
+# front.cgi records each render's URL in $COUNT, then answers), ORIGIN
+# (serve's options for it), P and U (the port to serve on and its URL).
+fallback_origin() {
+	T=$TESTDIR/tree
+	make_tree "$T"
+	DOC=$TESTDIR/docroot
+	COUNT=$TESTDIR/renders
+	mkdir -p "$DOC"
+	{
+		printf '#!/bin/sh\necho "$REQUEST_URI" >>"%s"\n' "$COUNT"
+		cat
+	} >"$DOC/front.cgi"
+	chmod +x "$DOC/front.cgi"
+	ORIGIN=(--root "$DOC" --front-controller /front.cgi)
+	P=$(port 0)
+	U=http://127.0.0.1:$P
+}
+
+# renders URL: how many times fallback_origin's front controller rendered URL.
+renders() {
+	if [ -f "$COUNT" ]; then grep -c -- "^$1\$" "$COUNT"; else echo 0; fi
+}

@@ -6,21 +6,14 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-serve.sh"
 
-T=$TESTDIR/tree
-make_tree "$T"
-DOC=$TESTDIR/docroot
-COUNT=$TESTDIR/renders
-mkdir -p "$DOC"
 # The front controller renders every URL without a file under the root:
 # it records the render, sleeps so that concurrent requests overlap, and
 # answers according to the path.
-cat >"$DOC/front.cgi" <<EOF
-#!/bin/sh
-echo "\$REQUEST_URI" >>"$COUNT"
-case "\$REQUEST_URI" in
+fallback_origin <<'EOF'
+case "$REQUEST_URI" in
 /slow/*) sleep 0.5 ;;
 esac
-case "\$REQUEST_URI" in
+case "$REQUEST_URI" in
 /missing/*)
 	printf 'Status: 404 Not Found\r\nContent-Type: text/html\r\n\r\n<h1>origin 404</h1>\n' ;;
 /redirect)
@@ -32,18 +25,10 @@ case "\$REQUEST_URI" in
 	seq 1 2000 ;;
 *)
 	printf 'Content-Type: text/html; charset=utf-8\r\nSet-Cookie: session=secret\r\nX-Custom: kept\r\nCache-Control: private\r\n\r\n'
-	printf '<h1>rendered %s</h1>\n' "\$REQUEST_URI" ;;
+	printf '<h1>rendered %s</h1>\n' "$REQUEST_URI" ;;
 esac
 EOF
-chmod +x "$DOC/front.cgi"
-ORIGIN=(--root "$DOC" --front-controller /front.cgi)
-P=$(port 0)
-U=http://127.0.0.1:$P
 H=$TESTDIR/h
-
-renders() {
-	if [ -f "$COUNT" ]; then grep -c -- "^$1\$" "$COUNT"; else echo 0; fi
-}
 
 try "--fallback: a URL the tree lacks comes from the origin, Set-Cookie stripped"
 serve_start "$T" "$P" --fallback "${ORIGIN[@]}"

@@ -8,24 +8,9 @@
 . "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-serve.sh"
 
-T=$TESTDIR/tree
-make_tree "$T"
-DOC=$TESTDIR/docroot
-COUNT=$TESTDIR/renders
-mkdir -p "$DOC"
-cat >"$DOC/front.cgi" <<EOF
-#!/bin/sh
-echo "\$REQUEST_URI" >>"$COUNT"
-printf 'Content-Type: text/html; charset=utf-8\r\n\r\n<h1>rendered %s</h1>\n' "\$REQUEST_URI"
+fallback_origin <<'EOF'
+printf 'Content-Type: text/html; charset=utf-8\r\n\r\n<h1>rendered %s</h1>\n' "$REQUEST_URI"
 EOF
-chmod +x "$DOC/front.cgi"
-ORIGIN=(--root "$DOC" --front-controller /front.cgi)
-P=$(port 0)
-U=http://127.0.0.1:$P
-
-renders() {
-	if [ -f "$COUNT" ]; then grep -c -- "^$1\$" "$COUNT"; else echo 0; fi
-}
 
 try "--fill saves the row of the page it stored, and leaves every other row as it is"
 # Rows whose fingerprint is not what this cgisnap computes (as another
