@@ -8,7 +8,9 @@
 #include <sys/stat.h>
 
 #include "../../config/config.h"
+#include "log.h"
 #include "manifest.h"
+#include "tree.h"
 #include "unit.h"
 #include "xalloc.h"
 
@@ -28,6 +30,21 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
 	(void)ftw;
 	remove(path);
 	return 0;
+}
+
+char *unit_tree_open(struct tree *t, const char *tag, const char *sub)
+{
+	char err[ERR_LEN];
+	char *dir = unit_temp_dir(tag);
+	if (!dir) {
+		unit_fail(__FILE__, __LINE__, "cannot make a scratch directory for %s", tag);
+		exit(1);
+	}
+	char *path = sub ? xasprintf("%s/%s", dir, sub) : xstrdup(dir);
+	if (tree_open(t, path, true, err) < 0)
+		unit_fail(__FILE__, __LINE__, "%s", err);
+	free(path);
+	return dir;
 }
 
 void unit_remove_tree(const char *path)

@@ -9,6 +9,7 @@
 #ifndef CGISNAP_UNIT_HELPERS_H
 #define CGISNAP_UNIT_HELPERS_H
 
+struct tree;
 struct treeinfo;
 
 /* A fresh directory under $TMPDIR (or /tmp) named after tag, as a real
@@ -19,6 +20,12 @@ char *unit_temp_dir(const char *tag);
 /* Remove path and everything under it, never following a link; a path
  * still there afterwards fails the running test. */
 void unit_remove_tree(const char *path);
+
+/* A fresh scratch directory (unit_temp_dir(tag)) with a tree created and
+ * opened in t at dir/sub (sub NULL: the directory itself); a failure fails
+ * the running test. Returns the directory, for unit_remove_tree; the
+ * caller frees it. */
+char *unit_tree_open(struct tree *t, const char *tag, const char *sub);
 
 /* Write text to dir/name (created or emptied first). */
 void unit_put(const char *dir, const char *name, const char *text);

@@ -47,12 +47,10 @@ TEST(manifest_entry_dup_is_deep)
 
 TEST(manifest_round_trip)
 {
-	char path[] = "/tmp/cgisnap-man-XXXXXX";
-	CHECK(mkdtemp(path) != NULL);
-	char *treepath = xasprintf("%s/tree", path);
 	struct tree t;
+	char *path = unit_tree_open(&t, "man", "tree");
+	char *treepath = xasprintf("%s/tree", path);
 	char err[ERR_LEN];
-	CHECK_INT(0, tree_open(&t, treepath, true, err));
 
 	struct manifest m = MANIFEST_INIT;
 	CHECK_INT(0, manifest_load(&m, &t, err)); /* none yet: empty */
@@ -126,6 +124,7 @@ TEST(manifest_round_trip)
 	free(oldpath);
 	tree_close(&t);
 	unit_remove_tree(path);
+	free(path);
 	free(treepath);
 }
 
@@ -149,12 +148,10 @@ static struct manifest_entry *entry(const char *target, int i)
  * given lacks them; a process that never loaded can save one too. */
 TEST(manifest_save_delta_touches_only_what_it_is_given)
 {
-	char path[] = "/tmp/cgisnap-man-XXXXXX";
-	CHECK(mkdtemp(path) != NULL);
-	char *treepath = xasprintf("%s/tree", path);
 	struct tree t;
+	char *path = unit_tree_open(&t, "man", "tree");
+	char *treepath = xasprintf("%s/tree", path);
 	char err[ERR_LEN];
-	CHECK_INT(0, tree_open(&t, treepath, true, err));
 	struct manifest m = MANIFEST_INIT;
 	char target[32];
 	for (int i = 0; i < 50; i++) {
@@ -203,6 +200,7 @@ TEST(manifest_save_delta_touches_only_what_it_is_given)
 	strlist_clear(&dropped);
 	tree_close(&t);
 	unit_remove_tree(path);
+	free(path);
 	free(treepath);
 }
 
@@ -212,12 +210,10 @@ TEST(manifest_save_delta_touches_only_what_it_is_given)
  * is written back; the references of a replaced or dropped row go with it. */
 TEST(manifest_save_delta_without_a_load_reads_each_row_now)
 {
-	char path[] = "/tmp/cgisnap-man-XXXXXX";
-	CHECK(mkdtemp(path) != NULL);
-	char *treepath = xasprintf("%s/tree", path);
 	struct tree a, b;
+	char *path = unit_tree_open(&b, "man", "tree");
+	char *treepath = xasprintf("%s/tree", path);
 	char err[ERR_LEN];
-	CHECK_INT(0, tree_open(&b, treepath, true, err));
 	struct manifest m = MANIFEST_INIT;
 	manifest_put(&m, entry("/p1", 1));
 	manifest_put(&m, entry("/p2", 2));
@@ -268,6 +264,7 @@ TEST(manifest_save_delta_without_a_load_reads_each_row_now)
 	manifest_release(&r);
 	tree_close(&a);
 	unit_remove_tree(path);
+	free(path);
 	free(treepath);
 }
 
@@ -277,12 +274,10 @@ TEST(manifest_save_delta_without_a_load_reads_each_row_now)
  * back (its dependencies regrouped, in another order) is no change. */
 TEST(manifest_save_writes_only_changed_rows)
 {
-	char path[] = "/tmp/cgisnap-man-XXXXXX";
-	CHECK(mkdtemp(path) != NULL);
-	char *treepath = xasprintf("%s/tree", path);
 	struct tree t;
+	char *path = unit_tree_open(&t, "man", "tree");
+	char *treepath = xasprintf("%s/tree", path);
 	char err[ERR_LEN];
-	CHECK_INT(0, tree_open(&t, treepath, true, err));
 	struct manifest m = MANIFEST_INIT;
 	char target[32];
 	for (int i = 0; i < 100; i++) {
@@ -326,6 +321,7 @@ TEST(manifest_save_writes_only_changed_rows)
 	manifest_release(&m);
 	tree_close(&t);
 	unit_remove_tree(path);
+	free(path);
 	free(treepath);
 }
 
@@ -360,11 +356,9 @@ TEST(manifest_old_files_that_cannot_be_read_are_named)
 
 TEST(tree_lock_excludes_a_second_writer)
 {
-	char path[] = "/tmp/cgisnap-lock-XXXXXX";
-	CHECK(mkdtemp(path) != NULL);
 	struct tree a, b;
+	char *path = unit_tree_open(&a, "lock", NULL);
 	char err[ERR_LEN];
-	CHECK_INT(0, tree_open(&a, path, true, err));
 	CHECK_INT(0, tree_lock(&a, err));
 	/* flock is per open file description: a second open in another process
 	 * must fail while the first holds it. */
@@ -388,15 +382,14 @@ TEST(tree_lock_excludes_a_second_writer)
 	CHECK_INT(-1, tree_open(&missing, "/nonexistent/tree", false, err));
 	CHECK_STR("cannot open tree '/nonexistent/tree': No such file or directory", err);
 	unit_remove_tree(path);
+	free(path);
 }
 
 TEST(tree_settings_round_trip)
 {
-	char path[] = "/tmp/cgisnap-set-XXXXXX";
-	CHECK(mkdtemp(path) != NULL);
 	struct tree t;
+	char *path = unit_tree_open(&t, "set", NULL);
 	char err[ERR_LEN];
-	CHECK_INT(0, tree_open(&t, path, true, err));
 	struct site s = { 0 }, r = { 0 };
 	CHECK_INT(0, site_init(&s, "http://Example.org:8080/", err));
 	CHECK_INT(0, site_add_alias(&s, "https://www.example.org/", err));
@@ -412,17 +405,16 @@ TEST(tree_settings_round_trip)
 	site_release(&r);
 	tree_close(&t);
 	unit_remove_tree(path);
+	free(path);
 }
 
 /* A page published and pending, one pending whose rename never happened
  * and leftover temp files: what an interrupted run leaves. */
 TEST(manifest_journal_recovers_only_published_files)
 {
-	char path[] = "/tmp/cgisnap-man-XXXXXX";
-	CHECK(mkdtemp(path) != NULL);
 	struct tree t;
+	char *path = unit_tree_open(&t, "man", NULL);
 	char err[ERR_LEN];
-	CHECK_INT(0, tree_open(&t, path, true, err));
 	struct manifest_entry *e = manifest_entry_new("/a/");
 	e->key = xstrdup("a/index.html");
 	e->status = 200;
@@ -460,6 +452,7 @@ TEST(manifest_journal_recovers_only_published_files)
 	manifest_release(&m);
 	tree_close(&t);
 	unit_remove_tree(path);
+	free(path);
 }
 
 /* A pending removal whose file could not be removed (a symbolic link on
@@ -468,11 +461,9 @@ TEST(manifest_journal_recovers_only_published_files)
  * to another file keeps its row as the database holds it. */
 TEST(manifest_recover_keeps_a_failed_removal_only_for_a_target_without_a_row)
 {
-	char path[] = "/tmp/cgisnap-man-XXXXXX";
-	CHECK(mkdtemp(path) != NULL);
 	struct tree t;
+	char *path = unit_tree_open(&t, "man", NULL);
 	char err[ERR_LEN];
-	CHECK_INT(0, tree_open(&t, path, true, err));
 	char *elsewhere = xasprintf("%s/elsewhere", path);
 	CHECK_INT(0, mkdir(elsewhere, 0755));
 	CHECK_INT(0, symlinkat(elsewhere, t.fd, "l"));
@@ -510,6 +501,7 @@ TEST(manifest_recover_keeps_a_failed_removal_only_for_a_target_without_a_row)
 	tree_close(&t);
 	free(elsewhere);
 	unit_remove_tree(path);
+	free(path);
 }
 
 TEST(tree_claim_and_apart)
