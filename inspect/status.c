@@ -101,10 +101,10 @@ static void print_lastrun(const struct lastrun *lr)
 	printf("last run: %s at %s, %s s: %s (exit status %ld)\n", lr->command ? lr->command : "?", when,
 	       lr->seconds ? lr->seconds : "?", lr->result ? lr->result : "?", lr->exit_status);
 	printf("  %ld URLs: %ld stored (%ld new, %ld changed, %ld unchanged), %ld redirects, %ld not found, "
-	       "%ld failed, %ld skipped; %ld files removed\n",
+	       "%ld failed, %ld held, %ld skipped; %ld files removed\n",
 	       lr->urls, lr->stored_new + lr->stored_changed + lr->stored_unchanged, lr->stored_new,
-	       lr->stored_changed, lr->stored_unchanged, lr->redirects, lr->not_found, lr->failed, lr->skipped,
-	       lr->removed);
+	       lr->stored_changed, lr->stored_unchanged, lr->redirects, lr->not_found, lr->failed, lr->held,
+	       lr->skipped, lr->removed);
 	for (size_t i = 0; i < lr->errors.n; i++)
 		printf("  error: %s\n", lr->errors.items[i]);
 	if (lr->failures.n)

@@ -31,6 +31,7 @@ void lastrun_from_result(struct lastrun *lr, const char *command, const struct c
 	lr->redirects = res->redirects;
 	lr->not_found = res->not_found;
 	lr->failed = res->failed;
+	lr->held = res->held;
 	lr->skipped = res->skipped;
 	lr->removed = res->removed;
 	for (size_t i = 0; i < res->nfailures && i < LASTRUN_MAX_LIST; i++)
@@ -59,9 +60,9 @@ int lastrun_save(struct tree *t, const struct lastrun *lr, char *err)
 	add_line(&b, "result", lr->result);
 	buf_addf(&b, "exit-status = %ld\n", lr->exit_status);
 	buf_addf(&b, "urls = %ld\nnew = %ld\nchanged = %ld\nunchanged = %ld\nredirects = %ld\n"
-		 "not-found = %ld\nfailed = %ld\nskipped = %ld\nremoved = %ld\n",
+		 "not-found = %ld\nfailed = %ld\nheld = %ld\nskipped = %ld\nremoved = %ld\n",
 		 lr->urls, lr->stored_new, lr->stored_changed, lr->stored_unchanged, lr->redirects,
-		 lr->not_found, lr->failed, lr->skipped, lr->removed);
+		 lr->not_found, lr->failed, lr->held, lr->skipped, lr->removed);
 	for (size_t i = 0; i < lr->failures.n; i++)
 		add_line(&b, "failure", lr->failures.items[i]);
 	for (size_t i = 0; i < lr->errors.n; i++)
@@ -91,6 +92,7 @@ int lastrun_load(struct tree *t, struct lastrun *lr, bool *found, char *err)
 		{ "redirects", 0, OPT_INT, &lr->redirects, NULL, NULL, 0, big },
 		{ "not-found", 0, OPT_INT, &lr->not_found, NULL, NULL, 0, big },
 		{ "failed", 0, OPT_INT, &lr->failed, NULL, NULL, 0, big },
+		{ "held", 0, OPT_INT, &lr->held, NULL, NULL, 0, big },
 		{ "skipped", 0, OPT_INT, &lr->skipped, NULL, NULL, 0, big },
 		{ "removed", 0, OPT_INT, &lr->removed, NULL, NULL, 0, big },
 		{ "failure", 0, OPT_LIST, &lr->failures, NULL, NULL, 0, 0 },

@@ -8,7 +8,9 @@
  *   result = complete             (complete, partial, failed, interrupted)
  *   exit-status = 0
  *   urls = 613                    (and new, changed, unchanged, redirects,
- *                                  not-found, failed, skipped, removed)
+ *                                  not-found, failed, held, skipped, removed;
+ *                                  held: rendered while a source was being
+ *                                  written, not published, watch/stale.h)
  *   failure = /x.cgi: timed out after 30 s     (repeated, at most LASTRUN_MAX_LIST)
  *   error = the seed '/' answered 404          (repeated)
  *
@@ -35,7 +37,8 @@ struct lastrun {
 	char *seconds;     /* as written ("3.21"): a duration to show, never to compute with */
 	char *result;
 	long exit_status;
-	long urls, stored_new, stored_changed, stored_unchanged, redirects, not_found, failed, skipped, removed;
+	long urls, stored_new, stored_changed, stored_unchanged, redirects, not_found, failed, held, skipped,
+		removed;
 	struct strlist failures; /* "TARGET: REASON" */
 	struct strlist errors;
 };

@@ -47,7 +47,7 @@ check_contains "$st" "site: http://localhost:8080/" "site URL"
 check_contains "$st" "  --ignore-param utm_*" "the query policy it was made with"
 check_match "$st" "last run: watch \(initial snapshot\) at 20[0-9-]+ [0-9:]+ UTC, [0-9.]+ s: complete \(exit status 0\)" \
 	"last run"
-check_match "$st" "  $urls URLs: $files stored \([0-9]+ new, 0 changed, 0 unchanged\), [0-9]+ redirects, [0-9]+ not found, 0 failed, 0 skipped; 0 files removed" \
+check_match "$st" "  $urls URLs: $files stored \([0-9]+ new, 0 changed, 0 unchanged\), [0-9]+ redirects, [0-9]+ not found, 0 failed, 0 held, 0 skipped; 0 files removed" \
 	"its counts"
 
 try "why: a page's dependencies, grouped by kind"
@@ -121,7 +121,7 @@ try "status after a snapshot with failures: the result and each failure"
 check_eq 1 $? "the snapshot's exit status"
 st=$("$CGISNAP" status "$TESTDIR/e")
 check_match "$st" "last run: snapshot at [0-9-]+ [0-9:]+ UTC, [0-9.]+ s: partial \(exit status 1\)" "result"
-check_contains "$st" "  4 URLs: 2 stored (2 new, 0 changed, 0 unchanged), 0 redirects, 0 not found, 2 failed, 0 skipped" "counts"
+check_contains "$st" "  4 URLs: 2 stored (2 new, 0 changed, 0 unchanged), 0 redirects, 0 not found, 2 failed, 0 held, 0 skipped" "counts"
 check_contains "$st" "failures of the last run (2):" "failures heading"
 check_contains "$st" "  /crash.cgi: killed by signal 11 (SIGSEGV)" "a failure and why"
 check_contains "$st" "  /error.cgi: HTTP status 500" "another"

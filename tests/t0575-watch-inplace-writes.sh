@@ -185,6 +185,29 @@ wait_until "$WATCH_WAIT" _static_settled
 check_eq 0 $? "settled on version $s: $(tail -3 "$SLOG")"
 VERS=$SVERS/a.html check_versions "a.html"
 VERS=$SVERS/b.html check_versions "b.html"
+
+try "a page held while its source is being written: counted as held in lastrun and status"
+# Every batch of this site is a full re-crawl (no dependencies known),
+# and records its run: one that renders a.html while a writer still has
+# it open holds that page and says so, until the close re-renders it.
+(
+	exec 7>>"$SITE/a.html"
+	for i in 1 2 3 4 5 6; do
+		printf 'more %s\n' "$i" >&7
+		sleep 0.2
+	done
+) &
+writer=$!
+_held() {
+	cp "$SOUT/.cgisnap/lastrun" "$TESTDIR/lastrun" && "$CGISNAP" status "$SOUT" >"$TESTDIR/status" &&
+		grep -qx 'held = 1' "$TESTDIR/lastrun" && grep -qF ' 0 failed, 1 held, 0 skipped;' "$TESTDIR/status"
+}
+wait_until "$WATCH_WAIT" _held
+check_eq 0 $? "lastrun and status: one held ($(grep '^held' "$TESTDIR/lastrun"); $(tail -2 "$SLOG"))"
+wait "$writer"
+_published() { grep -qx 'more 6' "$SOUT/a.html"; }
+wait_until "$WATCH_WAIT" _published
+check_eq 0 $? "once closed, the page is published"
 watch_stop
 check_eq 0 "$WATCH_STATUS" "watch stopped cleanly"
 
