@@ -93,7 +93,11 @@ BUILD = build/san$(if $(WERROR),,-warn)
 else
 BUILD = build/obj$(if $(WERROR),,-warn)
 endif
-SRCS = crawlopts.c originopts.c profileopts.c $(wildcard lib/*.c snapshot/*.c serve/*.c watch/*.c bench/*.c config/*.c inspect/*.c)
+# lib/ is rooms (docs/hacking.md); the tracer, preloaded into CGI
+# programs, is built apart (TRACE_SRCS).
+TRACE_SRCS = lib/trace/preload.c
+SRCS = $(filter-out $(TRACE_SRCS),$(wildcard lib/*/*.c)) \
+	$(wildcard snapshot/*.c serve/*.c watch/*.c bench/*.c config/*.c inspect/*.c)
 OBJS = $(SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ = $(BUILD)/cgisnap.o
 UNIT_SRCS = $(wildcard tests/unit/*.c)
@@ -101,8 +105,7 @@ UNIT_OBJS = $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 UNIT_RUNNER = $(BUILD)/tests/unit-runner
 # The dependency tracer is preloaded into CGI programs (watch): it is never
 # built with the sanitizers, whose runtime must come first in a process.
-TRACE_SRCS = $(wildcard watch/trace/*.c)
-TRACE_LIB = $(if $(TRACE_SRCS),build/cgisnap-trace.so)
+TRACE_LIB = build/cgisnap-trace.so
 
 # The man page and the bash completion are made from the binary's own
 # --help texts: never out of step.
@@ -161,7 +164,7 @@ $(UNIT_RUNNER): $(UNIT_OBJS) $(OBJS)
 
 # The tracer's own flags (never SAN_FLAGS) take the user's CFLAGS and
 # LDFLAGS; a change of them rebuilds it, as for the objects.
-TRACE_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -fPIC $(CFLAGS)
+TRACE_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -fPIC -Ilib $(CFLAGS)
 TRACE_LDFLAGS = -shared $(LDFLAGS)
 
 build/TRACE_FLAGS: FORCE
@@ -169,7 +172,7 @@ build/TRACE_FLAGS: FORCE
 	@echo '$(CC) $(TRACE_CFLAGS) $(TRACE_LDFLAGS)' | cmp -s - $@ || \
 		echo '$(CC) $(TRACE_CFLAGS) $(TRACE_LDFLAGS)' > $@
 
-build/cgisnap-trace.so: $(TRACE_SRCS) build/TRACE_FLAGS
+build/cgisnap-trace.so: $(TRACE_SRCS) lib/trace/protocol.h build/TRACE_FLAGS
 	@$(if $(Q),echo '  LINK    $@')
 	$(Q)$(CC) $(TRACE_CFLAGS) $(TRACE_LDFLAGS) -o $@ $(TRACE_SRCS) -ldl
 
@@ -215,9 +218,9 @@ FUZZ_ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -Wshadow -Wno-s
 	-Ilib -Itests/fuzz $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null) \
 	$(FUZZ_SAN) $(FUZZ_CFLAGS)
 FUZZ_LIBS = $(shell $(PKG_CONFIG) --libs libxml-2.0 libcrypto 2>/dev/null) -lpthread
-FUZZ_LIB_SRCS = lib/buf.c lib/xalloc.c lib/log.c lib/hashmap.c lib/sha256.c lib/url.c \
-	lib/urlkey.c lib/cgiresp.c lib/spill.c lib/charset.c lib/css.c lib/links.c lib/robots.c \
-	lib/opts.c lib/reqpath.c lib/rewrite.c
+FUZZ_LIB_SRCS = $(addprefix lib/base/,buf.c xalloc.c log.c hashmap.c sha256.c spill.c opts.c rewrite.c) \
+	$(addprefix lib/url/,url.c urlkey.c reqpath.c) lib/origin/cgiresp.c \
+	$(addprefix lib/crawl/,charset.c css.c links.c robots.c)
 FUZZ_LIB_OBJS = $(FUZZ_LIB_SRCS:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_NAMES = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS = $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)

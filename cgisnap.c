@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "opts.h"
+#include "base/opts.h"
 
 struct command {
 	const char *name;

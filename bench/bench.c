@@ -19,19 +19,19 @@
 
 #include "commands.h"
 #include "loadgen.h"
-#include "log.h"
-#include "manifest.h"
-#include "opts.h"
-#include "origin.h"
-#include "originopts.h"
+#include "base/log.h"
+#include "tree/manifest.h"
+#include "base/opts.h"
+#include "origin/origin.h"
+#include "cli/originopts.h"
 #include "machine.h"
 #include "report.h"
 #include "reporthtml.h"
 #include "spawn.h"
 #include "targets.h"
-#include "tree.h"
-#include "url.h"
-#include "xalloc.h"
+#include "tree/tree.h"
+#include "url/url.h"
+#include "base/xalloc.h"
 
 #define DEFAULT_CONCURRENCY 10
 #define DEFAULT_DURATION_S 10.0

@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
 /* The longest head (status line and headers) accepted, and the longest
  * chunk-size or trailer line. */

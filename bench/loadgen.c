@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "httpresp.h"
-#include "log.h"
-#include "opts.h"
-#include "xalloc.h"
+#include "base/log.h"
+#include "base/opts.h"
+#include "base/xalloc.h"
 
 #ifndef CGISNAP_VERSION
 #define CGISNAP_VERSION "unknown"

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 double report_rps(const struct loadgen_result *r)
 {

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "loadgen.h"
 
 struct report_side {

@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "xalloc.h"
+#include "base/log.h"
+#include "base/xalloc.h"
 
 static void sleep_ms(long ms)
 {

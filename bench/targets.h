@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "manifest.h"
+#include "base/buf.h"
+#include "tree/manifest.h"
 
 /* 0 when path can be sent as a request target: it starts with '/' and has
  * no spaces or control characters; else -1 with err. */

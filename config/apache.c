@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "config.h"
-#include "log.h"
-#include "urlkey.h"
+#include "base/log.h"
+#include "url/urlkey.h"
 
 /* Accept-Encoding naming gzip (or x-gzip) with a q-value above 0, as
  * serve/http.c reads it. */

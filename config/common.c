@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "config.h"
-#include "log.h"
-#include "urlkey.h"
-#include "xalloc.h"
+#include "base/log.h"
+#include "url/urlkey.h"
+#include "base/xalloc.h"
 
 /* The extensions urlkey.h's mime_from_name knows, grouped by the type it
  * gives them. The types themselves come from mime_from_name, so that the

@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "log.h"
-#include "opts.h"
-#include "publish.h"
-#include "xalloc.h"
+#include "base/log.h"
+#include "base/opts.h"
+#include "tree/publish.h"
+#include "base/xalloc.h"
 
 #ifndef CGISNAP_VERSION
 #define CGISNAP_VERSION "unknown"

@@ -18,7 +18,7 @@
 
 #include <stdbool.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "treeinfo.h"
 
 #define CONFIG_DEFAULT_LISTEN "127.0.0.1:8080"
@@ -73,7 +73,7 @@ void apache_write(struct buf *out, struct config_maps *maps, const struct treein
  * *type "text/html; charset=utf-8". Static strings. */
 size_t config_type_groups(size_t i, const char **type, const char **exts);
 
-/* Regular expressions (PCRE, case-insensitive) for what lib/reqpath.h
+/* Regular expressions (PCRE, case-insensitive) for what lib/url/reqpath.h
  * refuses with 400, to be matched anywhere in the path part of the raw
  * request target (the writers anchor them: nginx on $request_uri, Apache
  * on THE_REQUEST): bad escapes; encoded '\' or control bytes; a raw

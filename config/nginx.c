@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "config.h"
-#include "hashmap.h"
-#include "log.h"
+#include "base/hashmap.h"
+#include "base/log.h"
 
 /* The statuses nginx's "return CODE URL" sends with a Location. */
 static const int redirect_codes[] = { 301, 302, 303, 307, 308 };

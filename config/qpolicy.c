@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "config.h"
-#include "hashmap.h"
-#include "xalloc.h"
+#include "base/hashmap.h"
+#include "base/xalloc.h"
 
 bool config_query_policy(const struct site *s)
 {

@@ -8,12 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "answer.h"
-#include "log.h"
-#include "reqpath.h"
-#include "tree.h"
-#include "urlkey.h"
-#include "xalloc.h"
+#include "tree/answer.h"
+#include "base/log.h"
+#include "url/reqpath.h"
+#include "tree/tree.h"
+#include "url/urlkey.h"
+#include "base/xalloc.h"
 
 void treeinfo_init(struct treeinfo *ti, const char *site_url)
 {

@@ -34,9 +34,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "buf.h"
-#include "manifest.h"
-#include "url.h"
+#include "base/buf.h"
+#include "tree/manifest.h"
+#include "url/url.h"
 
 /* One URL the configuration answers on its own. */
 struct ti_entry {

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "log.h"
+#include "base/log.h"
 
 int inspect_open(struct inspected *in, const char *dir, char *err)
 {

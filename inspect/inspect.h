@@ -5,9 +5,9 @@
 #ifndef CGISNAP_INSPECT_H
 #define CGISNAP_INSPECT_H
 
-#include "manifest.h"
-#include "tree.h"
-#include "url.h"
+#include "tree/manifest.h"
+#include "tree/tree.h"
+#include "url/url.h"
 
 struct inspected {
 	struct tree tree;

@@ -7,10 +7,10 @@
 
 #include "commands.h"
 #include "inspect.h"
-#include "lastrun.h"
-#include "log.h"
-#include "opts.h"
-#include "xalloc.h"
+#include "crawl/lastrun.h"
+#include "base/log.h"
+#include "base/opts.h"
+#include "base/xalloc.h"
 
 static void print_help(void)
 {

@@ -7,10 +7,10 @@
 
 #include "commands.h"
 #include "inspect.h"
-#include "log.h"
-#include "opts.h"
-#include "tree.h"
-#include "xalloc.h"
+#include "base/log.h"
+#include "base/opts.h"
+#include "tree/tree.h"
+#include "base/xalloc.h"
 
 static char *why_path;
 

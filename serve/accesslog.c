@@ -18,9 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "log.h"
-#include "xalloc.h"
+#include "base/buf.h"
+#include "base/log.h"
+#include "base/xalloc.h"
 
 /* Beyond this much unwritten text (the disk is stuck), lines are dropped. */
 #define ACCESSLOG_HARD_LIMIT (16 * ACCESSLOG_FLUSH_AT)

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hashmap.h"
+#include "base/hashmap.h"
 #include "safeopen.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 #define SHARDS 16
 #define ROUTES_PER_SHARD 4096

@@ -14,10 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "hashmap.h"
-#include "log.h"
-#include "xalloc.h"
+#include "base/clock.h"
+#include "base/hashmap.h"
+#include "base/log.h"
+#include "base/xalloc.h"
 
 /* Per-connection memory: request line and headers must fit in part of it
  * (libmicrohttpd answers 431/414 beyond). libmicrohttpd clears the pool

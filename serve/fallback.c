@@ -12,16 +12,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hashmap.h"
-#include "log.h"
-#include "origin.h"
-#include "originopts.h"
-#include "publish.h"
-#include "relist.h"
-#include "sha256.h"
-#include "spill.h"
-#include "urlkey.h"
-#include "xalloc.h"
+#include "base/hashmap.h"
+#include "base/log.h"
+#include "origin/origin.h"
+#include "cli/originopts.h"
+#include "tree/publish.h"
+#include "base/relist.h"
+#include "base/sha256.h"
+#include "base/spill.h"
+#include "url/urlkey.h"
+#include "base/xalloc.h"
 
 /* --fill stores no target with more path segments, nor a longer key: a
  * client asking for /a/a/a/... must not build a directory chain, and the

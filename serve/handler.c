@@ -35,10 +35,10 @@
 #include "daemons.h"
 #include "fallback.h"
 #include "http.h"
-#include "log.h"
-#include "reqpath.h"
+#include "base/log.h"
+#include "url/reqpath.h"
 #include "serve.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 /* Targets up to this long live inside the record. */
 #define INLINE_TARGET 472

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "opts.h"
+#include "base/log.h"
+#include "base/opts.h"
 
 /* Write "ADDR:PORT" of the socket address into a->text. */
 static void describe(struct listen_addr *a)

@@ -8,12 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "answer.h"
-#include "buf.h"
-#include "log.h"
+#include "tree/answer.h"
+#include "base/buf.h"
+#include "base/log.h"
 #include "serve.h"
-#include "urlkey.h"
-#include "xalloc.h"
+#include "url/urlkey.h"
+#include "base/xalloc.h"
 
 #define NOT_FOUND_HTML "<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>" \
 	"<body><h1>Not Found</h1><p>The requested URL was not found on this server.</p></body></html>\n"

@@ -29,9 +29,9 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#include "manifest.h"
-#include "tree.h"
-#include "url.h"
+#include "tree/manifest.h"
+#include "tree/tree.h"
+#include "url/url.h"
 
 struct cache;
 struct accesslog;

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fswatch.h"
-#include "log.h"
-#include "manifest.h"
-#include "tree.h"
-#include "xalloc.h"
+#include "base/fswatch.h"
+#include "base/log.h"
+#include "tree/manifest.h"
+#include "tree/tree.h"
+#include "base/xalloc.h"
 
 #define WATCH_WANT (FSW_WATCH_WRITES | FSW_WATCH_NAMES | FSW_WATCH_SELF | FSW_WATCH_ATTRIB | \
 		    FSW_WATCH_MODIFY | FSW_WATCH_NOFOLLOW)

@@ -1,6 +1,6 @@
 /* serve/treewatch.h - inotify on a whole snapshot tree, as a stream of
  * "this file changed" / "everything under this directory changed" calls,
- * on lib/fswatch.h (which keeps the tree's directories watched).
+ * on lib/base/fswatch.h (which keeps the tree's directories watched).
  *
  * Every directory of the tree gets a watch (symbolic links are not
  * followed; dot-directories other than the top .cgisnap/ are skipped, as

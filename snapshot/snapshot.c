@@ -7,15 +7,15 @@
 #include <time.h>
 
 #include "commands.h"
-#include "crawlopts.h"
-#include "deprec.h"
-#include "depstate.h"
-#include "links.h"
-#include "log.h"
-#include "originopts.h"
-#include "profileopts.h"
-#include "tracer.h"
-#include "xalloc.h"
+#include "cli/crawlopts.h"
+#include "deps/deprec.h"
+#include "deps/depstate.h"
+#include "crawl/links.h"
+#include "base/log.h"
+#include "cli/originopts.h"
+#include "cli/profileopts.h"
+#include "trace/tracer.h"
+#include "base/xalloc.h"
 
 /* The status of a snapshot stopped by SIGINT (128 + 2, as a shell says). */
 #define EXIT_INTERRUPTED 130

@@ -1,6 +1,6 @@
 # tests/lib-serve.sh - helpers for the 'cgisnap serve' tests (t04xx).
 # Source after lib.sh. Trees are built by hand, in the documented text
-# format (lib/manifest.h: what cgisnap ls prints, and older trees kept),
+# format (lib/tree/manifest.h: what cgisnap ls prints, and older trees kept),
 # then turned into tree.db by cgisnap's own migration (manifest_commit),
 # so these tests do not depend on the crawler.
 

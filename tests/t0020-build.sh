@@ -13,26 +13,26 @@ plain_make() {
 try "plain make warns without -Werror; DEVELOPER=1 and make test use it"
 out=$(plain_make -n -B cgisnap)
 check_eq 0 $? "make -n status: $out"
-check_match "$out" "-Wall -Wextra .*-c -o build/obj-warn/lib/buf.o lib/buf.c" "compiles lib/buf.c apart"
+check_match "$out" "-Wall -Wextra .*-c -o build/obj-warn/lib/base/buf.o lib/base/buf.c" "compiles lib/base/buf.c apart"
 check_not_contains "$out" "-Werror" "plain make"
 out=$(plain_make -n -B cgisnap DEVELOPER=1)
-check_match "$out" "-Werror.*-c -o build/obj/lib/buf.o lib/buf.c" "DEVELOPER=1"
+check_match "$out" "-Werror.*-c -o build/obj/lib/base/buf.o lib/base/buf.c" "DEVELOPER=1"
 # make test passes DEVELOPER=1 to the build it starts (and to tests/run).
 out=$(plain_make -n -B test T=t9999-none)
-check_match "$out" "-Werror.*-c -o build/obj/lib/buf.o lib/buf.c" "make test"
+check_match "$out" "-Werror.*-c -o build/obj/lib/base/buf.o lib/base/buf.c" "make test"
 check_match "$out" "tests/run t9999-none" "make test runs the tests"
 out=$(plain_make -n -B unit)
-check_match "$out" "-Werror.*-c -o build/obj/lib/buf.o lib/buf.c" "make unit"
+check_match "$out" "-Werror.*-c -o build/obj/lib/base/buf.o lib/base/buf.c" "make unit"
 out=$(plain_make -n -B unit DEVELOPER=0)
 check_not_contains "$out" "-Werror" "make unit DEVELOPER=0"
 out=$(plain_make -n -B cgisnap SANITIZE=1)
-check_match "$out" "-c -o build/san-warn/lib/buf.o lib/buf.c" "plain SANITIZE=1 apart"
+check_match "$out" "-c -o build/san-warn/lib/base/buf.o lib/base/buf.c" "plain SANITIZE=1 apart"
 check_not_contains "$out" "-Werror" "plain SANITIZE=1"
 
 try "make install puts the site profiles under PREFIX/share/cgisnap/profiles, where the binary looks"
 out=$(plain_make -n -B install PREFIX=/opt/t0020 DESTDIR=/tmp/t0020-destdir)
 check_eq 0 $? "make -n status: $out"
-check_match "$out" "CGISNAP_PROFILEDIR='\"/opt/t0020/share/cgisnap/profiles\"'.*-c -o build/obj-warn/profileopts.o" \
+check_match "$out" "CGISNAP_PROFILEDIR='\"/opt/t0020/share/cgisnap/profiles\"'.*-c -o build/obj-warn/lib/cli/profileopts.o" \
 	"the binary is told PREFIX's directory"
 check_match "$out" "install -d .*/tmp/t0020-destdir/opt/t0020/share/cgisnap/profiles" "the directory made under DESTDIR"
 check_match "$out" "install -m 644 .*profiles/dokuwiki.conf.* /tmp/t0020-destdir/opt/t0020/share/cgisnap/profiles/" \
@@ -61,8 +61,8 @@ try "make clean removes the outputs of every mode, the tracer, the man page and 
 mkdir -p "$TESTDIR/copy" && cp "$ROOT/Makefile" "$TESTDIR/copy/"
 (
 	cd "$TESTDIR/copy" &&
-		mkdir -p build/obj/lib build/san/lib build/obj-warn/lib build/san-warn/lib build/fuzz/tests/fuzz &&
-		touch build/obj/lib/buf.o build/san/lib/buf.o build/obj-warn/lib/buf.o build/san-warn/lib/buf.o \
+		mkdir -p build/obj/lib/base build/san/lib/base build/obj-warn/lib/base build/san-warn/lib/base build/fuzz/tests/fuzz &&
+		touch build/obj/lib/base/buf.o build/san/lib/base/buf.o build/obj-warn/lib/base/buf.o build/san-warn/lib/base/buf.o \
 			build/fuzz/tests/fuzz/fuzz_url.o \
 			build/cgisnap-trace.so build/cgisnap.1 build/LINKED build/TRACE_FLAGS cgisnap
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # t0076-shcmd-timeout: the commands that ask the site itself
 # (--seed-command, --site-url-command, watch's --source-command) are
-# bounded (lib/shcmd.h: 60 s, here a few hundred ms through the test hook
+# bounded (lib/base/shcmd.h: 60 s, here a few hundred ms through the test hook
 # CGISNAP_TEST_SHCMD_TIMEOUT_MS). One that sleeps, one that exits but
 # leaves a child holding its stdout, one that closes its stdout and runs
 # on: exit 2, one line naming the option, the command and the bound,

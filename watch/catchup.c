@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fswatch.h"
-#include "hashmap.h"
-#include "xalloc.h"
+#include "base/fswatch.h"
+#include "base/hashmap.h"
+#include "base/xalloc.h"
 
 struct walk {
 	struct timespec after; /* since, less the slack */

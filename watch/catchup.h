@@ -22,9 +22,9 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "deps.h"
-#include "manifest.h"
+#include "tree/manifest.h"
 
 #define CATCHUP_SLACK_MS 10
 

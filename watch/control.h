@@ -38,9 +38,9 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "buf.h"
-#include "crawl.h"
-#include "tree.h"
+#include "base/buf.h"
+#include "crawl/crawl.h"
+#include "tree/tree.h"
 
 #define CONTROL_NAME "control"
 /* A request longer than this is refused (a notify names a few pages). */

@@ -10,10 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fswatch.h"
-#include "log.h"
-#include "tree.h"
-#include "xalloc.h"
+#include "base/fswatch.h"
+#include "base/log.h"
+#include "tree/tree.h"
+#include "base/xalloc.h"
 
 /* ---- the changes of a batch ---- */
 

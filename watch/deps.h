@@ -1,5 +1,5 @@
 /* deps.h - which pages a set of changed source files affects (the
- * recording of dependencies as the crawl renders is lib/deprec.h).
+ * recording of dependencies as the crawl renders is lib/deps/deprec.h).
  *
  * Three sources of knowledge, used together:
  *   - recorded dependencies (CGI origins, traced): the manifest's deps,
@@ -29,13 +29,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "crawl.h"
-#include "deprec.h"
-#include "hashmap.h"
-#include "manifest.h"
-#include "rewrite.h"
-#include "url.h"
+#include "base/buf.h"
+#include "crawl/crawl.h"
+#include "deps/deprec.h"
+#include "base/hashmap.h"
+#include "tree/manifest.h"
+#include "base/rewrite.h"
+#include "url/url.h"
 
 /* The changes of one batch: absolute path -> FSW_* flags (fswatch.h),
  * merged over every event of the path; and the pages 'cgisnap notify'

@@ -14,9 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "tree.h"
-#include "xalloc.h"
+#include "base/log.h"
+#include "tree/tree.h"
+#include "base/xalloc.h"
 
 extern char **environ;
 

@@ -25,7 +25,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
 /* The files under .cgisnap/ a mirror must have for serve (tree.db, which
  * watch checkpoints before the hook runs, so that it holds everything

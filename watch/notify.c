@@ -14,14 +14,14 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "clock.h"
+#include "base/buf.h"
+#include "base/clock.h"
 #include "commands.h"
 #include "control.h"
-#include "log.h"
-#include "opts.h"
-#include "tree.h"
-#include "xalloc.h"
+#include "base/log.h"
+#include "base/opts.h"
+#include "tree/tree.h"
+#include "base/xalloc.h"
 
 #define DEFAULT_TIMEOUT_S 300
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fswatch.h"
+#include "base/fswatch.h"
 
 void settle_init(struct settle *s, long window_ms, long cap_ms)
 {

@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "hashmap.h"
+#include "base/hashmap.h"
 
 /* Why a batch is due. */
 enum settle_why {

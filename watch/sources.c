@@ -8,10 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "buf.h"
-#include "log.h"
+#include "base/buf.h"
+#include "base/log.h"
 #include "scan.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 /* What a directory of a source tree asks for: names written, appearing
  * and going away, and the directory itself going away; and every write,

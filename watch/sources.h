@@ -1,6 +1,6 @@
 /* sources.h - watching the site's sources for changes: whole directory
  * trees and single files, as a stream of "this path changed" events, on
- * top of lib/fswatch.h (which holds the inotify mechanism: watches, the
+ * top of lib/base/fswatch.h (which holds the inotify mechanism: watches, the
  * events' paths, trees kept watched).
  *
  * Steps:
@@ -32,7 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "fswatch.h"
+#include "base/fswatch.h"
 
 /* The events are struct fsw_events with the FSW_* flags of fswatch.h, and
  * these two of the sources' own. */

@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include <string.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "settle.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 void stale_init(struct stale *s, struct srcwatch *fsw, bool traced, bool (*ignored)(void *arg, const char *path),
 		void *arg)

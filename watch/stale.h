@@ -38,10 +38,10 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "crawl.h"
-#include "fswatch.h"
-#include "hashmap.h"
-#include "log.h"
+#include "crawl/crawl.h"
+#include "base/fswatch.h"
+#include "base/hashmap.h"
+#include "base/log.h"
 #include "sources.h"
 
 /* How long a file written and not closed holds the pages that read it. */

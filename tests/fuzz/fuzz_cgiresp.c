@@ -1,4 +1,4 @@
-/* fuzz_cgiresp.c - the CGI response parser (lib/cgiresp.h).
+/* fuzz_cgiresp.c - the CGI response parser (lib/origin/cgiresp.h).
  *
  * The input is a CGI program's whole output. Invariants: the result is a
  * cgiresp_kind or -1; a refusal is one line of printable ASCII; a parsed
@@ -12,8 +12,8 @@
 
 #include <strings.h>
 
-#include "cgiresp.h"
-#include "log.h"
+#include "origin/cgiresp.h"
+#include "base/log.h"
 
 static bool is_tchar(unsigned char c)
 {
@@ -21,7 +21,7 @@ static bool is_tchar(unsigned char c)
 	       (c && strchr("!#$%&'*+-.^_`|~", c));
 }
 
-/* origin_response_release() is in lib/origin.c, which would bring the three
+/* origin_response_release() is in lib/origin/origin.c, which would bring the three
  * origins and libcurl into this target; these are the fields the parser
  * fills. */
 static void release(struct origin_response *rs)

@@ -1,4 +1,4 @@
-/* fuzz_links_css.c - links of stylesheets (lib/links.h, links_check.h).
+/* fuzz_links_css.c - links of stylesheets (lib/crawl/links.h, links_check.h).
  *
  * The input is a stylesheet, read as text/css: every link a resource, the
  * extraction never fails.

@@ -1,4 +1,4 @@
-/* fuzz_links_html.c - links of HTML pages (lib/links.h, links_check.h).
+/* fuzz_links_html.c - links of HTML pages (lib/crawl/links.h, links_check.h).
  *
  * The input is a page; it is read as text/html (encoding sniffed), as
  * text/html declared windows-1252 and as application/xhtml+xml.

@@ -1,4 +1,4 @@
-/* fuzz_links_xml.c - links of feeds and sitemaps (lib/links.h,
+/* fuzz_links_xml.c - links of feeds and sitemaps (lib/crawl/links.h,
  * links_check.h).
  *
  * The input is an XML document, read as application/rss+xml and as text/xml

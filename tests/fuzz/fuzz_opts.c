@@ -1,4 +1,4 @@
-/* fuzz_opts.c - option files (opts_load_file in lib/opts.h).
+/* fuzz_opts.c - option files (opts_load_file in lib/base/opts.h).
  *
  * The input is an option file, handed to the parser through a memfd (it
  * reads files by path). The tables hold one option of each type.
@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "opts.h"
+#include "base/opts.h"
 
 struct values {
 	bool verbose;

@@ -1,4 +1,4 @@
-/* fuzz_reqpath.c - the request-path check of serve (lib/reqpath.h).
+/* fuzz_reqpath.c - the request-path check of serve (lib/url/reqpath.h).
  *
  * The input is a request target as it arrives (origin or absolute form).
  * Invariants: the answer is 0, 400 or 404; an accepted target's path is
@@ -15,9 +15,9 @@
  */
 #include "fuzz.h"
 
-#include "reqpath.h"
-#include "url.h"
-#include "urlkey.h"
+#include "url/reqpath.h"
+#include "url/url.h"
+#include "url/urlkey.h"
 
 static int hex(char c)
 {

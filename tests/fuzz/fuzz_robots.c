@@ -1,4 +1,4 @@
-/* fuzz_robots.c - robots.txt (robots_parse, robots_allowed in lib/robots.h).
+/* fuzz_robots.c - robots.txt (robots_parse, robots_allowed in lib/crawl/robots.h).
  *
  * The input is a robots.txt. Invariants: every rule is written as
  * canonical targets are (printable ASCII, upper-case %XX escapes);
@@ -10,7 +10,7 @@
  */
 #include "fuzz.h"
 
-#include "robots.h"
+#include "crawl/robots.h"
 
 static bool is_hex_upper(char c)
 {

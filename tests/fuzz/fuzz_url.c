@@ -1,4 +1,4 @@
-/* fuzz_url.c - URL normalisation and resolution (lib/url.h).
+/* fuzz_url.c - URL normalisation and resolution (lib/url/url.h).
  *
  * The input is a URL or a reference as a page could write it. Invariants:
  * a normalised URL is printable ASCII without '#', its escapes upper-case
@@ -11,7 +11,7 @@
  */
 #include "fuzz.h"
 
-#include "url.h"
+#include "url/url.h"
 
 static const char *const bases[] = {
 	"http://wiki.example.com/doku.php?id=wiki:syntax&do=edit",

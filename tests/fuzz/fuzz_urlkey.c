@@ -1,4 +1,4 @@
-/* fuzz_urlkey.c - the keys of canonical targets (lib/urlkey.h).
+/* fuzz_urlkey.c - the keys of canonical targets (lib/url/urlkey.h).
  *
  * The input is up to 16 request targets, one a line, as clients send them.
  * A line may start with a letter naming the response's content type (h
@@ -16,9 +16,9 @@
  */
 #include "fuzz.h"
 
-#include "buf.h"
-#include "url.h"
-#include "urlkey.h"
+#include "base/buf.h"
+#include "url/url.h"
+#include "url/urlkey.h"
 
 #define MAX_LINES 16
 

@@ -1,5 +1,5 @@
 /* tests/fuzz/links_check.h - what the link extraction targets (fuzz_links_*.c)
- * check of every link reported (lib/links.h): an absolute, normalised
+ * check of every link reported (lib/crawl/links.h): an absolute, normalised
  * http(s) URL without fragment, flags only LINK_NOFOLLOW and LINK_RESOURCE
  * (and LINK_RESOURCE for everything in CSS), each (URL, flags) pair once.
  */
@@ -8,9 +8,9 @@
 
 #include "fuzz.h"
 
-#include "hashmap.h"
-#include "links.h"
-#include "url.h"
+#include "base/hashmap.h"
+#include "crawl/links.h"
+#include "url/url.h"
 
 struct links_seen {
 	struct hashmap pairs; /* "F URL" for each link so far */

@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 
 #include "../../config/config.h"
-#include "log.h"
-#include "manifest.h"
-#include "tree.h"
+#include "base/log.h"
+#include "tree/manifest.h"
+#include "tree/tree.h"
 #include "unit.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 char *unit_temp_dir(const char *tag)
 {

@@ -1,11 +1,11 @@
-/* test_answer.c - what a tree answers for a URL (lib/answer.c): a table
+/* test_answer.c - what a tree answers for a URL (lib/tree/answer.c): a table
  * of manifest entries and unlisted targets, the order of the questions
  * included (a recorded status wins over a file the entry names). */
 #include <stdlib.h>
 
-#include "answer.h"
+#include "tree/answer.h"
 #include "unit.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 TEST(answer_table)
 {

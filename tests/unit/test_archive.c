@@ -1,7 +1,7 @@
 /* test_archive.c - which responses are archives made on the fly (archive.h). */
 #include <stddef.h>
 
-#include "archive.h"
+#include "crawl/archive.h"
 #include "unit.h"
 
 TEST(archive_by_content_type)

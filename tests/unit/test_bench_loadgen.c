@@ -17,9 +17,9 @@
 
 #include "../../bench/loadgen.h"
 #include "../../bench/targets.h"
-#include "log.h"
+#include "base/log.h"
 #include "unit.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 enum mode {
 	M_FIXED,    /* 200, "hello", keep-alive unless the request says close */

@@ -7,7 +7,7 @@
 
 #include "../../bench/report.h"
 #include "unit.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 static struct loadgen_result *result(long long complete, double elapsed)
 {

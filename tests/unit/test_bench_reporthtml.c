@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "../../bench/reporthtml.h"
-#include "log.h"
+#include "base/log.h"
 #include "unit.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 static struct loadgen_result *result(long long complete)
 {

@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "unit.h"
 
 TEST(buf_formats_and_grows)

@@ -1,5 +1,5 @@
 /* test_canonical.c - --canonical 'REGEX => URL' rules: parsing and its
- * errors (lib/rewrite.c, site_add_canonical), matching (first rule wins,
+ * errors (lib/base/rewrite.c, site_add_canonical), matching (first rule wins,
  * groups, the replacement canonicalised), the set-up check for literal
  * loops, and what cgisnap config writes of them (config/common.c, nginx.c,
  * apache.c). t0397 runs them in a crawl, serve, nginx and Apache. */
@@ -9,11 +9,11 @@
 
 #include "../../config/config.h"
 #include "helpers.h"
-#include "log.h"
-#include "rewrite.h"
+#include "base/log.h"
+#include "base/rewrite.h"
 #include "unit.h"
-#include "url.h"
-#include "xalloc.h"
+#include "url/url.h"
+#include "base/xalloc.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgienv.h"
+#include "origin/cgienv.h"
 #include "helpers.h"
-#include "log.h"
-#include "origin.h"
+#include "base/log.h"
+#include "origin/origin.h"
 #include "unit.h"
-#include "url.h"
-#include "xalloc.h"
+#include "url/url.h"
+#include "base/xalloc.h"
 
 /* The value of NAME in env, or NULL. */
 static const char *env_get(const struct strlist *env, const char *name)

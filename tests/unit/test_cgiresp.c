@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgiresp.h"
-#include "log.h"
+#include "origin/cgiresp.h"
+#include "base/log.h"
 #include "unit.h"
 
 struct parse_case {

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "charset.h"
+#include "base/buf.h"
+#include "crawl/charset.h"
 #include "unit.h"
 
 /* The UTF-8 of s decoded as kind with the HTTP charset http (or NULL); the

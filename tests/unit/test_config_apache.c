@@ -4,10 +4,10 @@
 #include <stdlib.h>
 
 #include "../../config/config.h"
-#include "log.h"
+#include "base/log.h"
 #include "helpers.h"
 #include "unit.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 static void blog(struct treeinfo *ti)
 {

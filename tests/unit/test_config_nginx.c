@@ -6,11 +6,11 @@
 #include <stdlib.h>
 
 #include "../../config/config.h"
-#include "log.h"
+#include "base/log.h"
 #include "helpers.h"
 #include "unit.h"
-#include "urlkey.h"
-#include "xalloc.h"
+#include "url/urlkey.h"
+#include "base/xalloc.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

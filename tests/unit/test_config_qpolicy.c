@@ -6,9 +6,9 @@
 
 #include "../../config/config.h"
 #include "helpers.h"
-#include "log.h"
+#include "base/log.h"
 #include "unit.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -11,10 +11,10 @@
 
 #include "../../config/treeinfo.h"
 #include "helpers.h"
-#include "log.h"
+#include "base/log.h"
 #include "unit.h"
-#include "urlkey.h"
-#include "xalloc.h"
+#include "url/urlkey.h"
+#include "base/xalloc.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,8 +1,8 @@
 /* test_css.c - the URL references of a stylesheet, unresolved (css.h). */
 #include <string.h>
 
-#include "buf.h"
-#include "css.h"
+#include "base/buf.h"
+#include "crawl/css.h"
 #include "unit.h"
 
 /* The references as "[ref]" one after another, so order, empty values and

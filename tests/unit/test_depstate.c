@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "depstate.h"
-#include "log.h"
-#include "origin.h"
-#include "tree.h"
-#include "xalloc.h"
+#include "deps/depstate.h"
+#include "base/log.h"
+#include "origin/origin.h"
+#include "tree/tree.h"
+#include "base/xalloc.h"
 #include "helpers.h"
 #include "unit.h"
 

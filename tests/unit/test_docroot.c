@@ -7,14 +7,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "docroot.h"
+#include "origin/docroot.h"
 #include "helpers.h"
-#include "log.h"
-#include "origin.h"
-#include "tree.h"
+#include "base/log.h"
+#include "origin/origin.h"
+#include "tree/tree.h"
 #include "unit.h"
-#include "url.h"
-#include "xalloc.h"
+#include "url/url.h"
+#include "base/xalloc.h"
 
 struct docroot_row {
 	const char *target;

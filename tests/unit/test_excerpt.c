@@ -1,12 +1,12 @@
-/* test_excerpt.c - the text lines shown of a failed response (lib/excerpt.c):
+/* test_excerpt.c - the text lines shown of a failed response (lib/crawl/excerpt.c):
  * a table of bodies and the lines they give. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "excerpt.h"
+#include "base/buf.h"
+#include "crawl/excerpt.h"
 #include "unit.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 TEST(excerpt_table)
 {

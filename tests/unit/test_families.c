@@ -1,12 +1,12 @@
-/* test_families.c - what the query parameters of a crawl did (lib/families.c). */
+/* test_families.c - what the query parameters of a crawl did (lib/crawl/families.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "families.h"
-#include "log.h"
-#include "rewrite.h"
+#include "crawl/families.h"
+#include "base/log.h"
+#include "base/rewrite.h"
 #include "unit.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 /* A sha256 in hex whose first 64 bits are n: one distinct body per n. */
 static const char *body(int n)

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fswatch.h"
-#include "log.h"
-#include "xalloc.h"
+#include "base/fswatch.h"
+#include "base/log.h"
+#include "base/xalloc.h"
 #include "helpers.h"
 #include "unit.h"
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "hashmap.h"
+#include "base/hashmap.h"
 #include "unit.h"
 
 #define N 10000

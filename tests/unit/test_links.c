@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "links.h"
+#include "base/buf.h"
+#include "crawl/links.h"
 #include "unit.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 #define PAGE "http://site.test/dir/page.html"
 

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "links.h"
+#include "base/buf.h"
+#include "crawl/links.h"
 #include "unit.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 #define FEED "http://blog.test/feed/"
 

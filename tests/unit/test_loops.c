@@ -1,10 +1,10 @@
-/* test_loops.c - spotting pager and calendar loops (lib/loops.c). */
+/* test_loops.c - spotting pager and calendar loops (lib/crawl/loops.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "loops.h"
+#include "crawl/loops.h"
 #include "unit.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 TEST(loops_a_pager_is_named_once)
 {

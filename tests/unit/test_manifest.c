@@ -6,14 +6,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "manifest.h"
-#include "publish.h"
-#include "sha256.h"
-#include "tree.h"
+#include "base/log.h"
+#include "tree/manifest.h"
+#include "tree/publish.h"
+#include "base/sha256.h"
+#include "tree/tree.h"
 #include "helpers.h"
 #include "unit.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 /* A copy owns its strings: freeing the original leaves it whole. */
 TEST(manifest_entry_dup_is_deep)

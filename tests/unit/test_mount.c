@@ -1,10 +1,10 @@
 /* test_mount.c - parsing --script-alias/--path-alias values and matching
- * request paths against their prefixes (lib/mount.c). */
+ * request paths against their prefixes (lib/origin/mount.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "log.h"
-#include "mount.h"
+#include "base/log.h"
+#include "origin/mount.h"
 #include "unit.h"
 
 TEST(mount_parse_values)

@@ -4,8 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "opts.h"
-#include "xalloc.h"
+#include "base/opts.h"
+#include "base/xalloc.h"
 #include "unit.h"
 
 static bool flag, quiet, verbose;

@@ -19,13 +19,13 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "log.h"
-#include "origin.h"
-#include "originopts.h"
+#include "base/log.h"
+#include "origin/origin.h"
+#include "cli/originopts.h"
 #include "unit.h"
-#include "url.h"
-#include "urlkey.h"
-#include "xalloc.h"
+#include "url/url.h"
+#include "url/urlkey.h"
+#include "base/xalloc.h"
 
 #define DOCROOT "tests/fixtures/cgi/docroot"
 

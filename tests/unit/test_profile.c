@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crawlopts.h"
+#include "cli/crawlopts.h"
 #include "helpers.h"
-#include "originopts.h"
-#include "profile.h"
-#include "profileopts.h"
+#include "cli/originopts.h"
+#include "cli/profile.h"
+#include "cli/profileopts.h"
 #include "unit.h"
 
 /* The unit runner runs in the checkout (make unit). */

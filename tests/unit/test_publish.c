@@ -8,13 +8,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "buf.h"
-#include "log.h"
-#include "publish.h"
-#include "sha256.h"
+#include "base/buf.h"
+#include "base/log.h"
+#include "tree/publish.h"
+#include "base/sha256.h"
 #include "helpers.h"
 #include "unit.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 static int make_tree(char *path)
 {

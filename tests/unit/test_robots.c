@@ -1,7 +1,7 @@
 /* test_robots.c - robots.txt groups, patterns and sitemaps (robots.h). */
 #include <stdlib.h>
 
-#include "robots.h"
+#include "crawl/robots.h"
 #include "unit.h"
 
 struct verdict {

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "../../serve/accesslog.h"
-#include "log.h"
+#include "base/log.h"
 #include "unit.h"
 
 TEST(serve_accesslog_format_combined)

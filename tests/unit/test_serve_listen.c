@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "../../serve/listen.h"
-#include "log.h"
+#include "base/log.h"
 #include "unit.h"
 
 TEST(serve_listen_parse_table)

@@ -1,9 +1,9 @@
-/* test_serve_path.c - the request-target guard (lib/reqpath.c): a table
+/* test_serve_path.c - the request-target guard (lib/url/reqpath.c): a table
  * of hostile and harmless targets, in the spirit of darkhttpd's
  * test_make_safe_uri. */
 
-#include "buf.h"
-#include "reqpath.h"
+#include "base/buf.h"
+#include "url/reqpath.h"
 #include "unit.h"
 
 TEST(serve_path_table)

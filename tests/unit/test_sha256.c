@@ -1,6 +1,6 @@
 /* test_sha256.c - SHA-256 against the FIPS 180-4 / NIST example vectors. */
 
-#include "sha256.h"
+#include "base/sha256.h"
 #include "unit.h"
 
 TEST(sha256_standard_vectors)

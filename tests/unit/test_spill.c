@@ -7,10 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "log.h"
-#include "sha256.h"
-#include "spill.h"
+#include "base/buf.h"
+#include "base/log.h"
+#include "base/sha256.h"
+#include "base/spill.h"
 #include "unit.h"
 
 TEST(spill_stays_in_memory_up_to_the_threshold)

@@ -2,9 +2,9 @@
  * targets, as table tests. */
 #include <stdlib.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "unit.h"
-#include "url.h"
+#include "url/url.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -3,11 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "buf.h"
-#include "log.h"
-#include "sha256.h"
+#include "base/buf.h"
+#include "base/log.h"
+#include "base/sha256.h"
 #include "unit.h"
-#include "urlkey.h"
+#include "url/urlkey.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "origin.h"
+#include "base/log.h"
+#include "origin/origin.h"
 #include "../../watch/deps.h"
-#include "fswatch.h"
+#include "base/fswatch.h"
 #include "helpers.h"
 #include "unit.h"
-#include "tree.h"
-#include "xalloc.h"
+#include "tree/tree.h"
+#include "base/xalloc.h"
 
 /* The index over m: saved to a fresh tree's database, as watch's batch
  * saves it before the next lookups. ix_close removes the tree. */

@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "log.h"
-#include "xalloc.h"
+#include "base/buf.h"
+#include "base/log.h"
+#include "base/xalloc.h"
 #include "../../watch/exec.h"
 #include "../../watch/scan.h"
 #include "helpers.h"

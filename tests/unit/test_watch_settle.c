@@ -3,7 +3,7 @@
  * open save waiting out the quiet window, the cap, the temporary names. */
 #include <stdio.h>
 
-#include "fswatch.h"
+#include "base/fswatch.h"
 #include "../../watch/settle.h"
 #include "unit.h"
 

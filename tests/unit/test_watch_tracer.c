@@ -12,10 +12,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "log.h"
-#include "xalloc.h"
-#include "../../lib/tracer.h"
+#include "base/buf.h"
+#include "base/log.h"
+#include "base/xalloc.h"
+#include "trace/tracer.h"
 #include "helpers.h"
 #include "unit.h"
 

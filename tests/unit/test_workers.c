@@ -10,11 +10,11 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "log.h"
-#include "opts.h"
-#include "spill.h"
+#include "base/log.h"
+#include "base/opts.h"
+#include "base/spill.h"
 #include "unit.h"
-#include "workers.h"
+#include "origin/workers.h"
 
 TEST(workers_php_args_turn_opcache_on_and_keep_the_session_directory)
 {

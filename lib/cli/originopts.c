@@ -1,0 +1,157 @@
+/* originopts.c - the origin's command-line options (originopts.h). */
+#include "cli/originopts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "base/buf.h"
+#include "base/log.h"
+#include "base/shcmd.h"
+#include "url/url.h"
+#include "origin/workers.h"
+#include "base/xalloc.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+struct origin_config origin_options;
+char *origin_site_url_command;
+
+const struct opt origin_opts[] = {
+	{ "root", 0, OPT_STR, &origin_options.root, "DIR",
+	  "document root: its scripts run without a web server (or via --fastcgi)", 0, 0 },
+	{ "cgi", 0, OPT_LIST, &origin_options.cgi, "EXT=PROGRAM",
+	  "run *.EXT files through PROGRAM, e.g. php=php-cgi (repeatable)", 0, 0 },
+	{ "cgi-spawn", 0, OPT_LIST, &origin_options.cgi_spawn, "EXT=COMMAND",
+	  "run *.EXT on a pool of --jobs FastCGI workers COMMAND starts (sh -c 'exec COMMAND'): a"
+	  " listening socket as fd 0, its path in $FCGI_SOCKET or for {socket}, e.g."
+	  " php='php-cgi -b {socket}' (repeatable)", 0, 0 },
+	{ "cgi-mode", 0, OPT_STR, &origin_options.cgi_mode, "MODE",
+	  "workers (default): php-cgi as persistent FastCGI workers, one per job, opcache on (traced"
+	  " per request under watch); fork: a process per render, as *.cgi always gets", 0, 0 },
+	{ "cgi-max-requests", 0, OPT_INT, &origin_options.cgi_max_requests, "N",
+	  "restart a worker (php-cgi, --cgi-spawn) after N requests (default " STR(WORKERS_MAX_REQUESTS) ")", 1,
+	  100000000 },
+	{ "static-ext", 0, OPT_LIST, &origin_options.static_exts, "EXT",
+	  "publish *.EXT as it is, though it looks like a script ('': no extension)", 0, 0 },
+	{ "index", 0, OPT_STR, &origin_options.index, "NAMES",
+	  "directory index files (default " ORIGIN_INDEX ")", 0, 0 },
+	{ "front-controller", 0, OPT_STR, &origin_options.front_controller, "PATH",
+	  "script answering URLs that match no file, e.g. /index.php", 0, 0 },
+	{ "script-alias", 0, OPT_LIST, &origin_options.script_aliases, "/PREFIX=PROGRAM",
+	  "run PROGRAM for /PREFIX and all under it, the rest as PATH_INFO (repeatable)", 0, 0 },
+	{ "path-alias", 0, OPT_LIST, &origin_options.path_aliases, "/PREFIX=DIR",
+	  "serve /PREFIX from DIR, files and scripts, as under --root (repeatable)", 0, 0 },
+	{ "no-follow-symlinks", 0, OPT_BOOL, &origin_options.no_follow_symlinks, NULL,
+	  "refuse symbolic links under --root or a --path-alias DIR that lead out of it", 0, 0 },
+	{ "env", 0, OPT_LIST, &origin_options.env, "NAME=VALUE",
+	  "add to the CGI environment (repeatable)", 0, 0 },
+	{ "no-php-defaults", 0, OPT_BOOL, &origin_options.no_php_defaults, NULL,
+	  "run php-cgi without cgisnap's opcache and session settings", 0, 0 },
+	{ "fastcgi", 0, OPT_STR, &origin_options.fastcgi, "ADDR",
+	  "FastCGI server, unix:/path/sock or HOST:PORT (with --root)", 0, 0 },
+	{ "origin", 0, OPT_STR, &origin_options.origin_url, "URL",
+	  "HTTP server to render through, e.g. http://127.0.0.1:8080/", 0, 0 },
+	{ "wait", 0, OPT_STR, &origin_options.wait, "S",
+	  "--origin: at least S seconds (fractional: 0.5) between the starts of two requests, over"
+	  " all --jobs connections together (wget's --wait; default 0)", 0, 0 },
+	{ "user-agent", 0, OPT_STR, &origin_options.user_agent, "STR",
+	  "--origin: send User-Agent STR (default " ORIGIN_USER_AGENT ")", 0, 0 },
+	{ "header", 0, OPT_LIST, &origin_options.headers, "'NAME: VALUE'",
+	  "--origin: send this header with every request (repeatable; 'NAME:' removes one libcurl sends)",
+	  0, 0 },
+	{ "netrc", 0, OPT_STR, &origin_options.netrc, "FILE",
+	  "--origin: basic auth from FILE, netrc lines 'machine HOST login USER password PW' (not"
+	  " read by default, as curl)", 0, 0 },
+	{ "site-url", 0, OPT_STR, &origin_options.site_url, "URL",
+	  "the site's public address (default: --site-url-command's, else --origin, else " ORIGIN_SITE_URL ")",
+	  0, 0 },
+	{ "site-url-command", 0, OPT_STR, &origin_site_url_command, "CMD",
+	  "without --site-url, run CMD (sh -c, in --root) and take the line it prints as --site-url (profiles:"
+	  " WordPress's home option)", 0, 0 },
+	{ "alias", 0, OPT_LIST, &origin_options.aliases, "URL",
+	  "another address of the same site (repeatable)", 0, 0 },
+	{ "timeout", 0, OPT_INT, &origin_options.timeout_s, "S",
+	  "seconds one render may take (default " STR(ORIGIN_TIMEOUT_S) ")", 1, 86400 },
+	{ "max-output", 0, OPT_INT, &origin_options.max_output_mb, "MB",
+	  "largest response accepted, in MiB (default " STR(ORIGIN_MAX_OUTPUT_MB) "; a crawl skips larger ones)",
+	  1, 16384 },
+	OPT_END
+};
+
+/* What a command printed, for a one-line message: at most 200 bytes, its
+ * final newline dropped, each other control character (a newline too) as
+ * '?'. The caller frees it. */
+static char *printed_text(const struct buf *out)
+{
+	size_t len = out->len;
+	if (len && out->data[len - 1] == '\n')
+		len--;
+	size_t n = len < 200 ? len : 200;
+	char *t = xstrndup(out->data ? out->data : "", n);
+	for (char *c = t; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	if (n < len) {
+		char *longer = xasprintf("%s...", t);
+		free(t);
+		t = longer;
+	}
+	return t;
+}
+
+int origin_opts_site_url(char *err)
+{
+	const char *cmd = origin_site_url_command, *dir = origin_options.root;
+	struct buf out = BUF_INIT;
+	char *printed = NULL, *line = NULL;
+	int status, rc = -1;
+	bool too_long;
+	if (origin_options.site_url || !cmd)
+		return 0;
+	if (shcmd_output("--site-url-command", cmd, dir, SITE_URL_COMMAND_MAX, &out, &status, &too_long, err) < 0)
+		return -1;
+	printed = printed_text(&out);
+	/* First: cut short, the command dies of SIGPIPE. */
+	if (too_long) {
+		err_set(err, "--site-url-command '%s' printed more than %d bytes, not one site URL ('%s')", cmd,
+			SITE_URL_COMMAND_MAX, printed);
+		goto out;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		if (WIFEXITED(status))
+			err_set(err, "--site-url-command '%s' exited %d (it printed '%s')", cmd, WEXITSTATUS(status),
+				printed);
+		else
+			err_set(err, "--site-url-command '%s' was killed by signal %d (it printed '%s')", cmd,
+				WTERMSIG(status), printed);
+		goto out;
+	}
+	/* One line: its newline (or CRLF) optional, nothing after it. */
+	size_t n = out.len;
+	if (n && out.data[n - 1] == '\n')
+		n--;
+	if (n && out.data[n - 1] == '\r')
+		n--;
+	if (!n || memchr(out.data, '\n', n) || memchr(out.data, '\0', n)) {
+		err_set(err, "--site-url-command '%s' printed '%s', not one line with the site URL", cmd, printed);
+		goto out;
+	}
+	line = xstrndup(out.data, n);
+	/* Checked as site_init checks --site-url. */
+	const char *why;
+	char *norm = url_normalize_why(line, &why);
+	if (!norm) {
+		err_set(err, "--site-url-command '%s' printed '%s', not a site URL: %s", cmd, printed, why);
+		goto out;
+	}
+	origin_options.site_url = norm;
+	rc = 1;
+out:
+	free(line);
+	free(printed);
+	buf_release(&out);
+	return rc;
+}

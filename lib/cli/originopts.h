@@ -1,0 +1,35 @@
+/* originopts.h - the origin's command-line options (--root, --cgi,
+ * --fastcgi, --origin, --site-url, --timeout, ...) and the configuration
+ * they fill, for each command that renders: snapshot, watch, serve and
+ * bench. Program code, not lib/: the library owns no command line, and
+ * takes an explicit struct origin_config.
+ *
+ * Steps: put origin_opts in the command's option tables; after parsing,
+ * origin_opts_site_url(), origin_defaults(&origin_options), then
+ * origin_open(&origin_options, ...). opts_release() frees what the options
+ * filled. */
+#ifndef CGISNAP_ORIGINOPTS_H
+#define CGISNAP_ORIGINOPTS_H
+
+#include "base/opts.h"
+#include "origin/origin.h"
+
+extern struct origin_config origin_options;
+extern const struct opt origin_opts[];
+
+/* --site-url-command CMD: asks the application for its site URL. Not in
+ * struct origin_config: the library never runs it, the command line does. */
+extern char *origin_site_url_command;
+
+/* The largest output of --site-url-command read: one URL. */
+#define SITE_URL_COMMAND_MAX 4096
+
+/* When --site-url is not given and --site-url-command is: run the command
+ * (sh -c, in --root, else here; its stderr is the user's) and make its one
+ * output line --site-url, checked as --site-url is. 1 when it ran and set
+ * origin_options.site_url, 0 when there was nothing to run, -1 with err
+ * naming the command and what it printed: it failed, printed nothing or
+ * more than one line, or not a site URL. Never prints. */
+int origin_opts_site_url(char *err);
+
+#endif

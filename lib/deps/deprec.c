@@ -1,0 +1,362 @@
+/* deprec.c - the recording of dependencies from the crawl's render hooks
+ * (see deprec.h). */
+#include "deps/deprec.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/log.h"
+#include "tree/manifest.h"
+#include "tree/tree.h"
+#include "base/xalloc.h"
+
+/* ---- what the renders tell: dependencies and the site's own writes ---- */
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Whether path is one of the roots or under one. */
+static bool under_roots(const struct strlist *roots, const char *path)
+{
+	for (size_t r = 0; r < roots->n; r++) {
+		const char *root = roots->items[r];
+		size_t n = strlen(root);
+		if (!strncmp(path, root, n) && (path[n] == '/' || path[n] == '\0' || root[n - 1] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* Whether a traced path may be a dependency: under a root, or anywhere
+ * but the skipped directories. */
+static bool recordable(const struct dep_recorder *r, const char *path)
+{
+	if (under_roots(&r->roots, path))
+		return true;
+	if (!r->anywhere)
+		return false;
+	size_t n = strlen(path);
+	for (size_t i = 0; i < r->skip.n; i++) {
+		const char *s = r->skip.items[i];
+		size_t len = strlen(s);
+		if (!strncmp(path, s, len) || (len == n + 1 && s[n] == '/' && !strncmp(path, s, n)))
+			return false; /* under it, or the directory itself */
+	}
+	/* The directories above a root: the walk to it (PHP's realpath),
+	 * not the site's data. */
+	for (size_t i = 0; i < r->roots.n; i++)
+		if (!strncmp(r->roots.items[i], path, n) && (r->roots.items[i][n] == '/' || n == 1))
+			return false;
+	return true;
+}
+
+/* Keep only the traced paths under the roots, each by its real path when
+ * that is under a root too: the tracer reports the path the program
+ * opened (--root/lib/tpl/x through the link lib/tpl), inotify the real
+ * one (/var/lib/.../tpl/x, under a --source). out ends sorted. */
+static void filter_deps(const struct dep_recorder *r, const struct strlist *in, struct strlist *out)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		const char *p = in->items[i];
+		char *real = tree_real_path(p);
+		if (real && recordable(r, real))
+			strlist_add(out, real);
+		else if (recordable(r, p))
+			strlist_add(out, p);
+		free(real);
+	}
+	strlist_sort(out);
+	strlist_uniq(out);
+}
+
+/* A page that read this many files of one directory read it wholesale. */
+#define CONTENTS_MIN 32
+
+/* The parent directory of path, as a length (0 for none). */
+static size_t dir_len(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash && slash != path ? (size_t)(slash - path) : 0;
+}
+
+/* Keep a page's dependencies small: an existence check of a file the page
+ * also read says nothing more, and many reads in one directory (a
+ * backlinks page reads every page) become one C line for the directory. */
+static void compact_deps(struct manifest_entry *e)
+{
+	struct strlist exist = STRLIST_INIT, read = STRLIST_INIT;
+	for (size_t i = 0; i < e->deps_exist.n; i++)
+		if (!bsearch(&e->deps_exist.items[i], e->deps_read.items, e->deps_read.n, sizeof(char *),
+			     cmp_strp))
+			strlist_add(&exist, e->deps_exist.items[i]);
+	strlist_clear(&e->deps_exist);
+	e->deps_exist = exist;
+
+	struct hashmap per_dir = HASHMAP_INIT; /* directory -> files read in it */
+	for (size_t i = 0; i < e->deps_read.n; i++) {
+		const char *p = e->deps_read.items[i];
+		size_t len = dir_len(p);
+		if (!len)
+			continue;
+		char *dir = xstrndup(p, len);
+		uintptr_t n = (uintptr_t)hashmap_get(&per_dir, dir);
+		hashmap_put(&per_dir, dir, (void *)(n + 1));
+		free(dir);
+	}
+	for (size_t i = 0; i < e->deps_read.n; i++) {
+		const char *p = e->deps_read.items[i];
+		size_t len = dir_len(p);
+		char *dir = len ? xstrndup(p, len) : NULL;
+		uintptr_t n = dir ? (uintptr_t)hashmap_get(&per_dir, dir) : 0;
+		if (n < CONTENTS_MIN) {
+			strlist_add(&read, p);
+			free(dir);
+		} else if (!strlist_contains(&e->deps_contents, dir)) {
+			strlist_add_owned(&e->deps_contents, dir);
+		} else {
+			free(dir);
+		}
+	}
+	hashmap_release(&per_dir);
+	strlist_sort(&e->deps_contents);
+	strlist_clear(&e->deps_read);
+	e->deps_read = read;
+}
+
+/* path was written by a render of this run. Locked. */
+static void note_written_locked(struct dep_recorder *r, const char *path)
+{
+	if (!hashmap_put(&r->written, path, (void *)1))
+		strlist_add(&r->fresh, path);
+	hashmap_put(&r->run_written, path, (void *)1);
+}
+
+static void record_render(void *arg, struct manifest_entry *e, const struct origin_response *rs)
+{
+	struct dep_recorder *r = arg;
+	if (e) {
+		filter_deps(r, &rs->deps_read, &e->deps_read);
+		filter_deps(r, &rs->deps_exist, &e->deps_exist);
+		filter_deps(r, &rs->deps_listed, &e->deps_listed);
+		compact_deps(e);
+		if (rs->untraced)
+			strlist_add(&e->deps_untraced, rs->untraced);
+	}
+	if (e && rs->untraced) {
+		pthread_mutex_lock(&r->lock);
+		bool first = !hashmap_get(&r->untraced, rs->untraced);
+		if (first)
+			hashmap_put(&r->untraced, rs->untraced, (void *)1);
+		pthread_mutex_unlock(&r->lock);
+		if (first)
+			log_warn("'%s' %s: its pages cannot be traced and re-render on every change", rs->untraced,
+				 rs->untraced_why ? rs->untraced_why : "was not traced");
+	}
+	/* Files a render wrote (caches, indexes) are the site's own state:
+	 * watch ignores their events. Every render counts, whatever it
+	 * answered or whether it failed. */
+	struct strlist real = STRLIST_INIT; /* written through a link: the event comes there */
+	for (size_t i = 0; i < rs->deps_written.n; i++) {
+		char *p = tree_real_path(rs->deps_written.items[i]);
+		if (p && strcmp(p, rs->deps_written.items[i]))
+			strlist_add(&real, p);
+		free(p);
+	}
+	pthread_mutex_lock(&r->lock);
+	for (size_t i = 0; i < rs->deps_written.n; i++)
+		note_written_locked(r, rs->deps_written.items[i]);
+	for (size_t i = 0; i < real.n; i++)
+		note_written_locked(r, real.items[i]);
+	pthread_mutex_unlock(&r->lock);
+	strlist_clear(&real);
+}
+
+/* Written paths looked at after each run besides those the run wrote and
+ * those found gone last time: the rest of the set is gone through this
+ * many at a time, in turn, so that a path no render writes again is
+ * still forgotten one day, at a cost per run that does not grow with
+ * the set. */
+#define VANISHED_ROUND 64
+
+/* Renders write temporary files and rename them away (the wiki's cache):
+ * the set of written paths would grow for as long as watch runs. A path
+ * gone at the end of two runs in a row is forgotten: by then watch has
+ * read the events its writes caused (they arrive while the first run
+ * renders), so forgetting it starts no batch. A render writing it again
+ * puts it back. Only the paths this run wrote, those found gone last
+ * time and VANISHED_ROUND others in turn are looked at. */
+static void forget_vanished_writes(struct dep_recorder *r)
+{
+	struct strlist look = STRLIST_INIT, gone = STRLIST_INIT;
+	size_t it = 0;
+	const char *k;
+	while (hashmap_next(&r->run_written, &it, &k, NULL))
+		strlist_add(&look, k);
+	it = 0;
+	while (hashmap_next(&r->vanished, &it, &k, NULL))
+		strlist_add(&look, k);
+	for (int i = 0; i < VANISHED_ROUND && r->written.count; i++) {
+		if (!hashmap_next(&r->written, &r->round, &k, NULL)) {
+			r->round = 0;
+			if (!hashmap_next(&r->written, &r->round, &k, NULL))
+				break;
+		}
+		strlist_add(&look, k);
+	}
+	strlist_sort(&look);
+	strlist_uniq(&look);
+	for (size_t i = 0; i < look.n; i++) {
+		k = look.items[i];
+		if (!hashmap_get(&r->written, k)) {
+			hashmap_remove(&r->vanished, k);
+			continue;
+		}
+		struct stat st;
+		bool exists = lstat(k, &st) == 0 || errno != ENOENT;
+		if (exists)
+			hashmap_remove(&r->vanished, k);
+		else if (hashmap_get(&r->vanished, k))
+			strlist_add(&gone, k);
+		else
+			hashmap_put(&r->vanished, k, (void *)1);
+	}
+	for (size_t i = 0; i < gone.n; i++) {
+		hashmap_remove(&r->written, gone.items[i]);
+		hashmap_remove(&r->vanished, gone.items[i]);
+	}
+	hashmap_release(&r->run_written);
+	strlist_clear(&look);
+	strlist_clear(&gone);
+}
+
+/* Files a render wrote are the site's own state, never dependencies:
+ * drop them from e's R and E lists. Locked. */
+static void drop_written(struct dep_recorder *r, struct manifest_entry *e)
+{
+	for (const char *kind = "RE"; *kind; kind++) {
+		struct strlist *l = manifest_deps(e, *kind), keep = STRLIST_INIT;
+		for (size_t i = 0; i < l->n; i++)
+			if (!hashmap_get(&r->written, l->items[i]))
+				strlist_add(&keep, l->items[i]);
+		strlist_clear(l);
+		*l = keep;
+	}
+}
+
+/* The pages not changed by this run whose lists hold a path first
+ * written now, found by the database's index (their rows are as the
+ * last run saved them), appended to changed. -1 with err. */
+static int first_written_dependents(struct dep_recorder *r, struct manifest *m, struct strlist *changed,
+				    struct tree *t, char *err)
+{
+	struct hashmap seen = HASHMAP_INIT;
+	struct strlist deps = STRLIST_INIT;
+	int rc = 0;
+	for (size_t i = 0; i < changed->n; i++)
+		hashmap_put(&seen, changed->items[i], (void *)1);
+	for (size_t i = 0; rc == 0 && i < r->fresh.n; i++)
+		for (const char *kind = "RE"; rc == 0 && *kind; kind++)
+			rc = manifest_dependents(t, *kind, r->fresh.items[i], &deps, err);
+	for (size_t i = 0; rc == 0 && i < deps.n; i++) {
+		struct manifest_entry *e = manifest_get(m, deps.items[i]);
+		if (!e || hashmap_get(&seen, e->target))
+			continue;
+		hashmap_put(&seen, e->target, (void *)1);
+		drop_written(r, e);
+		strlist_add(changed, e->target);
+	}
+	hashmap_release(&seen);
+	strlist_clear(&deps);
+	return rc;
+}
+
+static void record_commit(void *arg, struct manifest *m, struct strlist *changed, struct tree *t)
+{
+	struct dep_recorder *r = arg;
+	char err[ERR_LEN];
+	pthread_mutex_lock(&r->lock);
+	for (size_t i = 0; changed && i < changed->n; i++) {
+		struct manifest_entry *e = manifest_get(m, changed->items[i]);
+		if (e)
+			drop_written(r, e);
+	}
+	/* Older pages can hold only the paths first written now. Without
+	 * the index (an error reading it) every page is gone through. */
+	if (changed && first_written_dependents(r, m, changed, t, err) < 0) {
+		log_warn("%s", err);
+		changed = NULL;
+	}
+	if (!changed) {
+		size_t it = 0;
+		void *v;
+		while (hashmap_next(&m->entries, &it, NULL, &v))
+			drop_written(r, v);
+	}
+	strlist_clear(&r->fresh);
+	forget_vanished_writes(r);
+	pthread_mutex_unlock(&r->lock);
+}
+
+void dep_recorder_init(struct dep_recorder *r)
+{
+	memset(r, 0, sizeof *r);
+	pthread_mutex_init(&r->lock, NULL);
+}
+
+struct crawl_hooks dep_recorder_hooks(struct dep_recorder *r)
+{
+	struct crawl_hooks h = { record_render, record_commit, r, NULL, NULL };
+	return h;
+}
+
+bool dep_recorder_written(struct dep_recorder *r, const char *path)
+{
+	pthread_mutex_lock(&r->lock);
+	bool written = hashmap_get(&r->written, path) != NULL;
+	pthread_mutex_unlock(&r->lock);
+	return written;
+}
+
+void dep_recorder_note_written(struct dep_recorder *r, const char *path)
+{
+	pthread_mutex_lock(&r->lock);
+	note_written_locked(r, path);
+	pthread_mutex_unlock(&r->lock);
+}
+
+void dep_recorder_written_list(struct dep_recorder *r, struct strlist *out)
+{
+	struct strlist all = STRLIST_INIT;
+	pthread_mutex_lock(&r->lock);
+	size_t it = 0;
+	const char *k;
+	while (hashmap_next(&r->written, &it, &k, NULL))
+		strlist_add(&all, k);
+	pthread_mutex_unlock(&r->lock);
+	strlist_sort(&all);
+	for (size_t i = 0; i < all.n; i++) {
+		struct stat st;
+		if (recordable(r, all.items[i]) && lstat(all.items[i], &st) == 0)
+			strlist_add(out, all.items[i]);
+	}
+	strlist_clear(&all);
+}
+
+void dep_recorder_release(struct dep_recorder *r)
+{
+	strlist_clear(&r->roots);
+	strlist_clear(&r->skip);
+	hashmap_release(&r->written);
+	hashmap_release(&r->run_written);
+	strlist_clear(&r->fresh);
+	hashmap_release(&r->vanished);
+	hashmap_release(&r->untraced);
+	pthread_mutex_destroy(&r->lock);
+	memset(r, 0, sizeof *r);
+}

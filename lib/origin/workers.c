@@ -1,0 +1,712 @@
+/* workers.c - the pool of persistent FastCGI workers (workers.h).
+ *
+ * Workers are started with fork, not posix_spawn: PR_SET_PDEATHSIG must
+ * be set in the child before exec. cgisnap is threaded, so between fork
+ * and exec the child makes system calls only, on arguments prepared
+ * before the fork. The death signal comes when the thread that forked
+ * ends, not only the process, and render threads come and go (a crawl's
+ * end, watch's batches): every worker is forked by one thread of the
+ * pool's own, the spawner, which lives until workers_close. A worker
+ * found dead when taken all the same is simply started again.
+ *
+ * Tracing (cfg->traced): each worker has a trace pipe of its own on its
+ * fd 3 and CGISNAP_TRACE_ACCEPT=0, so that the tracer writes "B n" as the
+ * worker enters accept for its n-th connection. Requests go through a
+ * one-shot pool (fcgi.c): one connection each, so the worker returns to
+ * accept after each and the k-th request of a worker ends at "B k+1".
+ * What came before "B 1" is the worker's start-up (php.ini, extensions):
+ * kept, and given to every request it serves, as each process of fork
+ * mode would report it again. The pipe is read while the request waits
+ * (fcgi_run_side), then up to the boundary: nothing of a request is lost
+ * or given to the next one.
+ */
+#include "origin/workers.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "origin/origin_impl.h"
+#include "trace/protocol.h"
+#include "trace/traceread.h"
+#include "base/xalloc.h"
+
+/* How long a worker whose request broke is given to finish dying, so
+ * that its status can say why; one still running after that is killed. */
+#define DYING_MS 500
+
+struct worker {
+	pid_t pid;               /* -1: not running */
+	struct fcgi_pool *conn;  /* to its socket */
+	char *sock;              /* the socket's path */
+	char **envp;             /* for execve: the pool's, and FCGI_SOCKET=sock */
+	long served;
+	bool busy;
+	/* Tracing: the pipe's read end (-1: none), the stream, the
+	 * connections made to this process, its start-up's dependencies. */
+	int trace_fd;
+	struct trace_read trace;
+	unsigned long conns;
+	struct origin_response boot;
+};
+
+/* One fork asked of the spawner. */
+struct spawn_req {
+	int lfd, devnull;        /* become the child's fds 0 and 1 */
+	int tracefd;             /* becomes its fd 3; -1: none */
+	char **envp;             /* its environment */
+	pid_t pid;               /* the child, or -1 with errno_ */
+	int errno_;
+	bool done;
+};
+
+struct workers {
+	pthread_mutex_t lock;
+	pthread_cond_t freed;
+	/* The spawner: one request at a time, under slock. */
+	pthread_mutex_t slock;
+	pthread_cond_t scond;
+	struct spawn_req *req;
+	bool quit, spawner_running;
+	pthread_t spawner;
+	char *dir;
+	char **argv;             /* NULL-terminated, for execve */
+	bool binds;              /* the worker binds its socket itself */
+	char *cwd;
+	struct worker *w;
+	size_t n;
+	long max_requests;
+	bool traced;
+};
+
+void workers_php_args(struct strlist *args, const char *session_dir)
+{
+	static const char *const opcache[] = { "opcache.enable=1", "opcache.validate_timestamps=1",
+					       "opcache.revalidate_freq=0" };
+	for (size_t i = 0; i < sizeof opcache / sizeof opcache[0]; i++) {
+		strlist_add(args, "-d");
+		strlist_add(args, opcache[i]);
+	}
+	if (session_dir) {
+		strlist_add(args, "-d");
+		strlist_add_owned(args, xasprintf("session.save_path=%s", session_dir));
+		/* opcache's lock file goes to /tmp otherwise, which a sandbox
+		 * (the systemd units' ProtectSystem=strict) may not let it
+		 * write: then php-cgi dies at start. The session directory is
+		 * ours and writable. */
+		strlist_add(args, "-d");
+		strlist_add_owned(args, xasprintf("opcache.lockfile_path=%s", session_dir));
+	}
+}
+
+int workers_exit_reason(int status, char *err)
+{
+	if (WIFSIGNALED(status)) {
+		const char *name = sigabbrev_np(WTERMSIG(status));
+		return err_set(err, "killed by signal %d (SIG%s)", WTERMSIG(status), name ? name : "?");
+	}
+	return err_set(err, "exited with status %d", WIFEXITED(status) ? WEXITSTATUS(status) : 0);
+}
+
+bool workers_worn_out(long served, long max_requests)
+{
+	return served >= (max_requests > 0 ? max_requests : WORKERS_MAX_REQUESTS);
+}
+
+static char **vector(const char *first, const struct strlist *l)
+{
+	size_t n = l ? l->n : 0, k = 0;
+	char **v = xcalloc(n + 2, sizeof *v);
+	if (first)
+		v[k++] = xstrdup(first);
+	for (size_t i = 0; i < n; i++)
+		v[k++] = xstrdup(l->items[i]);
+	return v;
+}
+
+static void vector_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void *spawner(void *arg);
+
+struct workers *workers_open(const struct workers_config *cfg, char *err)
+{
+	struct workers *ws = xcalloc(1, sizeof *ws);
+	const char *tmp = getenv("TMPDIR");
+	pthread_mutex_init(&ws->lock, NULL);
+	pthread_cond_init(&ws->freed, NULL);
+	pthread_mutex_init(&ws->slock, NULL);
+	pthread_cond_init(&ws->scond, NULL);
+	ws->n = cfg->n ? cfg->n : 1;
+	ws->traced = cfg->traced;
+	ws->max_requests = cfg->max_requests > 0 ? cfg->max_requests : WORKERS_MAX_REQUESTS;
+	ws->argv = vector(cfg->prog, cfg->args);
+	ws->binds = cfg->binds;
+	ws->cwd = xstrdup(cfg->cwd ? cfg->cwd : "/");
+	ws->w = xcalloc(ws->n, sizeof *ws->w);
+	for (size_t i = 0; i < ws->n; i++) {
+		ws->w[i].pid = -1;
+		ws->w[i].trace_fd = -1;
+		ws->w[i].trace = (struct trace_read)TRACE_READ_INIT;
+		origin_response_init(&ws->w[i].boot);
+	}
+
+	char *dir = xasprintf("%s/cgisnap-workers-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) { /* mode 0700 */
+		err_sys(err, "cannot create a runtime directory '%s'", dir);
+		free(dir);
+		goto fail;
+	}
+	ws->dir = dir;
+	for (size_t i = 0; i < ws->n; i++) {
+		ws->w[i].sock = xasprintf("%s/w%zu.sock", dir, i);
+		if (strlen(ws->w[i].sock) >= sizeof ((struct sockaddr_un *)0)->sun_path) {
+			err_set(err, "runtime directory '%s' is too deep for a socket path (set TMPDIR)", dir);
+			goto fail;
+		}
+		struct strlist env = STRLIST_INIT;
+		for (size_t k = 0; cfg->env && k < cfg->env->n; k++)
+			strlist_add(&env, cfg->env->items[k]);
+		strlist_add_owned(&env, xasprintf("FCGI_SOCKET=%s", ws->w[i].sock));
+		ws->w[i].envp = vector(NULL, &env);
+		strlist_clear(&env);
+	}
+	if ((errno = pthread_create(&ws->spawner, NULL, spawner, ws)) != 0) {
+		err_sys(err, "cannot start a thread");
+		goto fail;
+	}
+	ws->spawner_running = true;
+	return ws;
+fail:
+	workers_close(ws);
+	return NULL;
+}
+
+size_t workers_size(const struct workers *ws)
+{
+	return ws->n;
+}
+
+const char *workers_dir(const struct workers *ws)
+{
+	return ws->dir;
+}
+
+/* fd moved above 2, close-on-exec, so that the child's dup2 onto 0 and 1
+ * never overwrites another source; -1 on error (fd closed). */
+static int above_stdio(int fd)
+{
+	if (fd < 0 || fd > 2)
+		return fd;
+	int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	close(fd);
+	return moved;
+}
+
+/* Reap w's process (killing its group first when kill_it) and forget
+ * its connection and socket. The status is in *status when it was
+ * reaped here. */
+static void stop(struct worker *w, bool kill_it, int *status)
+{
+	int st = 0;
+	if (w->pid > 0) {
+		if (kill_it && kill(-w->pid, SIGKILL) < 0)
+			kill(w->pid, SIGKILL);
+		while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (status)
+		*status = st;
+	w->pid = -1;
+	fcgi_close(w->conn);
+	w->conn = NULL;
+	unlink(w->sock);
+	w->served = 0;
+	if (w->trace_fd >= 0)
+		close(w->trace_fd);
+	w->trace_fd = -1;
+	trace_read_release(&w->trace);
+	w->trace = (struct trace_read)TRACE_READ_INIT;
+	w->conns = 0;
+	origin_response_release(&w->boot);
+}
+
+/* The child's side of the fork: system calls only (see the top). */
+__attribute__((noreturn)) static void exec_worker(struct workers *ws, pid_t parent, int lfd,
+						    int devnull, int tracefd, char **envp)
+{
+	/* System calls only from here on (see the top). */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127); /* cgisnap died before the line above */
+	setpgid(0, 0);
+	dup2(lfd, 0);
+	dup2(devnull, 1);
+	/* tracefd is above TRACE_FD: lfd and devnull, maybe at 3, are
+	 * copied already. */
+	if (tracefd >= 0)
+		dup2(tracefd, TRACE_FD);
+	close_range(tracefd >= 0 ? TRACE_FD + 1 : TRACE_FD, ~0U, 0);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	int defaults[] = { SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGALRM,
+			   SIGUSR1, SIGUSR2, SIGXFSZ };
+	for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
+		sigaction(defaults[i], &dfl, NULL);
+	if (chdir(ws->cwd) < 0)
+		_exit(127);
+	execve(ws->argv[0], ws->argv, envp);
+	_exit(127);
+}
+
+static void *spawner(void *arg)
+{
+	struct workers *ws = arg;
+	pid_t parent = getpid();
+	pthread_mutex_lock(&ws->slock);
+	for (;;) {
+		while (!ws->quit && (!ws->req || ws->req->done))
+			pthread_cond_wait(&ws->scond, &ws->slock);
+		if (ws->quit)
+			break;
+		struct spawn_req *r = ws->req;
+		r->pid = fork();
+		if (r->pid == 0)
+			exec_worker(ws, parent, r->lfd, r->devnull, r->tracefd, r->envp);
+		r->errno_ = errno;
+		r->done = true;
+		pthread_cond_broadcast(&ws->scond);
+	}
+	pthread_mutex_unlock(&ws->slock);
+	return NULL;
+}
+
+/* Have the spawner fork a worker on lfd; its pid, or -1 with errno. */
+static pid_t spawn(struct workers *ws, int lfd, int devnull, int tracefd, char **envp)
+{
+	struct spawn_req r = { lfd, devnull, tracefd, envp, -1, 0, false };
+	pthread_mutex_lock(&ws->slock);
+	while (ws->req)
+		pthread_cond_wait(&ws->scond, &ws->slock);
+	ws->req = &r;
+	pthread_cond_broadcast(&ws->scond);
+	while (!r.done)
+		pthread_cond_wait(&ws->scond, &ws->slock);
+	ws->req = NULL;
+	pthread_cond_broadcast(&ws->scond);
+	pthread_mutex_unlock(&ws->slock);
+	errno = r.errno_;
+	return r.pid;
+}
+
+/* fd moved to TRACE_FD + 1 or above, close-on-exec; -1 on error (fd
+ * closed). */
+static int above_trace_fd(int fd)
+{
+	if (fd < 0 || fd > TRACE_FD)
+		return fd;
+	int moved = fcntl(fd, F_DUPFD_CLOEXEC, TRACE_FD + 1);
+	close(fd);
+	return moved;
+}
+
+/* A traced worker's pipe, into w->trace_fd (the read end, non-blocking)
+ * and *wfd, and its environment: w's, with the tracer's variables (the
+ * pipe named by descriptor and inode, as cgi.c does). -1 with err. */
+static int trace_pipe(struct worker *w, int *wfd, char ***envp, char *err)
+{
+	int p[2];
+	struct stat st;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return err_sys(err, "cannot make a pipe");
+	p[0] = above_trace_fd(p[0]);
+	p[1] = above_trace_fd(p[1]);
+	if (p[0] < 0 || p[1] < 0 || fstat(p[1], &st) < 0 || fcntl(p[0], F_SETFL, O_NONBLOCK) < 0) {
+		err_sys(err, "cannot make a pipe");
+		if (p[0] >= 0)
+			close(p[0]);
+		if (p[1] >= 0)
+			close(p[1]);
+		return -1;
+	}
+	size_t n = 0;
+	while (w->envp[n])
+		n++;
+	char **v = xcalloc(n + 3, sizeof *v);
+	memcpy(v, w->envp, n * sizeof *v);
+	v[n] = xasprintf(TRACE_FD_ENV "=%d:%llu", TRACE_FD, (unsigned long long)st.st_ino);
+	v[n + 1] = xstrdup(TRACE_ACCEPT_ENV "=0");
+	w->trace_fd = p[0];
+	*wfd = p[1];
+	*envp = v;
+	return 0;
+}
+
+/* Free what trace_pipe made of envp (nothing when it is w's own). */
+static void trace_env_free(struct worker *w, char **envp)
+{
+	if (envp == w->envp)
+		return;
+	size_t n = 0;
+	while (w->envp[n])
+		n++;
+	free(envp[n]);
+	free(envp[n + 1]);
+	free(envp);
+}
+
+/* A worker that binds its socket itself: wait until it accepts a
+ * connection, at most timeout_s seconds. 0, or -1 with err (the worker,
+ * dead or alive, is stopped then). */
+static int await_listening(struct worker *w, long timeout_s, char *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	long long deadline = now_ms() + timeout_s * 1000;
+	long pause_ms = 2;
+	strcpy(sa.sun_path, w->sock);
+	for (;;) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return err_sys(err, "cannot make a socket");
+		int rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+		close(fd);
+		if (rc == 0)
+			return 0;
+		int st;
+		if (waitpid(w->pid, &st, WNOHANG) == w->pid) {
+			char why[ERR_LEN];
+			workers_exit_reason(st, why);
+			w->pid = -1;
+			stop(w, false, NULL);
+			return err_set(err, "%s before listening on '%s'", why, sa.sun_path);
+		}
+		if (now_ms() >= deadline) {
+			stop(w, true, NULL);
+			return err_set(err, "did not listen on '%s' within %ld s", sa.sun_path, timeout_s);
+		}
+		struct timespec ts = { 0, pause_ms * 1000000 };
+		nanosleep(&ts, NULL);
+		if (pause_ms < 50)
+			pause_ms *= 2;
+	}
+}
+
+/* Start w: a listening socket, then the program on it as fd 0; or, when
+ * the program binds the socket itself, the program on /dev/null, then
+ * wait for its socket (at most timeout_s, see WORKERS_LISTEN_S). */
+static int start(struct workers *ws, struct worker *w, long timeout_s, char *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int lfd = -1, devnull = -1, tracefd = -1;
+	char **envp = w->envp;
+
+	unlink(w->sock);
+	strcpy(sa.sun_path, w->sock);
+	if ((devnull = above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC))) < 0) {
+		err_sys(err, "cannot open '/dev/null'");
+		goto fail;
+	}
+	if (!ws->binds) {
+		lfd = above_stdio(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+		if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(lfd, 16) < 0) {
+			err_sys(err, "cannot listen on '%s'", w->sock);
+			goto fail;
+		}
+	}
+	if (ws->traced && trace_pipe(w, &tracefd, &envp, err) < 0)
+		goto fail;
+	pid_t pid = spawn(ws, ws->binds ? devnull : lfd, devnull, tracefd, envp);
+	if (pid < 0) {
+		err_sys(err, "cannot start '%s'", ws->argv[0]);
+		goto fail;
+	}
+	/* Here too, so that a kill of the group cannot come before the child's. */
+	setpgid(pid, pid);
+	if (lfd >= 0)
+		close(lfd);
+	close(devnull);
+	if (tracefd >= 0)
+		close(tracefd); /* the worker's alone: its end is the pipe's end */
+	trace_env_free(w, envp);
+	w->pid = pid;
+	w->served = 0;
+	/* The socket listens already (cgisnap's), or once the program says so
+	 * by accepting: connecting cannot race the start. */
+	if (ws->binds &&
+	    await_listening(w, timeout_s < WORKERS_LISTEN_S ? timeout_s : WORKERS_LISTEN_S, err) < 0)
+		return -1;
+	/* A traced worker counts its connections: no test connection. */
+	char *addr = xasprintf("unix:%s", w->sock);
+	w->conn = ws->traced ? fcgi_open_one_shot(addr, err) : fcgi_open(addr, err);
+	free(addr);
+	if (!w->conn) {
+		stop(w, true, NULL);
+		return -1;
+	}
+	return 0;
+fail:
+	if (lfd >= 0)
+		close(lfd);
+	if (devnull >= 0)
+		close(devnull);
+	if (tracefd >= 0)
+		close(tracefd);
+	if (w->trace_fd >= 0)
+		close(w->trace_fd);
+	w->trace_fd = -1;
+	trace_env_free(w, envp);
+	unlink(w->sock);
+	return -1;
+}
+
+/* A free worker, marked busy; waits while all n are busy. */
+static struct worker *take(struct workers *ws)
+{
+	pthread_mutex_lock(&ws->lock);
+	for (;;) {
+		for (size_t i = 0; i < ws->n; i++) {
+			/* A running one first: it has warmed its opcache. */
+			if (!ws->w[i].busy && ws->w[i].pid > 0) {
+				ws->w[i].busy = true;
+				pthread_mutex_unlock(&ws->lock);
+				return &ws->w[i];
+			}
+		}
+		for (size_t i = 0; i < ws->n; i++) {
+			if (!ws->w[i].busy) {
+				ws->w[i].busy = true;
+				pthread_mutex_unlock(&ws->lock);
+				return &ws->w[i];
+			}
+		}
+		pthread_cond_wait(&ws->freed, &ws->lock);
+	}
+}
+
+static void put_back(struct workers *ws, struct worker *w)
+{
+	pthread_mutex_lock(&ws->lock);
+	w->busy = false;
+	pthread_cond_signal(&ws->freed);
+	pthread_mutex_unlock(&ws->lock);
+}
+
+/* Whether w's process is still there; one that ended while idle is
+ * reaped here. */
+static bool running(struct worker *w)
+{
+	int st;
+	if (w->pid <= 0)
+		return false;
+	pid_t r = waitpid(w->pid, &st, WNOHANG);
+	if (r == 0)
+		return true;
+	w->pid = -1;
+	stop(w, false, NULL);
+	return false;
+}
+
+/* After a failed request: 1 when the worker died by itself (its reason
+ * in err), 0 when it was alive and has been killed. Either way it is
+ * gone. */
+static int bury(struct worker *w, char *err)
+{
+	long long deadline = now_ms() + DYING_MS;
+	int st;
+	for (;;) {
+		pid_t r = waitpid(w->pid, &st, WNOHANG);
+		if (r == w->pid || (r < 0 && errno != EINTR)) {
+			if (r == w->pid)
+				workers_exit_reason(st, err);
+			w->pid = -1;
+			stop(w, false, NULL);
+			return 1;
+		}
+		if (now_ms() >= deadline)
+			break;
+		struct timespec ts = { 0, 5000000 };
+		nanosleep(&ts, NULL);
+	}
+	stop(w, true, NULL);
+	return 0;
+}
+
+/* One request's share of a traced worker's stream. */
+struct trace_take {
+	struct worker *w;
+	struct origin_response *rs;
+	const char *dir;
+	bool eof;
+};
+
+/* Give data to the start-up's lists until "B 1", then to the request's
+ * until its own boundary, "B conns+1"; the rest waits in w->trace. */
+static void trace_take_feed(void *arg, const char *data, size_t n)
+{
+	struct trace_take *t = arg;
+	struct worker *w = t->w;
+	if (!n)
+		t->eof = true;
+	for (;;) {
+		bool boot = w->trace.boundary == 0;
+		w->trace.stop_at = boot ? 1 : w->conns + 1;
+		struct trace_lists to = origin_trace_lists(boot ? &w->boot : t->rs);
+		trace_read_feed(&w->trace, boot ? "/" : t->dir, data, n, &to);
+		data = "", n = 0;
+		if (!boot || !trace_read_done(&w->trace))
+			return;
+	}
+}
+
+/* Whether the request's trace is whole now: its boundary came, or it
+ * never will (the tracer did not run, or fell silent). */
+static bool trace_taken(const struct worker *w)
+{
+	return trace_read_done(&w->trace) || !w->trace.hello || w->trace.lost;
+}
+
+/* After the response: the rest of the request's trace, up to its
+ * boundary. The worker wrote everything up to the response before the
+ * response, so a tracer that said hello and stays whole sends the
+ * boundary as soon as the worker is back in accept: that is waited for,
+ * until the deadline. 0, or -1 when it did not come. */
+static int trace_finish(struct trace_take *t, long long deadline)
+{
+	struct worker *w = t->w;
+	trace_take_feed(t, "", 0);
+	t->eof = false;
+	for (;;) {
+		char chunk[65536];
+		ssize_t r = read(w->trace_fd, chunk, sizeof chunk);
+		if (r > 0) {
+			trace_take_feed(t, chunk, (size_t)r);
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0 || (r < 0 && errno != EAGAIN))
+			return trace_taken(w) ? 0 : -1;
+		/* all there is, for now */
+		if (trace_taken(w))
+			return 0;
+		struct pollfd pfd = { w->trace_fd, POLLIN, 0 };
+		long long left = deadline - now_ms();
+		if (left <= 0)
+			return -1;
+		poll(&pfd, 1, (int)(left > 1000 ? 1000 : left));
+	}
+}
+
+/* The request's dependencies as fork mode's would be: its own and the
+ * worker's start-up's, sorted; and whether they are whole. */
+static void trace_result(struct workers *ws, struct worker *w, bool whole, struct origin_response *rs)
+{
+	const struct strlist *from[] = { &w->boot.deps_read, &w->boot.deps_exist,
+					 &w->boot.deps_listed, &w->boot.deps_written };
+	struct strlist *to[] = { &rs->deps_read, &rs->deps_exist, &rs->deps_listed, &rs->deps_written };
+	for (size_t k = 0; k < 4; k++)
+		for (size_t i = 0; i < from[k]->n; i++)
+			strlist_add(to[k], from[k]->items[i]);
+	struct trace_lists lists = origin_trace_lists(rs);
+	trace_read_finish(&lists);
+	if (rs->untraced)
+		return;
+	const char *gap = whole ? trace_read_gap(&w->trace, ws->argv[0])
+				: "did not finish a request's trace in time (persistent worker)";
+	if (gap)
+		origin_mark_untraced(rs, ws->argv[0], gap);
+}
+
+int workers_run(struct workers *ws, const char *target, const struct strlist *env,
+		long timeout_s, size_t max_output, struct spill *out, unsigned long *app_status,
+		struct origin_response *rs, const char *dir, char *err)
+{
+	struct worker *w = take(ws);
+	int rc = -1;
+
+	*app_status = 0;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (!running(w) && start(ws, w, timeout_s, err) < 0)
+			break;
+		struct trace_take t = { w, rs, dir ? dir : "/", false };
+		struct fcgi_side side = { w->trace_fd, trace_take_feed, &t };
+		long long deadline = now_ms() + timeout_s * 1000LL;
+		bool traced = ws->traced && rs && w->trace_fd >= 0;
+		if (traced)
+			w->conns++;
+		rc = fcgi_run_side(w->conn, target, env, timeout_s, max_output, out, app_status,
+				   traced ? &side : NULL, err);
+		if (rc == 0) {
+			bool worn = workers_worn_out(++w->served, ws->max_requests);
+			if (traced) {
+				/* a worker whose trace broke serves no more: the
+				 * next request gets a whole one */
+				bool whole = trace_finish(&t, deadline) == 0;
+				trace_result(ws, w, whole, rs);
+				worn = worn || !whole || w->trace.lost || !w->trace.hello;
+			}
+			if (worn)
+				stop(w, true, NULL);
+			break;
+		}
+		/* A crash is tried once more on a fresh worker; a worker that
+		 * failed otherwise (timeout, too much output) is killed, and
+		 * the failure stands. */
+		if (!bury(w, err))
+			break;
+		spill_reset(out);
+		*app_status = 0;
+	}
+	put_back(ws, w);
+	return rc;
+}
+
+void workers_close(struct workers *ws)
+{
+	if (!ws)
+		return;
+	for (size_t i = 0; i < ws->n; i++) {
+		if (ws->w[i].sock)
+			stop(&ws->w[i], true, NULL);
+		free(ws->w[i].sock);
+		vector_free(ws->w[i].envp);
+	}
+	if (ws->spawner_running) {
+		pthread_mutex_lock(&ws->slock);
+		ws->quit = true;
+		pthread_cond_broadcast(&ws->scond);
+		pthread_mutex_unlock(&ws->slock);
+		pthread_join(ws->spawner, NULL);
+	}
+	if (ws->dir)
+		rmdir(ws->dir);
+	free(ws->dir);
+	free(ws->w);
+	free(ws->cwd);
+	vector_free(ws->argv);
+	pthread_cond_destroy(&ws->freed);
+	pthread_mutex_destroy(&ws->lock);
+	pthread_cond_destroy(&ws->scond);
+	pthread_mutex_destroy(&ws->slock);
+	free(ws);
+}

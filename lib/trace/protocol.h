@@ -1,0 +1,63 @@
+/* protocol.h - the dependency tracer's protocol: what the preloaded
+ * library (preload.c) writes on its pipe and what the reader
+ * (traceread.c) takes, defined once for both sides. No code: the tracer
+ * is built apart, without the rest of lib/.
+ *
+ * CGISNAP_TRACE_FD (TRACE_FD_ENV) names a pipe, "3:INODE" (fd 3, set up by
+ * lib/origin/cgi.c; INODE the pipe's, so that a descriptor 3 the program put
+ * there itself is never written to; a bare "3" checks only that it is a
+ * pipe); for each call the library writes one line with one write(2):
+ *
+ *   H pid          the tracer runs in this process (sent at start: a
+ *                  render without any H line was not traced at all, as a
+ *                  statically linked program is not)
+ *   R /abs/path    opened for reading or stat'ed (also when the path does
+ *                  not exist: a page that looked for it depends on that)
+ *   E /abs/path    access'ed: only whether it exists (PHP's file_exists()
+ *                  is access(F_OK)), so only its creation or removal
+ *                  matters, not a change of its content
+ *   L /abs/dir     directory listed (opendir, scandir, glob)
+ *   W /abs/path    opened for writing, created, renamed, removed
+ *   X reason       the trace is incomplete from here on: the program
+ *                  closed or replaced the trace descriptor, or used a
+ *                  path no line can carry ("closed or replaced the trace
+ *                  descriptor"); watch then treats the page as untraced
+ *   B n            a persistent FastCGI worker (lib/origin/workers.c) is about
+ *                  to wait for its n-th connection: everything before
+ *                  belongs to the connection before (n = 1: to the
+ *                  worker's start-up), everything after to the next.
+ *                  Only with CGISNAP_TRACE_ACCEPT=FD (TRACE_ACCEPT_ENV), the listening
+ *                  socket (php-cgi's fd 0): the line comes as the
+ *                  program enters accept on FD, once per connection it
+ *                  got (an accept that failed, EINTR, is retried without
+ *                  a new line). A worker serves one connection at a time
+ *                  and enters accept only when it is done with the last
+ *                  one, its shutdown work included, so nothing of a
+ *                  request can come after its boundary.
+ *
+ * Lines stay below PIPE_BUF, so lines of several threads or processes
+ * never mix. Relative paths are made absolute against the working
+ * directory, or against a directory descriptor through /proc/self/fd.
+ *
+ */
+#ifndef CGISNAP_TRACE_PROTOCOL_H
+#define CGISNAP_TRACE_PROTOCOL_H
+
+/* The first byte of each line, a space after it. */
+enum trace_line_kind {
+	TRACE_HELLO = 'H',
+	TRACE_READ = 'R',
+	TRACE_EXIST = 'E',
+	TRACE_LISTED = 'L',
+	TRACE_WRITTEN = 'W',
+	TRACE_LOST = 'X',
+	TRACE_BOUNDARY = 'B',
+};
+
+/* The descriptor cgisnap gives the program its pipe on. */
+#define TRACE_FD 3
+
+#define TRACE_FD_ENV "CGISNAP_TRACE_FD"
+#define TRACE_ACCEPT_ENV "CGISNAP_TRACE_ACCEPT"
+
+#endif
