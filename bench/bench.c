@@ -87,8 +87,9 @@ static const struct opt bench_opts[] = {
 	OPT_END
 };
 
-static void print_help(void)
+static void print_help(const struct opt *const *tables)
 {
+	(void)tables;
 	const struct opt *const bench_table[] = { bench_opts, NULL };
 	const struct opt *const origin_table[] = { origin_opts, NULL };
 	printf("usage: cgisnap bench [ORIGIN OPTIONS] --tree DIR [OPTIONS]\n"
@@ -613,15 +614,8 @@ int cmd_bench(int argc, char **argv)
 	char err[ERR_LEN], msg[ERR_LEN];
 	double duration = 0;
 	int rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, &args, err);
-	if (rc == OPTS_VERSION) {
-		opts_print_version(stdout);
-		rc = 0;
-	} else if (rc == OPTS_HELP) {
-		print_help();
-		rc = 0;
-	} else if (rc == OPTS_ERROR) {
-		rc = usage_error("bench", err);
-	} else {
+	rc = cli_parsed("bench", rc, err, print_help, tables);
+	if (rc == CLI_GO_ON) {
 		const char *bad = check_usage(&args, &duration, msg, sizeof msg);
 		if (bad) {
 			rc = usage_error("bench", bad);

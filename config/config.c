@@ -295,20 +295,9 @@ int cmd_config(int argc, char **argv)
 	int rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, &args, err);
 
 	memset(&p, 0, sizeof p);
-	if (rc == OPTS_VERSION) {
-		opts_print_version(stdout);
-		rc = 0;
+	rc = cli_parsed("config", rc, err, print_help, tables);
+	if (rc != CLI_GO_ON)
 		goto out;
-	}
-	if (rc == OPTS_HELP) {
-		print_help(tables);
-		rc = 0;
-		goto out;
-	}
-	if (rc == OPTS_ERROR) {
-		rc = usage_error("config", err);
-		goto out;
-	}
 	if (args.n < 1) {
 		rc = usage_error("config", "expected a server kind: nginx or apache");
 		goto out;

@@ -49,15 +49,9 @@ int cmd_ls(int argc, char **argv)
 	char err[ERR_LEN];
 	int rc = opts_parse(tables, argc, argv, 0, &args, err);
 
-	if (rc == OPTS_HELP) {
-		print_help(tables);
-		rc = 0;
+	rc = cli_parsed("ls", rc, err, print_help, tables);
+	if (rc != CLI_GO_ON)
 		goto out;
-	}
-	if (rc == OPTS_ERROR) {
-		rc = usage_error("ls", err);
-		goto out;
-	}
 	if (args.n != 1) {
 		rc = usage_error("ls", args.n ? "expected one tree directory" : "no tree directory given");
 		goto out;

@@ -12,8 +12,9 @@
 #include "base/opts.h"
 #include "base/xalloc.h"
 
-static void print_help(void)
+static void print_help(const struct opt *const *tables)
 {
+	(void)tables;
 	printf("usage: cgisnap status DIR\n\n"
 	       "Print the state of the snapshot tree DIR: its URLs by HTTP status, its files\n"
 	       "and their size, the dependencies watch recorded (by kind: R read, E checked\n"
@@ -128,13 +129,11 @@ int cmd_status(int argc, char **argv)
 
 	memset(&in, 0, sizeof in);
 	memset(&lr, 0, sizeof lr);
-	if (rc == OPTS_HELP) {
-		print_help();
-		rc = 0;
+	rc = cli_parsed("status", rc, err, print_help, tables);
+	if (rc != CLI_GO_ON)
 		goto out;
-	}
-	if (rc == OPTS_ERROR || args.n != 1) {
-		rc = usage_error("status", rc == OPTS_ERROR ? err : args.n ? "give one tree" : "no tree given");
+	if (args.n != 1) {
+		rc = usage_error("status", args.n ? "give one tree" : "no tree given");
 		goto out;
 	}
 	if (inspect_open(&in, args.items[0], err) < 0 || lastrun_load(&in.tree, &lr, &found, err) < 0) {

@@ -20,9 +20,8 @@ static const struct opt why_opts[] = {
 	OPT_END
 };
 
-static void print_help(void)
+static void print_help(const struct opt *const *tables)
 {
-	const struct opt *const tables[] = { why_opts, NULL };
 	printf("usage: cgisnap why DIR URL\n"
 	       "       cgisnap why DIR --path P [URL]\n\n"
 	       "Say what the page URL (a target such as /doku.php?id=start, or an absolute URL\n"
@@ -133,15 +132,9 @@ int cmd_why(int argc, char **argv)
 	int rc = opts_parse(tables, argc, argv, 0, &args, err);
 
 	memset(&in, 0, sizeof in);
-	if (rc == OPTS_HELP) {
-		print_help();
-		rc = 0;
+	rc = cli_parsed("why", rc, err, print_help, tables);
+	if (rc != CLI_GO_ON)
 		goto out;
-	}
-	if (rc == OPTS_ERROR) {
-		rc = usage_error("why", err);
-		goto out;
-	}
 	if (args.n < 1 || args.n > 2 || (args.n == 1 && !why_path)) {
 		rc = usage_error("why", args.n > 2 ? "give one tree and one URL"
 				 : args.n ? "no URL given (or --path P)" : "no tree given");

@@ -483,20 +483,9 @@ int cmd_serve(int argc, char **argv)
 
 	memset(&s, 0, sizeof s);
 	rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, &args, err);
-	if (rc == OPTS_VERSION) {
-		opts_print_version(stdout);
-		rc = 0;
+	rc = cli_parsed("serve", rc, err, print_help, tables);
+	if (rc != CLI_GO_ON)
 		goto out;
-	}
-	if (rc == OPTS_HELP) {
-		print_help(tables);
-		rc = 0;
-		goto out;
-	}
-	if (rc == OPTS_ERROR) {
-		rc = usage_error("serve", err);
-		goto out;
-	}
 	const char *bad = check_usage(&args);
 	if (bad) {
 		rc = usage_error("serve", bad);

@@ -160,24 +160,9 @@ int cmd_snapshot(int argc, char **argv)
 	memset(&s, 0, sizeof s);
 	memset(&res, 0, sizeof res);
 	dep_recorder_init(&recorder);
-	if (rc == OPTS_VERSION) {
-		opts_print_version(stdout);
-		rc = 0;
+	rc = cli_parsed("snapshot", rc, err, print_help, tables);
+	if (rc != CLI_GO_ON)
 		goto out;
-	}
-	if (rc == OPTS_HELP) {
-		print_help(tables);
-		rc = 0;
-		goto out;
-	}
-	if (rc == PROFILE_LISTED) {
-		rc = 0;
-		goto out;
-	}
-	if (rc == OPTS_ERROR) {
-		rc = usage_error("snapshot", err);
-		goto out;
-	}
 	if (args.n != 1) {
 		rc = usage_error("snapshot", args.n ? "give one output directory" : "no output directory given");
 		goto out;

@@ -13,11 +13,17 @@ try "cgisnap --version prints the version"
 out=$("$CGISNAP" --version)
 check_match "$out" '^cgisnap [0-9]+\.[0-9]+\.[0-9]+$' "version line"
 
-try "each subcommand has --help with a usage line"
-for c in snapshot watch notify serve bench config profiles; do
+# Every subcommand, the inspection commands too (cli_parsed answers for all).
+ALL_COMMANDS="snapshot watch notify serve bench config profiles status why ls"
+
+try "each subcommand has --help with a usage line, and --version"
+for c in $ALL_COMMANDS; do
 	out=$("$CGISNAP" "$c" --help 2>&1)
 	check_eq 0 $? "$c --help exit status"
 	check_match "$out" "^usage: cgisnap $c" "$c usage line"
+	out=$("$CGISNAP" "$c" --version 2>&1)
+	check_eq 0 $? "$c --version exit status"
+	check_match "$out" '^cgisnap [0-9]+\.[0-9]+\.[0-9]+$' "$c version line"
 done
 
 try "an unknown subcommand is one line, exit status 2"
@@ -30,7 +36,7 @@ err=$("$CGISNAP" --frob 2>&1 >/dev/null)
 check_eq 2 $? "exit status (top level)"
 check_eq 1 "$(printf '%s\n' "$err" | wc -l)" "one line"
 check_contains "$err" "'--frob'" "names the option"
-for c in snapshot watch notify serve bench config; do
+for c in $ALL_COMMANDS; do
 	err=$("$CGISNAP" "$c" --frob 2>&1 >/dev/null)
 	check_eq 2 $? "$c exit status"
 	check_eq "cgisnap $c: unknown option '--frob' (see 'cgisnap $c --help')" "$err" "$c message"

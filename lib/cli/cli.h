@@ -1,15 +1,36 @@
-/* cli.h - what every command line of cgisnap shares: the exit statuses.
+/* cli.h - what every command line of cgisnap shares: the exit statuses,
+ * and the answer to what the option parser found.
  *
- * 0 success, 1 partial failure (the command says what), 2 usage or set-up
- * error, 75 the tree is busy (another cgisnap holds its lock: sysexits'
- * EX_TEMPFAIL, "try again later", so that cron can tell it from a broken
- * set-up; 3 is taken by serve's and config's out-of-memory exits), 130
- * interrupted. */
+ * Exit statuses: 0 success, 1 partial failure (the command says what), 2
+ * usage or set-up error, 75 the tree is busy (another cgisnap holds its
+ * lock: sysexits' EX_TEMPFAIL, "try again later", so that cron can tell
+ * it from a broken set-up; 3 is taken by serve's and config's
+ * out-of-memory exits), 130 interrupted.
+ *
+ * A command's steps: parse (opts_parse or profile_opts_parse), then
+ *
+ *     rc = cli_parsed("snapshot", rc, err, print_help, tables);
+ *     if (rc != CLI_GO_ON)
+ *             goto out;
+ *
+ * and go on with the arguments. */
 #ifndef CGISNAP_CLI_H
 #define CGISNAP_CLI_H
+
+#include "base/opts.h"
 
 #define EXIT_PARTIAL 1
 #define EXIT_USAGE 2
 #define EXIT_BUSY 75
+
+/* cli_parsed's "the command goes on": not an exit status. */
+#define CLI_GO_ON (-1)
+
+/* What the parse's rc asks for: --version prints the version, --help
+ * calls help(tables), a --list-profiles already printed, each exit 0; a
+ * bad command line is said as usage_error() says it, naming command, exit
+ * EXIT_USAGE. CLI_GO_ON otherwise. */
+int cli_parsed(const char *command, int rc, const char *err,
+	       void (*help)(const struct opt *const *tables), const struct opt *const *tables);
 
 #endif

@@ -1,0 +1,25 @@
+/* cli.c - the answer every command gives to what its parse found (cli.h). */
+#include "cli/cli.h"
+
+#include <stdio.h>
+
+#include "cli/profileopts.h"
+
+int cli_parsed(const char *command, int rc, const char *err,
+	       void (*help)(const struct opt *const *tables), const struct opt *const *tables)
+{
+	switch (rc) {
+	case OPTS_VERSION:
+		opts_print_version(stdout);
+		return 0;
+	case OPTS_HELP:
+		help(tables);
+		return 0;
+	case PROFILE_LISTED:
+		return 0;
+	case OPTS_ERROR:
+		return usage_error(command, err);
+	default:
+		return CLI_GO_ON;
+	}
+}
