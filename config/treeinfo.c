@@ -181,8 +181,8 @@ void treeinfo_add(struct treeinfo *ti, const struct manifest_entry *e)
 	if (q && strchr(q, '&'))
 		strlist_add(&ti->queries, q + 1);
 	/* The same answer as cgisnap serve's (answer.h). */
-	struct tree_answer a;
-	tree_answer(e, e->target, &a);
+	struct answer a;
+	answer_for(e, e->target, &a);
 	switch (a.kind) {
 	case ANSWER_REDIRECT:
 		list_add(&ti->redirects, e->target, a.status)->location = xstrdup(a.location);
@@ -213,7 +213,7 @@ void treeinfo_add(struct treeinfo *ti, const struct manifest_entry *e)
 	}
 	ti->by_rule++;
 out:
-	tree_answer_release(&a);
+	answer_release(&a);
 }
 
 /* qsort's comparison of two strings of a strlist. */

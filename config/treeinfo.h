@@ -13,7 +13,7 @@
  *               this tree use (".html" first).
  * Everything else the tree knows is listed per URL, by the decoded path
  * (what nginx's $uri and Apache's URL-path hold) and the raw query, as
- * tree_answer (answer.h) sorts it, the answer cgisnap serve gives:
+ * answer_for (answer.h) sorts it, the answer cgisnap serve gives:
  *   redirects  recorded 3xx answers with their Location;
  *   statuses   recorded 404 and 410 answers, and manifest entries without
  *              a file (failed renders), which cgisnap serve answers 404;

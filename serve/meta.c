@@ -281,8 +281,8 @@ void meta_resolve(struct meta *m, const char *target, struct resolution *r)
 	char err[ERR_LEN];
 	if (!row && m->db && manifest_lookup(m->db, r->target, &row, err) < 0)
 		log_warn("%s", err); /* answered as missing */
-	struct tree_answer a;
-	tree_answer(row, r->target, &a);
+	struct answer a;
+	answer_for(row, r->target, &a);
 	switch (a.kind) {
 	case ANSWER_REDIRECT:
 		r->kind = RESOLVE_REDIRECT;
@@ -314,7 +314,7 @@ void meta_resolve(struct meta *m, const char *target, struct resolution *r)
 		r->content_type = xstrdup(a.content_type ? a.content_type : mime_from_name(r->key));
 		break;
 	}
-	tree_answer_release(&a);
+	answer_release(&a);
 	manifest_entry_free(row);
 }
 

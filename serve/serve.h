@@ -154,7 +154,7 @@ struct resolution {
 /* Map a request target (origin form, already checked by reqpath_check)
  * to what the tree holds for it, the way snapshot stored it: its
  * canonical form, the first --canonical rule matching it (a 302), then
- * tree_answer (answer.h), which config follows too.
+ * answer_for (answer.h), which config follows too.
  * The strings in r are fresh; resolution_release frees them. */
 void meta_resolve(struct meta *m, const char *target, struct resolution *r);
 void resolution_release(struct resolution *r);

@@ -8,7 +8,7 @@
 
 #include "commands.h"
 #include "cli/crawlopts.h"
-#include "deps/deprec.h"
+#include "deps/recorder.h"
 #include "deps/depstate.h"
 #include "crawl/links.h"
 #include "base/log.h"

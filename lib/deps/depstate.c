@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "deps/deprec.h"
+#include "deps/recorder.h"
 #include "base/log.h"
 #include "tree/publish.h"
 #include "base/sha256.h"

@@ -5,7 +5,7 @@
  * depstate holds three "name value" lines:
  *
  *   policy  DEPREC_POLICY of the build that recorded the dependencies
- *           (deprec.h): another policy means other dependencies
+ *           (recorder.h): another policy means other dependencies
  *   origin  the SHA-256 of the origin settings the renders ran with
  *           (depstate_fingerprint): another root, handler or site URL
  *           may read other files

@@ -7,7 +7,7 @@
 #include "url/urlkey.h"
 #include "base/xalloc.h"
 
-void tree_answer(const struct manifest_entry *e, const char *target, struct tree_answer *a)
+void answer_for(const struct manifest_entry *e, const char *target, struct answer *a)
 {
 	memset(a, 0, sizeof *a);
 	if (e && e->status >= 300 && e->status < 400 && e->location) {
@@ -46,7 +46,7 @@ void tree_answer(const struct manifest_entry *e, const char *target, struct tree
 	a->kind = ANSWER_FILE;
 }
 
-void tree_answer_release(struct tree_answer *a)
+void answer_release(struct answer *a)
 {
 	free(a->key);
 	memset(a, 0, sizeof *a);

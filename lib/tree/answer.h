@@ -34,7 +34,7 @@ enum answer_kind {
 	ANSWER_MISSING,  /* nothing stored */
 };
 
-struct tree_answer {
+struct answer {
 	enum answer_kind kind;
 	int status;
 	const char *location;     /* REDIRECT: the entry's Location */
@@ -47,8 +47,8 @@ struct tree_answer {
 
 /* Answer target from e (NULL: the manifest does not list target) into a.
  * location and content_type point into e and live as long as it; key is
- * fresh: tree_answer_release frees it. */
-void tree_answer(const struct manifest_entry *e, const char *target, struct tree_answer *a);
-void tree_answer_release(struct tree_answer *a);
+ * fresh: answer_release frees it. */
+void answer_for(const struct manifest_entry *e, const char *target, struct answer *a);
+void answer_release(struct answer *a);
 
 #endif

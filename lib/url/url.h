@@ -1,5 +1,5 @@
-/* url.h - URLs as cgisnap sees them: RFC 3986 resolution and normalisation,
- * and the site's canonical request targets.
+/* url.h - URLs as cgisnap sees them: RFC 3986 resolution and normalisation
+ * (url.c), and the site's canonical request targets (site.c).
  *
  * Two kinds of string travel through the program:
  *  - absolute URLs, "http://host[:port]/path?query", always normalised by

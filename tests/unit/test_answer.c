@@ -51,8 +51,8 @@ TEST(answer_table)
 			e->content_type = cases[i].type ? xstrdup(cases[i].type) : NULL;
 			e->location = cases[i].location ? xstrdup(cases[i].location) : NULL;
 		}
-		struct tree_answer a;
-		tree_answer(e, cases[i].target, &a);
+		struct answer a;
+		answer_for(e, cases[i].target, &a);
 		if (a.kind != cases[i].want)
 			unit_fail(__FILE__, __LINE__, "'%s': expected answer %d, saw %d", cases[i].target,
 				  (int)cases[i].want, (int)a.kind);
@@ -69,7 +69,7 @@ TEST(answer_table)
 			CHECK(!a.listed);
 			CHECK_STR(NULL, a.content_type);
 		}
-		tree_answer_release(&a);
+		answer_release(&a);
 		CHECK_STR(NULL, a.key);
 		if (e)
 			manifest_entry_free(e);
@@ -100,11 +100,11 @@ TEST(answer_slash_form_of_unlisted_directory_keys)
 			e->status = 200;
 			e->key = xstrdup("a/index.html");
 		}
-		struct tree_answer a;
-		tree_answer(e, cases[i].target, &a);
+		struct answer a;
+		answer_for(e, cases[i].target, &a);
 		CHECK_INT(ANSWER_FILE, a.kind);
 		CHECK_INT(cases[i].slash_form, a.slash_form);
-		tree_answer_release(&a);
+		answer_release(&a);
 		if (e)
 			manifest_entry_free(e);
 	}

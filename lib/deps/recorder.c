@@ -1,6 +1,6 @@
-/* deprec.c - the recording of dependencies from the crawl's render hooks
- * (see deprec.h). */
-#include "deps/deprec.h"
+/* recorder.c - the recording of dependencies from the crawl's render hooks
+ * (see recorder.h). */
+#include "deps/recorder.h"
 
 #include <errno.h>
 #include <pthread.h>

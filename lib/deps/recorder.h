@@ -1,0 +1,72 @@
+/* recorder.h - the dependency policy of the crawl's render hooks (struct
+ * dep_recorder): which traced paths become a page's R/E/L/C/U
+ * dependencies, and which paths are the site's own writes. Used by watch
+ * and by snapshot, so that both record the same dependencies.
+ */
+#ifndef CGISNAP_DEPS_RECORDER_H
+#define CGISNAP_DEPS_RECORDER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "base/buf.h"
+#include "crawl/crawl.h"
+#include "base/hashmap.h"
+
+/* The dependency policy of the crawl's hooks (crawl.h): each page keeps
+ * the traced paths it read, checked or listed under the roots (the
+ * sources and the document root), by its real path when that is under
+ * a root too (a page reading through a link under --root depends on the
+ * --source the link leads to, where inotify reports), compacted (an
+ * existence check of a
+ * file also read is dropped; CONTENTS_MIN reads in one directory become
+ * one C line for it); paths any render wrote (a cache, an index) are the
+ * site's own state: never a page's R or E dependency, and their events
+ * start nothing (dep_recorder_written, at their real path too). A
+ * written path gone at the end of two runs in a row is forgotten. A
+ * render that could not be traced leaves the page a U line naming its
+ * program, and a warning, once per program.
+ *
+ *     struct dep_recorder r;
+ *     dep_recorder_init(&r);
+ *     strlist_add(&r.roots, "/srv/wiki");
+ *     struct crawl_hooks h = dep_recorder_hooks(&r);
+ *     crawl_set_hooks(crawl, &h);
+ *     ... crawl_full(), crawl_update(), dep_recorder_written(&r, path) ...
+ *     crawl_free(crawl); dep_recorder_release(&r);
+ */
+struct dep_recorder {
+	struct strlist roots;     /* absolute directories or files; empty: nothing recorded */
+	/* Record paths outside the roots too, but for those starting with
+	 * a prefix in skip ("/usr/": the system's directories): a snapshot
+	 * does not know watch's sources. */
+	bool anywhere;
+	struct strlist skip;
+	pthread_mutex_t lock;     /* the hooks run on the render threads */
+	struct hashmap written;   /* paths a render opened for writing */
+	struct hashmap run_written; /* ... of them, those written by this run's renders */
+	struct strlist fresh;     /* ... of them, those not written before: older pages'
+				   * lists may hold them (on_commit drops them there) */
+	size_t round;             /* where the next look for vanished writes goes on */
+	struct hashmap vanished;  /* written paths found gone after the last run */
+	struct hashmap untraced;  /* programs already warned about */
+};
+
+/* The version of this policy: a tree's dependencies recorded by another
+ * (depstate.h) are not taken as they are. Raise it whenever what is
+ * recorded for the same renders changes. */
+#define DEPREC_POLICY 1
+
+void dep_recorder_init(struct dep_recorder *r);
+/* The hooks to give crawl_set_hooks(); r must outlive the crawl's runs. */
+struct crawl_hooks dep_recorder_hooks(struct dep_recorder *r);
+/* Whether any render so far wrote path. */
+bool dep_recorder_written(struct dep_recorder *r, const char *path);
+/* Count path as written by a render (one an earlier run's renders
+ * wrote: depstate.h's written list). */
+void dep_recorder_note_written(struct dep_recorder *r, const char *path);
+/* The written paths that exist now, sorted, appended to out. */
+void dep_recorder_written_list(struct dep_recorder *r, struct strlist *out);
+void dep_recorder_release(struct dep_recorder *r);
+
+#endif

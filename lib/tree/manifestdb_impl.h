@@ -1,0 +1,107 @@
+/* manifestdb_impl.h - what the parts of the manifest's database share:
+ * manifestdb.c (opening, schema, migration, the lock), manifestread.c
+ * (load, dependents, lookup), manifestsave.c (saves) and
+ * manifestpending.c (the pending rows, recovery). Not for use outside
+ * those files.
+ *
+ * A public call (manifest.h) takes the connection with mdb_lock (which
+ * opens the database on first use), runs its statements (mdb_prepare,
+ * mdb_step; mdb_err says what failed), and gives it back with mdb_unlock.
+ */
+#ifndef CGISNAP_MANIFESTDB_IMPL_H
+#define CGISNAP_MANIFESTDB_IMPL_H
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/hashmap.h"
+#include "tree/manifest.h"
+#include "tree/tree.h"
+
+/* How long a statement waits for another process's write (ms). */
+#define BUSY_TIMEOUT_MS 10000
+
+/* What the database holds for one target, as this process last read or
+ * wrote it: what a save compares with. */
+struct stored {
+	long long id;
+	uint64_t fp;
+	size_t nsets;
+	long long *sets;
+};
+
+/* Connections of manifest_lookup's callers: a thread takes the slot
+ * thread_slot() gives it, so that up to this many threads look up at once,
+ * each on a connection of its own (WAL lets readers read together). */
+#define READERS_MAX 32
+/* Each reader's page cache (KiB): the target index's upper pages stay
+ * cached; a lookup reads a leaf or two more. SQLite's default (2 MiB)
+ * per connection would make a server's memory grow with its threads. */
+#define READER_CACHE_KIB 128
+
+/* One read-only connection and its lookup statement. */
+struct reader {
+	pthread_mutex_t mu;   /* a slot shared by two threads past READERS_MAX */
+	sqlite3 *db;
+	sqlite3_stmt *lookup;
+};
+
+struct manifest_db {
+	sqlite3 *db;
+	pthread_mutex_t mu;   /* one user of the connection at a time */
+	char *path;           /* the database's, for the readers */
+	bool have_state;      /* stored reflects the database */
+	bool vacuum_checked;  /* convert_vacuum ran on this connection */
+	long long data_version; /* PRAGMA data_version at the last load */
+	struct hashmap stored; /* target -> struct stored * */
+	long long rows_written;
+	long long rows_compared;
+	/* manifest_lookup's connections, opened on first use (under
+	 * readers_mu), closed with the database. */
+	pthread_mutex_t readers_mu;
+	struct reader *_Atomic readers[READERS_MAX];
+};
+
+/* One dependency set: a kind, a directory and names in it. */
+struct depset {
+	char kind;
+	char *dir;
+	struct buf names; /* sorted, '\n' between */
+};
+
+/* The url row's columns that load and lookup both decode (row_entry). */
+#define ROW_COLUMNS "key, status, type, bytes, sha256, render_ms, changed, location"
+
+/* The helpers, manifestdb.c. */
+void mdb_stored_free(struct stored *s);
+/* Forget the stored state (read again by the next load or save). */
+void mdb_state_clear(struct manifest_db *d);
+/* err says "cannot WHAT 'DIR/.cgisnap/tree.db'" and SQLite's reason: -1. */
+int mdb_err(struct tree *t, char *err, const char *what);
+int mdb_exec(struct tree *t, const char *sql, char *err);
+/* A statement on t's connection, NULL on error (the caller finalizes it). */
+sqlite3_stmt *mdb_prepare(struct tree *t, const char *sql);
+const char *mdb_column_text(sqlite3_stmt *st, int i);
+int mdb_step(sqlite3_stmt *st);
+long long mdb_query_int(struct tree *t, const char *sql);
+
+/* The database opened (create: made when missing) and locked for this
+ * thread: 0 with t->db NULL (nothing locked) when there is none. */
+int mdb_lock(struct tree *t, bool create, char *err);
+void mdb_unlock(struct tree *t);
+/* The database opened, not created, without the lock (manifest_lookup
+ * reads on connections of its own): 0 with t->db NULL when there is none. */
+int mdb_open(struct tree *t, char *err);
+
+/* manifestread.c */
+int mdb_read_all(struct tree *t, struct manifest *m, char *err);
+void mdb_reader_close(struct reader *r);
+
+/* manifestsave.c */
+int mdb_write_changes(struct tree *t, const struct manifest *m, const struct strlist *dropped, char *err);
+void mdb_trim_free(struct tree *t);
+
+#endif

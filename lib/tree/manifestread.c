@@ -1,0 +1,313 @@
+/* manifestread.c - reading tree.db: the whole manifest, the targets that
+ * depend on a path, and one target's row through a connection per thread
+ * (manifest.h). */
+#include "tree/manifestdb_impl.h"
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "base/xalloc.h"
+
+static void column_sha(sqlite3_stmt *st, int i, char *hex)
+{
+	const unsigned char *raw = sqlite3_column_blob(st, i);
+	*hex = '\0';
+	if (raw && sqlite3_column_bytes(st, i) == 32)
+		for (int j = 0; j < 32; j++)
+			snprintf(hex + 2 * j, 3, "%02x", raw[j]);
+}
+
+/* The row's columns from col on, in ROW_COLUMNS' order, as a new entry
+ * for target (no dependencies; the caller frees it): what load and
+ * lookup both decode. */
+static struct manifest_entry *row_entry(sqlite3_stmt *st, int col, const char *target)
+{
+	struct manifest_entry *e = manifest_entry_new(target);
+	const char *v;
+	e->key = (v = mdb_column_text(st, col)) ? xstrdup(v) : NULL;
+	e->status = sqlite3_column_int(st, col + 1);
+	e->content_type = (v = mdb_column_text(st, col + 2)) ? xstrdup(v) : NULL;
+	e->bytes = sqlite3_column_int64(st, col + 3);
+	column_sha(st, col + 4, e->sha256);
+	e->render_ms = (long)sqlite3_column_int64(st, col + 5);
+	e->changed = (time_t)sqlite3_column_int64(st, col + 6);
+	e->location = (v = mdb_column_text(st, col + 7)) ? xstrdup(v) : NULL;
+	return e;
+}
+
+/* Read every row into m (NULL: only the stored state) and the stored
+ * state into d, inside the caller's transaction. */
+int mdb_read_all(struct tree *t, struct manifest *m, char *err)
+{
+	struct manifest_db *d = t->db;
+	int rc = -1, src = SQLITE_ERROR;
+	struct hashmap byid = HASHMAP_INIT;        /* "id" -> target's entry (m) */
+	struct hashmap stored_byid = HASHMAP_INIT; /* "id" -> struct stored * */
+	struct hashmap sets = HASHMAP_INIT;        /* "id" -> struct depset * */
+	sqlite3_stmt *urls = mdb_prepare(t, "SELECT id, target, fp, " ROW_COLUMNS " FROM url");
+	sqlite3_stmt *ds = mdb_prepare(t, "SELECT id, kind, dir, names FROM depset");
+	sqlite3_stmt *refs = mdb_prepare(t, "SELECT set_id, url_id FROM url_dep");
+	char idbuf[32];
+	mdb_state_clear(d);
+	if (!urls || !ds || !refs)
+		goto out;
+	while ((src = sqlite3_step(urls)) == SQLITE_ROW) {
+		const char *target = mdb_column_text(urls, 1);
+		if (!target)
+			continue;
+		struct stored *s = xcalloc(1, sizeof *s);
+		s->id = sqlite3_column_int64(urls, 0);
+		s->fp = (uint64_t)sqlite3_column_int64(urls, 2);
+		mdb_stored_free(hashmap_put(&d->stored, target, s));
+		snprintf(idbuf, sizeof idbuf, "%lld", s->id);
+		hashmap_put(&stored_byid, idbuf, s);
+		if (!m)
+			continue;
+		struct manifest_entry *e = row_entry(urls, 3, target);
+		manifest_put(m, e);
+		hashmap_put(&byid, idbuf, e);
+	}
+	if (src != SQLITE_DONE)
+		goto out;
+	while ((src = sqlite3_step(ds)) == SQLITE_ROW) {
+		struct depset *s = xcalloc(1, sizeof *s);
+		const char *kind = mdb_column_text(ds, 1), *dir = mdb_column_text(ds, 2), *names = mdb_column_text(ds, 3);
+		s->kind = kind && *kind ? *kind : 'R';
+		s->dir = xstrdup(dir ? dir : "");
+		buf_adds(&s->names, names ? names : "");
+		snprintf(idbuf, sizeof idbuf, "%lld", (long long)sqlite3_column_int64(ds, 0));
+		hashmap_put(&sets, idbuf, s);
+	}
+	if (src != SQLITE_DONE)
+		goto out;
+	while ((src = sqlite3_step(refs)) == SQLITE_ROW) {
+		long long set_id = sqlite3_column_int64(refs, 0);
+		snprintf(idbuf, sizeof idbuf, "%lld", (long long)sqlite3_column_int64(refs, 1));
+		struct stored *s = hashmap_get(&stored_byid, idbuf);
+		struct manifest_entry *e = hashmap_get(&byid, idbuf);
+		if (!s)
+			continue; /* cannot be: a reference outlives no page */
+		s->sets = xrealloc(s->sets, (s->nsets + 1) * sizeof *s->sets);
+		s->sets[s->nsets++] = set_id;
+		snprintf(idbuf, sizeof idbuf, "%lld", set_id);
+		struct depset *set = hashmap_get(&sets, idbuf);
+		if (!e || !set)
+			continue;
+		struct strlist *l = manifest_deps(e, set->kind);
+		const char *p = buf_str(&set->names);
+		for (;;) {
+			const char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) : strlen(p);
+			strlist_add_owned(l, xasprintf("%s%.*s", set->dir, (int)len, p));
+			if (!nl)
+				break;
+			p = nl + 1;
+		}
+	}
+	if (src != SQLITE_DONE)
+		goto out;
+	d->have_state = true;
+	rc = 0;
+out:
+	if (rc < 0) {
+		mdb_state_clear(d);
+		mdb_err(t, err, "read");
+	}
+	size_t it = 0;
+	void *v;
+	while (hashmap_next(&sets, &it, NULL, &v)) {
+		struct depset *s = v;
+		free(s->dir);
+		buf_release(&s->names);
+		free(s);
+	}
+	hashmap_release(&sets);
+	hashmap_release(&stored_byid);
+	hashmap_release(&byid);
+	sqlite3_finalize(urls);
+	sqlite3_finalize(ds);
+	sqlite3_finalize(refs);
+	return rc;
+}
+
+void mdb_reader_close(struct reader *r)
+{
+	if (!r)
+		return;
+	sqlite3_finalize(r->lookup);
+	sqlite3_close_v2(r->db);
+	pthread_mutex_destroy(&r->mu);
+	free(r);
+}
+
+/* Changes when another connection commits (-1 on error). */
+static long long data_version(struct tree *t)
+{
+	sqlite3_stmt *st = mdb_prepare(t, "PRAGMA data_version");
+	long long v = st && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	sqlite3_finalize(st);
+	return v;
+}
+
+bool manifest_changed(struct tree *t)
+{
+	char err[ERR_LEN];
+	if (mdb_lock(t, false, err) < 0)
+		return true; /* a database that appeared, or one that cannot be read */
+	if (!t->db)
+		return false;
+	bool changed = data_version(t) != t->db->data_version;
+	mdb_unlock(t);
+	return changed;
+}
+
+int manifest_load(struct manifest *m, struct tree *t, char *err)
+{
+	if (mdb_lock(t, false, err) < 0)
+		return -1;
+	if (!t->db)
+		return 0;
+	int rc = mdb_exec(t, "BEGIN", err);
+	if (rc == 0) {
+		rc = mdb_read_all(t, m, err);
+		if (rc == 0)
+			t->db->data_version = data_version(t);
+		sqlite3_exec(t->db->db, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+	}
+	mdb_unlock(t);
+	return rc;
+}
+
+/* Append the targets st yields (column 0) to out: 0, or -1 with err. */
+static int collect(struct tree *t, sqlite3_stmt *st, struct strlist *out, char *err)
+{
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (mdb_column_text(st, 0))
+			strlist_add(out, mdb_column_text(st, 0));
+	return rc == SQLITE_DONE ? 0 : mdb_err(t, err, "read");
+}
+
+#define DEPENDENTS "SELECT u.target FROM depset s JOIN url_dep d ON d.set_id = s.id JOIN url u ON u.id = d.url_id "
+
+int manifest_dependents(struct tree *t, char kind, const char *path, struct strlist *out, char *err)
+{
+	if (mdb_lock(t, false, err) < 0)
+		return -1;
+	if (!t->db)
+		return 0;
+	sqlite3_stmt *st;
+	char k[2] = { kind, '\0' };
+	if (!path) {
+		st = mdb_prepare(t, DEPENDENTS "WHERE s.kind = 'U'");
+	} else if (!kind) {
+		/* Below path: the directories from "path/" up to, not with,
+		 * "path0" ('0' follows '/'), in the index's order. */
+		st = mdb_prepare(t, DEPENDENTS "WHERE s.dir >= ?1 || '/' AND s.dir < ?1 || '0'");
+		if (st)
+			sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	} else {
+		const char *slash = strrchr(path, '/');
+		size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
+		st = mdb_prepare(t, DEPENDENTS "WHERE s.dir = ?1 AND s.kind = ?2"
+				    " AND instr(char(10) || s.names || char(10), char(10) || ?3 || char(10)) > 0");
+		if (st) {
+			sqlite3_bind_text(st, 1, path, (int)dlen, SQLITE_STATIC);
+			sqlite3_bind_text(st, 2, k, 1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 3, path + dlen, -1, SQLITE_STATIC);
+		}
+	}
+	int rc = st ? collect(t, st, out, err) : mdb_err(t, err, "read");
+	sqlite3_finalize(st);
+	mdb_unlock(t);
+	return rc;
+}
+
+/* This thread's reader slot: threads take slots in turn, so that the
+ * first READERS_MAX threads to look up each have their own. */
+static unsigned thread_slot(void)
+{
+	static atomic_uint next_slot;
+	static _Thread_local int slot = -1;
+	if (slot < 0)
+		slot = (int)(atomic_fetch_add(&next_slot, 1) % READERS_MAX);
+	return (unsigned)slot;
+}
+
+/* The reader of this thread's slot, opened on first use (read-only: it
+ * takes no write lock, and WAL lets it read beside the writer and the
+ * other readers). NULL with err when it cannot be opened. */
+static struct reader *reader_for(struct tree *t, struct manifest_db *d, char *err)
+{
+	unsigned slot = thread_slot();
+	struct reader *r = atomic_load_explicit(&d->readers[slot], memory_order_acquire);
+	if (r)
+		return r;
+	pthread_mutex_lock(&d->readers_mu);
+	r = atomic_load(&d->readers[slot]);
+	if (!r) {
+		r = xcalloc(1, sizeof *r);
+		pthread_mutex_init(&r->mu, NULL);
+		/* Guarded by r->mu: SQLite's own mutexes are not needed. */
+		int rc = sqlite3_open_v2(d->path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+		char pragma[64];
+		snprintf(pragma, sizeof pragma, "PRAGMA cache_size = -%d", READER_CACHE_KIB);
+		if (rc == SQLITE_OK) {
+			sqlite3_busy_timeout(r->db, BUSY_TIMEOUT_MS);
+			rc = sqlite3_exec(r->db, pragma, NULL, NULL, NULL);
+		}
+		if (rc == SQLITE_OK)
+			rc = sqlite3_prepare_v2(r->db, "SELECT " ROW_COLUMNS " FROM url WHERE target = ?1", -1,
+						&r->lookup, NULL);
+		if (rc != SQLITE_OK) {
+			err_set(err, "cannot open '%s/%s/%s': %s", t->path, TREE_META_DIR, MANIFEST_DB_FILE,
+				r->db ? sqlite3_errmsg(r->db) : "out of memory");
+			mdb_reader_close(r);
+			r = NULL;
+		} else {
+			atomic_store_explicit(&d->readers[slot], r, memory_order_release);
+		}
+	}
+	pthread_mutex_unlock(&d->readers_mu);
+	return r;
+}
+
+int manifest_lookup(struct tree *t, const char *target, struct manifest_entry **out, char *err)
+{
+	*out = NULL;
+	/* Once open, t->db stays until tree_close: no lock to read it. */
+	struct manifest_db *d = __atomic_load_n(&t->db, __ATOMIC_ACQUIRE);
+	if (!d) {
+		int rc = mdb_open(t, err);
+		d = __atomic_load_n(&t->db, __ATOMIC_ACQUIRE);
+		if (rc < 0)
+			return -1;
+		if (!d)
+			return 0;
+	}
+	struct reader *r = reader_for(t, d, err);
+	if (!r)
+		return -1;
+	pthread_mutex_lock(&r->mu);
+	/* One statement, one read transaction: the row of one committed
+	 * state. */
+	sqlite3_stmt *st = r->lookup;
+	sqlite3_bind_text(st, 1, target, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = row_entry(st, 0, target);
+	int ret = rc == SQLITE_ROW || rc == SQLITE_DONE
+			  ? 0
+			  : err_set(err, "cannot read '%s/%s/%s': %s", t->path, TREE_META_DIR, MANIFEST_DB_FILE,
+				    sqlite3_errmsg(r->db));
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	pthread_mutex_unlock(&r->mu);
+	return ret;
+}
