@@ -1,9 +1,10 @@
-/* origin_impl.h - what origin.c (the dispatcher) shares with its parts:
- * docroot.c (document-root resolution), cgienv.c (the CGI environment) and
- * the back ends cgi.c (programs run directly), fcgi.c (FastCGI client),
- * workers.c (php-cgi workers cgisnap owns, through fcgi.c) and
- * httporigin.c (libcurl), and what they all use below them: response.c
- * (the response type). Not for use outside those files.
+/* origin_impl.h - what origin.c (the dispatcher) and open.c (opening and
+ * closing) share with their parts: docroot.c (document-root resolution),
+ * cgienv.c (the CGI environment) and the back ends cgi.c (programs run
+ * directly), fcgi.c (FastCGI client), workers.c (php-cgi workers cgisnap
+ * owns, through fcgi.c) and httporigin.c (libcurl), and what they all use
+ * below them: response.c (the response type). Not for use outside those
+ * files.
  */
 #ifndef CGISNAP_ORIGIN_IMPL_H
 #define CGISNAP_ORIGIN_IMPL_H
