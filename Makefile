@@ -95,7 +95,7 @@ BUILD = build/obj$(if $(WERROR),,-warn)
 endif
 # lib/ is rooms (docs/hacking.md); the tracer, preloaded into CGI
 # programs, is built apart (TRACE_SRCS).
-TRACE_SRCS = lib/trace/preload.c
+TRACE_SRCS = lib/trace/preload.c lib/trace/preload_files.c lib/trace/preload_process.c
 SRCS = $(filter-out $(TRACE_SRCS),$(wildcard lib/*/*.c)) \
 	$(wildcard snapshot/*.c serve/*.c watch/*.c bench/*.c config/*.c inspect/*.c)
 OBJS = $(SRCS:%.c=$(BUILD)/%.o)
@@ -172,7 +172,7 @@ build/TRACE_FLAGS: FORCE
 	@echo '$(CC) $(TRACE_CFLAGS) $(TRACE_LDFLAGS)' | cmp -s - $@ || \
 		echo '$(CC) $(TRACE_CFLAGS) $(TRACE_LDFLAGS)' > $@
 
-build/cgisnap-trace.so: $(TRACE_SRCS) lib/trace/protocol.h build/TRACE_FLAGS
+build/cgisnap-trace.so: $(TRACE_SRCS) lib/trace/preload.h lib/trace/protocol.h build/TRACE_FLAGS
 	@$(if $(Q),echo '  LINK    $@')
 	$(Q)$(CC) $(TRACE_CFLAGS) $(TRACE_LDFLAGS) -o $@ $(TRACE_SRCS) -ldl
 

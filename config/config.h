@@ -2,7 +2,8 @@
  *
  * config.c    the command line: cgisnap config nginx|apache [OPTIONS] DIR
  * treeinfo.c  what both configurations need from the tree (treeinfo.h)
- * nginx.c     the nginx maps and server block
+ * nginx.c     the nginx server block; nginxmaps.c its http-level maps,
+ *             nginxkeys.c what both agree on (nginx_impl.h)
  * apache.c    the Apache virtual host
  * common.c    what both writers use: the type table, the guards' regular
  *             expressions, quoting

@@ -15,6 +15,7 @@
 #include "base/hashmap.h"
 #include "base/log.h"
 #include "origin/origin.h"
+#include "respond.h"
 #include "cli/originopts.h"
 #include "tree/publish.h"
 #include "base/relist.h"

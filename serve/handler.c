@@ -37,6 +37,7 @@
 #include "http.h"
 #include "base/log.h"
 #include "url/reqpath.h"
+#include "respond.h"
 #include "serve.h"
 #include "base/xalloc.h"
 
@@ -93,22 +94,6 @@ void handler_release_pools(void)
 	}
 	my_pool = NULL;
 	pthread_mutex_unlock(&pools_lock);
-}
-
-struct MHD_Response *response_text(const char *html)
-{
-	return MHD_create_response_from_buffer(strlen(html), (void *)html, MHD_RESPMEM_PERSISTENT);
-}
-
-struct fixed_response fixed_html(const char *html)
-{
-	struct fixed_response f = { response_text(html), (long long)strlen(html) };
-	if (!f.r) {
-		log_error("cannot create a response: out of memory");
-		exit(3);
-	}
-	MHD_add_response_header(f.r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
-	return f;
 }
 
 void *handler_begin(void *cls, const char *uri, struct MHD_Connection *c)

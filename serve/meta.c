@@ -11,6 +11,7 @@
 #include "tree/answer.h"
 #include "base/buf.h"
 #include "base/log.h"
+#include "respond.h"
 #include "serve.h"
 #include "url/urlkey.h"
 #include "base/xalloc.h"

@@ -29,6 +29,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "respond.h"
 #include "tree/manifest.h"
 #include "tree/tree.h"
 #include "url/url.h"
@@ -54,13 +55,6 @@ struct serve_config {
 	long fill_max;
 	long long fill_max_bytes;
 	const struct strlist *fill_include, *fill_exclude;
-};
-
-/* A response made once and queued many times, and its body's size (for
- * the access log). */
-struct fixed_response {
-	struct MHD_Response *r;
-	long long len;
 };
 
 /* The tree's own files, reloaded when inotify sees them change. The
@@ -168,11 +162,5 @@ void handler_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 		       enum MHD_RequestTerminationCode toe);
 /* Free the per-thread pools of request records (after the daemon stopped). */
 void handler_release_pools(void);
-
-/* A response with a small fixed HTML body (for 400, 404, 405, ...). */
-struct MHD_Response *response_text(const char *html);
-/* The same as a fixed_response with Content-Type text/html; exits when
- * out of memory (only used at start-up and reloads). */
-struct fixed_response fixed_html(const char *html);
 
 #endif

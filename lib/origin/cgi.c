@@ -25,6 +25,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "origin/origin_impl.h"
+#include "origin/stderrlog.h"
 #include "trace/protocol.h"
 #include "trace/traceread.h"
 #include "base/xalloc.h"

@@ -36,6 +36,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "origin/origin_impl.h"
+#include "origin/stderrlog.h"
 #include "base/xalloc.h"
 
 #define FCGI_VERSION_1 1

@@ -1,8 +1,10 @@
-/* origin_impl.h - what origin.c (the dispatcher) shares with its parts:
- * docroot.c (document-root resolution), cgienv.c (the CGI environment) and
- * the back ends cgi.c (programs run directly), fcgi.c (FastCGI client),
- * workers.c (php-cgi workers cgisnap owns, through fcgi.c) and
- * httporigin.c (libcurl). Not for use outside those files.
+/* origin_impl.h - what origin.c (the dispatcher) and open.c (opening and
+ * closing) share with their parts: docroot.c (document-root resolution),
+ * cgienv.c (the CGI environment) and the back ends cgi.c (programs run
+ * directly), fcgi.c (FastCGI client), workers.c (php-cgi workers cgisnap
+ * owns, through fcgi.c) and httporigin.c (libcurl), and what they all use
+ * below them: response.c (the response type). Not for use outside those
+ * files.
  */
 #ifndef CGISNAP_ORIGIN_IMPL_H
 #define CGISNAP_ORIGIN_IMPL_H
@@ -73,19 +75,6 @@ struct origin_script {
 	const struct origin_handler *handler; /* NULL: an executable run directly */
 };
 
-/* A program's stderr, logged a line at a time as "cgisnap: TARGET: LINE".
- * Feed it bytes as they come; flush it at the end for a last line without
- * a newline. Lines are cut at ORIGIN_LOG_LINE_MAX bytes. */
-#define ORIGIN_LOG_LINE_MAX 2000
-struct origin_log {
-	const char *target;
-	struct buf line;
-	bool cut;                         /* the current line was already cut */
-};
-void origin_log_init(struct origin_log *l, const char *target);
-void origin_log_feed(struct origin_log *l, const char *data, size_t n);
-void origin_log_flush(struct origin_log *l);
-
 /* cgi.c: run the script's program with env, its stdout into out (at most
  * o->max_output bytes), its stderr to the log, its dependency trace into
  * rs->deps_*. 0 when the program exited by itself, with its exit status
@@ -146,12 +135,15 @@ int http_origin_render(struct http_origin *h, const char *method, const char *ta
 void http_origin_close(struct http_origin *h);
 
 /* cgi.c and workers.c: rs's dependency lists, for the trace reader; and
- * the mark of a render whose trace is not whole (prog and why as
- * origin.h's untraced and untraced_why read). */
+ * (response.c) the mark of a render whose trace is not whole (prog and
+ * why as origin.h's untraced and untraced_why read). */
 static inline struct trace_lists origin_trace_lists(struct origin_response *rs)
 {
 	return (struct trace_lists){ &rs->deps_read, &rs->deps_exist, &rs->deps_listed, &rs->deps_written };
 }
 void origin_mark_untraced(struct origin_response *rs, const char *prog, const char *why);
+
+/* response.c: add a header line to rs (copies of name and value). */
+void origin_response_add_header(struct origin_response *rs, const char *name, const char *value);
 
 #endif

@@ -93,40 +93,6 @@ struct workers {
 	bool traced;
 };
 
-void workers_php_args(struct strlist *args, const char *session_dir)
-{
-	static const char *const opcache[] = { "opcache.enable=1", "opcache.validate_timestamps=1",
-					       "opcache.revalidate_freq=0" };
-	for (size_t i = 0; i < sizeof opcache / sizeof opcache[0]; i++) {
-		strlist_add(args, "-d");
-		strlist_add(args, opcache[i]);
-	}
-	if (session_dir) {
-		strlist_add(args, "-d");
-		strlist_add_owned(args, xasprintf("session.save_path=%s", session_dir));
-		/* opcache's lock file goes to /tmp otherwise, which a sandbox
-		 * (the systemd units' ProtectSystem=strict) may not let it
-		 * write: then php-cgi dies at start. The session directory is
-		 * ours and writable. */
-		strlist_add(args, "-d");
-		strlist_add_owned(args, xasprintf("opcache.lockfile_path=%s", session_dir));
-	}
-}
-
-int workers_exit_reason(int status, char *err)
-{
-	if (WIFSIGNALED(status)) {
-		const char *name = sigabbrev_np(WTERMSIG(status));
-		return err_set(err, "killed by signal %d (SIG%s)", WTERMSIG(status), name ? name : "?");
-	}
-	return err_set(err, "exited with status %d", WIFEXITED(status) ? WEXITSTATUS(status) : 0);
-}
-
-bool workers_worn_out(long served, long max_requests)
-{
-	return served >= (max_requests > 0 ? max_requests : WORKERS_MAX_REQUESTS);
-}
-
 static char **vector(const char *first, const struct strlist *l)
 {
 	size_t n = l ? l->n : 0, k = 0;

@@ -1,0 +1,191 @@
+/* preload_process.c - the tracer's hooks on what the program does
+ * besides naming paths (preload.h): closing or replacing descriptors
+ * (the trace's own among them), entering accept in a FastCGI worker
+ * (the request boundaries) and loading libraries (opcache).
+ */
+#include "trace/preload.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+
+#include "trace/protocol.h"
+
+/* ---- the trace descriptor itself ---- */
+
+/* The program may close every descriptor (a daemon), or put a file of
+ * its own on fd 3: the trace tells cgisnap it is incomplete before it
+ * goes, and is never written into someone else's file. */
+
+EXPORT int close(int fd)
+{
+	losing(fd, 0);
+	REAL_SYS(close);
+	return real_close ? real_close(fd) : (int)RAW(SYS_close, fd);
+}
+
+EXPORT int dup2(int oldfd, int newfd)
+{
+	if (oldfd != newfd)
+		losing(newfd, 0);
+	REAL_SYS(dup2);
+	if (real_dup2)
+		return real_dup2(oldfd, newfd);
+	if (oldfd == newfd) /* dup3 refuses this one; dup2 checks oldfd */
+		return RAW(SYS_fcntl, oldfd, F_GETFD) < 0 ? -1 : newfd;
+	return (int)RAW(SYS_dup3, oldfd, newfd, 0);
+}
+
+EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	if (oldfd != newfd)
+		losing(newfd, 0);
+	REAL_SYS(dup3);
+	return real_dup3 ? real_dup3(oldfd, newfd, flags) : (int)RAW(SYS_dup3, oldfd, newfd, flags);
+}
+
+#ifdef HOOK_CLOSE_RANGE
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+	/* CLOSE_RANGE_CLOEXEC closes nothing now, but fd 3 would not reach
+	 * the programs this one starts. */
+	if (first <= last)
+		losing_range(first, last, (flags & CLOSE_RANGE_CLOEXEC) != 0);
+	REAL_SYS(close_range);
+	return real_close_range ? real_close_range(first, last, flags)
+				: (int)RAW(SYS_close_range, first, last, flags);
+}
+
+EXPORT void closefrom(int lowfd)
+{
+	if (lowfd >= 0)
+		losing_range((unsigned)lowfd, ~0U, 0);
+	REAL_SYS(closefrom);
+	if (real_closefrom) {
+		real_closefrom(lowfd);
+		return;
+	}
+	if (lowfd >= 0)
+		RAW(SYS_close_range, (unsigned)lowfd, ~0U, 0);
+}
+#endif
+
+/* ---- request boundaries in a FastCGI worker ---- */
+
+/* A FastCGI worker's listening socket (CGISNAP_TRACE_ACCEPT; -1: none,
+ * -2: not looked at yet), the boundaries sent, and whether the last
+ * accept on it gave a connection (the first accept counts as one). */
+static int accept_fd = -2;
+static unsigned long boundaries;
+static int accept_got = 1;
+
+/* The listening socket CGISNAP_TRACE_ACCEPT names, or -1. Read on first
+ * use, as the trace descriptor is. Call with in_tracer set. */
+static int listening_fd(void)
+{
+	int fd = __atomic_load_n(&accept_fd, __ATOMIC_ACQUIRE);
+	if (fd != -2 || !environ)
+		return fd;
+	const char *s = env_value(TRACE_ACCEPT_ENV "=");
+	fd = -1;
+	if (s && *s >= '0' && *s <= '9') {
+		int v = 0;
+		for (; *s >= '0' && *s <= '9' && v <= 100000; s++)
+			v = v * 10 + (*s - '0');
+		if (!*s)
+			fd = v;
+	}
+	__atomic_store_n(&accept_fd, fd, __ATOMIC_RELEASE);
+	return fd;
+}
+
+/* The program enters accept on fd: on the listening socket, after a
+ * connection (or at the first accept), send "B n". */
+static void entering_accept(int fd)
+{
+	if (in_tracer || fd < 0)
+		return;
+	int saved = errno;
+	in_tracer = 1;
+	if (fd == listening_fd() && __atomic_exchange_n(&accept_got, 0, __ATOMIC_ACQ_REL)) {
+		int t = trace_get();
+		char line[40];
+		size_t n = 0;
+		unsigned long k = __atomic_add_fetch(&boundaries, 1, __ATOMIC_ACQ_REL);
+		add(line, &n, sizeof line, (const char[]){ TRACE_BOUNDARY, ' ' }, 2);
+		add_num(line, &n, sizeof line, k);
+		add(line, &n, sizeof line, "\n", 1);
+		if (t >= 0)
+			send_to(t, line, n);
+	}
+	in_tracer = 0;
+	errno = saved;
+}
+
+/* accept on fd returned rc: a connection starts the next request. */
+static void accepted(int fd, int rc)
+{
+	if (rc >= 0 && !in_tracer && fd == __atomic_load_n(&accept_fd, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&accept_got, 1, __ATOMIC_RELEASE);
+}
+
+EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	entering_accept(fd);
+	REAL_SYS(accept);
+	int rc = real_accept ? real_accept(fd, addr, len) : (int)RAW(SYS_accept4, fd, addr, len, 0);
+	int saved = errno;
+	accepted(fd, rc);
+	errno = saved;
+	return rc;
+}
+
+EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
+{
+	entering_accept(fd);
+	REAL_SYS(accept4);
+	int rc = real_accept4 ? real_accept4(fd, addr, len, flags) : (int)RAW(SYS_accept4, fd, addr, len, flags);
+	int saved = errno;
+	accepted(fd, rc);
+	errno = saved;
+	return rc;
+}
+
+/* ---- libraries the program loads ---- */
+
+/* PHP loads its extensions with RTLD_DEEPBIND, which puts their own
+ * libraries (the C library) ahead of the global scope, this library
+ * included: their calls pass no hook. That matters for one: opcache. A
+ * script it keeps compiled is not opened again, only stat'ed by opcache
+ * on each request (validate_timestamps), and that stat is how a page
+ * that ran an edited PHP file is found. So opcache alone is loaded
+ * without RTLD_DEEPBIND (it needs no symbols of its own to win: PHP's
+ * are the same in either scope); every other library as asked. */
+static int is_opcache(const char *file)
+{
+	size_t n = t_strlen(file), base = n;
+	while (base > 0 && file[base - 1] != '/')
+		base--;
+	static const char name[] = "opcache.so";
+	size_t k = sizeof name - 1;
+	if (n - base != k)
+		return 0;
+	for (size_t i = 0; i < k; i++)
+		if (file[base + i] != name[i])
+			return 0;
+	return 1;
+}
+
+EXPORT void *dlopen(const char *file, int flags)
+{
+	__asm__("" : "+r"(file)); /* see report() */
+#ifdef RTLD_DEEPBIND
+	if (file && (flags & RTLD_DEEPBIND) && is_opcache(file))
+		flags &= ~RTLD_DEEPBIND;
+#endif
+	REAL(dlopen);
+	return real_dlopen ? real_dlopen(file, flags) : NULL;
+}
