@@ -14,6 +14,11 @@
 #include <unistd.h>
 
 #include "crawl/archive.h"
+#include "crawl/claims.h"
+#include "crawl/commit.h"
+#include "crawl/engine.h"
+#include "crawl/progress.h"
+#include "crawl/tally.h"
 #include "crawl/excerpt.h"
 #include "crawl/families.h"
 #include "base/hashmap.h"
@@ -27,96 +32,11 @@
 #include "url/urlkey.h"
 #include "base/xalloc.h"
 
-/* Targets fetched by convention: their absence is not an error. */
-#define ROBOTS_TARGET "/robots.txt"
-#define SITEMAP_TARGET "/sitemap.xml"
-
-struct job {
-	char *target;
-	long depth;
-	bool optional; /* robots.txt, sitemaps: a 404 is neither recorded nor a failure */
-	bool own_file; /* stored as itself, never as a redirect to its slash form */
-	bool seed;     /* a --seed (or the default one): an error status fails the run */
-	struct job *next;
-};
-
 /* publish_page gave the file to the slash form: the page is recorded as
  * a redirect to it. */
 #define STORED_AS_REDIRECT 2
 /* The hold hook held a static file read at store time (crawl_hooks.hold). */
 #define STORED_HELD 3
-
-/* A file claimed in this run: which target wrote it, with what bytes. */
-struct claim {
-	char *target;
-	char sha256[65];
-	long long bytes;
-	bool writing; /* its publish is under way: a takeover waits for it */
-	bool written; /* the file holds these bytes (sha256, bytes) */
-};
-
-struct crawl {
-	const struct crawl_config *cfg;
-	struct origin *origin;
-	const struct site *site;
-	struct tree *tree;
-	struct manifest manifest; /* the tree as published */
-	struct hashmap owned;     /* key -> struct holders: the files cgisnap wrote */
-	long recovered;           /* journal entries manifest_recover put, for the next result */
-	struct strlist recovered_new; /* the targets among them new to the manifest, without dependencies */
-
-	/* One run's state, under lock. */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct job *head, *tail;
-	long queued;
-	int busy;
-	bool update_mode;
-	struct hashmap seen;   /* target -> depth + 1 */
-	struct hashmap claims; /* key -> struct claim * */
-	struct hashmap demoted; /* "/a" -> key: to be a redirect to "/a/" (settle_slash_forms) */
-	struct manifest next;  /* what this run found */
-	struct crawl_result *res;
-	long dropped_depth, dropped_pages;
-	struct loops loops;     /* URL families taking ever-new values */
-	struct families families; /* what the query parameters did: full crawls only */
-	bool near_bound_said;  /* the 80% of --max-pages line was printed */
-	struct robots robots;
-	bool have_robots;
-	struct timespec start;
-	bool (*removal_ok)(void *arg); /* NULL: always */
-	void *removal_arg;
-	struct crawl_hooks hooks;
-	long fetched;                 /* URLs rendered this run, robots.txt and sitemaps aside */
-	struct strlist not_found_404; /* ... of them, those that answered 404 */
-	struct hashmap outcomes;      /* target -> enum outcome: its category in the result */
-	long prev_total;              /* URLs the manifest held when the run began (full crawls) */
-	char current[256];            /* the target the latest render started on, for the progress */
-	long running;                 /* worker threads not yet done */
-};
-
-/* What became of a URL in a run: the result's category it is counted in. */
-enum outcome {
-	OUTCOME_NONE, /* not counted (yet) */
-	OUTCOME_NEW,
-	OUTCOME_CHANGED,
-	OUTCOME_UNCHANGED,
-	OUTCOME_REDIRECT,
-	OUTCOME_NOT_FOUND,
-	OUTCOME_FAILED,
-	OUTCOME_HELD,
-	OUTCOME_SKIPPED, /* + enum crawl_skip_why */
-};
-
-static const char *const outcome_names[] = { "-", "new", "changed", "unchanged", "redirect", "not-found",
-					     "failed", "held" };
-
-static double elapsed_since(const struct timespec *t0)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 void crawl_config_init(struct crawl_config *cfg)
 {
@@ -178,73 +98,6 @@ void crawl_config_release(struct crawl_config *cfg)
 	free(cfg->render_query_rw);
 	cfg->render_query_rw = NULL;
 	cfg->nrender_query = 0;
-}
-
-/* The entries of the manifest that record one file (usually one). */
-struct holders {
-	size_t n, cap;
-	struct manifest_entry **e;
-};
-
-static void owned_add(struct crawl *c, struct manifest_entry *e)
-{
-	if (!e->key)
-		return;
-	struct holders *h = hashmap_get(&c->owned, e->key);
-	if (!h) {
-		h = xcalloc(1, sizeof *h);
-		hashmap_put(&c->owned, e->key, h);
-	}
-	if (h->n == h->cap) {
-		h->cap = h->cap ? 2 * h->cap : 1;
-		h->e = xrealloc(h->e, h->cap * sizeof *h->e);
-	}
-	h->e[h->n++] = e;
-}
-
-static void owned_del(struct crawl *c, const struct manifest_entry *e)
-{
-	struct holders *h = e->key ? hashmap_get(&c->owned, e->key) : NULL;
-	for (size_t i = 0; h && i < h->n; i++) {
-		if (h->e[i] != e)
-			continue;
-		h->e[i] = h->e[--h->n];
-		if (!h->n) {
-			hashmap_remove(&c->owned, e->key);
-			free(h->e);
-			free(h);
-		}
-		return;
-	}
-}
-
-/* An entry of the manifest that records key's file, NULL when none. */
-static const struct manifest_entry *owned_get(const struct crawl *c, const char *key)
-{
-	const struct holders *h = hashmap_get(&c->owned, key);
-	return h ? h->e[0] : NULL;
-}
-
-static void owned_release(struct crawl *c)
-{
-	size_t it = 0;
-	void *v;
-	while (hashmap_next(&c->owned, &it, NULL, &v)) {
-		struct holders *h = v;
-		free(h->e);
-		free(h);
-	}
-	hashmap_release(&c->owned);
-}
-
-/* Index the manifest's files by key: what cgisnap may replace or prune. */
-static void index_owned(struct crawl *c)
-{
-	owned_release(c);
-	size_t it = 0;
-	void *v;
-	while (hashmap_next(&c->manifest.entries, &it, NULL, &v))
-		owned_add(c, v);
 }
 
 struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, const struct site *site,
@@ -309,7 +162,7 @@ void crawl_set_hooks(struct crawl *c, const struct crawl_hooks *h)
 
 /* Tell the hook about a render (e NULL: it failed, or records nothing).
  * Unlocked: renders run at once, the hook locks what it shares. */
-static void on_render(struct crawl *c, struct manifest_entry *e, const struct origin_response *rs)
+void on_render(struct crawl *c, struct manifest_entry *e, const struct origin_response *rs)
 {
 	if (c->hooks.on_render)
 		c->hooks.on_render(c->hooks.arg, e, rs);
@@ -335,7 +188,7 @@ static void warn_runaway_locked(struct crawl *c, const char *target, long depth)
 }
 
 /* Put j at the end of the queue. Called locked. */
-static void append_job_locked(struct crawl *c, struct job *j)
+void append_job_locked(struct crawl *c, struct job *j)
 {
 	if (c->tail)
 		c->tail->next = j;
@@ -347,8 +200,7 @@ static void append_job_locked(struct crawl *c, struct job *j)
 
 /* Queue target unless seen, excluded or past a bound: its job, or NULL
  * when it was not queued. Called locked. */
-static struct job *enqueue_locked(struct crawl *c, const char *target, long depth, bool optional,
-				  bool forced)
+struct job *enqueue_locked(struct crawl *c, const char *target, long depth, bool optional, bool forced)
 {
 	const struct crawl_config *cfg = c->cfg;
 	if (hashmap_get(&c->seen, target))
@@ -379,108 +231,6 @@ static struct job *enqueue_locked(struct crawl *c, const char *target, long dept
 	j->optional = optional;
 	append_job_locked(c, j);
 	return j;
-}
-
-/* The result's counter of category o. */
-static long *outcome_count(struct crawl_result *r, enum outcome o)
-{
-	switch (o) {
-	case OUTCOME_NEW:
-		return &r->stored_new;
-	case OUTCOME_CHANGED:
-		return &r->stored_changed;
-	case OUTCOME_UNCHANGED:
-		return &r->stored_unchanged;
-	case OUTCOME_REDIRECT:
-		return &r->redirects;
-	case OUTCOME_NOT_FOUND:
-		return &r->not_found;
-	case OUTCOME_FAILED:
-		return &r->failed;
-	case OUTCOME_HELD:
-		return &r->held;
-	default:
-		return &r->skipped;
-	}
-}
-
-/* Count target in category o: once per URL, so that the result's pages
- * is the sum of its categories; a URL counted before (a page that
- * became a redirect to its slash form, and is rendered again) moves.
- * With url_lines, says so: "STATUS OUTCOME MS ms BYTES bytes TARGET"
- * (status "-" when none came); the last line of a target is what it
- * counts as. Locked. */
-static void tally_locked(struct crawl *c, const char *target, enum outcome o, int status, long ms,
-			 long long bytes)
-{
-	struct crawl_result *r = c->res;
-	enum outcome was = (enum outcome)(intptr_t)hashmap_get(&c->outcomes, target);
-	if (was != OUTCOME_NONE) {
-		--*outcome_count(r, was);
-		if (was >= OUTCOME_SKIPPED)
-			r->skips[was - OUTCOME_SKIPPED].n--;
-	} else {
-		r->pages++;
-	}
-	++*outcome_count(r, o);
-	if (o >= OUTCOME_SKIPPED)
-		r->skips[o - OUTCOME_SKIPPED].n++;
-	hashmap_put(&c->outcomes, target, (void *)(intptr_t)o);
-	if (!c->cfg->url_lines)
-		return;
-	char st[16] = "-";
-	if (status > 0)
-		snprintf(st, sizeof st, "%d", status);
-	log_info("%s %s %ld ms %lld bytes %s", st, o >= OUTCOME_SKIPPED ? "skipped" : outcome_names[o], ms,
-		 bytes, target);
-}
-
-static void add_failure_locked(struct crawl *c, const char *target, const char *reason,
-			       const struct origin_response *rs)
-{
-	struct crawl_result *r = c->res;
-	r->failures = xrealloc(r->failures, (r->nfailures + 1) * sizeof *r->failures);
-	r->failures[r->nfailures].target = xstrdup(target);
-	r->failures[r->nfailures].reason = xstrdup(reason);
-	r->nfailures++;
-	tally_locked(c, target, OUTCOME_FAILED, rs ? rs->status : 0, rs ? rs->render_ms : 0, 0);
-}
-
-/* A failed render leaves what was published before in place. rs: what
- * the origin answered, if anything. Locked. */
-static void fail_locked(struct crawl *c, const char *target, const char *reason,
-			const struct origin_response *rs)
-{
-	add_failure_locked(c, target, reason, rs);
-	const struct manifest_entry *old = manifest_get(&c->manifest, target);
-	if (old)
-		manifest_put(&c->next, manifest_entry_dup(old));
-}
-
-/* A page held by the hold hook: what was published before stays, as
- * after a failed render, and the caller is told its target. Locked. */
-static void hold_locked(struct crawl *c, const char *target, const struct origin_response *rs)
-{
-	tally_locked(c, target, OUTCOME_HELD, rs->status, rs->render_ms, 0);
-	if (!strlist_contains(&c->res->held_targets, target))
-		strlist_add(&c->res->held_targets, target);
-	const struct manifest_entry *old = manifest_get(&c->manifest, target);
-	if (old)
-		manifest_put(&c->next, manifest_entry_dup(old));
-}
-
-/* Count target as skipped for why, keeping the first example in sort
- * order (renders finish in any order). Locked. */
-static void skip_locked(struct crawl *c, const char *target, enum crawl_skip_why why,
-			const struct origin_response *rs)
-{
-	struct crawl_skip *s = &c->res->skips[why];
-	tally_locked(c, target, OUTCOME_SKIPPED + why, rs->status, rs->render_ms,
-		     rs->static_path ? rs->static_size : origin_body_size(rs));
-	if (!s->example || strcmp(target, s->example) < 0) {
-		free(s->example);
-		s->example = xstrdup(target);
-	}
 }
 
 static bool is_text_type(const char *type)
@@ -630,19 +380,6 @@ static int load_body(struct origin_response *rs, char *err)
 	return rc;
 }
 
-/* Add what one publish or removal noted to the run's lists (under c->lock
- * while renders run). No path is both written and removed in one run:
- * removals come after the renders, of files no render claimed, and of
- * directories only once empty; a page written twice (a slash form) is
- * listed twice, for the reader to sort out (watch sorts). */
-static void paths_merge(struct crawl *c, const struct publish_paths *p)
-{
-	for (size_t i = 0; i < p->written->n; i++)
-		strlist_add(&c->res->written_paths, p->written->items[i]);
-	for (size_t i = 0; i < p->removed->n; i++)
-		strlist_add(&c->res->removed_paths, p->removed->items[i]);
-}
-
 /* Publish the file e claimed: only over a file cgisnap published, and
  * only while it still holds what cgisnap wrote (the manifest's record,
  * or with taken_over what another target wrote in this run: prev_bytes
@@ -672,58 +409,6 @@ static int write_claimed(struct crawl *c, struct origin_response *rs, struct man
 		return -1;
 	return f->fd >= 0 ? publish_fd_noted(c->tree->fd, key, f->fd, f->off, f->len, gz, paths, err)
 			  : publish_data_noted(c->tree->fd, key, buf_str(&rs->body), rs->body.len, gz, paths, err);
-}
-
-/* The slash form ("/a/") of a target without a query whose file is the
- * same as that form's ("/a" and "/a/" are both a/index.html), or NULL.
- * Fresh string. */
-static char *slash_form(const char *target, const char *key)
-{
-	size_t n = strlen(target);
-	if (strchr(target, '?') || !n || target[n - 1] == '/')
-		return NULL;
-	char *slash = xasprintf("%s/", target);
-	char *other = urlkey_for(slash, NULL, NULL);
-	bool same = other && !strcmp(other, key);
-	free(other);
-	if (!same) {
-		free(slash);
-		return NULL;
-	}
-	return slash;
-}
-
-/* Record that target gives its file to its slash form, and is to be a
- * redirect to it. Locked. */
-static void demote_locked(struct crawl *c, const char *target, const char *key)
-{
-	if (!hashmap_get(&c->demoted, target))
-		hashmap_put(&c->demoted, target, xstrdup(key));
-}
-
-/* Two URLs of one file with different bytes. "/a" and "/a/" are one URL
- * to a static host: without --strip the slash form takes the file and
- * "/a" becomes a redirect to it (the bodies differ by what --strip would
- * remove: a timestamp, a nonce). With --strip the bodies were meant to
- * agree: a conflict. What to do, as the outcome of the claim (locked):
- *   1  e->target is "/a", the holder "/a/": e becomes a redirect;
- *   2  e->target is "/a/", the holder "/a": e takes the file over;
- *  -1  a conflict, said in err. */
-static int resolve_collision_locked(struct crawl *c, const struct claim *cl, const struct manifest_entry *e,
-				    const char *slash, const char *key, char *err)
-{
-	char *holder_slash = slash ? NULL : slash_form(cl->target, key);
-	bool pair = (slash && !strcmp(slash, cl->target)) ||
-		    (holder_slash && !strcmp(holder_slash, e->target));
-	free(holder_slash);
-	if (pair && !c->cfg->nstrip)
-		return slash ? 1 : 2;
-	if (pair)
-		return err_set(err, "'%s' and '%s' both map to file '%s' with different content after "
-			       "--strip: widen --strip to what differs, or --exclude one of them",
-			       cl->target, e->target, key);
-	return err_set(err, "'%s' and '%s' both map to file '%s' with different content", cl->target,
-		       e->target, key);
 }
 
 /* The key of target's file: with static_query_ignore, a file under
@@ -924,22 +609,6 @@ out:
 	return rc;
 }
 
-/* Make e, an entry of "/a", the 301 to "/a/" that a static host answers
- * (and that cgisnap serve and the generated configurations replay). */
-static void make_slash_redirect(struct crawl *c, struct manifest_entry *e)
-{
-	char *slash = xasprintf("%s/", e->target);
-	free(e->key);
-	free(e->content_type);
-	free(e->location);
-	e->key = e->content_type = NULL;
-	e->bytes = 0;
-	e->sha256[0] = '\0';
-	e->status = 301;
-	e->location = site_url_for(c->site, slash);
-	free(slash);
-}
-
 /* The start of an error response's body as text lines (appended to
  * out, at most max), when it is text; the origin's reason instead for a
  * path it refused. */
@@ -1000,25 +669,6 @@ static char *seed_error(const char *target, const struct origin_response *rs)
 			    : xasprintf("the seed '%s' answered %d", target, rs->status);
 	strlist_clear(&first);
 	return msg;
-}
-
-/* Most of a full crawl answering 404 is a set-up error (--root at the
- * wrong directory, a --site-url the links do not match), not a site:
- * more than half of the URLs rendered, and at least
- * CRAWL_NOT_FOUND_MIN, answered 404. The examples are the first in
- * sort order, so that the message is the same on every run. */
-static void check_not_found(struct crawl *c, struct crawl_result *res)
-{
-	long n = (long)c->not_found_404.n;
-	if (n < CRAWL_NOT_FOUND_MIN || n * 2 <= c->fetched)
-		return;
-	strlist_sort(&c->not_found_404);
-	struct buf b = BUF_INIT;
-	buf_addf(&b, "%ld of %ld URLs answered 404 (e.g. ", n, c->fetched);
-	for (size_t i = 0; i < 3 && i < c->not_found_404.n; i++)
-		buf_addf(&b, "%s'%.200s'", i ? ", " : "", c->not_found_404.items[i]);
-	buf_adds(&b, "): check --root and --site-url");
-	strlist_add_owned(&res->errors, buf_detach(&b, NULL));
 }
 
 /* A target a --canonical rule matches is never rendered: it is recorded
@@ -1198,99 +848,9 @@ out:
 	free(asked);
 }
 
-static bool stopped(const struct crawl *c)
+bool stopped(const struct crawl *c)
 {
 	return c->cfg->stop && *c->cfg->stop;
-}
-
-/* Where the run stands: done of total (total a lower bound when plus),
- * the rate and the seconds left (-1: unknown). The total is the URLs the
- * tree held when a full crawl began - a re-run meets about as many -
- * or, when more are known already, those: done, queued and rendering.
- * Locked. */
-struct progress_state {
-	long done, total;
-	bool plus;
-	double rate, eta;
-	long failed;
-};
-
-static void progress_state_locked(const struct crawl *c, struct progress_state *p)
-{
-	double t = elapsed_since(&c->start);
-	long known = c->res->pages + c->queued + c->busy;
-	p->done = c->res->pages;
-	p->failed = c->res->failed;
-	p->plus = !c->prev_total || known > c->prev_total;
-	p->total = p->plus ? known : c->prev_total;
-	p->rate = t > 0 ? p->done / t : 0.0;
-	p->eta = p->rate > 0 && p->done ? (p->total - p->done) / p->rate : -1;
-}
-
-static void eta_text(double eta, char *out, size_t len)
-{
-	if (eta < 0)
-		snprintf(out, len, "?");
-	else if (eta < 100)
-		snprintf(out, len, "%.0f s", eta);
-	else if (eta < 6000)
-		snprintf(out, len, "%.0f min", eta / 60);
-	else
-		snprintf(out, len, "%.1f h", eta / 3600);
-}
-
-/* Redraw the bar (CRAWL_PROGRESS_BAR): "[=====>    ] 412/611 67% 24.8
- * pages/s ETA 8 s  /doku.php?id=..." cut to the terminal's width.
- * Locked. */
-static void show_bar_locked(struct crawl *c, bool force)
-{
-	struct progress_state p;
-	progress_state_locked(c, &p);
-	long pct = p.total > 0 ? p.done * 100 / p.total : 0;
-	enum { WIDTH = 20 };
-	char bar[WIDTH + 3];
-	long fill = pct * WIDTH / 100;
-	bar[0] = '[';
-	for (long i = 0; i < WIDTH; i++)
-		bar[1 + i] = i < fill ? '=' : i == fill ? '>' : ' ';
-	bar[WIDTH + 1] = ']';
-	bar[WIDTH + 2] = '\0';
-	char eta[32], failed[32] = "";
-	eta_text(p.eta, eta, sizeof eta);
-	if (p.failed)
-		snprintf(failed, sizeof failed, " %ld failed", p.failed);
-	char head[160];
-	int n = snprintf(head, sizeof head, "%s %ld/%ld%s %ld%% %.1f pages/s ETA %s%s  ", bar, p.done, p.total,
-			 p.plus ? "+" : "", pct, p.rate, eta, failed);
-	/* The URL fills what is left of the line, its end cut to "..." */
-	long room = (long)progress_columns() - 1 - n;
-	size_t ulen = strlen(c->current);
-	if (room < 4)
-		progress_update(force, "%s", head);
-	else if ((long)ulen <= room)
-		progress_update(force, "%s%s", head, c->current);
-	else
-		progress_update(force, "%s%.*s...", head, (int)(room - 3), c->current);
-}
-
-/* The progress line (CRAWL_PROGRESS_LINE), for a log: "progress: 412/611
- * URLs (67%), 24.8 pages/s, ETA 8 s, 0 failed". Locked. */
-static void show_line_locked(struct crawl *c)
-{
-	struct progress_state p;
-	progress_state_locked(c, &p);
-	char eta[32];
-	eta_text(p.eta, eta, sizeof eta);
-	log_info("progress: %ld/%ld%s URLs (%ld%%), %.1f pages/s, ETA %s, %ld failed", p.done, p.total,
-		 p.plus ? "+" : "", p.total > 0 ? p.done * 100 / p.total : 0, p.rate, eta, p.failed);
-}
-
-/* After each render: the bar follows every step (progress_update draws
- * it at most 10 times a second). Locked. */
-static void show_progress(struct crawl *c, bool force)
-{
-	if (c->cfg->progress == CRAWL_PROGRESS_BAR)
-		show_bar_locked(c, force);
 }
 
 static void *worker(void *arg)
@@ -1317,45 +877,13 @@ static void *worker(void *arg)
 
 		pthread_mutex_lock(&c->lock);
 		c->busy--;
-		show_progress(c, false);
+		progress_show_locked(c, false);
 		pthread_cond_broadcast(&c->cond);
 	}
 	c->running--;
 	pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->lock);
 	return NULL;
-}
-
-/* While the workers run: the progress line every progress_interval
- * seconds, and the bar redrawn each second, so that its rate and ETA
- * move while a slow render holds every thread, and a stop request is
- * seen. */
-static void tick_until_done(struct crawl *c)
-{
-	long period_ms = c->cfg->progress == CRAWL_PROGRESS_LINE
-				 ? (c->cfg->progress_interval > 0 ? c->cfg->progress_interval : CRAWL_PROGRESS_INTERVAL) * 1000
-				 : 1000;
-	pthread_mutex_lock(&c->lock);
-	struct timespec next;
-	clock_gettime(CLOCK_MONOTONIC, &next);
-	while (c->running > 0) {
-		next.tv_sec += period_ms / 1000;
-		next.tv_nsec += (period_ms % 1000) * 1000000L;
-		if (next.tv_nsec >= 1000000000L) {
-			next.tv_sec++;
-			next.tv_nsec -= 1000000000L;
-		}
-		int rc = 0;
-		while (c->running > 0 && rc != ETIMEDOUT)
-			rc = pthread_cond_timedwait(&c->cond, &c->lock, &next);
-		if (c->running == 0)
-			break;
-		if (c->cfg->progress == CRAWL_PROGRESS_LINE)
-			show_line_locked(c);
-		else if (c->cfg->progress == CRAWL_PROGRESS_BAR)
-			show_bar_locked(c, true);
-	}
-	pthread_mutex_unlock(&c->lock);
 }
 
 /* Run the queue to its end (or a stop) on cfg->jobs threads. */
@@ -1377,7 +905,7 @@ static void run_queue(struct crawl *c)
 		c->running = 1;
 		worker(c);
 	} else if (c->cfg->progress != CRAWL_PROGRESS_NONE) {
-		tick_until_done(c);
+		progress_tick_until_done(c);
 	}
 	for (long i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
@@ -1417,70 +945,6 @@ static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 	clock_gettime(CLOCK_MONOTONIC, &c->start);
 }
 
-static void free_claims(struct crawl *c)
-{
-	size_t it = 0;
-	const char *k;
-	void *v;
-	while (hashmap_next(&c->claims, &it, &k, &v)) {
-		struct claim *cl = v;
-		free(cl->target);
-		free(cl);
-	}
-	hashmap_release(&c->claims);
-}
-
-static void free_demoted(struct crawl *c)
-{
-	size_t it = 0;
-	void *v;
-	while (hashmap_next(&c->demoted, &it, NULL, &v))
-		free(v);
-	hashmap_release(&c->demoted);
-}
-
-/* After the renders: each "/a" that gave its file to "/a/" becomes a
- * redirect to it, provided "/a/" holds that file now (whichever of the
- * two was rendered first). One whose slash form did not take the file
- * (it went away, failed or redirects) is queued again, to be stored as
- * a page of its own. Returns how many were queued. */
-static long settle_slash_forms(struct crawl *c)
-{
-	long again = 0;
-	size_t it = 0;
-	const char *target;
-	void *v;
-	pthread_mutex_lock(&c->lock);
-	while (hashmap_next(&c->demoted, &it, &target, &v)) {
-		const char *key = v;
-		char *slash = xasprintf("%s/", target);
-		const struct manifest_entry *s = manifest_get(&c->next, slash);
-		if (!s && c->update_mode)
-			s = manifest_get(&c->manifest, slash); /* not rendered now: as it was */
-		bool holds = s && s->key && !strcmp(s->key, key) && s->status >= 200 && s->status < 300;
-		struct manifest_entry *now = manifest_get(&c->next, target);
-		if (holds && now) {
-			if (now->key && !strcmp(now->key, key)) {
-				c->res->bytes -= now->bytes; /* the file is "/a/"'s, counted with it */
-				make_slash_redirect(c, now); /* it had the file until "/a/" came */
-				tally_locked(c, target, OUTCOME_REDIRECT, now->status, 0, 0);
-			}
-			if (!strlist_contains(&c->res->slash_redirects, target))
-				strlist_add(&c->res->slash_redirects, target);
-		} else if (!holds && now && !now->key && now->location) {
-			struct job *j = xcalloc(1, sizeof *j);
-			j->target = xstrdup(target);
-			j->own_file = true;
-			append_job_locked(c, j); /* its render moves it out of the redirects */
-			again++;
-		}
-		free(slash);
-	}
-	free_demoted(c);
-	pthread_mutex_unlock(&c->lock);
-	return again;
-}
-
 /* Run the queue, then settle the slash forms, until nothing is left. */
 static void run_all(struct crawl *c)
 {
@@ -1494,272 +958,9 @@ static void run_all(struct crawl *c)
 	}
 }
 
-/* Whether an old entry's file is to be removed: 1 yes, 0 no (no file, or
- * this run gave that file to a URL), -1 with err for an unsafe key. */
-static int want_drop(struct crawl *c, const struct manifest_entry *old, char *err)
-{
-	if (!old->key || hashmap_get(&c->claims, old->key))
-		return 0;
-	if (!urlkey_is_safe(old->key))
-		return err_set(err, "refusing to remove unsafe manifest key '%s'", old->key);
-	return 1;
-}
-
-/* Remove an old entry's file, once the manifest without it is saved. A
- * file that no longer holds what cgisnap wrote, or that cannot be reached
- * without following a link, is left where it is, with a note. false when
- * the removal merely failed: its entry is back in the manifest, to be
- * saved and retried. */
-static bool drop_file(struct crawl *c, const struct manifest_entry *old)
-{
-	char why[ERR_LEN];
-	struct strlist written = STRLIST_INIT, removed = STRLIST_INIT;
-	struct publish_paths paths = { &written, &removed };
-	int rc = publish_remove_noted(c->tree->fd, old->key, old->bytes, old->sha256, &paths, why);
-	paths_merge(c, &paths); /* after the renders: no lock needed */
-	strlist_clear(&written);
-	strlist_clear(&removed);
-	if (rc == 0) {
-		strlist_add(&c->res->changed_keys, old->key);
-		c->res->removed++;
-		return true;
-	}
-	int saved = errno;
-	char *note = rc == PUBLISH_KEPT
-			     ? xasprintf("not removing '%s': it was changed since cgisnap published it", old->key)
-			     : xasprintf("not removing '%s': %s", old->key, why);
-	if (!strlist_contains(&c->res->kept, note))
-		strlist_add(&c->res->kept, note);
-	free(note);
-	/* A removal that merely failed keeps its record, to be retried; a
-	 * changed file or a link in the way is no longer cgisnap's. */
-	if (rc < 0 && saved != ELOOP && saved != ENOTDIR && !manifest_get(&c->manifest, old->target)) {
-		struct manifest_entry *back = manifest_entry_dup(old);
-		manifest_put(&c->manifest, back);
-		owned_add(c, back);
-		return false;
-	}
-	return true;
-}
-
-static bool same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-/* A page that answered as before keeps its line as it was (render time
- * and change time too), so that a run that changes nothing rewrites
- * nothing: watch --poll re-renders every few seconds. */
-static void keep_same_line(struct manifest_entry *now, const struct manifest_entry *old)
-{
-	if (now->status == old->status && now->bytes == old->bytes && !strcmp(now->sha256, old->sha256) &&
-	    same_str(now->key, old->key) && same_str(now->content_type, old->content_type) &&
-	    same_str(now->location, old->location)) {
-		now->render_ms = old->render_ms;
-		now->changed = old->changed;
-	}
-}
-
-/* Test hooks (tests/t0580): with CGISNAP_TEST_PAUSE_BATCH=FILE set, a
- * crawl or watch batch whose files are all published (each committed as
- * pending first) stops before saving the manifest: it creates FILE.paused
- * and waits until FILE exists, so that a test can kill -9 it there, the
- * moment where only the pending rows record the new files.
- * CGISNAP_TEST_PAUSE_SAVED stops it after the save, before the pending
- * rows go: both record the same publishes. */
-static void test_pause(const char *env)
-{
-	const char *file = getenv(env);
-	if (!file || !*file)
-		return;
-	char *paused = xasprintf("%s.paused", file);
-	int fd = open(paused, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd >= 0)
-		close(fd);
-	free(paused);
-	const struct timespec tick = { 0, 10 * 1000 * 1000 };
-	while (access(file, F_OK) < 0)
-		nanosleep(&tick, NULL);
-}
-
-/* Save the manifest and remove the files of gone once it is saved.
- * changed: the targets whose entries the run made or altered, the only
- * rows saved (NULL: the whole manifest, compared row by row). */
-static int save_and_drop(struct crawl *c, struct manifest *gone, struct strlist *changed, char *err)
-{
-	if (c->hooks.on_commit)
-		c->hooks.on_commit(c->hooks.arg, &c->manifest, changed, c->tree);
-	test_pause("CGISNAP_TEST_PAUSE_BATCH");
-	long long written_before = manifest_rows_written(c->tree);
-	long long compared_before = manifest_rows_compared(c->tree);
-	/* The changed entries, borrowed from the manifest. */
-	struct manifest delta = MANIFEST_INIT;
-	for (size_t i = 0; changed && i < changed->n; i++) {
-		struct manifest_entry *e = manifest_get(&c->manifest, changed->items[i]);
-		if (e)
-			hashmap_put(&delta.entries, e->target, e);
-	}
-	int rc = changed ? manifest_save_delta(&delta, NULL, gone, c->tree, err)
-			 : manifest_save_removing(&c->manifest, gone, c->tree, err);
-	test_pause("CGISNAP_TEST_PAUSE_SAVED");
-	bool all_dropped = true;
-	size_t n;
-	if (rc == 0) {
-		struct manifest_entry **v = manifest_sorted(gone, &n);
-		for (size_t i = 0; i < n; i++)
-			all_dropped &= drop_file(c, v[i]);
-		free(v);
-	}
-	/* A removal that failed put its entry back: saved again before the
-	 * pending rows (its pending removal among them) go. */
-	if (rc == 0 && !all_dropped && changed) {
-		hashmap_release(&delta.entries);
-		size_t it = 0;
-		void *v;
-		while (hashmap_next(&gone->entries, &it, NULL, &v)) {
-			struct manifest_entry *e = manifest_get(&c->manifest, ((struct manifest_entry *)v)->target);
-			if (e)
-				hashmap_put(&delta.entries, e->target, e);
-		}
-		rc = manifest_save_delta(&delta, NULL, NULL, c->tree, err);
-	} else if (rc == 0 && !all_dropped) {
-		rc = manifest_save(&c->manifest, c->tree, err);
-	}
-	hashmap_release(&delta.entries); /* borrowed: the entries stay the manifest's */
-	/* The manifest now records every publish the pending rows held. */
-	if (rc == 0)
-		rc = manifest_journal_reset(c->tree, err);
-	/* The sources were handled up to now. */
-	if (rc == 0 && manifest_rows_written(c->tree) != written_before)
-		rc = manifest_set_handled(c->tree, err);
-	c->res->rows_compared += manifest_rows_compared(c->tree) - compared_before;
-	return rc;
-}
-
-/* Make this run's findings the tree's manifest, removing the files that
- * went away (prune: allowed to remove files of URLs that vanished or now
- * fail with 404/redirect), and save it. A full crawl's findings are the
- * whole manifest; an update's replace only the entries it rendered
- * (commit_update). */
-static int commit_full(struct crawl *c, bool prune, char *err)
-{
-	int rc = 0, d;
-	size_t n;
-	/* Files to remove: only after the manifest without them is saved, so
-	 * that a reader (serve) never finds an entry whose file is gone. They
-	 * are saved as pending removals in the same transaction: a run
-	 * killed before removing them leaves them to the next one. */
-	struct manifest gone = MANIFEST_INIT;
-	struct manifest_entry **old = manifest_sorted(&c->manifest, &n);
-	c->res->commit_visited += (long)(n + manifest_count(&c->next));
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		struct manifest_entry *o = old[i];
-		struct manifest_entry *now = manifest_get(&c->next, o->target);
-		if (!now) {
-			if (!prune)
-				manifest_put(&c->next, manifest_entry_dup(o));
-			else if ((d = want_drop(c, o, err)) != 0)
-				rc = d < 0 ? -1 : (manifest_put(&gone, manifest_entry_dup(o)), 0);
-			continue;
-		}
-		keep_same_line(now, o);
-		if (!o->key || (now->key && !strcmp(now->key, o->key)))
-			continue;
-		if (now->key || prune) { /* moved to another file, or gone */
-			if ((d = want_drop(c, o, err)) != 0)
-				rc = d < 0 ? -1 : (manifest_put(&gone, manifest_entry_dup(o)), 0);
-		} else {
-			manifest_put(&c->next, manifest_entry_dup(o)); /* keep serving the old page */
-		}
-	}
-	free(old);
-	manifest_release(&c->manifest);
-	c->manifest = c->next;
-	memset(&c->next, 0, sizeof c->next);
-	index_owned(c);
-	if (rc == 0)
-		rc = save_and_drop(c, &gone, NULL, err);
-	manifest_release(&gone);
-	free_claims(c);
-	return rc;
-}
-
-/* An update's commit: only the entries the run rendered are looked at,
- * moved into the manifest in place and saved; every other page stays as
- * it is, unread, so that a batch's cost grows with the change and not
- * with the tree. */
-static int commit_update(struct crawl *c, bool prune, char *err)
-{
-	int rc = 0, d;
-	struct manifest gone = MANIFEST_INIT;
-	struct strlist changed = STRLIST_INIT;
-	size_t it = 0;
-	const char *k;
-	void *v;
-	while (hashmap_next(&c->next.entries, &it, &k, &v)) {
-		struct manifest_entry *now = v, *o = manifest_get(&c->manifest, k);
-		c->res->commit_visited++;
-		if (o) {
-			keep_same_line(now, o);
-			if (o->key && !(now->key && !strcmp(now->key, o->key))) {
-				if (!now->key && !prune)
-					continue; /* keep serving the old page */
-				if (rc == 0 && (d = want_drop(c, o, err)) != 0) /* moved to another file, or gone */
-					rc = d < 0 ? -1 : (manifest_put(&gone, manifest_entry_dup(o)), 0);
-			}
-		}
-		strlist_add(&changed, k);
-	}
-	/* Taken even when the commit failed: their files are published. */
-	for (size_t i = 0; i < changed.n; i++) {
-		struct manifest_entry *now = hashmap_remove(&c->next.entries, changed.items[i]);
-		struct manifest_entry *o = manifest_get(&c->manifest, changed.items[i]);
-		if (o)
-			owned_del(c, o);
-		manifest_put(&c->manifest, now); /* frees o */
-		owned_add(c, now);
-	}
-	manifest_release(&c->next); /* what was not taken: old pages kept */
-	if (rc == 0)
-		rc = save_and_drop(c, &gone, &changed, err);
-	manifest_release(&gone);
-	strlist_clear(&changed);
-	free_claims(c);
-	return rc;
-}
-
-static int commit(struct crawl *c, bool prune, char *err)
-{
-	return c->update_mode ? commit_update(c, prune, err) : commit_full(c, prune, err);
-}
-
-/* The summary line of each kind of skip, naming an example and the option
- * that would store it. */
-static void skip_notes(const struct crawl *c, struct crawl_result *res)
-{
-	struct crawl_skip *s = res->skips;
-	long n = s[CRAWL_SKIP_ARCHIVE].n;
-	if (n)
-		s[CRAWL_SKIP_ARCHIVE].note =
-			xasprintf("skipped %ld archive%s (e.g. %s): --keep-archives to store them", n,
-				  n == 1 ? "" : "s", s[CRAWL_SKIP_ARCHIVE].example);
-	n = s[CRAWL_SKIP_OVERSIZE].n;
-	if (n)
-		s[CRAWL_SKIP_OVERSIZE].note =
-			xasprintf("skipped %ld response%s over --max-output %ld MiB (e.g. %s): raise "
-				  "--max-output to store them", n, n == 1 ? "" : "s",
-				  origin_max_output_mb(c->origin), s[CRAWL_SKIP_OVERSIZE].example);
-	n = s[CRAWL_SKIP_REQUESTED].n;
-	if (n)
-		s[CRAWL_SKIP_REQUESTED].note =
-			xasprintf("skipped %ld page%s that asked not to be stored (e.g. %s): robots noindex "
-				  "or Cache-Control no-store", n, n == 1 ? "" : "s",
-				  s[CRAWL_SKIP_REQUESTED].example);
-}
-
 static void finish_result(struct crawl *c, struct crawl_result *res)
 {
-	res->seconds = elapsed_since(&c->start);
+	res->seconds = progress_seconds(c);
 	res->bounded = c->dropped_depth || c->dropped_pages;
 	if (c->dropped_pages)
 		res->bound_note = xasprintf("--max-pages %ld reached: %ld links not crawled",
@@ -1809,7 +1010,7 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 {
 	begin_run(c, res, false);
 	pthread_mutex_lock(&c->lock);
-	show_progress(c, true);
+	progress_show_locked(c, true);
 	pthread_mutex_unlock(&c->lock);
 
 	/* robots.txt first, alone: its rules decide what else is crawled. */
@@ -1863,7 +1064,7 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 		check_not_found(c, res);
 	}
 	finish_result(c, res);
-	return commit(c, c->cfg->prune && res->complete && removal_allowed(c), err);
+	return commit_run(c, c->cfg->prune && res->complete && removal_allowed(c), err);
 }
 
 int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_result *res, char *err)
@@ -1878,32 +1079,7 @@ int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_re
 
 	/* Pages not rendered now stay as they are (commit_update). Pages
 	 * that now answer 404 go at once: watch has no later prune. */
-	return commit(c, removal_allowed(c), err);
-}
-
-void crawl_result_release(struct crawl_result *res)
-{
-	for (size_t i = 0; i < res->nfailures; i++) {
-		free(res->failures[i].target);
-		free(res->failures[i].reason);
-	}
-	free(res->failures);
-	free(res->bound_note);
-	for (int i = 0; i < CRAWL_NSKIP; i++) {
-		free(res->skips[i].example);
-		free(res->skips[i].note);
-	}
-	strlist_clear(&res->changed_keys);
-	strlist_clear(&res->written_paths);
-	strlist_clear(&res->removed_paths);
-	strlist_clear(&res->rendered);
-	strlist_clear(&res->held_targets);
-	strlist_clear(&res->kept);
-	strlist_clear(&res->slash_redirects);
-	strlist_clear(&res->errors);
-	strlist_clear(&res->family_notes);
-	strlist_clear(&res->family_table);
-	memset(res, 0, sizeof *res);
+	return commit_run(c, removal_allowed(c), err);
 }
 
 void crawl_free(struct crawl *c)
