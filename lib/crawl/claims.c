@@ -9,6 +9,15 @@
 #include "base/log.h"
 #include "base/xalloc.h"
 
+/* A file claimed in this run: which target wrote it, with what bytes. */
+struct claim {
+	char *target;
+	char sha256[65];
+	long long bytes;
+	bool writing; /* its publish is under way: a takeover waits for it */
+	bool written; /* the file holds these bytes (sha256, bytes) */
+};
+
 /* The entries of the manifest that record one file (usually one). */
 struct holders {
 	size_t n, cap;
@@ -79,7 +88,7 @@ void index_owned(struct crawl *c)
 /* The slash form ("/a/") of a target without a query whose file is the
  * same as that form's ("/a" and "/a/" are both a/index.html), or NULL.
  * Fresh string. */
-char *slash_form(const char *target, const char *key)
+static char *slash_form(const char *target, const char *key)
 {
 	size_t n = strlen(target);
 	if (strchr(target, '?') || !n || target[n - 1] == '/')
@@ -97,35 +106,132 @@ char *slash_form(const char *target, const char *key)
 
 /* Record that target gives its file to its slash form, and is to be a
  * redirect to it. Locked. */
-void demote_locked(struct crawl *c, const char *target, const char *key)
+static void demote_locked(struct crawl *c, const char *target, const char *key)
 {
 	if (!hashmap_get(&c->demoted, target))
 		hashmap_put(&c->demoted, target, xstrdup(key));
 }
 
+/* What to do when two URLs of this run have one file with different
+ * bytes (resolve_collision_locked). */
+enum collision {
+	COLLISION_YIELD,     /* e is "/a", the holder "/a/": e becomes a redirect */
+	COLLISION_TAKE_OVER, /* e is "/a/", the holder "/a": e takes the file over */
+	COLLISION_CONFLICT,  /* any other pair, or --strip was meant to make them agree */
+};
+
 /* Two URLs of one file with different bytes. "/a" and "/a/" are one URL
  * to a static host: without --strip the slash form takes the file and
  * "/a" becomes a redirect to it (the bodies differ by what --strip would
  * remove: a timestamp, a nonce). With --strip the bodies were meant to
- * agree: a conflict. What to do, as the outcome of the claim (locked):
- *   1  e->target is "/a", the holder "/a/": e becomes a redirect;
- *   2  e->target is "/a/", the holder "/a": e takes the file over;
- *  -1  a conflict, said in err. */
-int resolve_collision_locked(struct crawl *c, const struct claim *cl, const struct manifest_entry *e,
-				    const char *slash, const char *key, char *err)
+ * agree: a conflict, said in err. slash: e's slash form, if any. Locked. */
+static enum collision resolve_collision_locked(struct crawl *c, const struct claim *cl,
+					       const struct manifest_entry *e, const char *slash,
+					       const char *key, char *err)
 {
 	char *holder_slash = slash ? NULL : slash_form(cl->target, key);
 	bool pair = (slash && !strcmp(slash, cl->target)) ||
 		    (holder_slash && !strcmp(holder_slash, e->target));
 	free(holder_slash);
 	if (pair && !c->cfg->nstrip)
-		return slash ? 1 : 2;
+		return slash ? COLLISION_YIELD : COLLISION_TAKE_OVER;
 	if (pair)
-		return err_set(err, "'%s' and '%s' both map to file '%s' with different content after "
-			       "--strip: widen --strip to what differs, or --exclude one of them",
-			       cl->target, e->target, key);
-	return err_set(err, "'%s' and '%s' both map to file '%s' with different content", cl->target,
-		       e->target, key);
+		err_set(err, "'%s' and '%s' both map to file '%s' with different content after "
+			"--strip: widen --strip to what differs, or --exclude one of them",
+			cl->target, e->target, key);
+	else
+		err_set(err, "'%s' and '%s' both map to file '%s' with different content", cl->target,
+			e->target, key);
+	return COLLISION_CONFLICT;
+}
+
+/* A new claim of key for e. Locked. */
+static struct claim *claim_new_locked(struct crawl *c, const struct manifest_entry *e, const char *key)
+{
+	struct claim *cl = xcalloc(1, sizeof *cl);
+	cl->target = xstrdup(e->target);
+	memcpy(cl->sha256, e->sha256, sizeof cl->sha256);
+	cl->bytes = e->bytes;
+	cl->writing = true;
+	hashmap_put(&c->claims, key, cl);
+	return cl;
+}
+
+/* e takes over the claim cl of its "/a", which becomes a redirect: once
+ * "/a"'s write is done, what it wrote is what e writes over. Locked. */
+static void take_over_locked(struct crawl *c, struct claim *cl, const struct manifest_entry *e, const char *key,
+			     struct claim_prior *prior)
+{
+	while (cl->writing)
+		pthread_cond_wait(&c->cond, &c->lock);
+	demote_locked(c, cl->target, key);
+	prior->taken_over = cl->written; /* else the file is as the manifest says */
+	prior->bytes = cl->bytes;
+	memcpy(prior->sha256, cl->sha256, sizeof prior->sha256);
+	free(cl->target);
+	cl->target = xstrdup(e->target);
+	memcpy(cl->sha256, e->sha256, sizeof cl->sha256);
+	cl->bytes = e->bytes;
+	cl->writing = true;
+}
+
+enum claim_how claim_file(struct crawl *c, const struct manifest_entry *e, bool own_file, struct claim **clp,
+			  struct claim_prior *prior, char *err)
+{
+	const char *key = e->key;
+	char *slash = own_file ? NULL : slash_form(e->target, key);
+	enum claim_how how = CLAIM_WRITE;
+	*prior = (struct claim_prior){ false, -1, "" };
+	*clp = NULL;
+
+	pthread_mutex_lock(&c->lock);
+	struct claim *cl = hashmap_get(&c->claims, key);
+	if (cl && strcmp(cl->target, e->target)) {
+		/* Two URLs may map to one file (/a/ and /a/index.html): fine
+		 * when the bytes agree. */
+		if (!strcmp(cl->sha256, e->sha256)) {
+			how = CLAIM_SHARE;
+		} else {
+			switch (resolve_collision_locked(c, cl, e, slash, key, err)) {
+			case COLLISION_YIELD:
+				demote_locked(c, e->target, key);
+				how = CLAIM_YIELD;
+				break;
+			case COLLISION_TAKE_OVER:
+				take_over_locked(c, cl, e, key, prior);
+				*clp = cl;
+				break;
+			case COLLISION_CONFLICT:
+				how = CLAIM_CONFLICT;
+				break;
+			}
+		}
+	} else if (!cl) {
+		/* Last run's "/a/" holds the file: "/a" leaves it alone, so
+		 * that re-runs do not write it twice (settle_slash_forms
+		 * checks that "/a/" still holds it). */
+		const struct manifest_entry *rec = owned_get(c, key);
+		if (slash && !c->cfg->nstrip && rec && !strcmp(rec->target, slash) && strcmp(rec->sha256, e->sha256)) {
+			demote_locked(c, e->target, key);
+			how = CLAIM_YIELD;
+		} else {
+			*clp = claim_new_locked(c, e, key);
+		}
+	} else {
+		*clp = cl; /* its own claim, from a render before this one */
+	}
+	pthread_mutex_unlock(&c->lock);
+	free(slash);
+	return how;
+}
+
+void claim_done(struct crawl *c, struct claim *cl, bool written)
+{
+	pthread_mutex_lock(&c->lock);
+	cl->writing = false;
+	cl->written = written;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
 }
 
 /* Make e, an entry of "/a", the 301 to "/a/" that a static host answers

@@ -14,13 +14,22 @@
 
 #include "crawl/engine.h"
 
-/* A file claimed in this run: which target wrote it, with what bytes. */
-struct claim {
-	char *target;
-	char sha256[65];
+struct claim;
+
+/* How a page may have its file (claim_file). */
+enum claim_how {
+	CLAIM_WRITE,    /* the page writes the file, under its claim */
+	CLAIM_SHARE,    /* another URL of this run wrote these bytes there: nothing to write */
+	CLAIM_YIELD,    /* the file is the slash form's: the page becomes a redirect to it */
+	CLAIM_CONFLICT, /* another URL of this run has the file with other bytes: err says */
+};
+
+/* What the file holds before a page's write, when another target of
+ * this run wrote it (a takeover); else the manifest says. */
+struct claim_prior {
+	bool taken_over;
 	long long bytes;
-	bool writing; /* its publish is under way: a takeover waits for it */
-	bool written; /* the file holds these bytes (sha256, bytes) */
+	char sha256[65];
 };
 
 /* The index of c->manifest's files by key: what cgisnap may replace or
@@ -32,10 +41,16 @@ const struct manifest_entry *owned_get(const struct crawl *c, const char *key);
 void owned_release(struct crawl *c);
 void index_owned(struct crawl *c);
 
-char *slash_form(const char *target, const char *key);
-void demote_locked(struct crawl *c, const char *target, const char *key);
-int resolve_collision_locked(struct crawl *c, const struct claim *cl, const struct manifest_entry *e,
-			     const char *slash, const char *key, char *err);
+/* Claim the file e->key for e (whose sha256 and bytes are set): takes
+ * the lock. With CLAIM_WRITE, *cl is the claim to finish with
+ * claim_done once written, and prior what the file holds now. own_file:
+ * the page never yields to its slash form. */
+enum claim_how claim_file(struct crawl *c, const struct manifest_entry *e, bool own_file, struct claim **cl,
+			  struct claim_prior *prior, char *err);
+/* The write under cl is over (written: the file holds its bytes); wakes
+ * a takeover waiting for it. Takes the lock. */
+void claim_done(struct crawl *c, struct claim *cl, bool written);
+/* Make e, an entry of "/a", the 301 to "/a/". */
 void make_slash_redirect(struct crawl *c, struct manifest_entry *e);
 void free_claims(struct crawl *c);
 void free_demoted(struct crawl *c);
