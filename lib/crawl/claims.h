@@ -52,8 +52,13 @@ enum claim_how claim_file(struct crawl *c, const struct manifest_entry *e, bool 
 void claim_done(struct crawl *c, struct claim *cl, bool written);
 /* Make e, an entry of "/a", the 301 to "/a/". */
 void make_slash_redirect(struct crawl *c, struct manifest_entry *e);
+/* After the queue: each "/a" demoted becomes a redirect to "/a/" when
+ * "/a/" holds the file now, or is queued again to be stored as itself.
+ * How many were queued. Takes the lock. */
+long settle_slash_forms(struct crawl *c);
+/* The run's claims, and its demoted "/a" pages: freed by the commit
+ * and settle_slash_forms (and crawl_free). */
 void free_claims(struct crawl *c);
 void free_demoted(struct crawl *c);
-long settle_slash_forms(struct crawl *c);
 
 #endif

@@ -1,5 +1,6 @@
 /* engine.h - the crawl's state, shared by the files of the engine
- * (crawl.c, page.c, store.c, claims.c, commit.c, tally.c, progress.c);
+ * (crawl.c, page.c, body.c, store.c, claims.c, commit.c, tally.c,
+ * progress.c);
  * callers use crawl.h.
  *
  * A run: crawl.c queues the seeds and starts the workers; each worker
