@@ -1,0 +1,315 @@
+/* claims.c - which URL writes which file: owned files, claims, slash forms. */
+#include "crawl/claims.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "crawl/tally.h"
+#include "url/urlkey.h"
+#include "base/log.h"
+#include "base/xalloc.h"
+
+/* A file claimed in this run: which target wrote it, with what bytes. */
+struct claim {
+	char *target;
+	char sha256[65];
+	long long bytes;
+	bool writing; /* its publish is under way: a takeover waits for it */
+	bool written; /* the file holds these bytes (sha256, bytes) */
+};
+
+/* The entries of the manifest that record one file (usually one). */
+struct holders {
+	size_t n, cap;
+	struct manifest_entry **e;
+};
+
+void owned_add(struct crawl *c, struct manifest_entry *e)
+{
+	if (!e->key)
+		return;
+	struct holders *h = hashmap_get(&c->owned, e->key);
+	if (!h) {
+		h = xcalloc(1, sizeof *h);
+		hashmap_put(&c->owned, e->key, h);
+	}
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 1;
+		h->e = xrealloc(h->e, h->cap * sizeof *h->e);
+	}
+	h->e[h->n++] = e;
+}
+
+void owned_del(struct crawl *c, const struct manifest_entry *e)
+{
+	struct holders *h = e->key ? hashmap_get(&c->owned, e->key) : NULL;
+	for (size_t i = 0; h && i < h->n; i++) {
+		if (h->e[i] != e)
+			continue;
+		h->e[i] = h->e[--h->n];
+		if (!h->n) {
+			hashmap_remove(&c->owned, e->key);
+			free(h->e);
+			free(h);
+		}
+		return;
+	}
+}
+
+/* An entry of the manifest that records key's file, NULL when none. */
+const struct manifest_entry *owned_get(const struct crawl *c, const char *key)
+{
+	const struct holders *h = hashmap_get(&c->owned, key);
+	return h ? h->e[0] : NULL;
+}
+
+void owned_release(struct crawl *c)
+{
+	size_t it = 0;
+	void *v;
+	while (hashmap_next(&c->owned, &it, NULL, &v)) {
+		struct holders *h = v;
+		free(h->e);
+		free(h);
+	}
+	hashmap_release(&c->owned);
+}
+
+/* Index the manifest's files by key: what cgisnap may replace or prune. */
+void index_owned(struct crawl *c)
+{
+	owned_release(c);
+	size_t it = 0;
+	void *v;
+	while (hashmap_next(&c->manifest.entries, &it, NULL, &v))
+		owned_add(c, v);
+}
+
+/* The slash form ("/a/") of a target without a query whose file is the
+ * same as that form's ("/a" and "/a/" are both a/index.html), or NULL.
+ * Fresh string. */
+static char *slash_form(const char *target, const char *key)
+{
+	size_t n = strlen(target);
+	if (strchr(target, '?') || !n || target[n - 1] == '/')
+		return NULL;
+	char *slash = xasprintf("%s/", target);
+	char *other = urlkey_for(slash, NULL, NULL);
+	bool same = other && !strcmp(other, key);
+	free(other);
+	if (!same) {
+		free(slash);
+		return NULL;
+	}
+	return slash;
+}
+
+/* Record that target gives its file to its slash form, and is to be a
+ * redirect to it. Locked. */
+static void demote_locked(struct crawl *c, const char *target, const char *key)
+{
+	if (!hashmap_get(&c->demoted, target))
+		hashmap_put(&c->demoted, target, xstrdup(key));
+}
+
+/* What to do when two URLs of this run have one file with different
+ * bytes (resolve_collision_locked). */
+enum collision {
+	COLLISION_YIELD,     /* e is "/a", the holder "/a/": e becomes a redirect */
+	COLLISION_TAKE_OVER, /* e is "/a/", the holder "/a": e takes the file over */
+	COLLISION_CONFLICT,  /* any other pair, or --strip was meant to make them agree */
+};
+
+/* Two URLs of one file with different bytes. "/a" and "/a/" are one URL
+ * to a static host: without --strip the slash form takes the file and
+ * "/a" becomes a redirect to it (the bodies differ by what --strip would
+ * remove: a timestamp, a nonce). With --strip the bodies were meant to
+ * agree: a conflict, said in err. slash: e's slash form, if any. Locked. */
+static enum collision resolve_collision_locked(struct crawl *c, const struct claim *cl,
+					       const struct manifest_entry *e, const char *slash,
+					       const char *key, char *err)
+{
+	char *holder_slash = slash ? NULL : slash_form(cl->target, key);
+	bool pair = (slash && !strcmp(slash, cl->target)) ||
+		    (holder_slash && !strcmp(holder_slash, e->target));
+	free(holder_slash);
+	if (pair && !c->cfg->nstrip)
+		return slash ? COLLISION_YIELD : COLLISION_TAKE_OVER;
+	if (pair)
+		err_set(err, "'%s' and '%s' both map to file '%s' with different content after "
+			"--strip: widen --strip to what differs, or --exclude one of them",
+			cl->target, e->target, key);
+	else
+		err_set(err, "'%s' and '%s' both map to file '%s' with different content", cl->target,
+			e->target, key);
+	return COLLISION_CONFLICT;
+}
+
+/* A new claim of key for e. Locked. */
+static struct claim *claim_new_locked(struct crawl *c, const struct manifest_entry *e, const char *key)
+{
+	struct claim *cl = xcalloc(1, sizeof *cl);
+	cl->target = xstrdup(e->target);
+	memcpy(cl->sha256, e->sha256, sizeof cl->sha256);
+	cl->bytes = e->bytes;
+	cl->writing = true;
+	hashmap_put(&c->claims, key, cl);
+	return cl;
+}
+
+/* e takes over the claim cl of its "/a", which becomes a redirect: once
+ * "/a"'s write is done, what it wrote is what e writes over. Locked. */
+static void take_over_locked(struct crawl *c, struct claim *cl, const struct manifest_entry *e, const char *key,
+			     struct claim_prior *prior)
+{
+	while (cl->writing)
+		pthread_cond_wait(&c->cond, &c->lock);
+	demote_locked(c, cl->target, key);
+	prior->taken_over = cl->written; /* else the file is as the manifest says */
+	prior->bytes = cl->bytes;
+	memcpy(prior->sha256, cl->sha256, sizeof prior->sha256);
+	free(cl->target);
+	cl->target = xstrdup(e->target);
+	memcpy(cl->sha256, e->sha256, sizeof cl->sha256);
+	cl->bytes = e->bytes;
+	cl->writing = true;
+}
+
+enum claim_how claim_file(struct crawl *c, const struct manifest_entry *e, bool own_file, struct claim **clp,
+			  struct claim_prior *prior, char *err)
+{
+	const char *key = e->key;
+	char *slash = own_file ? NULL : slash_form(e->target, key);
+	enum claim_how how = CLAIM_WRITE;
+	*prior = (struct claim_prior){ false, -1, "" };
+	*clp = NULL;
+
+	pthread_mutex_lock(&c->lock);
+	struct claim *cl = hashmap_get(&c->claims, key);
+	if (cl && strcmp(cl->target, e->target)) {
+		/* Two URLs may map to one file (/a/ and /a/index.html): fine
+		 * when the bytes agree. */
+		if (!strcmp(cl->sha256, e->sha256)) {
+			how = CLAIM_SHARE;
+		} else {
+			switch (resolve_collision_locked(c, cl, e, slash, key, err)) {
+			case COLLISION_YIELD:
+				demote_locked(c, e->target, key);
+				how = CLAIM_YIELD;
+				break;
+			case COLLISION_TAKE_OVER:
+				take_over_locked(c, cl, e, key, prior);
+				*clp = cl;
+				break;
+			case COLLISION_CONFLICT:
+				how = CLAIM_CONFLICT;
+				break;
+			}
+		}
+	} else if (!cl) {
+		/* Last run's "/a/" holds the file: "/a" leaves it alone, so
+		 * that re-runs do not write it twice (settle_slash_forms
+		 * checks that "/a/" still holds it). */
+		const struct manifest_entry *rec = owned_get(c, key);
+		if (slash && !c->cfg->nstrip && rec && !strcmp(rec->target, slash) && strcmp(rec->sha256, e->sha256)) {
+			demote_locked(c, e->target, key);
+			how = CLAIM_YIELD;
+		} else {
+			*clp = claim_new_locked(c, e, key);
+		}
+	} else {
+		*clp = cl; /* its own claim, from a render before this one */
+	}
+	pthread_mutex_unlock(&c->lock);
+	free(slash);
+	return how;
+}
+
+void claim_done(struct crawl *c, struct claim *cl, bool written)
+{
+	pthread_mutex_lock(&c->lock);
+	cl->writing = false;
+	cl->written = written;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Make e, an entry of "/a", the 301 to "/a/" that a static host answers
+ * (and that cgisnap serve and the generated configurations replay). */
+void make_slash_redirect(struct crawl *c, struct manifest_entry *e)
+{
+	char *slash = xasprintf("%s/", e->target);
+	free(e->key);
+	free(e->content_type);
+	free(e->location);
+	e->key = e->content_type = NULL;
+	e->bytes = 0;
+	e->sha256[0] = '\0';
+	e->status = 301;
+	e->location = site_url_for(c->site, slash);
+	free(slash);
+}
+
+void free_claims(struct crawl *c)
+{
+	size_t it = 0;
+	const char *k;
+	void *v;
+	while (hashmap_next(&c->claims, &it, &k, &v)) {
+		struct claim *cl = v;
+		free(cl->target);
+		free(cl);
+	}
+	hashmap_release(&c->claims);
+}
+
+void free_demoted(struct crawl *c)
+{
+	size_t it = 0;
+	void *v;
+	while (hashmap_next(&c->demoted, &it, NULL, &v))
+		free(v);
+	hashmap_release(&c->demoted);
+}
+
+/* After the renders: each "/a" that gave its file to "/a/" becomes a
+ * redirect to it, provided "/a/" holds that file now (whichever of the
+ * two was rendered first). One whose slash form did not take the file
+ * (it went away, failed or redirects) is queued again, to be stored as
+ * a page of its own. Returns how many were queued. */
+long settle_slash_forms(struct crawl *c)
+{
+	long again = 0;
+	size_t it = 0;
+	const char *target;
+	void *v;
+	pthread_mutex_lock(&c->lock);
+	while (hashmap_next(&c->demoted, &it, &target, &v)) {
+		const char *key = v;
+		char *slash = xasprintf("%s/", target);
+		const struct manifest_entry *s = manifest_get(&c->next, slash);
+		if (!s && c->update_mode)
+			s = manifest_get(&c->manifest, slash); /* not rendered now: as it was */
+		bool holds = s && s->key && !strcmp(s->key, key) && s->status >= 200 && s->status < 300;
+		struct manifest_entry *now = manifest_get(&c->next, target);
+		if (holds && now) {
+			if (now->key && !strcmp(now->key, key)) {
+				c->res->bytes -= now->bytes; /* the file is "/a/"'s, counted with it */
+				make_slash_redirect(c, now); /* it had the file until "/a/" came */
+				tally_locked(c, target, OUTCOME_REDIRECT, now->status, 0, 0);
+			}
+			if (!strlist_contains(&c->res->slash_redirects, target))
+				strlist_add(&c->res->slash_redirects, target);
+		} else if (!holds && now && !now->key && now->location) {
+			struct job *j = xcalloc(1, sizeof *j);
+			j->target = xstrdup(target);
+			j->own_file = true;
+			append_job_locked(c, j); /* its render moves it out of the redirects */
+			again++;
+		}
+		free(slash);
+	}
+	free_demoted(c);
+	pthread_mutex_unlock(&c->lock);
+	return again;
+}

@@ -1,0 +1,96 @@
+/* engine.h - the crawl's state, shared by the files of the engine
+ * (crawl.c, page.c, body.c, store.c, claims.c, commit.c, tally.c,
+ * progress.c);
+ * callers use crawl.h.
+ *
+ * A run: crawl.c queues the seeds and starts the workers; each worker
+ * takes a job and carries its page through page.c's steps (render,
+ * parse links, key, publish, record); after the queue, claims.c settles
+ * the slash forms and commit.c makes the run's findings the manifest.
+ */
+#ifndef CGISNAP_CRAWL_ENGINE_H
+#define CGISNAP_CRAWL_ENGINE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include "base/hashmap.h"
+#include "crawl/crawl.h"
+#include "crawl/families.h"
+#include "crawl/loops.h"
+#include "crawl/robots.h"
+
+/* Targets fetched by convention: their absence is not an error. */
+#define ROBOTS_TARGET "/robots.txt"
+#define SITEMAP_TARGET "/sitemap.xml"
+
+struct job {
+	char *target;
+	long depth;
+	bool optional; /* robots.txt, sitemaps: a 404 is neither recorded nor a failure */
+	bool own_file; /* stored as itself, never as a redirect to its slash form */
+	bool seed;     /* a --seed (or the default one): an error status fails the run */
+	struct job *next;
+};
+
+struct crawl {
+	const struct crawl_config *cfg;
+	struct origin *origin;
+	const struct site *site;
+	struct tree *tree;
+	/* The tree as published, and its files by key: changed only between
+	 * runs (crawl_new, commit), so the render threads read them unlocked. */
+	struct manifest manifest;
+	struct hashmap owned;     /* key -> struct holders: the files cgisnap wrote */
+	long recovered;           /* journal entries manifest_recover put, for the next result */
+	struct strlist recovered_new; /* the targets among them new to the manifest, without dependencies */
+
+	/* The lock guards what the render threads share while a run goes:
+	 * the queue and its counts, seen, claims, demoted, next, res,
+	 * outcomes, fetched and not_found_404, loops and families, the
+	 * bound counts and current. cond wakes a worker waiting for a job,
+	 * a takeover waiting for a claim's write, and the progress ticker. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct job *head, *tail;
+	long queued;
+	int busy;
+	bool update_mode;
+	struct hashmap seen;   /* target -> depth + 1 */
+	struct hashmap claims; /* key -> struct claim * */
+	struct hashmap demoted; /* "/a" -> key: to be a redirect to "/a/" (settle_slash_forms) */
+	struct manifest next;  /* what this run found */
+	struct crawl_result *res;
+	long dropped_depth, dropped_pages;
+	struct loops loops;     /* URL families taking ever-new values */
+	struct families families; /* what the query parameters did: full crawls only */
+	bool near_bound_said;  /* the 80% of --max-pages line was printed */
+	/* robots.txt is rendered alone, before the workers start: set then,
+	 * only read after. */
+	struct robots robots;
+	bool have_robots;
+	struct timespec start;
+	bool (*removal_ok)(void *arg); /* NULL: always */
+	void *removal_arg;
+	struct crawl_hooks hooks;
+	long fetched;                 /* URLs rendered this run, robots.txt and sitemaps aside */
+	struct strlist not_found_404; /* ... of them, those that answered 404 */
+	struct hashmap outcomes;      /* target -> enum outcome: its category in the result */
+	long prev_total;              /* URLs the manifest held when the run began (full crawls) */
+	char current[256];            /* the target the latest render started on, for the progress */
+	long running;                 /* worker threads not yet done */
+};
+
+/* Queue target unless seen, excluded or past a bound (forced: only
+ * unless seen): its job, or NULL when it was not queued. Locked. */
+struct job *enqueue_locked(struct crawl *c, const char *target, long depth, bool optional, bool forced);
+/* Put j at the end of the queue. Locked. */
+void append_job_locked(struct crawl *c, struct job *j);
+/* Whether cfg.stop asks the run to stop. */
+bool stopped(const struct crawl *c);
+/* Tell the on_render hook about a render (e NULL: it failed, or records
+ * nothing). Unlocked: renders run at once, the hook locks what it shares. */
+void on_render(struct crawl *c, struct manifest_entry *e, const struct origin_response *rs);
+
+#endif

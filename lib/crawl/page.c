@@ -1,0 +1,423 @@
+/* page.c - one page's way: render, take by status, parse, publish, record. */
+#include "crawl/page.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "crawl/archive.h"
+#include "crawl/claims.h"
+#include "crawl/excerpt.h"
+#include "crawl/links.h"
+#include "crawl/store.h"
+#include "base/sha256.h"
+#include "base/spill.h"
+#include "base/xalloc.h"
+
+/* The target as the origin is asked for it: with the query parameters of
+ * the first --render-query rule that matches added (a fresh string), or
+ * NULL when none does. */
+static char *render_target(const struct crawl_config *cfg, const char *target)
+{
+	for (size_t i = 0; i < cfg->nrender_query; i++) {
+		char *add = rewrite_apply(&cfg->render_query_rw[i], target);
+		if (!add)
+			continue;
+		char *asked = xasprintf("%s%s%s", target, strchr(target, '?') ? "&" : "?", add);
+		free(add);
+		return asked;
+	}
+	return NULL;
+}
+
+/* The start of an error response's body as text lines (appended to
+ * out, at most max), when it is text; the origin's reason instead for a
+ * path it refused. */
+static void error_text(const struct origin_response *rs, size_t max, struct strlist *out)
+{
+	if (rs->refused) {
+		strlist_add(out, rs->refused);
+		return;
+	}
+	if (!excerpt_is_text(rs->content_type))
+		return;
+	struct buf part = BUF_INIT;
+	const struct buf *text = &rs->body;
+	char why[ERR_LEN];
+	if (rs->body_in_file) {
+		long long n = rs->body_size < EXCERPT_SCAN_MAX ? rs->body_size : EXCERPT_SCAN_MAX;
+		if (spill_read(rs->body_fd, rs->body_off, n, &part, "response body", why) < 0) {
+			buf_release(&part);
+			return;
+		}
+		text = &part;
+	}
+	excerpt_lines(buf_str(text), text->len, excerpt_is_html(rs->content_type), max, EXCERPT_LINE_MAX,
+		      out);
+	buf_release(&part);
+}
+
+/* At -v, what a failed render wrote, or what an error response said,
+ * prefixed with the target: the user sees "could not find
+ * config-localhost.php", not only a status. */
+static void show_failure_text(const char *target, const struct origin_response *rs, bool failed)
+{
+	if (!log_verbose())
+		return;
+	struct strlist lines = STRLIST_INIT;
+	if (failed && rs->failed_output)
+		excerpt_lines(rs->failed_output, strlen(rs->failed_output), true, EXCERPT_LINES,
+			      EXCERPT_LINE_MAX, &lines);
+	else if (!failed)
+		error_text(rs, EXCERPT_LINES, &lines);
+	for (size_t i = 0; i < lines.n; i++) {
+		if (failed)
+			log_info("%s: output: %s", target, lines.items[i]);
+		else
+			log_info("%s: %d: %s", target, rs->status, lines.items[i]);
+	}
+	strlist_clear(&lines);
+}
+
+/* A seed that answers an error fails the run: nothing else could be
+ * reached from it, and a snapshot of nothing is no success. The message
+ * for crawl_result.errors; the caller frees it. */
+static char *seed_error(const char *target, const struct origin_response *rs)
+{
+	struct strlist first = STRLIST_INIT;
+	error_text(rs, 1, &first);
+	char *msg = first.n ? xasprintf("the seed '%s' answered %d: %s", target, rs->status, first.items[0])
+			    : xasprintf("the seed '%s' answered %d", target, rs->status);
+	strlist_clear(&first);
+	return msg;
+}
+
+/* A target a --canonical rule matches is never rendered: it is recorded
+ * as the rule's 302 to to, and to is crawled instead (a seed's
+ * replacement is a seed). When a rule matches to as well, every client
+ * would be sent on again (a loop, or a chain): the target fails instead,
+ * naming both rules. Unlocked. */
+static void record_canonical(struct crawl *c, const struct job *j, const char *to, size_t rule)
+{
+	size_t again;
+	char *next = site_canonical_redirect(c->site, to, &again);
+	pthread_mutex_lock(&c->lock);
+	if (next) {
+		char *why = xasprintf("--canonical '%s' rewrites it to '%s', which --canonical '%s' "
+				      "rewrites again: a rule's URL must match no rule",
+				      c->site->canonical[rule].spec, to, c->site->canonical[again].spec);
+		fail_locked(c, j->target, why, NULL);
+		free(why);
+	} else {
+		struct manifest_entry *e = manifest_entry_new(j->target);
+		e->status = 302;
+		e->location = site_url_for(c->site, to);
+		e->changed = time(NULL);
+		manifest_put(&c->next, e);
+		tally_locked(c, j->target, OUTCOME_REDIRECT, 302, 0, 0);
+		c->res->canonical++;
+		struct job *nj = enqueue_locked(c, to, j->depth, false, false);
+		if (nj && j->seed)
+			nj->seed = true;
+	}
+	pthread_mutex_unlock(&c->lock);
+	free(next);
+}
+
+/* links_extract's callback: a link into the page's lists, as a target
+ * of the site (others are not followed). */
+static void collect_link(void *arg, const char *url, unsigned flags)
+{
+	struct found_links *f = arg;
+	if ((flags & LINK_NOFOLLOW) && !f->c->cfg->follow_nofollow)
+		return;
+	char *t = site_target(f->c->site, url);
+	if (t)
+		strlist_add_owned(flags & LINK_RESOURCE ? &f->resources : &f->targets, t);
+}
+
+
+static void page_init(struct page *p, struct crawl *c, const struct job *j)
+{
+	memset(p, 0, sizeof *p);
+	p->j = j;
+	p->url = site_url_for(c->site, j->target);
+	p->asked = render_target(c->cfg, j->target);
+	origin_response_init(&p->rs);
+	p->body = (struct body_file){ -1, false, 0, 0 };
+	p->links = (struct found_links){ c, STRLIST_INIT, STRLIST_INIT };
+	p->fate = PAGE_RECORDED;
+}
+
+static void page_release(struct page *p)
+{
+	close_body(&p->body);
+	manifest_entry_free(p->e);
+	strlist_clear(&p->links.targets);
+	strlist_clear(&p->links.resources);
+	strlist_clear(&p->written);
+	strlist_clear(&p->removed);
+	free(p->seed_failed);
+	origin_response_release(&p->rs);
+	free(p->url);
+	free(p->asked);
+}
+
+/* Whether the hold hook holds the page (static_file: the file under
+ * --root it is a copy of, read now; NULL for a render). */
+static bool held(struct crawl *c, struct page *p, const char *static_file)
+{
+	return c->hooks.hold && c->hooks.hold(c->hooks.hold_arg, p->e, &p->rs, static_file);
+}
+
+/* Step 1: ask the origin. On success p->e is the entry being made for
+ * the response (the hooks have seen it); a failed render is a failure,
+ * or a skip when the output was over --max-output. */
+static void render(struct crawl *c, struct page *p)
+{
+	const struct job *j = p->j;
+	struct origin_request rq = { p->asked ? p->asked : j->target, "GET", NULL };
+	if (origin_render(c->origin, &rq, &p->rs, p->err) < 0) {
+		on_render(c, NULL, &p->rs);
+		show_failure_text(j->target, &p->rs, true);
+		if (p->rs.over_max_output) {
+			p->fate = PAGE_SKIPPED;
+			p->skip = CRAWL_SKIP_OVERSIZE;
+		} else {
+			p->fate = PAGE_FAILED;
+		}
+		return;
+	}
+	p->answered = true;
+	if (p->rs.warning)
+		log_warn("%s: %s", j->target, p->rs.warning);
+	if (p->rs.status >= 400 && !j->optional)
+		show_failure_text(j->target, &p->rs, false);
+	p->e = manifest_entry_new(j->target);
+	p->e->status = p->rs.status;
+	p->e->render_ms = p->rs.render_ms;
+	p->e->changed = time(NULL);
+	on_render(c, p->e, &p->rs);
+	/* A static file is asked about once read (take_page). */
+	if (!j->optional && !p->rs.static_path && held(c, p, NULL))
+		p->fate = PAGE_HELD;
+}
+
+/* A 3xx: recorded as the redirect, its target followed. */
+static void take_redirect(struct crawl *c, struct page *p)
+{
+	const struct job *j = p->j;
+	char *abs = url_resolve(p->url, p->rs.location);
+	if (!abs) {
+		snprintf(p->err, sizeof p->err, "bad Location '%.200s'", p->rs.location);
+		p->fate = PAGE_FAILED;
+		return;
+	}
+	p->e->location = abs;
+	char *t = site_target(c->site, abs);
+	if (t)
+		strlist_add_owned(&p->links.targets, t);
+	if (j->seed && t)
+		p->seed_moved = true;
+	else if (j->seed)
+		p->seed_failed = xasprintf("the seed '%s' redirects to '%.300s', outside the site "
+					   "'%s': check --site-url", j->target, abs, c->site->url);
+}
+
+/* Bring the body into memory to parse it for links and --strip (only
+ * up to --max-parse: bigger bodies stay in their file and are streamed),
+ * and find its links. 0, or -1 with p->err. */
+static int parse_links(struct crawl *c, struct page *p, struct page_meta *meta)
+{
+	const struct crawl_config *cfg = c->cfg;
+	struct origin_response *rs = &p->rs;
+	const char *type = rs->content_type;
+	long long size = p->body.fd >= 0 ? p->body.len : (long long)rs->body.len;
+	bool wanted = has_links(type) || (cfg->nstrip && is_text_type(type));
+	bool parse = wanted && size <= cfg->max_parse;
+	if (wanted && !parse)
+		log_debug("%s was not parsed for links or --strip: %lld bytes, larger than --max-parse %lld",
+			  p->url, size, cfg->max_parse);
+	if (parse && p->body.fd >= 0) {
+		close_body(&p->body);
+		if (load_body(rs, p->err) < 0)
+			return -1;
+	}
+	if (parse && is_text_type(type))
+		strip_volatile(cfg, &rs->body);
+	if (parse && has_links(type))
+		links_extract(type, p->url, buf_str(&rs->body), rs->body.len, collect_link, &p->links, meta);
+	if (cfg->respect_robots_meta && meta->nofollow)
+		strlist_clear(&p->links.targets);
+	return 0;
+}
+
+/* The sha256 of the body as it will be stored, into p->e. */
+static int hash_body(struct page *p)
+{
+	const struct body_file *f = &p->body;
+	if (f->fd < 0) {
+		sha256_hex(buf_str(&p->rs.body), p->rs.body.len, p->e->sha256);
+		return 0;
+	}
+	return spill_sha256_hex(f->fd, f->off, f->len, p->e->sha256,
+				p->rs.static_path ? p->rs.static_path : p->url, p->err);
+}
+
+/* A 2xx: its links parsed, its file keyed and published, unless the
+ * page asks not to be stored (robots noindex, Cache-Control no-store,
+ * with the respect options) or the hold hook holds a static file. */
+static void take_page(struct crawl *c, struct page *p)
+{
+	const struct crawl_config *cfg = c->cfg;
+	struct origin_response *rs = &p->rs;
+	if (open_body(rs, &p->body, p->err) < 0) {
+		p->fate = PAGE_FAILED;
+		return;
+	}
+	p->static_file = rs->static_path != NULL;
+	/* load_body lets go of it: kept for the hold hook */
+	char *static_path = p->static_file && !p->j->optional && c->hooks.hold ? xstrdup(rs->static_path) : NULL;
+	struct page_meta meta = { false, false };
+	if (parse_links(c, p, &meta) < 0) {
+		p->fate = PAGE_FAILED;
+	} else if ((cfg->respect_robots_meta && meta.noindex) || (cfg->respect_no_store && no_store(rs))) {
+		strlist_clear(&p->links.resources); /* nothing will display them */
+		p->fate = PAGE_SKIPPED;
+		p->skip = CRAWL_SKIP_REQUESTED;
+	} else if (hash_body(p) < 0) {
+		p->fate = PAGE_FAILED;
+	} else if (static_path && held(c, p, static_path)) {
+		/* A file under --root is read here, not by the render: whether
+		 * it was being written meanwhile is asked now. */
+		p->fate = PAGE_HELD;
+	} else if (page_publish(c, p) < 0) {
+		p->fate = PAGE_FAILED;
+	} else if (p->stored == OUTCOME_REDIRECT) {
+		make_slash_redirect(c, p->e);
+	}
+	close_body(&p->body);
+	free(static_path);
+}
+
+/* Step 2: take the response by its status. */
+static void take(struct crawl *c, struct page *p)
+{
+	const struct job *j = p->j;
+	const struct origin_response *rs = &p->rs;
+	if (j->seed && rs->status >= 400)
+		p->seed_failed = seed_error(j->target, rs);
+	if (rs->status >= 300 && rs->status < 400 && rs->location) {
+		take_redirect(c, p);
+	} else if (rs->status == 404 || rs->status == 410) {
+		if (j->optional) /* no robots.txt: nothing to count either */
+			p->fate = PAGE_ABSENT;
+	} else if (rs->status >= 200 && rs->status < 300 && !c->cfg->keep_archives && !rs->static_path &&
+		   !j->optional && archive_response(rs->content_type, origin_header(rs, "Content-Disposition"))) {
+		/* A file under --root is the site's own, whatever it holds, and
+		 * a sitemap.xml.gz robots.txt names is no snapshot tarball. */
+		p->fate = PAGE_SKIPPED;
+		p->skip = CRAWL_SKIP_ARCHIVE;
+	} else if (rs->status >= 200 && rs->status < 300) {
+		take_page(c, p);
+	} else {
+		snprintf(p->err, sizeof p->err, "HTTP status %d", rs->status);
+		p->fate = PAGE_FAILED;
+	}
+}
+
+/* robots.txt's rules, read once: its job runs alone, before the
+ * workers start, so c->robots needs no lock. */
+static void read_robots(struct crawl *c, struct page *p)
+{
+	char why[ERR_LEN];
+	struct origin_response *rs = &p->rs;
+	if (p->j->optional && p->e && p->fate != PAGE_ABSENT && !strcmp(p->j->target, ROBOTS_TARGET) &&
+	    rs->status == 200 && !c->have_robots &&
+	    (rs->static_path ? rs->static_size : origin_body_size(rs)) <= c->cfg->max_parse &&
+	    load_body(rs, why) == 0) {
+		robots_parse(&c->robots, buf_str(&rs->body), rs->body.len);
+		c->have_robots = true;
+	}
+}
+
+/* Step 3: what the page gave, into the run's result and manifest, and
+ * its links into the queue. Locked. */
+static void record_locked(struct crawl *c, struct page *p)
+{
+	const struct job *j = p->j;
+	struct manifest_entry *e = p->e;
+	struct publish_paths paths = { &p->written, &p->removed };
+	paths_merge(c, &paths);
+	if (!j->optional) {
+		c->fetched++;
+		if (p->answered && p->fate != PAGE_HELD && p->rs.status == 404)
+			strlist_add(&c->not_found_404, j->target);
+	}
+	if (p->seed_failed && p->fate != PAGE_HELD) {
+		strlist_add_owned(&c->res->errors, p->seed_failed);
+		p->seed_failed = NULL;
+	}
+	switch (p->fate) {
+	case PAGE_RECORDED: {
+		bool published = p->stored == OUTCOME_NEW || p->stored == OUTCOME_CHANGED ||
+				 p->stored == OUTCOME_UNCHANGED;
+		if (published) {
+			c->res->bytes += e->bytes;
+			if (p->stored != OUTCOME_UNCHANGED)
+				strlist_add(&c->res->changed_keys, e->key);
+		}
+		enum outcome o = e->location ? OUTCOME_REDIRECT
+				 : e->status == 404 || e->status == 410 ? OUTCOME_NOT_FOUND
+				 : p->stored;
+		tally_locked(c, j->target, o, e->status, e->render_ms, e->key ? e->bytes : 0);
+		strlist_add(&c->res->rendered, j->target);
+		if (!c->update_mode && e->key)
+			families_note(&c->families, j->target, e->sha256, e->content_type);
+		manifest_put(&c->next, e);
+		p->e = NULL; /* the run's manifest has it */
+		break;
+	}
+	case PAGE_ABSENT:
+		break;
+	case PAGE_FAILED: /* links found before a publish failed are followed still */
+		fail_locked(c, j->target, p->err, &p->rs);
+		break;
+	case PAGE_HELD:
+		hold_locked(c, j->target, &p->rs);
+		return;
+	case PAGE_SKIPPED:
+		skip_locked(c, j->target, p->skip, &p->rs);
+		break;
+	}
+	for (size_t i = 0; i < p->links.resources.n; i++)
+		enqueue_locked(c, p->links.resources.items[i], j->depth, false, false);
+	for (size_t i = 0; i < p->links.targets.n; i++) {
+		struct job *next = enqueue_locked(c, p->links.targets.items[i], j->depth + 1, false, false);
+		if (next && p->seed_moved)
+			next->seed = true;
+	}
+}
+
+void page_process(struct crawl *c, const struct job *j)
+{
+	size_t rule;
+	char *canon = site_canonical_redirect(c->site, j->target, &rule);
+	if (canon) {
+		record_canonical(c, j, canon, rule);
+		free(canon);
+		return;
+	}
+	struct page p;
+	page_init(&p, c, j);
+	render(c, &p);
+	if (p.answered && p.fate == PAGE_RECORDED)
+		take(c, &p);
+	read_robots(c, &p);
+	pthread_mutex_lock(&c->lock);
+	record_locked(c, &p);
+	pthread_mutex_unlock(&c->lock);
+	page_release(&p);
+}

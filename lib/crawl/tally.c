@@ -1,0 +1,196 @@
+/* tally.c - the run's result: categories, failures, skips and notes. */
+#include "crawl/tally.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "base/xalloc.h"
+
+static const char *const outcome_names[] = { "-", "new", "changed", "unchanged", "redirect", "not-found",
+					     "failed", "held" };
+
+/* The result's counter of category o. */
+static long *outcome_count(struct crawl_result *r, enum outcome o)
+{
+	switch (o) {
+	case OUTCOME_NEW:
+		return &r->stored_new;
+	case OUTCOME_CHANGED:
+		return &r->stored_changed;
+	case OUTCOME_UNCHANGED:
+		return &r->stored_unchanged;
+	case OUTCOME_REDIRECT:
+		return &r->redirects;
+	case OUTCOME_NOT_FOUND:
+		return &r->not_found;
+	case OUTCOME_FAILED:
+		return &r->failed;
+	case OUTCOME_HELD:
+		return &r->held;
+	default:
+		return &r->skipped;
+	}
+}
+
+/* Count target in category o: once per URL, so that the result's pages
+ * is the sum of its categories; a URL counted before (a page that
+ * became a redirect to its slash form, and is rendered again) moves.
+ * With url_lines, says so: "STATUS OUTCOME MS ms BYTES bytes TARGET"
+ * (status "-" when none came); the last line of a target is what it
+ * counts as. Locked. */
+void tally_locked(struct crawl *c, const char *target, enum outcome o, int status, long ms,
+			 long long bytes)
+{
+	struct crawl_result *r = c->res;
+	enum outcome was = (enum outcome)(intptr_t)hashmap_get(&c->outcomes, target);
+	if (was != OUTCOME_NONE) {
+		--*outcome_count(r, was);
+		if (was >= OUTCOME_SKIPPED)
+			r->skips[was - OUTCOME_SKIPPED].n--;
+	} else {
+		r->pages++;
+	}
+	++*outcome_count(r, o);
+	if (o >= OUTCOME_SKIPPED)
+		r->skips[o - OUTCOME_SKIPPED].n++;
+	hashmap_put(&c->outcomes, target, (void *)(intptr_t)o);
+	if (!c->cfg->url_lines)
+		return;
+	char st[16] = "-";
+	if (status > 0)
+		snprintf(st, sizeof st, "%d", status);
+	log_info("%s %s %ld ms %lld bytes %s", st, o >= OUTCOME_SKIPPED ? "skipped" : outcome_names[o], ms,
+		 bytes, target);
+}
+
+void add_failure_locked(struct crawl *c, const char *target, const char *reason,
+			       const struct origin_response *rs)
+{
+	struct crawl_result *r = c->res;
+	r->failures = xrealloc(r->failures, (r->nfailures + 1) * sizeof *r->failures);
+	r->failures[r->nfailures].target = xstrdup(target);
+	r->failures[r->nfailures].reason = xstrdup(reason);
+	r->nfailures++;
+	tally_locked(c, target, OUTCOME_FAILED, rs ? rs->status : 0, rs ? rs->render_ms : 0, 0);
+}
+
+/* A failed render leaves what was published before in place. rs: what
+ * the origin answered, if anything. Locked. */
+void fail_locked(struct crawl *c, const char *target, const char *reason,
+			const struct origin_response *rs)
+{
+	add_failure_locked(c, target, reason, rs);
+	const struct manifest_entry *old = manifest_get(&c->manifest, target);
+	if (old)
+		manifest_put(&c->next, manifest_entry_dup(old));
+}
+
+/* A page held by the hold hook: what was published before stays, as
+ * after a failed render, and the caller is told its target. Locked. */
+void hold_locked(struct crawl *c, const char *target, const struct origin_response *rs)
+{
+	tally_locked(c, target, OUTCOME_HELD, rs->status, rs->render_ms, 0);
+	if (!strlist_contains(&c->res->held_targets, target))
+		strlist_add(&c->res->held_targets, target);
+	const struct manifest_entry *old = manifest_get(&c->manifest, target);
+	if (old)
+		manifest_put(&c->next, manifest_entry_dup(old));
+}
+
+/* Count target as skipped for why, keeping the first example in sort
+ * order (renders finish in any order). Locked. */
+void skip_locked(struct crawl *c, const char *target, enum crawl_skip_why why,
+			const struct origin_response *rs)
+{
+	struct crawl_skip *s = &c->res->skips[why];
+	tally_locked(c, target, OUTCOME_SKIPPED + why, rs->status, rs->render_ms,
+		     rs->static_path ? rs->static_size : origin_body_size(rs));
+	if (!s->example || strcmp(target, s->example) < 0) {
+		free(s->example);
+		s->example = xstrdup(target);
+	}
+}
+
+/* Add what one publish or removal noted to the run's lists (under c->lock
+ * while renders run). No path is both written and removed in one run:
+ * removals come after the renders, of files no render claimed, and of
+ * directories only once empty; a page written twice (a slash form) is
+ * listed twice, for the reader to sort out (watch sorts). */
+void paths_merge(struct crawl *c, const struct publish_paths *p)
+{
+	for (size_t i = 0; i < p->written->n; i++)
+		strlist_add(&c->res->written_paths, p->written->items[i]);
+	for (size_t i = 0; i < p->removed->n; i++)
+		strlist_add(&c->res->removed_paths, p->removed->items[i]);
+}
+
+/* Most of a full crawl answering 404 is a set-up error (--root at the
+ * wrong directory, a --site-url the links do not match), not a site:
+ * more than half of the URLs rendered, and at least
+ * CRAWL_NOT_FOUND_MIN, answered 404. The examples are the first in
+ * sort order, so that the message is the same on every run. */
+void check_not_found(struct crawl *c, struct crawl_result *res)
+{
+	long n = (long)c->not_found_404.n;
+	if (n < CRAWL_NOT_FOUND_MIN || n * 2 <= c->fetched)
+		return;
+	strlist_sort(&c->not_found_404);
+	struct buf b = BUF_INIT;
+	buf_addf(&b, "%ld of %ld URLs answered 404 (e.g. ", n, c->fetched);
+	for (size_t i = 0; i < 3 && i < c->not_found_404.n; i++)
+		buf_addf(&b, "%s'%.200s'", i ? ", " : "", c->not_found_404.items[i]);
+	buf_adds(&b, "): check --root and --site-url");
+	strlist_add_owned(&res->errors, buf_detach(&b, NULL));
+}
+
+/* The summary line of each kind of skip, naming an example and the option
+ * that would store it. */
+void skip_notes(const struct crawl *c, struct crawl_result *res)
+{
+	struct crawl_skip *s = res->skips;
+	long n = s[CRAWL_SKIP_ARCHIVE].n;
+	if (n)
+		s[CRAWL_SKIP_ARCHIVE].note =
+			xasprintf("skipped %ld archive%s (e.g. %s): --keep-archives to store them", n,
+				  n == 1 ? "" : "s", s[CRAWL_SKIP_ARCHIVE].example);
+	n = s[CRAWL_SKIP_OVERSIZE].n;
+	if (n)
+		s[CRAWL_SKIP_OVERSIZE].note =
+			xasprintf("skipped %ld response%s over --max-output %ld MiB (e.g. %s): raise "
+				  "--max-output to store them", n, n == 1 ? "" : "s",
+				  origin_max_output_mb(c->origin), s[CRAWL_SKIP_OVERSIZE].example);
+	n = s[CRAWL_SKIP_REQUESTED].n;
+	if (n)
+		s[CRAWL_SKIP_REQUESTED].note =
+			xasprintf("skipped %ld page%s that asked not to be stored (e.g. %s): robots noindex "
+				  "or Cache-Control no-store", n, n == 1 ? "" : "s",
+				  s[CRAWL_SKIP_REQUESTED].example);
+}
+
+void crawl_result_release(struct crawl_result *res)
+{
+	for (size_t i = 0; i < res->nfailures; i++) {
+		free(res->failures[i].target);
+		free(res->failures[i].reason);
+	}
+	free(res->failures);
+	free(res->bound_note);
+	for (int i = 0; i < CRAWL_NSKIP; i++) {
+		free(res->skips[i].example);
+		free(res->skips[i].note);
+	}
+	strlist_clear(&res->changed_keys);
+	strlist_clear(&res->written_paths);
+	strlist_clear(&res->removed_paths);
+	strlist_clear(&res->rendered);
+	strlist_clear(&res->held_targets);
+	strlist_clear(&res->kept);
+	strlist_clear(&res->slash_redirects);
+	strlist_clear(&res->errors);
+	strlist_clear(&res->family_notes);
+	strlist_clear(&res->family_table);
+	memset(res, 0, sizeof *res);
+}
