@@ -49,7 +49,8 @@ static bool fallback, fill, dynamic, any_dir, verbose;
 
 static const struct opt serve_opts[] = {
 	{ "listen", 'l', OPT_STR, &listen_spec, "ADDR:PORT",
-	  "address to listen on (default " DEFAULT_LISTEN "; [::1]:8080, *:8080)", 0, 0 },
+	  "address to listen on (default " DEFAULT_LISTEN "; [::1]:8080, *:8080; port 0: a free port, "
+	  "named in the log's 'serving ... on http://ADDR:PORT/' line)", 0, 0 },
 	{ "threads", 't', OPT_INT, &threads, "N", "worker threads (default: one per CPU core)", 1,
 	  1024 },
 	{ "jobs", 'j', OPT_INT, &jobs, "N",

@@ -74,14 +74,30 @@ make_tree() {
 }
 
 # serve_start DIR PORT [OPTIONS...]: start 'cgisnap serve' in the
-# background (stderr in $TESTDIR/server.err) and wait for its port.
+# background (stderr in $TESTDIR/server.err) and wait for its port. PORT
+# 0 lets the server take a free one: no other program can take it first
+# (lib.sh's port); SERVE_PORT is the one it took, read from its log.
 serve_start() {
-	local dir=$1 p=$2
+	local dir=$1 p=$2 seen
 	shift 2
 	[ ! -e "$dir/.cgisnap/manifest" ] || manifest_commit "$dir"
+	seen=$(cat "$TESTDIR/server.err" 2>/dev/null | wc -l)
 	bg_start "$CGISNAP" serve "$dir" --listen "127.0.0.1:$p" "$@" 2>>"$TESTDIR/server.err"
 	SERVE_PID=$BG_PID
+	if [ "$p" = 0 ]; then
+		wait_until 10 _serve_port "$seen" || fail "server did not say its port: $(cat "$TESTDIR/server.err")"
+		p=${SERVE_PORT:-0}
+	fi
+	SERVE_PORT=$p
 	wait_port "$p" 10 || fail "server on port $p did not start: $(cat "$TESTDIR/server.err")"
+}
+
+# _serve_port SEEN: set SERVE_PORT from the 'serving' line of server.err
+# after its first SEEN lines.
+_serve_port() {
+	SERVE_PORT=$(tail -n +"$(($1 + 1))" "$TESTDIR/server.err" |
+		sed -n 's|^cgisnap: serving .* on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' | head -1)
+	[ -n "$SERVE_PORT" ]
 }
 
 # code URL [CURL OPTIONS...]: the status code of a request.

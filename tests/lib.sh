@@ -48,6 +48,8 @@ _cleanup() {
 	for p in $_bg_pids; do
 		_bg_end "$p"
 	done
+	# Only once the servers are gone can their ports go to another test.
+	_ports_release
 	if [ -n "${KEEP_TESTDIR:-}" ]; then
 		echo "# kept $TESTDIR"
 	else
@@ -147,16 +149,82 @@ check_le() {
 	[ "$1" -le "$2" ] 2>/dev/null || fail "${3:-number}: expected $1 <= $2"
 }
 
-# port N: a TCP port on 127.0.0.1 for this test (N in 0..9), free right now.
-# CGISNAP_TEST_PORT_BASE (default 20000) moves the range, so two checkouts
-# can run their suites side by side.
+# Ports. Why a reservation and not a check: a port found free by trying
+# to connect to it may be taken before the test's server binds it, by the
+# other script tests/run runs beside this one or by a second suite on the
+# machine (check-then-bind). So port hands out a port only once it has
+# recorded it, under one lock for every run on the machine, as this
+# script's: a file named by the port in CGISNAP_TEST_PORTS holding the
+# owner's pid and start time. A port recorded for another live owner is
+# never handed out; the records go at exit, and one whose owner died
+# without its exit (kill -9) is taken over. A port that a program outside
+# the suite listens on is skipped too; one that such a program takes
+# after that is the only race left, and a test whose server can tell the
+# port it got (cgisnap serve --listen 127.0.0.1:0) avoids even that.
+CGISNAP_TEST_PORTS=${CGISNAP_TEST_PORTS:-/tmp/cgisnap-test-ports}
+
+# _proc_start PID: PID's start time (clock ticks since boot), or nothing.
+_proc_start() {
+	local stat
+	read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
+	set -- ${stat##*) }
+	echo "${20}"
+}
+_port_owner="$$ $(_proc_start $$)"
+
+# _port_take P: record P as this script's, unless a live owner other than
+# this script has it. Run with the registry's lock held.
+_port_take() {
+	local f=$CGISNAP_TEST_PORTS/$1 pid start
+	if [ -f "$f" ] && read -r pid start <"$f" && [ "$pid $start" != "$_port_owner" ] &&
+		[ "$(_proc_start "$pid")" = "$start" ]; then
+		return 1
+	fi
+	echo "$_port_owner" >"$f"
+}
+
+# port_reserve P: reserve TCP port P for this script, if no other test
+# has it and nothing listens on it. 0 when P is this script's now.
+port_reserve() (
+	mkdir -p "$CGISNAP_TEST_PORTS" 2>/dev/null && chmod 1777 "$CGISNAP_TEST_PORTS" 2>/dev/null
+	[ -e "$CGISNAP_TEST_PORTS/lock" ] || : >>"$CGISNAP_TEST_PORTS/lock"
+	exec 8<"$CGISNAP_TEST_PORTS/lock" && flock -w 30 8 || {
+		echo "cannot lock '$CGISNAP_TEST_PORTS/lock'" >&2
+		exit 2
+	}
+	local ours=""
+	[ "$(cat "$CGISNAP_TEST_PORTS/$1" 2>/dev/null)" = "$_port_owner" ] && ours=1
+	_port_take "$1" || exit 1
+	if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
+		# Something listens there (one of this script's servers keeps it).
+		[ -n "$ours" ] || rm -f "$CGISNAP_TEST_PORTS/$1"
+		exit 1
+	fi
+)
+
+# port N: a TCP port on 127.0.0.1 reserved for this script (N in 0..9),
+# first tried from the test's number, else below the kernel's ephemeral
+# range. CGISNAP_TEST_PORT_BASE (default 20000) moves the first tries.
 port() {
-	local p=$((${CGISNAP_TEST_PORT_BASE:-20000} + (TEST_NUMBER % 4000) * 10 + ${1:-0})) tries=0
-	while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && [ "$tries" -lt 50 ]; do
-		p=$((30000 + RANDOM % 30000))
+	local p=$((${CGISNAP_TEST_PORT_BASE:-20000} + (TEST_NUMBER % 4000) * 10 + ${1:-0})) tries=0 rc
+	while :; do
+		port_reserve "$p"
+		rc=$?
+		[ "$rc" -eq 0 ] && break
+		[ "$rc" -eq 1 ] && [ "$tries" -lt 200 ] || return 1
+		p=$((10000 + RANDOM % 10000))
 		tries=$((tries + 1))
 	done
 	echo "$p"
+}
+
+# _ports_release: give back the ports this script reserved.
+_ports_release() {
+	local f
+	for f in "$CGISNAP_TEST_PORTS"/[0-9]*; do
+		[ "$(cat "$f" 2>/dev/null)" = "$_port_owner" ] && rm -f "$f"
+	done
+	return 0
 }
 
 # Background processes. bg_start gives each one a process group of its own

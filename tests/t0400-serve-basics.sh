@@ -7,11 +7,16 @@
 
 T=$TESTDIR/tree
 make_tree "$T"
-P=$(port 0)
-U=http://127.0.0.1:$P
 H=$TESTDIR/headers
 B=$TESTDIR/body
-serve_start "$T" "$P"
+# Port 0: the server takes a free port and says which.
+serve_start "$T" 0
+P=$SERVE_PORT
+U=http://127.0.0.1:$P
+
+try "--listen 127.0.0.1:0 takes a free port, named in the 'serving' line"
+check_ne 0 "$P" "port"
+check_match "$(cat "$TESTDIR/server.err")" "^cgisnap: serving .* on http://127\.0\.0\.1:$P/ " "log line"
 
 try "the front page comes with its headers"
 curl -s -D "$H" -o "$B" "$U/"

@@ -30,9 +30,9 @@ touch -h -d "$(stat -c '%y' "$T/page.html")" "$T/page.html.gz"
 ln -s index.html "$T/alias.html"
 ln -s a "$T/alias-dir"
 
-P=$(port 0)
+serve_start "$T" 0
+P=$SERVE_PORT
 U=http://127.0.0.1:$P
-serve_start "$T" "$P"
 
 SECRETS='OUTSIDE-SECRET|OUTDIR-SECRET|HTPASSWD-SECRET|GIT-SECRET|MANIFEST-SECRET|SETTINGS-SECRET|root:x:0:0|apr1'
 

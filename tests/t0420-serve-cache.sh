@@ -8,9 +8,9 @@
 
 T=$TESTDIR/tree
 make_tree "$T"
-P=$(port 0)
+serve_start "$T" 0
+P=$SERVE_PORT
 U=http://127.0.0.1:$P
-serve_start "$T" "$P"
 
 # publish FILE CONTENT: replace FILE by rename, as snapshot and watch do.
 publish() {

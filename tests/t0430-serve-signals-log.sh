@@ -156,6 +156,7 @@ for o in listen threads access-log cache-mb cache-control idle-timeout max-conne
 	check_contains "$help" "--$o" "--$o"
 done
 check_contains "$help" "default 127.0.0.1:8080" "listen default"
+check_contains "$help" "port 0: a free port" "listen on port 0"
 check_contains "$help" "default 64" "cache default"
 check_contains "$help" 'public, max-age=60' "Cache-Control default"
 check_contains "$help" "default off" "access log default"

@@ -131,13 +131,13 @@ try "-k keeps connections open; without it, one connection per request (seen by 
 tw() {
 	ss -Htan state time-wait "( sport = :$1 or dport = :$1 )" 2>/dev/null | wc -l
 }
-# fresh_port: a port below the ephemeral range that nothing uses, with no
-# TIME-WAIT left from earlier runs.
+# fresh_port: a port below the ephemeral range, reserved (lib.sh's
+# port_reserve), with no TIME-WAIT left from earlier runs.
 fresh_port() {
 	local p
 	while :; do
 		p=$((21000 + RANDOM % 11000))
-		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue
+		port_reserve "$p" || continue
 		[ "$(tw "$p")" = 0 ] && { echo "$p"; return; }
 	done
 }
