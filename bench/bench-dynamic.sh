@@ -2,8 +2,8 @@
 # bench/bench-dynamic.sh - what a snapshot buys: 'cgisnap bench' of each
 # sample site, dynamic (php-cgi renders every request, through 'cgisnap
 # serve --dynamic') against static (its snapshot through 'cgisnap serve'),
-# with keep-alive, 10 connections, DURATION seconds a side. The README's
-# results quote these tables. Prints figures; never fails on them.
+# with keep-alive, 10 connections, DURATION seconds a side. docs/benchmarks.md
+# quotes these tables. Prints figures; never fails on them.
 #
 # PAGES=100 (wiki), POSTS=100 (blog), DURATION=10, CONNS=10.
 set -u

@@ -157,6 +157,7 @@ cgisnap config nginx /srv/wiki > /etc/nginx/sites\-enabled/wiki
 .BR rclone (1),
 .BR systemd.exec (5),
 .BR crontab (5).
-The README and docs/url\-keys.md, docs/links.md and docs/families.md, installed
-in $docdir.
+The README and docs/: a page per command (snapshot.md, watch.md, serve.md,
+config.md, bench.md, inspect.md, options.md), and url\-keys.md, links.md,
+families.md and tree\-db.md, installed in $docdir.
 EOF2
