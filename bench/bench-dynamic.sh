@@ -14,9 +14,7 @@ DURATION=${DURATION:-10}
 CONNS=${CONNS:-10}
 bench_start dynamic
 
-for tool in php php-cgi; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "skipped: '$tool' is not installed (make deps installs it)"; exit 0; }
-done
+bench_need_tools php php-cgi
 
 WIKI_STRIP='<img src="[^"]*taskrunner\.php[^>]*>'
 SITE_URL=http://localhost:8080/
