@@ -107,8 +107,8 @@ UNIT_RUNNER = $(BUILD)/tests/unit-runner
 # built with the sanitizers, whose runtime must come first in a process.
 TRACE_LIB = build/cgisnap-trace.so
 
-# The man page and the bash completion are made from the binary's own
-# --help texts: never out of step.
+# The man page is made from the binary's own --help texts and the pages of
+# docs/, the bash completion from the --help texts: never out of step.
 MAN = build/cgisnap.1
 COMPLETION = build/cgisnap.bash
 # The systemd template units, with the installed binary's path in them.
@@ -119,7 +119,7 @@ DOC_FILES = README.md LICENSE $(wildcard docs/*.md)
 .PHONY: all test unit deps deps-bench bench demo install uninstall clean fuzz fuzz-build FORCE
 all: cgisnap $(TRACE_LIB) $(MAN) $(COMPLETION) $(UNITS)
 
-$(MAN): cgisnap tools/mkman.sh build/BINDIR
+$(MAN): cgisnap tools/mkman.sh tools/md2roff.awk $(wildcard docs/*.md) build/BINDIR
 	@$(if $(Q),echo '  MAN     $@')
 	$(Q)tools/mkman.sh ./cgisnap $(LIBDIR) $(PROFILEDIR) $(SYSTEMDUNITDIR) $(DOCDIR) > $@.tmp && mv $@.tmp $@
 

@@ -19,21 +19,9 @@ set -u
 RUNS=${RUNS:-3}
 WGET_SECONDS=${WGET_SECONDS:-1200}
 
-missing=""
-for p in dokuwiki php-cgi php-fpm nginx wget; do
-	case "$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)" in
-	ii*) ;;
-	*) missing="$missing $p" ;;
-	esac
-done
-[ -n "$FPM" ] || missing="$missing php-fpm"
-if [ -n "$missing" ]; then
-	echo "apps: missing Debian packages:$missing (make deps-bench, as root, installs them)"
-	exit 1
-fi
+bench_need_packages apps dokuwiki php-cgi php-fpm nginx wget
 
 bench_start apps
-now() { date +%s.%N; }
 calc() { awk "BEGIN { printf \"%.3f\", $* }"; }
 
 dokuwiki_site "$WORK/dw" >"$WORK/dw.out" 2>&1 ||

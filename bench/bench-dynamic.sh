@@ -2,8 +2,8 @@
 # bench/bench-dynamic.sh - what a snapshot buys: 'cgisnap bench' of each
 # sample site, dynamic (php-cgi renders every request, through 'cgisnap
 # serve --dynamic') against static (its snapshot through 'cgisnap serve'),
-# with keep-alive, 10 connections, DURATION seconds a side. The README's
-# results quote these tables. Prints figures; never fails on them.
+# with keep-alive, 10 connections, DURATION seconds a side. docs/benchmarks.md
+# quotes these tables. Prints figures; never fails on them.
 #
 # PAGES=100 (wiki), POSTS=100 (blog), DURATION=10, CONNS=10.
 set -u
@@ -14,9 +14,7 @@ DURATION=${DURATION:-10}
 CONNS=${CONNS:-10}
 bench_start dynamic
 
-for tool in php php-cgi; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "skipped: '$tool' is not installed (make deps installs it)"; exit 0; }
-done
+bench_need_tools php php-cgi
 
 WIKI_STRIP='<img src="[^"]*taskrunner\.php[^>]*>'
 SITE_URL=http://localhost:8080/

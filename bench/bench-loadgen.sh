@@ -17,9 +17,7 @@ AB_REQUESTS=${AB_REQUESTS:-20000}
 FILE_BYTES=${FILE_BYTES:-4096}
 bench_start loadgen
 
-for tool in wrk ab php; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "skipped: '$tool' is not installed (make deps-bench installs it)"; exit 0; }
-done
+bench_need_tools wrk ab php
 
 # json_get FILE EXPR: a value from cgisnap bench --json ($s is the measured side).
 json_get() {

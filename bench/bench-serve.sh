@@ -19,12 +19,7 @@ AB_BIG_REQUESTS=${AB_BIG_REQUESTS:-2000}
 PAGES=${PAGES:-60}
 bench_start serve
 
-for tool in wrk ab nginx lighttpd php php-cgi; do
-	if ! command -v "$tool" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$tool" ]; then
-		echo "skipped: '$tool' is not installed (make deps-bench installs it)"
-		exit 0
-	fi
-done
+bench_need_tools wrk ab nginx lighttpd php php-cgi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 LIGHTTPD=$(command -v lighttpd || echo /usr/sbin/lighttpd)
 
@@ -78,11 +73,7 @@ http {
 	open_file_cache max=10000 inactive=60s;
 	open_file_cache_valid 60s;
 	keepalive_requests 1000000;
-	client_body_temp_path $N/tmp/body;
-	proxy_temp_path $N/tmp/proxy;
-	fastcgi_temp_path $N/tmp/fastcgi;
-	uwsgi_temp_path $N/tmp/uwsgi;
-	scgi_temp_path $N/tmp/scgi;
+$(nginx_temp_paths "$N/tmp")
 	server {
 		listen 127.0.0.1:$P_NGINX;
 		root $TREE;

@@ -21,7 +21,6 @@ cp -r "$ROOT/sample-sites/wiki/." "$SITE/"
 rm -rf "$SITE/data"
 php "$SITE/bin/seed.php" --pages "$PAGES" --dir "$SITE" >/dev/null
 
-now() { date +%s.%N; }
 # calc EXPR: floating-point arithmetic (awk: no bc needed).
 calc() { awk "BEGIN { printf \"%.3f\", $* }"; }
 # goal EXPR: "met" when the comparison holds.

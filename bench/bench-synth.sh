@@ -32,12 +32,7 @@ SPACING_MS=${SPACING_MS:-200}
 LIMIT_S=${LIMIT_S:-1800}
 bench_start synth
 
-for tool in "${CC:-cc}" curl; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "skipped: '$tool' is not installed (make deps-bench installs it)"
-		exit 0
-	fi
-done
+bench_need_tools "${CC:-cc}" curl
 if [ ! -x "$CGISNAP" ] || [ ! -f "$(dirname "$CGISNAP")/build/cgisnap-trace.so" ]; then
 	echo "synth: build first (make): no $CGISNAP or build/cgisnap-trace.so beside it"
 	exit 1
@@ -51,6 +46,7 @@ fi
 calc() { awk "BEGIN { printf \"%.${2:-1}f\", $1 }"; }
 # pct P FILE: the P-th percentile (nearest rank) of the numbers in FILE.
 pct() { sort -n "$2" | awk -v p="$1" '{ v[NR] = $1 } END { if (!NR) { print "nan"; exit } r = int((p * NR + 99) / 100); if (r < 1) r = 1; print v[r] }'; }
+# now: finer than lib-bench.sh's, and without a fork per reading.
 now() { printf '%s' "$EPOCHREALTIME"; }
 # meta_bytes DIR: the bytes of DIR/.cgisnap/* (lock and socket aside).
 meta_bytes() { find "$1/.cgisnap" -type f ! -name lock -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'; }

@@ -25,21 +25,9 @@ PAGES=${PAGES:-1000}
 RUNS=${RUNS:-3}
 SECONDS_EACH=${DURATION:-10}
 
-missing=""
-for p in php-cgi php-fpm nginx dokuwiki; do
-	case "$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)" in
-	ii*) ;;
-	*) missing="$missing $p" ;;
-	esac
-done
-[ -n "$FPM" ] || missing="$missing php-fpm"
-if [ -n "$missing" ]; then
-	echo "workers: missing Debian packages:$missing (make deps-bench, as root, installs them)"
-	exit 1
-fi
+bench_need_packages workers php-cgi php-fpm nginx dokuwiki
 
 bench_start workers
-now() { date +%s.%N; }
 calc() { awk "BEGIN { printf \"%.3f\", $* }"; }
 
 SOCK=$WORK/fpm.sock

@@ -14,6 +14,15 @@
 #                           socket SOCK; 1 and a line when it cannot start
 #   nginx_start PORT ROOT SOCK INDEX
 #                           nginx, a worker per core, ROOT's *.php to SOCK
+#   nginx_temp_paths DIR    nginx's temporary directories, all under DIR (for
+#                           a configuration that writes nothing under /var)
+#   bench_need_tools TOOL...
+#                           when a TOOL is not installed (on PATH or in
+#                           /usr/sbin), a "skipped:" line and exit 0
+#   bench_need_packages NAME PKG...
+#                           when a Debian package is not installed, a line
+#                           naming them all and exit 1 (php-fpm: its binary too)
+#   now                     the wall clock in seconds, with nanoseconds
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CGISNAP=${CGISNAP:-$ROOT/cgisnap}
@@ -57,6 +66,20 @@ median() {
 
 goal() { awk "BEGIN { print (($*) ? \"met\" : \"NOT met\") }"; }
 
+now() { date +%s.%N; }
+
+# A section without its peers is skipped, not failed: make bench runs every
+# section, and a machine may lack one peer.
+bench_need_tools() {
+	local tool
+	for tool in "$@"; do
+		if ! command -v "$tool" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$tool" ]; then
+			echo "skipped: '$tool' is not installed (make deps-bench installs it)"
+			exit 0
+		fi
+	done
+}
+
 FPM=$(ls /usr/sbin/php-fpm[0-9]* 2>/dev/null | tail -1)
 
 # php-fpm in the foreground, so that its PID is the master's and stopping
@@ -86,6 +109,29 @@ fpm_start() {
 	return 1
 }
 
+bench_need_packages() {
+	local name=$1 p missing=""
+	shift
+	for p in "$@"; do
+		case "$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)" in
+		ii*) ;;
+		*) missing="$missing $p" ;;
+		esac
+		[ "$p" != php-fpm ] || [ -n "$FPM" ] || missing="$missing php-fpm"
+	done
+	if [ -n "$missing" ]; then
+		echo "$name: missing Debian packages:$missing (make deps-bench, as root, installs them)"
+		exit 1
+	fi
+}
+
+nginx_temp_paths() {
+	local t
+	for t in client_body proxy fastcgi uwsgi scgi; do
+		echo "	${t}_temp_path $1/${t#client_};"
+	done
+}
+
 nginx_start() {
 	local port=$1 root=$2 sock=$3 index=$4 ngx=$WORK/nginx-$1
 	mkdir -p "$ngx/logs" "$ngx/tmp"
@@ -98,11 +144,7 @@ events { worker_connections 256; }
 http {
 	include /etc/nginx/mime.types;
 	access_log off;
-	client_body_temp_path $ngx/tmp/body;
-	fastcgi_temp_path $ngx/tmp/fastcgi;
-	proxy_temp_path $ngx/tmp/proxy;
-	uwsgi_temp_path $ngx/tmp/uwsgi;
-	scgi_temp_path $ngx/tmp/scgi;
+$(nginx_temp_paths "$ngx/tmp")
 	server {
 		listen 127.0.0.1:$port;
 		root $root;

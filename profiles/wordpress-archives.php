@@ -16,31 +16,7 @@
 // rendered. Prints the URLs and exits 0, or says why on stderr and exits
 // 1; nothing else ever reaches stdout.
 
-ini_set('display_errors', 'stderr');
-$root = getcwd();
-if (!is_file("$root/wp-load.php") || !is_file("$root/wp-includes/version.php")) {
-	fwrite(STDERR, "wordpress-archives.php: no WordPress in '$root' (no wp-load.php)\n");
-	exit(1);
-}
-foreach (array('HTTP_HOST' => 'localhost', 'SERVER_NAME' => 'localhost', 'REQUEST_URI' => '/',
-	       'SERVER_PROTOCOL' => 'HTTP/1.1', 'REQUEST_METHOD' => 'GET') as $k => $v) {
-	if (!isset($_SERVER[$k]))
-		$_SERVER[$k] = getenv($k) !== false ? getenv($k) : $v;
-}
-
-// A wp_die() page while loading (no database) ends the script: its text
-// goes to stderr, as one line, and the exit status is 1.
-$done = false;
-register_shutdown_function(function () use (&$done) {
-	if ($done)
-		return;
-	$page = preg_replace('#<(head|style|script)\b.*?</\1>#si', '', (string)ob_get_clean());
-	$page = trim(preg_replace('/\s+/', ' ', strip_tags($page)));
-	fwrite(STDERR, "wordpress-archives.php: WordPress did not load" .
-		($page !== '' ? ': ' . substr($page, 0, 300) : '') . "\n");
-	exit(1);
-});
-ob_start();
+require __DIR__ . '/wordpress-boot.php';
 require "$root/wp-load.php";
 global $wpdb;
 // wp_get_archives('type=monthly')'s query: the months with published posts.
@@ -52,10 +28,7 @@ foreach (is_array($months) ? $months : array() as $row) {
 	$urls[get_year_link($row->y)] = true;
 	$urls[get_month_link($row->y, $row->m)] = true;
 }
-$noise = ob_get_clean();
-$done = true;
-if ($noise !== '')
-	fwrite(STDERR, $noise);
+wordpress_boot_done();
 if ($failed !== '') {
 	fwrite(STDERR, "wordpress-archives.php: cannot list the archives: $failed\n");
 	exit(1);

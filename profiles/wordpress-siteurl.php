@@ -20,40 +20,11 @@
 // Prints the URL and exits 0, or says why on stderr and exits 1; nothing
 // else ever reaches stdout.
 
-ini_set('display_errors', 'stderr');
-$root = getcwd();
-if (!is_file("$root/wp-load.php") || !is_file("$root/wp-includes/version.php")) {
-	fwrite(STDERR, "wordpress-siteurl.php: no WordPress in '$root' (no wp-load.php)\n");
-	exit(1);
-}
-foreach (array('HTTP_HOST' => 'localhost', 'SERVER_NAME' => 'localhost', 'REQUEST_URI' => '/',
-	       'SERVER_PROTOCOL' => 'HTTP/1.1', 'REQUEST_METHOD' => 'GET') as $k => $v) {
-	if (!isset($_SERVER[$k]))
-		$_SERVER[$k] = getenv($k) !== false ? getenv($k) : $v;
-}
-
-// What loading prints (a missing wp-config.php, the "error establishing a
-// database connection" page: wp_die() pages that end the script) is no
-// site URL: it goes to stderr, as one line, and the exit status is 1.
-$done = false;
-register_shutdown_function(function () use (&$done) {
-	if ($done)
-		return;
-	// The page's text: no head, style or script.
-	$page = preg_replace('#<(head|style|script)\b.*?</\1>#si', '', (string)ob_get_clean());
-	$page = trim(preg_replace('/\s+/', ' ', strip_tags($page)));
-	fwrite(STDERR, "wordpress-siteurl.php: WordPress did not load" .
-		($page !== '' ? ': ' . substr($page, 0, 300) : '') . "\n");
-	exit(1);
-});
 define('SHORTINIT', true);
-ob_start();
+require __DIR__ . '/wordpress-boot.php';
 require "$root/wp-load.php";
 $home = get_option('home');
-$noise = ob_get_clean();
-$done = true;
-if ($noise !== '')
-	fwrite(STDERR, $noise);
+wordpress_boot_done();
 if (!is_string($home) || $home === '') {
 	fwrite(STDERR, "wordpress-siteurl.php: WordPress has no 'home' option (is it installed?)\n");
 	exit(1);

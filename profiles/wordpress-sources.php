@@ -16,34 +16,10 @@
 // localhost. Exit status 1, with a line on stderr, when WordPress does not
 // load or a directory is missing.
 
-ini_set('display_errors', 'stderr');
-$root = getcwd();
-if (!is_file("$root/wp-load.php") || !is_file("$root/wp-includes/version.php")) {
-	fwrite(STDERR, "wordpress-sources.php: no WordPress in '$root' (no wp-load.php)\n");
-	exit(1);
-}
-foreach (array('HTTP_HOST' => 'localhost', 'SERVER_NAME' => 'localhost', 'REQUEST_URI' => '/',
-	       'SERVER_PROTOCOL' => 'HTTP/1.1', 'REQUEST_METHOD' => 'GET') as $k => $v) {
-	if (!isset($_SERVER[$k]))
-		$_SERVER[$k] = getenv($k) !== false ? getenv($k) : $v;
-}
-$done = false;
-register_shutdown_function(function () use (&$done) {
-	if ($done)
-		return;
-	$page = preg_replace('#<(head|style|script)\b.*?</\1>#si', '', (string)ob_get_clean());
-	$page = trim(preg_replace('/\s+/', ' ', strip_tags($page)));
-	fwrite(STDERR, "wordpress-sources.php: WordPress did not load" .
-		($page !== '' ? ': ' . substr($page, 0, 300) : '') . "\n");
-	exit(1);
-});
 define('SHORTINIT', true);
-ob_start();
+require __DIR__ . '/wordpress-boot.php';
 require "$root/wp-load.php";
-$noise = ob_get_clean();
-$done = true;
-if ($noise !== '')
-	fwrite(STDERR, $noise);
+wordpress_boot_done();
 
 $content = WP_CONTENT_DIR;
 $dirs = array($content);
@@ -70,7 +46,7 @@ $code = array(realpath("$root/wp-includes"), realpath("$root/wp-admin"));
 foreach (get_included_files() as $f) {
 	$real = realpath($f);
 	if ($real === false || basename($real) === 'wp-load.php' || basename($real) === 'wp-settings.php' ||
-	    basename($real) === 'wordpress-sources.php')
+	    basename($real) === 'wordpress-sources.php' || basename($real) === 'wordpress-boot.php')
 		continue;
 	foreach ($code as $c)
 		if ($c !== false && strpos($real, "$c/") === 0)

@@ -67,7 +67,7 @@ env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u DEVELOPER -u SANITIZE \
 	make -C "$SRC" --no-print-directory -j2 install PREFIX="$P" DESTDIR="$DEST" >"$TESTDIR/make.log" 2>&1
 check_eq 0 $? "make install: $(tail -5 "$TESTDIR/make.log")"
 for f in bin/cgisnap lib/cgisnap/cgisnap-trace.so share/man/man1/cgisnap.1 \
-	share/cgisnap/profiles/dokuwiki.conf share/cgisnap/profiles/wordpress.conf \
+	share/cgisnap/profiles/dokuwiki.conf share/cgisnap/profiles/wordpress.conf share/cgisnap/profiles/wordpress-boot.php \
 	lib/systemd/system/cgisnap-watch@.service lib/systemd/system/cgisnap-serve@.service \
 	share/bash-completion/completions/cgisnap share/doc/cgisnap/README.md share/doc/cgisnap/LICENSE \
 	share/doc/cgisnap/url-keys.md; do

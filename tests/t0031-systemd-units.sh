@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
-# The threshold the units' comments and the README state: systemd calls
+# The threshold the units' comments and docs/watch.md state: systemd calls
 # 2.0 "OK" (below 4.0; 9.2 is "UNSAFE", the units' score before).
 UNIT_EXPOSURE_MAX=2.0
 

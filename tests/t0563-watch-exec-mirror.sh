@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # t0563-watch-exec-mirror: watch --exec keeps a mirror exact. The hook is
-# the README's rsync example: 'rsync -a -I --files-from=-' of what the batch
+# docs/watch.md's rsync example: 'rsync -a -I --files-from=-' of what the batch
 # wrote (stdin), then rm -f / rmdir of what it removed ($CGISNAP_REMOVED).
 # After edits, deletions and renames (pages whose .gz comes and goes,
 # directories emptied) the mirror equals the tree byte for byte, .gz files
@@ -16,10 +16,10 @@ command -v rclone >/dev/null || fail "rclone is missing (tools/deps.sh test inst
 # rclone without a configuration file says so on every run.
 export RCLONE_CONFIG=/dev/null
 
-# The hook, as a script: "start" and "done" lines around the README's
+# The hook, as a script: "start" and "done" lines around docs/watch.md's
 # commands, so that a test knows when a batch's mirroring has finished.
 HOOK=$TESTDIR/mirror-hook
-# With a third argument, the README's rclone commands mirror there too
+# With a third argument, docs/watch.md's rclone commands mirror there too
 # (a local directory as the remote; rmdirs does what a bucket needs not).
 cat >"$HOOK" <<'EOF'
 #!/bin/sh

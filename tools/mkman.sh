@@ -1,18 +1,33 @@
 #!/bin/sh
 # tools/mkman.sh CGISNAP [LIBDIR PROFILEDIR UNITDIR DOCDIR] - print the man
-# page cgisnap(1), made from the binary's own --help texts, so the page can
-# never drift from them; the directories (make install's) go to FILES.
+# page cgisnap(1), made from the binary's own --help texts and the manual's
+# pages in docs/, so the page can never drift from either; the directories
+# (make install's) go to FILES. Each command's section is its --help, then
+# docs/COMMAND.md without its option list (tools/md2roff.awk); options.md
+# follows the description, inspect.md the commands.
 set -eu
 bin=${1:-./cgisnap}
 libdir=${2:-/usr/local/lib/cgisnap}
 profiledir=${3:-/usr/local/share/cgisnap/profiles}
 unitdir=${4:-/usr/local/lib/systemd/system}
 docdir=${5:-/usr/local/share/doc/cgisnap}
+docs=$(dirname "$0")/../docs
 bindir=$(dirname "$(dirname "$libdir")")/bin
 version=$("$bin" --version | cut -d' ' -f2)
 
 # roff: escape backslashes; a leading '.' or "'" would be a request.
 esc() { sed -e 's/\\/\\e/g' -e "s/^\\([.']\\)/\\\\\\&\\1/" -e 's/-/\\-/g'; }
+
+# page FILE [TITLE]: a docs/ page as roff; without TITLE its own title is
+# dropped and its text follows a subsection naming it.
+page() {
+	if [ $# -gt 1 ]; then
+		awk -v nooptions=1 -f "$(dirname "$0")/md2roff.awk" "$1"
+	else
+		echo ".SS \"In detail ($(basename "$1"))\""
+		awk -v notitle=1 -v nooptions=1 -f "$(dirname "$0")/md2roff.awk" "$1"
+	fi
+}
 
 # body: one --help text as roff. Option lines become .TP entries (their
 # continuation lines join them), headings ("Options:") bold, other indented
@@ -55,12 +70,15 @@ cgisnap \\- turn a slow dynamic website into a fast static one
 .SH DESCRIPTION
 EOF2
 "$bin" --help | body
+page "$docs/options.md" title
 for cmd in $("$bin" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p'); do
 	echo ".SH \"CGISNAP $(echo "$cmd" | tr a-z A-Z)\""
 	"$bin" "$cmd" --help | sed -n 's/^usage: \(.*\)/\1/p; s/^       \(cgisnap .*\)/\1/p' | esc |
 		sed 's/^/.B /; s/$/\n.br/'
 	"$bin" "$cmd" --help | body
+	[ ! -f "$docs/$cmd.md" ] || page "$docs/$cmd.md"
 done
+page "$docs/inspect.md" title
 cat <<EOF2
 .SH "EXIT STATUS"
 Each command's section above gives the details; across commands:
@@ -157,6 +175,7 @@ cgisnap config nginx /srv/wiki > /etc/nginx/sites\-enabled/wiki
 .BR rclone (1),
 .BR systemd.exec (5),
 .BR crontab (5).
-The README and docs/url\-keys.md, docs/links.md and docs/families.md, installed
-in $docdir.
+The README and docs/: a page per command (snapshot.md, watch.md, serve.md,
+config.md, bench.md, inspect.md, options.md), and url\-keys.md, links.md,
+families.md and tree\-db.md, installed in $docdir.
 EOF2

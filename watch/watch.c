@@ -210,7 +210,7 @@ static void print_help(const struct opt *const *tables)
 	       "read those; a mirror needs nothing else of .cgisnap/). The file $CGISNAP_REMOVED lists\n"
 	       "every path removed: files, and each directory left empty as 'dir/', listed\n"
 	       "after everything that was in it (rm -f, rmdir in that order apply it). A\n"
-	       "path is never in both. The README shows rsync and rclone commands for them.\n\n"
+	       "path is never in both. docs/watch.md shows rsync and rclone commands for them.\n\n"
 	       "Examples:\n"
 	       "  cgisnap watch --root /var/www/wiki --cgi php=php-cgi --seed /doku.php \\\n"
 	       "      --source /var/www/wiki/data out/\n"
