@@ -8,8 +8,10 @@
  * in finished saves (settle.h: a file closed, a temporary renamed over
  * the page), after a few ms of quiet while a save may still be under way
  * (an editor's temporary file, a file still open), and at the latest
- * --debounce ms after its first change. Changes that come while a batch
- * renders wait in the kernel's queue and make the next batch.
+ * --debounce ms after its first change; a name removed or a source come
+ * back (a tree going or coming) waits for a longer quiet. Changes that
+ * come while a batch renders wait in the kernel's queue and make the
+ * next batch.
  *
  * Signals are blocked and read from a signalfd between batches, so a
  * batch in progress always finishes: SIGINT/SIGTERM stop after it (exit
@@ -70,6 +72,13 @@
  * (write a temporary, rename it, remove the backup) come within a few ms
  * of each other; --debounce is the cap. */
 #define SETTLE_WINDOW_MS 25
+/* A tree going or coming (settle.h: a name removed, a source back) is
+ * waited for longer, for its quiet, whatever --debounce says: an rm -rf
+ * or a cp -a of a source may pause under load for far longer than an
+ * editor's steps, and a batch started half way would prune, or re-crawl
+ * half a copy. Its cap bounds a source that never rests. */
+#define TREE_WINDOW_MS 500
+#define TREE_CAP_MS 10000
 #define STR_(x) #x
 #define STR(x) STR_(x) /* a number macro as a string, for the help */
 /* Changed paths named in a batch's log line. */
@@ -185,12 +194,15 @@ static void print_help(const struct opt *const *tables)
 	       "A batch starts as soon as the changes seen end in finished saves (a file\n"
 	       "closed after writing, a temporary file renamed over it: sed -i, vim,\n"
 	       "gedit): no fixed wait. While a save may still be under way (an editor's\n"
-	       "temporary or backup file, a file still open, a name removed) it waits\n"
-	       "until no change came for " STR(SETTLE_WINDOW_MS) " ms, and never more than --debounce ms after\n"
-	       "its first change. Changes made while a batch renders make the next one;\n"
-	       "a page whose render read a file that changed meanwhile, or one still\n"
-	       "open for writing (rewritten in place), is held: the tree keeps its last\n"
-	       "version until the next batch renders it again.\n\n"
+	       "temporary or backup file, a file still open) it waits until no change\n"
+	       "came for " STR(SETTLE_WINDOW_MS) " ms, and never more than --debounce ms after its first\n"
+	       "change. A name removed, or a source that came back, may be a whole tree\n"
+	       "going or coming (rm -rf, cp -a): then it waits until no change came for\n"
+	       STR(TREE_WINDOW_MS) " ms, and at most " STR(TREE_CAP_MS) " ms (or --debounce ms). Changes made\n"
+	       "while a batch renders make the next one; a page whose render read a file\n"
+	       "that changed meanwhile, or one still open for writing (rewritten in\n"
+	       "place), is held: the tree keeps its last version until the next batch\n"
+	       "renders it again.\n\n"
 	       "Data no file change stands for (a database): 'cgisnap notify DIR URL...'\n"
 	       "re-renders pages at once, through the socket DIR/.cgisnap/control (see\n"
 	       "'cgisnap notify --help'); --poll S re-renders the --always and --depends\n"
@@ -532,10 +544,10 @@ static void source_event(struct watcher *w, const struct fsw_event *e)
 	strlist_take_out(&w->missing, e->path);
 	w->full_reason = SOURCE_BACK_REASON;
 	/* A source comes back by a rename or by a copy still being made
-	 * (cp -a, a deploy): like a file created and not closed, it waits for
-	 * the quiet window (or the cap), so the re-crawl does not read half a
-	 * copy. */
-	settle_note(&w->settle, e->path, FSW_CREATED, now_ms());
+	 * (cp -a, a deploy): the re-crawl waits for the tree's quiet window,
+	 * capped from now, not from a change made while it was missing, so
+	 * that it does not read half a copy. */
+	settle_note_back(&w->settle, now_ms());
 	if (!w->missing.n)
 		log_info("source '%s' is back: re-crawling", e->path);
 	else
@@ -978,6 +990,7 @@ static int watcher_open(struct watcher *w, const struct strlist *args)
 	w->debounce_ms = watch_options.debounce_ms > 0 ? watch_options.debounce_ms : DEFAULT_DEBOUNCE_MS;
 	settle_init(&w->settle, w->debounce_ms < SETTLE_WINDOW_MS ? w->debounce_ms : SETTLE_WINDOW_MS, w->debounce_ms);
 	settle_set_quiet(&w->settle, watch_options.settle_ms);
+	settle_set_tree(&w->settle, TREE_WINDOW_MS, TREE_CAP_MS);
 	if (resolve_sources(w, &given, err) < 0 || compile_ignore(w, err) < 0)
 		goto fail;
 	for (size_t i = 0; i < watch_options.depends.n; i++)
