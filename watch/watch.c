@@ -52,7 +52,7 @@
 #include "deps.h"
 #include "deps/depstate.h"
 #include "exec.h"
-#include "sources.h"
+#include "srcwatch.h"
 #include "crawl/links.h"
 #include "base/log.h"
 #include "tree/manifest.h"
