@@ -110,7 +110,7 @@ wait_file_has "$OUT/$SLOW" "slow two, final"
 check_eq 0 $? "the change made during the render is published"
 wait_batches "$LOG" $((n + 2))
 check_eq $((n + 2)) "$(batches "$LOG")" "two batches"
-wait_until "$WATCH_WAIT" test "$(grep -c '^----$' "$CONTENTS")" -ge 2
+wait_count "$CONTENTS" '^----$' 2
 # The first render read slow.txt while it was rewritten: its page is held
 # (it might have read half of it): the batch wrote no page (its hook had
 # only the manifest to copy).
