@@ -70,6 +70,13 @@ watch_idle() {
 	"$CGISNAP" notify -q "$1" --path "$(cd "$1" && pwd)/.cgisnap/idle" >/dev/null
 }
 
+# synth_site DIR PAGES: the synthetic site of bench/synth in DIR: page.cgi
+# built, PAGES pages generated. Non-zero when a step failed (it says why).
+synth_site() {
+	mkdir -p "$1" && "${CC:-cc}" -O2 -std=c11 -o "$1/page.cgi" "$ROOT/bench/synth/page.c" &&
+		"$1/page.cgi" --generate "$1" "$2"
+}
+
 _file_has() {
 	grep -qF -- "$2" "$1"
 }
