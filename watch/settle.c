@@ -150,7 +150,7 @@ long long settle_due(const struct settle *s, enum settle_why *why)
 		*why = SETTLE_NONE;
 		return -1;
 	}
-	if (s->back_ms || s->removed) {
+	if (s->back_ms || s->removed || s->probes) {
 		long window = s->quiet_ms > s->tree_window_ms ? s->quiet_ms : s->tree_window_ms;
 		long long quiet = s->last_ms + window;
 		long long cap = (s->back_ms ? s->back_ms : s->first_ms) + s->tree_cap_ms;

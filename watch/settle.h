@@ -15,6 +15,17 @@
  * name in its directory is saved. The batch is due at once when no path is left
  * open; else when no change came for the quiet window, or at the cap.
  *
+ * A whole tree going or coming is slower than a save and may pause (a
+ * loaded machine, a busy disk): a name removed may be the start of a
+ * source's deletion (rm -rf removes the files first, the source last),
+ * and a source that came back may still be being copied (cp -a, a
+ * deploy); vim too may pause that long between its probe and its save.
+ * While a removal or a probe is left open, or after a source came back,
+ * the batch waits for the longer tree window of quiet, and the cap is
+ * the tree cap's (after a return: counted from the return, not from a
+ * change made before it, which would start the re-crawl at once on half
+ * a copy).
+ *
  * Steps:
  *   1. settle_init(s, window_ms, cap_ms); settle_set_tree() for the
  *      tree window and cap (by default the same as the others).

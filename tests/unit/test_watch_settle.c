@@ -212,6 +212,12 @@ TEST(settle_a_removal_waits_for_the_tree_window)
 	/* past --debounce: a pause in the removal does not start the batch */
 	settle_note(&s, "/d/p/c.txt", D, 1700);
 	CHECK_INT(2200, settle_due(&s, &why));
+	/* vim's probe: its save may come after as long a pause */
+	settle_reset(&s);
+	settle_note(&s, "/d/p/4913", C, 2000);
+	settle_note(&s, "/d/p/4913", D, 2001);
+	CHECK_INT(2501, settle_due(&s, &why));
+	CHECK_INT(SETTLE_QUIET, why);
 	/* a name saved again is no removal left open */
 	settle_reset(&s);
 	settle_note(&s, "/d/p/a.txt", D, 3000);
