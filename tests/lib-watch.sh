@@ -70,6 +70,13 @@ watch_idle() {
 	"$CGISNAP" notify -q "$1" --path "$(cd "$1" && pwd)/.cgisnap/idle" >/dev/null
 }
 
+# watch_site DIR: the tiny PHP site of tests/fixtures/watch-site (an index
+# listing data/items, the items, a page that renders slowly on demand) in
+# DIR, with an empty DIR/data/items.
+watch_site() {
+	mkdir -p "$1/data/items" && cp "$ROOT/tests/fixtures/watch-site/"*.php "$1/"
+}
+
 # synth_site DIR PAGES: the synthetic site of bench/synth in DIR: page.cgi
 # built, PAGES pages generated. Non-zero when a step failed (it says why).
 synth_site() {
