@@ -36,13 +36,52 @@ batches() {
 	grep -c '^cgisnap: batch: ' "$1"
 }
 
-_batches_at_least() {
-	[ "$(batches "$1")" -ge "$2" ]
+_count_at_least() {
+	[ "$(grep -c -- "$2" "$1")" -ge "$3" ]
+}
+
+# wait_count FILE REGEX N: wait until at least N lines of FILE match REGEX
+# (counted again at each try).
+wait_count() {
+	wait_until "$WATCH_WAIT" _count_at_least "$1" "$2" "$3"
+}
+
+_has_output() {
+	[ -n "$("$@")" ]
+}
+
+# wait_output CMD...: wait until CMD prints something (run again at each
+# try: 'wait_until test -n "$(CMD)"' would run it only once).
+wait_output() {
+	wait_until "$WATCH_WAIT" _has_output "$@"
 }
 
 # wait_batches LOG N: wait until LOG holds at least N batch lines.
 wait_batches() {
-	wait_until "$WATCH_WAIT" _batches_at_least "$1" "$2"
+	wait_count "$1" '^cgisnap: batch: ' "$2"
+}
+
+# watch_idle DIR: return when the watcher of the tree DIR is between
+# batches, having read every change made before: it answers its control
+# socket only there, after reading the events already queued, so the log
+# then holds every line of the batches before. The request names a path
+# nothing reads: it renders nothing and logs no batch line.
+watch_idle() {
+	"$CGISNAP" notify -q "$1" --path "$(cd "$1" && pwd)/.cgisnap/idle" >/dev/null
+}
+
+# watch_site DIR: the tiny PHP site of tests/fixtures/watch-site (an index
+# listing data/items, the items, a page that renders slowly on demand) in
+# DIR, with an empty DIR/data/items.
+watch_site() {
+	mkdir -p "$1/data/items" && cp "$ROOT/tests/fixtures/watch-site/"*.php "$1/"
+}
+
+# synth_site DIR PAGES: the synthetic site of bench/synth in DIR: page.cgi
+# built, PAGES pages generated. Non-zero when a step failed (it says why).
+synth_site() {
+	mkdir -p "$1" && "${CC:-cc}" -O2 -std=c11 -o "$1/page.cgi" "$ROOT/bench/synth/page.c" &&
+		"$1/page.cgi" --generate "$1" "$2"
 }
 
 _file_has() {

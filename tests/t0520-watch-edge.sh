@@ -15,43 +15,12 @@ OUT=$TESTDIR/out
 LOG=$TESTDIR/watch.log
 EXECLOG=$TESTDIR/exec.log
 MARK=$TESTDIR/mark
-mkdir -p "$SITE/data/items" "$SITE/data/bulk" "$MARK"
-cat >"$SITE/index.php" <<'EOF'
-<?php
-header('Content-Type: text/html; charset=utf-8');
-echo "<!DOCTYPE html><html><body><h1>Items</h1><ul>\n";
-foreach (scandir(__DIR__ . '/data/items') as $e) {
-    if (substr($e, -4) === '.txt') {
-        $n = substr($e, 0, -4);
-        echo "<li><a href=\"/item.php?n=$n\">$n</a></li>\n";
-    }
-}
-echo "</ul><a href=\"/slow.php\">slow</a></body></html>\n";
-EOF
-cat >"$SITE/item.php" <<'EOF'
-<?php
-$n = preg_replace('/[^a-z0-9_]/', '', $_GET['n'] ?? '');
-$f = __DIR__ . "/data/items/$n.txt";
-header('Content-Type: text/html; charset=utf-8');
-if ($n === '' || !is_file($f)) {
-    http_response_code(404);
-    echo "no such item\n";
-    exit;
-}
-echo "<!DOCTYPE html><html><body><p>", htmlspecialchars(file_get_contents($f)), "</p><a href=\"/\">home</a></body></html>\n";
-EOF
-# Content starting with "slow" makes the render announce itself in
-# $MARK_DIR/rendering, then take a second.
-cat >"$SITE/slow.php" <<'EOF'
-<?php
-$t = file_get_contents(__DIR__ . '/data/slow.txt');
-if (strncmp($t, 'slow', 4) === 0) {
-    file_put_contents(getenv('MARK_DIR') . '/rendering', $t);
-    usleep(1000000);
-}
-header('Content-Type: text/html; charset=utf-8');
-echo "<!DOCTYPE html><html><body><p>", htmlspecialchars($t), "</p></body></html>\n";
-EOF
+# The tiny site of tests/fixtures/watch-site: an index listing the items,
+# and a page whose render, while its text starts with "slow", announces
+# itself in $MARK_DIR/rendering, then takes a second (and goes on while
+# $MARK_DIR/hold exists).
+watch_site "$SITE"
+mkdir -p "$SITE/data/bulk" "$MARK"
 for n in a b c; do echo "item $n" >"$SITE/data/items/$n.txt"; done
 echo fast >"$SITE/data/slow.txt"
 echo x >"$SITE/data/bulk/a"
@@ -123,11 +92,13 @@ try "a real inotify queue overflow: logged with its reason, then a full re-crawl
 max=$(cat /proc/sys/fs/inotify/max_queued_events 2>/dev/null || echo 0)
 if [ "$max" -gt 0 ] && [ "$max" -le 200000 ]; then
 	n=$(batches "$LOG")
+	touch "$MARK/hold" # the render waits until the events below are made
 	slow_write "slow three"
 	tree_mtimes "$OUT" >"$TESTDIR/m1"
 	# While the watcher renders, more events than the kernel queues.
 	php -r 'chdir($argv[1]); for ($i = 0; $i < $argv[2]; $i++) rename($i % 2 ? "b" : "a", $i % 2 ? "a" : "b");' \
 		"$SITE/data/bulk" $((max / 2 + 100))
+	rm -f "$MARK/hold"
 	wait_until "$WATCH_WAIT" grep -q 'full re-crawl, the inotify event queue overflowed' "$LOG"
 	check_eq 0 $? "overflow batch line"
 	# The slow render was under way when the events were lost: anything

@@ -172,42 +172,14 @@ check_eq 0 "$WATCH_STATUS" "exit status"
 check_eq "" "$(grep -E 'error|warning' "$LOG" | grep -vxF "$MISSING")" "other errors or warnings"
 
 # ---- a source that vanishes while a run renders ----
-# A tiny site whose index links the slow page first: with one job, the
-# slow page renders (announcing itself, then sleeping a second) before
-# the items, so the source can go away between the two.
+# The tiny site of tests/fixtures/watch-site, whose index links the slow
+# page first: with one job, the slow page renders (announcing itself,
+# then sleeping a second) before the items, so the source can go away
+# between the two.
 TINY=$TESTDIR/tiny
 MARK=$TESTDIR/mark
-mkdir -p "$TINY/data/items" "$MARK"
-cat >"$TINY/index.php" <<'PHP'
-<?php
-header('Content-Type: text/html; charset=utf-8');
-echo "<!DOCTYPE html><html><body><a href=\"/slow.php\">slow</a><ul>\n";
-foreach (['a', 'b', 'c'] as $n)
-    echo "<li><a href=\"/item.php?n=$n\">$n</a></li>\n";
-echo "</ul></body></html>\n";
-PHP
-cat >"$TINY/item.php" <<'PHP'
-<?php
-$n = preg_replace('/[^a-z]/', '', $_GET['n'] ?? '');
-$f = __DIR__ . "/data/items/$n.txt";
-header('Content-Type: text/html; charset=utf-8');
-if ($n === '' || !is_file($f)) {
-    http_response_code(404);
-    echo "no such item\n";
-    exit;
-}
-echo "<!DOCTYPE html><html><body><p>", htmlspecialchars(file_get_contents($f)), "</p></body></html>\n";
-PHP
-cat >"$TINY/slow.php" <<'PHP'
-<?php
-$t = @file_get_contents(__DIR__ . '/data/slow.txt');
-if (strncmp((string) $t, 'slow', 4) === 0) {
-    file_put_contents(getenv('MARK_DIR') . '/rendering', $t);
-    usleep(1000000);
-}
-header('Content-Type: text/html; charset=utf-8');
-echo "<!DOCTYPE html><html><body><p>", htmlspecialchars((string) $t), "</p></body></html>\n";
-PHP
+watch_site "$TINY"
+mkdir -p "$MARK"
 for n in a b c; do echo "item $n" >"$TINY/data/items/$n.txt"; done
 echo fast >"$TINY/data/slow.txt"
 TLOG=$TESTDIR/tiny.log

@@ -71,7 +71,7 @@ check_not_contains "$(rendered "$LOG" 0)" "/doku.php?id=$P" "P not re-rendered"
 check_match "$(grep '^cgisnap: batch: ' "$LOG" | head -1)" "^cgisnap: batch: 1 changed " "one batch for the catch-up"
 
 try "an edit after start re-renders the pages that depend on it"
-sleep 0.3 # the catch-up's cache writes are read and ignored
+watch_idle "$OUT" # the catch-up's lines are all logged, its cache writes read and ignored
 n=$(batches "$LOG")
 from=$(wc -l <"$LOG")
 printf '\nWatched edit P1.\n' >>"$(wiki_file "$SITE" "$P")"
@@ -112,7 +112,7 @@ try "watch on a --no-trace snapshot re-crawls first, and re-renders the same pag
 watch_start "$LOG4" -v "${ARGS[@]}" "$PLAIN"
 check_eq 0 $? "watch came up"
 check_contains "$(cat "$LOG4")" "initial snapshot: the tree has no recorded dependencies" "the re-crawl and why"
-sleep 0.3
+watch_idle "$PLAIN" # the snapshot's cache writes are read and ignored
 n=$(batches "$LOG4")
 from=$(wc -l <"$LOG4")
 printf '\nWatched edit P2.\n' >>"$(wiki_file "$SITE" "$P")"

@@ -24,43 +24,11 @@ LOG=$TESTDIR/watch.log
 EXECLOG=$TESTDIR/exec.log
 CONTENTS=$TESTDIR/contents
 MARK=$TESTDIR/mark
-mkdir -p "$SITE/data/items" "$MARK"
-cat >"$SITE/index.php" <<'PHP'
-<?php
-header('Content-Type: text/html; charset=utf-8');
-echo "<!DOCTYPE html><html><body><ul>\n";
-foreach (scandir(__DIR__ . '/data/items') as $e) {
-    if (substr($e, -4) === '.txt') {
-        $n = substr($e, 0, -4);
-        echo "<li><a href=\"/item.php?n=$n\">$n</a></li>\n";
-    }
-}
-echo "</ul><a href=\"/slow.php\">slow</a></body></html>\n";
-PHP
-cat >"$SITE/item.php" <<'PHP'
-<?php
-$n = preg_replace('/[^a-z0-9_]/', '', $_GET['n'] ?? '');
-$f = __DIR__ . "/data/items/$n.txt";
-header('Content-Type: text/html; charset=utf-8');
-if ($n === '' || !is_file($f)) {
-    http_response_code(404);
-    echo "no such item\n";
-    exit;
-}
-echo "<!DOCTYPE html><html><body><p>", htmlspecialchars(trim(file_get_contents($f))), "</p></body></html>\n";
-PHP
-# While $MARK_DIR/slow exists, the render says so in $MARK_DIR/rendering
-# and takes a second (the flag is outside the sources: no change).
-cat >"$SITE/slow.php" <<'PHP'
-<?php
-$t = trim(file_get_contents(__DIR__ . '/data/slow.txt'));
-if (file_exists(getenv('MARK_DIR') . '/slow')) {
-    file_put_contents(getenv('MARK_DIR') . '/rendering', $t);
-    usleep(1000000);
-}
-header('Content-Type: text/html; charset=utf-8');
-echo "<!DOCTYPE html><html><body><p>", htmlspecialchars($t), "</p></body></html>\n";
-PHP
+# The tiny site of tests/fixtures/watch-site; with SLOW_WHEN=flag, while
+# $MARK_DIR/slow exists its slow page says so in $MARK_DIR/rendering and
+# takes a second (the flag is outside the sources: no change).
+watch_site "$SITE"
+mkdir -p "$MARK"
 for n in a b c d e; do echo "item $n" >"$SITE/data/items/$n.txt"; done
 echo "slow zero" >"$SITE/data/slow.txt"
 # The hook records each published file's content, batch by batch.
@@ -78,8 +46,8 @@ settle_on() {
 }
 
 try "the fixture is snapshotted and watched, --debounce 30 s"
-watch_start "$LOG" --root "$SITE" --cgi php=php-cgi --env "MARK_DIR=$MARK" -j 2 --source "$SITE/data" \
-	--debounce 30000 -v --exec "$HOOK" "$OUT"
+watch_start "$LOG" --root "$SITE" --cgi php=php-cgi --env "MARK_DIR=$MARK" --env SLOW_WHEN=flag -j 2 \
+	--source "$SITE/data" --debounce 30000 -v --exec "$HOOK" "$OUT"
 check_eq 0 $? "watch came up"
 check_contains "$(cat "$LOG")" "(dependencies traced)" "watching line"
 check_file "$OUT/$(item_key a)" "item a"
@@ -110,7 +78,7 @@ wait_file_has "$OUT/$SLOW" "slow two, final"
 check_eq 0 $? "the change made during the render is published"
 wait_batches "$LOG" $((n + 2))
 check_eq $((n + 2)) "$(batches "$LOG")" "two batches"
-wait_until "$WATCH_WAIT" test "$(grep -c '^----$' "$CONTENTS")" -ge 2
+wait_count "$CONTENTS" '^----$' 2
 # The first render read slow.txt while it was rewritten: its page is held
 # (it might have read half of it): the batch wrote no page (its hook had
 # only the manifest to copy).

@@ -84,7 +84,7 @@ settled() {
 watch_start "$LOG" "${ARGS[@]}" --exec "'$HOOK' '$KEY' '$VERS'" "$WOUT"
 check_eq 0 $? "watch came up: $(tail -3 "$LOG")"
 # the hook ran after the initial snapshot too: that copy is no edit's
-wait_until "$WATCH_WAIT" test -n "$(ls "$VERS")"
+wait_output ls "$VERS"
 rm -f "$VERS"/*
 k=0
 
@@ -172,7 +172,7 @@ chmod +x "$SHOOK"
 try "a static site, untraced: two pages rewritten line by line, in turn, never published half"
 watch_start "$SLOG" --root "$SITE" --source "$SITE" --no-trace --exec "'$SHOOK' '$SVERS'" "$SOUT"
 check_eq 0 $? "watch came up: $(tail -3 "$SLOG")"
-wait_until "$WATCH_WAIT" test -n "$(ls "$SVERS/a.html")"
+wait_output ls "$SVERS/a.html"
 rm -f "$SVERS"/*/*
 for s in $(seq 1 15); do
 	lines "$SITE/a.html" "$s"
@@ -194,7 +194,7 @@ try "a page held while its source is being written: counted as held in lastrun a
 	exec 7>>"$SITE/a.html"
 	for i in 1 2 3 4 5 6; do
 		printf 'more %s\n' "$i" >&7
-		sleep 0.2
+		sleep 0.2 # keeps the file open for writing a while: what is tested
 	done
 ) &
 writer=$!

@@ -17,7 +17,6 @@ PAGES=2000
 SITE=$TESTDIR/site
 OUT=$TESTDIR/out
 LOG=$TESTDIR/watch.log
-mkdir -p "$SITE"
 
 # wait_commit_lines N: the log holds N commit lines (each follows its
 # batch's line).
@@ -25,10 +24,8 @@ _commit_lines_at_least() { [ "$(grep -c '^cgisnap: debug: commit: ' "$LOG")" -ge
 wait_commit_lines() { wait_until "$WATCH_WAIT" _commit_lines_at_least "$1"; }
 
 try "the synthetic site is built and snapshotted"
-"${CC:-cc}" -O2 -std=c11 -o "$SITE/page.cgi" "$ROOT/bench/synth/page.c"
-check_eq 0 $? "page.cgi built"
-"$SITE/page.cgi" --generate "$SITE" "$PAGES"
-check_eq 0 $? "generated"
+synth_site "$SITE" "$PAGES"
+check_eq 0 $? "page.cgi built and the pages generated"
 # Older than the snapshot by more than any clock's granularity: watch has
 # no catch-up batch to run before the edits.
 find "$SITE/data" -exec touch -d '-1 min' {} +

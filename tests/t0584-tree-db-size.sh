@@ -13,9 +13,7 @@ N=2000
 SITE=$TESTDIR/site
 OUT=$TESTDIR/out
 LOG=$TESTDIR/watch.log
-mkdir -p "$SITE"
-cc -O2 -std=c11 -o "$SITE/page.cgi" "$ROOT/bench/synth/page.c" || { echo "Bail out! cannot build page.c"; exit 1; }
-"$SITE/page.cgi" --generate "$SITE" "$N" || { echo "Bail out! cannot generate the site"; exit 1; }
+synth_site "$SITE" "$N" || { echo "Bail out! cannot build page.c or generate the site"; exit 1; }
 COMMON=(--root "$SITE" --seed '/page.cgi?id=0' -j 2)
 
 pragma() { tree_sql "$OUT" "PRAGMA $1"; }

@@ -10,8 +10,14 @@
 void settle_init(struct settle *s, long window_ms, long cap_ms)
 {
 	memset(s, 0, sizeof *s);
-	s->window_ms = window_ms;
-	s->cap_ms = cap_ms;
+	s->window_ms = s->tree_window_ms = window_ms;
+	s->cap_ms = s->tree_cap_ms = cap_ms;
+}
+
+void settle_set_tree(struct settle *s, long window_ms, long cap_ms)
+{
+	s->tree_window_ms = window_ms > s->window_ms ? window_ms : s->window_ms;
+	s->tree_cap_ms = cap_ms > s->cap_ms ? cap_ms : s->cap_ms;
 }
 
 void settle_set_quiet(struct settle *s, long quiet_ms)
@@ -58,6 +64,8 @@ bool settle_temp_name(const char *name)
 #define OPEN ((void *)1)
 /* vim's probe file, removed: the save proper comes next, and closes it. */
 #define PROBE ((void *)2)
+/* A name removed: a save may bring it back, or a whole tree may be going. */
+#define REMOVED ((void *)3)
 
 /* Whether a name is vim's probe (4913, 5036, ...). */
 static bool is_probe(const char *name)
@@ -104,14 +112,15 @@ void settle_note(struct settle *s, const char *path, unsigned flags, long long n
 {
 	void *was = hashmap_get(&s->open, path);
 	void *now_v = NULL;
-	if (is_probe(base_name(path)) && (flags & FSW_REMOVED) && !(flags & FSW_CREATED))
+	bool removal = (flags & FSW_REMOVED) && !(flags & FSW_CREATED);
+	if (is_probe(base_name(path)) && removal)
 		now_v = PROBE; /* vim probed the directory: it saves next */
 	else if (leaves_open(path, flags))
-		now_v = OPEN;
-	if (was == PROBE)
-		s->probes--;
-	if (now_v == PROBE)
-		s->probes++;
+		now_v = removal ? REMOVED : OPEN;
+	s->probes -= was == PROBE;
+	s->probes += now_v == PROBE;
+	s->removed -= was == REMOVED;
+	s->removed += now_v == REMOVED;
 	if (now_v)
 		hashmap_put(&s->open, path, now_v);
 	else
@@ -128,11 +137,25 @@ void settle_note_now(struct settle *s, long long now)
 	s->last_ms = now;
 }
 
+void settle_note_back(struct settle *s, long long now)
+{
+	if (!s->back_ms)
+		s->back_ms = now;
+	settle_note_now(s, now);
+}
+
 long long settle_due(const struct settle *s, enum settle_why *why)
 {
 	if (!s->first_ms) {
 		*why = SETTLE_NONE;
 		return -1;
+	}
+	if (s->back_ms || s->removed || s->probes) {
+		long window = s->quiet_ms > s->tree_window_ms ? s->quiet_ms : s->tree_window_ms;
+		long long quiet = s->last_ms + window;
+		long long cap = (s->back_ms ? s->back_ms : s->first_ms) + s->tree_cap_ms;
+		*why = cap <= quiet ? SETTLE_CAP : s->back_ms ? SETTLE_BACK : SETTLE_QUIET;
+		return cap <= quiet ? cap : quiet;
 	}
 	if (!s->open.count && !s->quiet_ms) {
 		*why = SETTLE_AT_ONCE;
@@ -162,6 +185,8 @@ const char *settle_why_text(enum settle_why why)
 		return "after the settle window: a save may have been under way";
 	case SETTLE_CAP:
 		return "at the --debounce cap: a save was still under way";
+	case SETTLE_BACK:
+		return "after the sources' quiet: a source came back, a copy may have been under way";
 	default:
 		return "nothing pending";
 	}
@@ -170,8 +195,8 @@ const char *settle_why_text(enum settle_why why)
 void settle_reset(struct settle *s)
 {
 	hashmap_release(&s->open);
-	s->probes = 0;
-	s->first_ms = s->last_ms = 0;
+	s->probes = s->removed = 0;
+	s->first_ms = s->last_ms = s->back_ms = 0;
 }
 
 void settle_release(struct settle *s)

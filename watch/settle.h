@@ -15,10 +15,23 @@
  * name in its directory is saved. The batch is due at once when no path is left
  * open; else when no change came for the quiet window, or at the cap.
  *
+ * A whole tree going or coming is slower than a save and may pause (a
+ * loaded machine, a busy disk): a name removed may be the start of a
+ * source's deletion (rm -rf removes the files first, the source last),
+ * and a source that came back may still be being copied (cp -a, a
+ * deploy); vim too may pause that long between its probe and its save.
+ * While a removal or a probe is left open, or after a source came back,
+ * the batch waits for the longer tree window of quiet, and the cap is
+ * the tree cap's (after a return: counted from the return, not from a
+ * change made before it, which would start the re-crawl at once on half
+ * a copy).
+ *
  * Steps:
- *   1. settle_init(s, window_ms, cap_ms).
+ *   1. settle_init(s, window_ms, cap_ms); settle_set_tree() for the
+ *      tree window and cap (by default the same as the others).
  *   2. settle_note() for each change of a file, settle_note_now() for a
- *      change that has nothing to finish (a notify, a signal, a poll).
+ *      change that has nothing to finish (a notify, a signal, a poll),
+ *      settle_note_back() for a source that came back.
  *   3. settle_due() says when the batch is due and why.
  *   4. settle_reset() when the batch starts (changes from then on are the
  *      next batch's); settle_release() at the end.
@@ -36,14 +49,18 @@ enum settle_why {
 	SETTLE_NONE,    /* nothing noted: no batch */
 	SETTLE_AT_ONCE, /* every path left complete */
 	SETTLE_QUIET,   /* a save may be under way: due when no change came for the window */
-	SETTLE_CAP      /* a save still under way at the cap after the first change */
+	SETTLE_CAP,     /* a save still under way at the cap after the first change */
+	SETTLE_BACK     /* a source came back: due when no change came for the tree window */
 };
 
 struct settle {
 	struct hashmap open;          /* path -> left open (settle.c says how) */
 	size_t probes;                /* of them, vim's probe files removed */
+	size_t removed;               /* of them, names removed (not temporaries) */
 	long long first_ms, last_ms;  /* now_ms of the first and last change noted; 0: none */
+	long long back_ms;            /* now_ms a source first came back; 0: none did */
 	long window_ms, cap_ms;
+	long tree_window_ms, tree_cap_ms; /* a tree going or coming (settle_set_tree) */
 	long quiet_ms;               /* --settle: no batch before this much quiet, even at once */
 };
 
@@ -52,12 +69,20 @@ void settle_init(struct settle *s, long window_ms, long cap_ms);
  * changelogs, its index): wait for quiet_ms without events before any batch
  * (never past the cap). 0, the default: a finished save starts at once. */
 void settle_set_quiet(struct settle *s, long quiet_ms);
+/* While a removal is left open, or after a source came back: no batch
+ * before window_ms without events, nor later than cap_ms after the first
+ * change (after a return: after the return); each never less than
+ * settle_init's. */
+void settle_set_tree(struct settle *s, long window_ms, long cap_ms);
 
 /* A change of path (absolute) with FSW_* flags (fswatch.h) at now_ms. */
 void settle_note(struct settle *s, const char *path, unsigned flags, long long now);
 
 /* A change with nothing to finish, at now_ms. */
 void settle_note_now(struct settle *s, long long now);
+
+/* A source came back at now_ms: a copy of it may be under way. */
+void settle_note_back(struct settle *s, long long now);
 
 /* When (now_ms) the batch is due, why in *why; -1 and SETTLE_NONE when
  * nothing was noted. A time already past means now. */

@@ -42,7 +42,7 @@
 #include "base/fswatch.h"
 #include "base/hashmap.h"
 #include "base/log.h"
-#include "sources.h"
+#include "srcwatch.h"
 
 /* How long a file written and not closed holds the pages that read it. */
 #define STALE_WRITING_MAX_MS 2000

@@ -196,3 +196,72 @@ TEST(settle_quiet_waits_even_after_a_finished_save)
 	CHECK_INT(2050, settle_due(&s, &why));
 	settle_release(&s);
 }
+
+TEST(settle_a_removal_waits_for_the_tree_window)
+{
+	struct settle s;
+	enum settle_why why;
+	settle_init(&s, 10, 100);
+	settle_set_tree(&s, 500, 10000);
+	/* rm -rf: files, then their directory; the source itself comes last */
+	settle_note(&s, "/d/p/ns/a.txt", D, 1000);
+	settle_note(&s, "/d/p/ns/b.txt", D, 1001);
+	settle_note(&s, "/d/p/ns", D | FSW_DIR, 1300);
+	CHECK_INT(1800, settle_due(&s, &why));
+	CHECK_INT(SETTLE_QUIET, why);
+	/* past --debounce: a pause in the removal does not start the batch */
+	settle_note(&s, "/d/p/c.txt", D, 1700);
+	CHECK_INT(2200, settle_due(&s, &why));
+	/* vim's probe: its save may come after as long a pause */
+	settle_reset(&s);
+	settle_note(&s, "/d/p/4913", C, 2000);
+	settle_note(&s, "/d/p/4913", D, 2001);
+	CHECK_INT(2501, settle_due(&s, &why));
+	CHECK_INT(SETTLE_QUIET, why);
+	/* a name saved again is no removal left open */
+	settle_reset(&s);
+	settle_note(&s, "/d/p/a.txt", D, 3000);
+	settle_note(&s, "/d/p/a.txt", C, 3001);
+	settle_note(&s, "/d/p/a.txt", W, 3002);
+	CHECK_INT(3002, settle_due(&s, &why));
+	CHECK_INT(SETTLE_AT_ONCE, why);
+	/* a removal that never rests is cut at the tree cap */
+	settle_reset(&s);
+	for (long long t = 0; t < 10500; t += 100)
+		settle_note(&s, "/d/p/log.txt", D, 5000 + t);
+	CHECK_INT(15000, settle_due(&s, &why));
+	CHECK_INT(SETTLE_CAP, why);
+	settle_release(&s);
+}
+
+TEST(settle_a_source_back_waits_for_its_quiet_from_its_return)
+{
+	struct settle s;
+	enum settle_why why;
+	settle_init(&s, 10, 100);
+	settle_set_tree(&s, 500, 10000);
+	/* changes noted while it was missing, long before it came back */
+	settle_note(&s, "/d/p/a.txt", W, 1000);
+	settle_note_now(&s, 2000);
+	settle_note_back(&s, 60000);
+	CHECK_INT(60500, settle_due(&s, &why));
+	CHECK_INT(SETTLE_BACK, why);
+	/* the copy goes on: finished files move it on */
+	settle_note(&s, "/d/p/b.txt", C, 60300);
+	settle_note(&s, "/d/p/b.txt", W, 60301);
+	CHECK_INT(60801, settle_due(&s, &why));
+	CHECK_INT(SETTLE_BACK, why);
+	/* capped from the return */
+	settle_note(&s, "/d/p/c.txt", W, 69900);
+	CHECK_INT(70000, settle_due(&s, &why));
+	CHECK_INT(SETTLE_CAP, why);
+	settle_reset(&s);
+	settle_note(&s, "/d/p/a.txt", W, 80000);
+	CHECK_INT(80000, settle_due(&s, &why));
+	CHECK_INT(SETTLE_AT_ONCE, why);
+	/* without settle_set_tree, the windows are settle_init's */
+	settle_init(&s, 10, 100);
+	settle_note_back(&s, 1000);
+	CHECK_INT(1010, settle_due(&s, &why));
+	settle_release(&s);
+}

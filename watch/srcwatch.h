@@ -1,4 +1,4 @@
-/* sources.h - watching the site's sources for changes: whole directory
+/* srcwatch.h - watching the site's sources for changes: whole directory
  * trees and single files, as a stream of "this path changed" events, on
  * top of lib/base/fswatch.h (which holds the inotify mechanism: watches, the
  * events' paths, trees kept watched).
@@ -26,8 +26,8 @@
  * FSW_BACK says so. The parents of the sources are watched only for
  * moving away, so a busy parent (/tmp) costs nothing.
  */
-#ifndef CGISNAP_WATCH_SOURCES_H
-#define CGISNAP_WATCH_SOURCES_H
+#ifndef CGISNAP_WATCH_SRCWATCH_H
+#define CGISNAP_WATCH_SRCWATCH_H
 
 #include <stdbool.h>
 #include <stddef.h>

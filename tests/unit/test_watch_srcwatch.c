@@ -1,4 +1,4 @@
-/* test_watch_sources.c - the sources watcher (recursive, over inotify) on real
+/* test_watch_srcwatch.c - the sources watcher (recursive, over inotify) on real
  * directories: writes, new and removed directories, moves, a single file
  * replaced by rename, a real queue overflow, the watch-limit message, and
  * sources that go missing and come back (deleted, moved, a parent moved).
@@ -12,7 +12,7 @@
 
 #include "base/log.h"
 #include "base/xalloc.h"
-#include "../../watch/sources.h"
+#include "../../watch/srcwatch.h"
 #include "helpers.h"
 #include "unit.h"
 

@@ -1,6 +1,6 @@
-/* sources.c - the sources watched for changes, directory trees and single
- * files, gone and back (see sources.h), on lib/fswatch. */
-#include "sources.h"
+/* srcwatch.c - the sources watched for changes, directory trees and single
+ * files, gone and back (see srcwatch.h), on lib/base/fswatch.h. */
+#include "srcwatch.h"
 
 #include <errno.h>
 #include <stdio.h>
