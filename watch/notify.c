@@ -298,20 +298,9 @@ int cmd_notify(int argc, char **argv)
 	int fd = -1;
 	int rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, &args, err);
 
-	if (rc == OPTS_VERSION) {
-		opts_print_version(stdout);
-		rc = 0;
+	rc = cli_parsed("notify", rc, err, print_help, tables);
+	if (rc != CLI_GO_ON)
 		goto out;
-	}
-	if (rc == OPTS_HELP) {
-		print_help(tables);
-		rc = 0;
-		goto out;
-	}
-	if (rc == OPTS_ERROR) {
-		rc = usage_error("notify", err);
-		goto out;
-	}
 	if (args.n == 0) {
 		rc = usage_error("notify", "no tree given: which DIR does the watch keep fresh?");
 		goto out;

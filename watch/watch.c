@@ -165,24 +165,9 @@ int cmd_watch(int argc, char **argv)
 	w.sigfd = -1;
 	dep_recorder_init(&w.recorder);
 	stale_init(&w.stale, NULL, false, watcher_stale_ignored, &w);
-	if (rc == OPTS_VERSION) {
-		opts_print_version(stdout);
-		rc = 0;
+	rc = cli_parsed("watch", rc, err, print_help, tables);
+	if (rc != CLI_GO_ON)
 		goto out;
-	}
-	if (rc == OPTS_HELP) {
-		print_help(tables);
-		rc = 0;
-		goto out;
-	}
-	if (rc == PROFILE_LISTED) {
-		rc = 0;
-		goto out;
-	}
-	if (rc == OPTS_ERROR) {
-		rc = usage_error("watch", err);
-		goto out;
-	}
 	if (args.n == 0) {
 		rc = usage_error("watch", "no output directory given");
 		goto out;
