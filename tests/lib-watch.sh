@@ -1,6 +1,22 @@
-# tests/lib-watch.sh - helpers for the watch tests (source after lib.sh and
-# lib-snapshot.sh). Nothing here sleeps to wait for a result: every wait
-# polls (wait_until) for what the test expects, with a bound.
+# tests/lib-watch.sh - helpers for the watch tests (source after lib.sh;
+# it brings lib-snapshot.sh). Nothing here sleeps to wait for a result:
+# every wait polls (wait_until) for what the test expects, with a bound.
+
+declare -F snap_wiki >/dev/null || . "$(dirname "${BASH_SOURCE[0]}")/lib-snapshot.sh"
+
+# watch_test_dirs [SITE]: where a watch test keeps its site ($TESTDIR/wiki,
+# or SITE under $TESTDIR), its tree and watch's log: SITE, OUT and LOG.
+watch_test_dirs() {
+	SITE=$TESTDIR/${1:-wiki}
+	OUT=$TESTDIR/out
+	LOG=$TESTDIR/watch.log
+}
+
+# watch_wiki_test PAGES: watch_test_dirs, and the sample wiki seeded there.
+watch_wiki_test() {
+	watch_test_dirs
+	seed_wiki "$SITE" "$1"
+}
 
 # How long a batch may take before a test gives up (seconds).
 WATCH_WAIT=${WATCH_WAIT:-90}

@@ -336,6 +336,14 @@ seed_wiki() {
 	php "$1/bin/seed.php" --pages "${2:-200}" --dir "$1" >/dev/null
 }
 
+# wiki_pages SITE [NS]: the ids of the pages of namespace NS (every
+# namespace without NS) of the sample wiki in SITE, start pages left out,
+# sorted: "howto:page03" lines.
+wiki_pages() {
+	(cd "$1/data/pages" && find "${2:-.}" -name '*.txt' ! -name start.txt) |
+		sed 's|^\./||; s/\.txt$//; s|/|:|g' | LC_ALL=C sort
+}
+
 # seed_blog DIR [POSTS] [SITE_URL]: a fresh copy of the sample blog in DIR, seeded.
 seed_blog() {
 	mkdir -p "$1"

@@ -8,7 +8,6 @@
 # the tracer still sees what php-cgi reads, and every system call made
 # (strace) is one the units' SystemCallFilter= allows.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
 # The threshold the units' comments and docs/watch.md state: systemd calls
@@ -114,7 +113,7 @@ else
 	check_match "$("$CGISNAP" ls --deps "$OUT" 2>/dev/null)" "	R	$SITE/data/pages/" "renders' reads recorded"
 	touch "$TESTDIR/outside" 2>/dev/null
 	check_eq 0 $? "(the test itself can still write outside the namespace)"
-	P=$(cd "$SITE/data/pages" && find . -name '*.txt' ! -name start.txt | sed 's|^\./||; s/\.txt$//; s|/|:|g' | sort | head -1)
+	P=$(wiki_pages "$SITE" | head -1)
 	printf '\nSandboxed edit S1.\n' >>"$(wiki_file "$SITE" "$P")"
 	wait_file_has "$OUT/$(wiki_key "$P")" "Sandboxed edit S1."
 	check_eq 0 $? "an edit re-renders its page"

@@ -6,14 +6,10 @@
 # pages a change of a file or directory touches. Expected figures come
 # from the tree's own files, read here with awk.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
-SITE=$TESTDIR/wiki
-OUT=$TESTDIR/out
-LOG=$TESTDIR/watch.log
-seed_wiki "$SITE" 40
-P=$( (cd "$SITE/data/pages" && find howto -name '*.txt' ! -name start.txt | sed 's/\.txt$//; s|/|:|g' | LC_ALL=C sort | head -1))
+watch_wiki_test 40
+P=$(wiki_pages "$SITE" howto | head -1)
 mapfile -t ARGS < <(watch_wiki_args "$SITE")
 ARGS+=(--exclude 'do=backlink' --ignore-param 'utm_*')
 

@@ -4,19 +4,13 @@
 # saves and a burst of writes reach the tree (and nothing else changes),
 # the wiki's own cache writes start no batch, and SIGTERM stops it.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
-SITE=$TESTDIR/wiki
-OUT=$TESTDIR/out
-LOG=$TESTDIR/watch.log
+watch_wiki_test 60
 EXECLOG=$TESTDIR/exec.log
-seed_wiki "$SITE" 60
 
 # Pages used below, each for one job. P is edited, SENTINEL only settles.
-pages_in() {
-	(cd "$SITE/data/pages" && find "$1" -name '*.txt' ! -name start.txt | sed 's/\.txt$//; s|/|:|g' | LC_ALL=C sort)
-}
+pages_in() { wiki_pages "$SITE" "$1"; }
 P=$(pages_in howto | head -1)
 SENTINEL=$(pages_in team | head -1)
 EDITOR_PAGE=$(pages_in reference | head -1)

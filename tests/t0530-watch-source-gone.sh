@@ -9,15 +9,11 @@
 # re-rendered. A run during which a source vanishes removes nothing. A
 # source missing at start is a set-up error.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
-SITE=$TESTDIR/wiki
-OUT=$TESTDIR/out
-LOG=$TESTDIR/watch.log
+watch_wiki_test 30
 EXECLOG=$TESTDIR/exec.log
 SRC=$SITE/data/pages
-seed_wiki "$SITE" 30
 
 # P: pages (not start pages) each edited by one step below; NS: a
 # namespace deleted and recreated at the end, with its first page.

@@ -5,16 +5,10 @@
 # URL's own line (status, ms, bytes, what became of it). Without -v,
 # none of it.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
-SITE=$TESTDIR/wiki
-OUT=$TESTDIR/out
-LOG=$TESTDIR/watch.log
-seed_wiki "$SITE" 40
-pages_in() {
-	(cd "$SITE/data/pages" && find "$1" -name '*.txt' ! -name start.txt | sed 's/\.txt$//; s|/|:|g' | LC_ALL=C sort)
-}
+watch_wiki_test 40
+pages_in() { wiki_pages "$SITE" "$1"; }
 P=$(pages_in howto | head -1)
 ALWAYS=$(pages_in team | head -1)
 mapfile -t ARGS < <(watch_wiki_args "$SITE")

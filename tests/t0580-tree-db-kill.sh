@@ -6,15 +6,11 @@
 # published, and the tree ends equal to a fresh snapshot's, no unchanged
 # file rewritten.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
-SITE=$TESTDIR/wiki
-OUT=$TESTDIR/out
-LOG=$TESTDIR/watch.log
+watch_wiki_test 20
 HOLD=$TESTDIR/hold
-seed_wiki "$SITE" 20
-P=$(cd "$SITE/data/pages" && find howto -name '*.txt' ! -name start.txt | sed 's/\.txt$//; s|/|:|g' | LC_ALL=C sort | head -1)
+P=$(wiki_pages "$SITE" howto | head -1)
 mapfile -t ARGS < <(watch_wiki_args "$SITE")
 ARGS+=(--exclude 'do=(backlink|index|recent)')
 

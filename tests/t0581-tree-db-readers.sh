@@ -5,13 +5,10 @@
 # redirect (its Location, no body of the page) or the page (its type, the
 # bytes of one even state), never a mix of two states.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-watch.sh"
 . "$(dirname "$0")/lib-serve.sh"
 
-SITE=$TESTDIR/site
-OUT=$TESTDIR/out
-LOG=$TESTDIR/watch.log
+watch_test_dirs site
 ANSWERS=$TESTDIR/answers
 mkdir -p "$SITE/data"
 echo 0 >"$SITE/data/state"

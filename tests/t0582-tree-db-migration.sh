@@ -5,15 +5,11 @@
 # watch starts on it without a re-crawl and follows an edit, serve answers
 # its redirects and 404s.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-watch.sh"
 . "$(dirname "$0")/lib-serve.sh"
 
-SITE=$TESTDIR/wiki
-OUT=$TESTDIR/out
-LOG=$TESTDIR/watch.log
-seed_wiki "$SITE" 20
-mapfile -t PQ < <(cd "$SITE/data/pages" && find howto -name '*.txt' ! -name start.txt | sed 's/\.txt$//; s|/|:|g' | LC_ALL=C sort | head -2)
+watch_wiki_test 20
+mapfile -t PQ < <(wiki_pages "$SITE" howto | head -2)
 P=${PQ[0]} Q=${PQ[1]}
 mapfile -t ARGS < <(watch_wiki_args "$SITE")
 ARGS+=(--exclude 'do=(backlink|index|recent)')

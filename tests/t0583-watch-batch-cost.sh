@@ -10,13 +10,10 @@
 # tree whose depset_by_dir index predates the covering one gets it
 # upgraded on first open.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
 PAGES=2000
-SITE=$TESTDIR/site
-OUT=$TESTDIR/out
-LOG=$TESTDIR/watch.log
+watch_test_dirs site
 
 # wait_commit_lines N: the log holds N commit lines (each follows its
 # batch's line).

@@ -10,9 +10,7 @@
 . "$(dirname "$0")/lib-watch.sh"
 
 N=2000
-SITE=$TESTDIR/site
-OUT=$TESTDIR/out
-LOG=$TESTDIR/watch.log
+watch_test_dirs site
 synth_site "$SITE" "$N" || { echo "Bail out! cannot build page.c or generate the site"; exit 1; }
 COMMON=(--root "$SITE" --seed '/page.cgi?id=0' -j 2)
 

@@ -1,5 +1,5 @@
 /* deps.h - which pages a set of changed source files affects (the
- * recording of dependencies as the crawl renders is lib/deps/deprec.h).
+ * recording of dependencies as the crawl renders is lib/deps/recorder.h).
  *
  * Three sources of knowledge, used together:
  *   - recorded dependencies (CGI origins, traced): the manifest's deps,
@@ -31,7 +31,7 @@
 
 #include "base/buf.h"
 #include "crawl/crawl.h"
-#include "deps/deprec.h"
+#include "deps/recorder.h"
 #include "base/hashmap.h"
 #include "tree/manifest.h"
 #include "base/rewrite.h"

@@ -24,7 +24,7 @@
 #include "control.h"
 #include "crawl/crawl.h"
 #include "deps.h"
-#include "deps/deprec.h"
+#include "deps/recorder.h"
 #include "deps/depstate.h"
 #include "exec.h"
 #include "settle.h"
