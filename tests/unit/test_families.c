@@ -25,6 +25,18 @@ static void note(struct families *f, const char *type, int b, const char *fmt, c
 
 static const char *const ids[] = { "a", "b", "c", "d", "e" };
 
+/* f initialised with the seed "/" and five DokuWiki pages, each linking
+ * its own copy of the sitemap (doku.php?id=X&do=index): one body for all. */
+static void dokuwiki_sitemaps(struct families *f)
+{
+	families_init(f);
+	families_set_default_seed(f, "/");
+	for (int i = 0; i < 5; i++) {
+		note(f, "text/html", 100 + i, "/doku.php?id=%s", ids[i]);
+		note(f, "text/html", 1, "/doku.php?id=%s&do=index", ids[i]);
+	}
+}
+
 /* The report's option lines, without the heading, one per line. */
 static char *report(struct families *f, struct strlist *table)
 {
@@ -85,12 +97,7 @@ TEST(families_a_sitemap_per_page_is_sent_to_the_first)
 {
 	struct families f;
 	struct rewrite rw;
-	families_init(&f);
-	families_set_default_seed(&f, "/");
-	for (int i = 0; i < 5; i++) {
-		note(&f, "text/html", 100 + i, "/doku.php?id=%s", ids[i]);
-		note(&f, "text/html", 1, "/doku.php?id=%s&do=index", ids[i]);
-	}
+	dokuwiki_sitemaps(&f);
 	char *out = report(&f, NULL);
 	/* id matters for the page: no --ignore-param id, but one rule sends
 	 * every copy of the sitemap to the first, which no rule matches:
@@ -119,14 +126,9 @@ TEST(families_the_one_sitemap_url_is_the_rules)
 {
 	struct families f;
 	struct rewrite rw;
-	families_init(&f);
-	families_set_default_seed(&f, "/");
+	dokuwiki_sitemaps(&f);
 	/* DokuWiki: doku.php?do=index is the sitemap too, linked once; the
 	 * per-id copies are sent there, by their shape: it has no id. */
-	for (int i = 0; i < 5; i++) {
-		note(&f, "text/html", 100 + i, "/doku.php?id=%s", ids[i]);
-		note(&f, "text/html", 1, "/doku.php?id=%s&do=index", ids[i]);
-	}
 	note(&f, "text/html", 1, "/doku.php?do=%s", "index");
 	char *out = report(&f, NULL);
 	CHECK_STR("  --canonical '^/doku\\.php\\?id=[^&]*&do=index$ => /doku.php?do=index'"
@@ -145,12 +147,7 @@ TEST(families_a_body_found_elsewhere_is_where_the_rule_sends)
 {
 	struct families f;
 	struct rewrite rw;
-	families_init(&f);
-	families_set_default_seed(&f, "/");
-	for (int i = 0; i < 5; i++) {
-		note(&f, "text/html", 100 + i, "/doku.php?id=%s", ids[i]);
-		note(&f, "text/html", 1, "/doku.php?id=%s&do=index", ids[i]);
-	}
+	dokuwiki_sitemaps(&f);
 	note(&f, "text/html", 1, "/sitemap%s", ".html");
 	char *out = report(&f, NULL);
 	CHECK_STR("  --canonical '^/doku\\.php\\?(.*&)?do=index(&|$) => /sitemap.html'  # '/doku.php?id=…&do=index': "
