@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "../../config/config.h"
+#include "base/buf.h"
 #include "base/log.h"
 #include "tree/manifest.h"
 #include "tree/tree.h"
@@ -83,4 +84,44 @@ void unit_treeinfo_add(struct treeinfo *ti, const char *target, int status, cons
 	e->location = location ? xstrdup(location) : NULL;
 	treeinfo_add(ti, e);
 	manifest_entry_free(e);
+}
+
+static const char *shown(const char *s)
+{
+	return s ? s : "(null)";
+}
+
+/* One case's answer against its want; NULL equals only NULL. */
+static void check_answer(const char *file, int line, const char *name, const struct str_case *c, const char *got)
+{
+	if ((c->want == NULL) != (got == NULL) || (got && strcmp(c->want, got)))
+		unit_fail(file, line, "%s(\"%s\"): expected \"%s\", saw \"%s\"", name, shown(c->in),
+			  shown(c->want), shown(got));
+}
+
+void unit_check_map(const char *file, int line, const char *name, const char *(*fn)(const char *),
+		    const struct str_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		check_answer(file, line, name, &cases[i], fn(cases[i].in));
+}
+
+void unit_check_writes(const char *file, int line, const char *name, void (*fn)(struct buf *, const char *),
+		       const struct str_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct buf b = BUF_INIT;
+		fn(&b, cases[i].in);
+		check_answer(file, line, name, &cases[i], buf_str(&b));
+		buf_release(&b);
+	}
+}
+
+void unit_check_tests(const char *file, int line, const char *name, bool (*fn)(const char *),
+		      const struct bool_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fn(cases[i].in) != cases[i].want)
+			unit_fail(file, line, "%s(\"%s\") should be %s", name, shown(cases[i].in),
+				  cases[i].want ? "true" : "false");
 }

@@ -9,6 +9,10 @@
 #ifndef CGISNAP_UNIT_HELPERS_H
 #define CGISNAP_UNIT_HELPERS_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
+struct buf;
 struct tree;
 struct treeinfo;
 
@@ -37,5 +41,35 @@ void unit_make_dir(const char *dir, const char *name);
  * type and location may be NULL. */
 void unit_treeinfo_add(struct treeinfo *ti, const char *target, int status, const char *key, const char *type,
 		       const char *location);
+
+/* Table tests of a function of one string: each case is what goes in and
+ * what must come out, a string (NULL equals only NULL) or a yes or no.
+ *
+ *     static const struct str_case cases[] = { { "a.css", "text/css" }, ... };
+ *     CHECK_MAP(mime_from_name, cases);
+ *
+ * A case that does not hold fails the running test, naming the function,
+ * the input and both answers, at the line of the CHECK_ macro. */
+struct str_case {
+	const char *in, *want;
+};
+struct bool_case {
+	const char *in;
+	bool want;
+};
+
+/* want == fn(in) for a function that returns a string it keeps. */
+#define CHECK_MAP(fn, cases) unit_check_map(__FILE__, __LINE__, #fn, (fn), (cases), COUNT(cases))
+/* want == the text fn(&b, in) leaves in an empty buffer b. */
+#define CHECK_WRITES(fn, cases) unit_check_writes(__FILE__, __LINE__, #fn, (fn), (cases), COUNT(cases))
+/* want == fn(in) for a yes-or-no function. */
+#define CHECK_TESTS(fn, cases) unit_check_tests(__FILE__, __LINE__, #fn, (fn), (cases), COUNT(cases))
+
+void unit_check_map(const char *file, int line, const char *name, const char *(*fn)(const char *),
+		    const struct str_case *cases, size_t n);
+void unit_check_writes(const char *file, int line, const char *name, void (*fn)(struct buf *, const char *),
+		       const struct str_case *cases, size_t n);
+void unit_check_tests(const char *file, int line, const char *name, bool (*fn)(const char *),
+		      const struct bool_case *cases, size_t n);
 
 #endif

@@ -409,7 +409,7 @@ TEST(bench_loadgen_endpoint_parse_table)
 		{ "http://[::1/", -1, NULL, NULL },
 		{ "http://no-such-host.invalid/", -1, NULL, NULL },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		char err[ERR_LEN] = "";
 		struct loadgen_endpoint ep;
 		int rc = loadgen_endpoint_parse(&ep, cases[i].url, err);

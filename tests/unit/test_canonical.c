@@ -15,7 +15,6 @@
 #include "url/url.h"
 #include "base/xalloc.h"
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static void wiki_site(struct site *s)
 {

@@ -12,7 +12,6 @@
 #include "url/urlkey.h"
 #include "base/xalloc.h"
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A small blog-like tree at /srv/blog. */
 static void blog(struct treeinfo *ti)
@@ -260,9 +259,7 @@ TEST(config_type_groups_follow_mime_from_name)
 
 TEST(config_regex_escape_table)
 {
-	static const struct {
-		const char *in, *out;
-	} cases[] = {
+	static const struct str_case cases[] = {
 		{ "/", "\\/" },
 		{ "/a.b", "\\/a\\.b" },
 		{ "/doku_php", "\\/doku_php" },
@@ -271,12 +268,7 @@ TEST(config_regex_escape_table)
 		{ "/x$(y)*+?[]{}|^", "\\/x\\$\\(y\\)\\*\\+\\?\\[\\]\\{\\}\\|\\^" },
 		{ "/caf\xc3\xa9", "\\/caf\xc3\xa9" },
 	};
-	for (size_t i = 0; i < COUNT(cases); i++) {
-		struct buf b = BUF_INIT;
-		config_regex_escape(&b, cases[i].in);
-		CHECK_STR(cases[i].out, buf_str(&b));
-		buf_release(&b);
-	}
+	CHECK_WRITES(config_regex_escape, cases);
 }
 
 TEST(config_comment_cannot_be_escaped)

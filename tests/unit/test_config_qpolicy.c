@@ -10,13 +10,10 @@
 #include "unit.h"
 #include "base/xalloc.h"
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 TEST(config_glob_pcre_table)
 {
-	static const struct {
-		const char *glob, *re;
-	} cases[] = {
+	static const struct str_case cases[] = {
 		{ "fbclid", "fbclid" },
 		{ "utm_*", "utm_[^&=]*" },
 		{ "a?c", "a[^&=]c" },
@@ -29,12 +26,7 @@ TEST(config_glob_pcre_table)
 		{ "\\*x", "\\*x" },
 		{ "a\"b", "a\\x22b" },
 	};
-	for (size_t i = 0; i < COUNT(cases); i++) {
-		struct buf b = BUF_INIT;
-		config_glob_pcre(&b, cases[i].glob);
-		CHECK_STR(cases[i].re, buf_str(&b));
-		buf_release(&b);
-	}
+	CHECK_WRITES(config_glob_pcre, cases);
 }
 
 TEST(config_drop_regex_names_empty_and_ignored_parameters)

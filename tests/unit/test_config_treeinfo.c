@@ -16,7 +16,6 @@
 #include "url/urlkey.h"
 #include "base/xalloc.h"
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 TEST(config_treeinfo_split_table)
 {

@@ -243,7 +243,7 @@ TEST(links_html_meta_refresh_forms)
 		{ "soon; url=/x", NULL },
 		{ "5;", NULL },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		struct strlist l = STRLIST_INIT;
 		char *page = xasprintf("<meta http-equiv=\"Refresh\" content=\"%s\">", cases[i].content);
 		html(&l, page, NULL);
@@ -286,7 +286,7 @@ TEST(links_html_robots_meta_variants)
 		{ "<meta name=robots content=noindex><meta name=robots content=nofollow>", true, true },
 		{ "", false, false },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		struct strlist l = STRLIST_INIT;
 		struct page_meta meta = { true, true };
 		char *page = xasprintf("<html><head>%s</head><body><a href=/x>x</a></body></html>", cases[i].head);

@@ -294,7 +294,7 @@ TEST(opts_parse_did_you_mean)
 	};
 	char err[ERR_LEN];
 	struct strlist pos = STRLIST_INIT;
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		char *argv[] = { "x", (char *)cases[i].arg };
 		reset();
 		CHECK_INT(OPTS_ERROR, opts_parse(tables, 2, argv, 0, &pos, err));
@@ -334,12 +334,12 @@ TEST(opts_file_quoted_values)
 		{ "name = \"a\\\"", "f.conf:1: missing closing quote (\")" },
 	};
 	char err[ERR_LEN];
-	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+	for (size_t i = 0; i < COUNT(ok); i++) {
 		reset();
 		CHECK_INT(0, opts_load_data(tables, "f.conf", ok[i].line, strlen(ok[i].line), err));
 		CHECK_STR(ok[i].want, name);
 	}
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+	for (size_t i = 0; i < COUNT(bad); i++) {
 		reset();
 		CHECK_INT(-1, opts_load_data(tables, "f.conf", bad[i].line, strlen(bad[i].line), err));
 		CHECK_STR(bad[i].msg, err);

@@ -174,7 +174,7 @@ TEST(origin_cgi_files_and_directories)
 	const char *missing[] = { "/", "/nope", "/nope/deeper", "/style.css/extra", "/.hidden",
 				  "/sub/%2e%2e/hello.cgi", "/%2e%2e/etc/passwd", "/sub/..%2fhello.cgi",
 				  "/hello.cgi%00x", "/sub/.%2e/.hidden" };
-	for (size_t i = 0; i < sizeof missing / sizeof missing[0]; i++) {
+	for (size_t i = 0; i < COUNT(missing); i++) {
 		CHECK_INT(0, render(f.o, missing[i], NULL, &rs, f.err));
 		if (rs.status != 404)
 			printf("    %s gave %d\n", missing[i], rs.status);

@@ -30,7 +30,7 @@ TEST(serve_listen_parse_table)
 		{ "999.1.1.1:80", NULL },
 		{ "", NULL },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		struct listen_addr a;
 		char err[ERR_LEN];
 		int rc = listen_parse(cases[i].spec, &a, err);

@@ -101,7 +101,7 @@ TEST(serve_safeopen_beneath)
 	CHECK_STR("inside", slurp(safeopen(root, "link_in")));
 	CHECK_STR("inside", slurp(safeopen(root, "dirlink/file")));
 	/* ...none that leave, whichever way they try. */
-	for (size_t i = 0; i < sizeof escapes / sizeof escapes[0]; i++) {
+	for (size_t i = 0; i < COUNT(escapes); i++) {
 		int fd = safeopen(root, escapes[i]);
 		if (fd >= 0) {
 			unit_fail(__FILE__, __LINE__, "'%s' opened: '%s'", escapes[i], slurp(fd));
@@ -128,7 +128,7 @@ TEST(serve_safeopen_walk_refuses_every_link)
 	CHECK_INT(-1, safeopen_walk(root, "link_in"));
 	CHECK_INT(-1, safeopen_walk(root, "link_abs_in"));
 	CHECK_INT(-1, safeopen_walk(root, "dirlink/file"));
-	for (size_t i = 0; i < sizeof escapes / sizeof escapes[0]; i++) {
+	for (size_t i = 0; i < COUNT(escapes); i++) {
 		int fd = safeopen_walk(root, escapes[i]);
 		if (fd >= 0)
 			unit_fail(__FILE__, __LINE__, "'%s' opened: '%s'", escapes[i], slurp(fd));

@@ -6,7 +6,6 @@
 #include "unit.h"
 #include "url/url.h"
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 struct pair {
 	const char *in, *want; /* want NULL: rejected */
