@@ -346,6 +346,27 @@ TEST(site_init_and_aliases)
 	site_release(&s);
 }
 
+/* fn's answer for each case's input on make_site(policy)'s site; where
+ * stable, each answer is also fn's answer for itself (a canonical target
+ * is its own canonical form). */
+static void check_site_targets(bool policy, char *(*fn)(const struct site *, const char *),
+			       const struct pair *cases, size_t n, bool stable)
+{
+	struct site s;
+	make_site(&s, policy);
+	for (size_t i = 0; i < n; i++) {
+		char *got = fn(&s, cases[i].in);
+		CHECK_STR(cases[i].want, got);
+		if (got && stable) {
+			char *again = fn(&s, got);
+			CHECK_STR(got, again);
+			free(again);
+		}
+		free(got);
+	}
+	site_release(&s);
+}
+
 static const struct pair site_target_cases[] = {
 	{ "http://example.com/", "/" },
 	{ "http://example.com", "/" },
@@ -366,14 +387,7 @@ static const struct pair site_target_cases[] = {
 
 TEST(site_target_table)
 {
-	struct site s;
-	make_site(&s, false);
-	for (size_t i = 0; i < COUNT(site_target_cases); i++) {
-		char *got = site_target(&s, site_target_cases[i].in);
-		CHECK_STR(site_target_cases[i].want, got);
-		free(got);
-	}
-	site_release(&s);
+	check_site_targets(false, site_target, site_target_cases, COUNT(site_target_cases), false);
 }
 
 static const struct pair policy_target_cases[] = {
@@ -388,14 +402,7 @@ static const struct pair policy_target_cases[] = {
 
 TEST(site_target_with_policy)
 {
-	struct site s;
-	make_site(&s, true);
-	for (size_t i = 0; i < COUNT(policy_target_cases); i++) {
-		char *got = site_target(&s, policy_target_cases[i].in);
-		CHECK_STR(policy_target_cases[i].want, got);
-		free(got);
-	}
-	site_release(&s);
+	check_site_targets(true, site_target, policy_target_cases, COUNT(policy_target_cases), false);
 }
 
 static const struct pair canonical_target_cases[] = {
@@ -431,20 +438,7 @@ static const struct pair canonical_target_cases[] = {
 
 TEST(site_canonical_target_table)
 {
-	struct site s;
-	make_site(&s, false);
-	for (size_t i = 0; i < COUNT(canonical_target_cases); i++) {
-		char *got = site_canonical_target(&s, canonical_target_cases[i].in);
-		CHECK_STR(canonical_target_cases[i].want, got);
-		if (got) {
-			/* A canonical target is its own canonical form. */
-			char *again = site_canonical_target(&s, got);
-			CHECK_STR(got, again);
-			free(again);
-		}
-		free(got);
-	}
-	site_release(&s);
+	check_site_targets(false, site_canonical_target, canonical_target_cases, COUNT(canonical_target_cases), true);
 }
 
 static const struct pair policy_canonical_cases[] = {
@@ -465,19 +459,7 @@ static const struct pair policy_canonical_cases[] = {
 
 TEST(site_canonical_target_with_policy)
 {
-	struct site s;
-	make_site(&s, true);
-	for (size_t i = 0; i < COUNT(policy_canonical_cases); i++) {
-		char *got = site_canonical_target(&s, policy_canonical_cases[i].in);
-		CHECK_STR(policy_canonical_cases[i].want, got);
-		if (got) {
-			char *again = site_canonical_target(&s, got);
-			CHECK_STR(got, again);
-			free(again);
-		}
-		free(got);
-	}
-	site_release(&s);
+	check_site_targets(true, site_canonical_target, policy_canonical_cases, COUNT(policy_canonical_cases), true);
 }
 
 TEST(site_canonical_query_policies)
