@@ -74,14 +74,21 @@ void unit_make_dir(const char *dir, const char *name)
 	free(p);
 }
 
-void unit_treeinfo_add(struct treeinfo *ti, const char *target, int status, const char *key, const char *type,
-		       const char *location)
+struct manifest_entry *unit_entry(const char *target, int status, const char *key, const char *type,
+			      const char *location)
 {
 	struct manifest_entry *e = manifest_entry_new(target);
 	e->status = status;
 	e->key = key ? xstrdup(key) : NULL;
 	e->content_type = type ? xstrdup(type) : NULL;
 	e->location = location ? xstrdup(location) : NULL;
+	return e;
+}
+
+void unit_treeinfo_add(struct treeinfo *ti, const char *target, int status, const char *key, const char *type,
+		       const char *location)
+{
+	struct manifest_entry *e = unit_entry(target, status, key, type, location);
 	treeinfo_add(ti, e);
 	manifest_entry_free(e);
 }

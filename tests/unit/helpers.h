@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 struct buf;
+struct manifest_entry;
 struct tree;
 struct treeinfo;
 
@@ -37,8 +38,12 @@ void unit_put(const char *dir, const char *name, const char *text);
 /* Make the directory dir/name. */
 void unit_make_dir(const char *dir, const char *name);
 
-/* Add a manifest entry to ti as the snapshot would have recorded it; key,
- * type and location may be NULL. */
+/* A manifest entry as the snapshot would have recorded it; key, type and
+ * location may be NULL. The caller frees it (manifest_entry_free). */
+struct manifest_entry *unit_entry(const char *target, int status, const char *key, const char *type,
+				  const char *location);
+
+/* Add unit_entry(target, ...) to ti. */
 void unit_treeinfo_add(struct treeinfo *ti, const char *target, int status, const char *key, const char *type,
 		       const char *location);
 
