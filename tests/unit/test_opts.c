@@ -32,6 +32,11 @@ static void reset(void)
 	jobs = 0;
 }
 
+/* opts_parse(tables) of the command line "x ARGS...", without flags. */
+#define PARSE(pos, err, ...)                                                    \
+	opts_parse(tables, (int)COUNT(((char *[]){ "x", __VA_ARGS__ })),         \
+		   (char *[]){ "x", __VA_ARGS__ }, 0, (pos), (err))
+
 TEST(opts_parses_long_short_and_positional)
 {
 	char *argv[] = { "x", "--flag", "-j4", "--name=a b", "pos1", "--seed", "/a", "--seed", "/b", "--", "--pos2" };
@@ -53,16 +58,12 @@ TEST(opts_rejects_unknown_and_bad_numbers)
 {
 	char err[ERR_LEN];
 	struct strlist pos = STRLIST_INIT;
-	char *a1[] = { "x", "--nope" };
-	CHECK_INT(OPTS_ERROR, opts_parse(tables, 2, a1, 0, &pos, err));
+	CHECK_INT(OPTS_ERROR, PARSE(&pos, err, "--nope"));
 	CHECK_STR("unknown option '--nope'", err);
-	char *a2[] = { "x", "--jobs", "100" };
-	CHECK_INT(OPTS_ERROR, opts_parse(tables, 3, a2, 0, &pos, err));
+	CHECK_INT(OPTS_ERROR, PARSE(&pos, err, "--jobs", "100"));
 	CHECK_STR("option '--jobs' needs a number from 1 to 64, not '100'", err);
-	char *a3[] = { "x", "--name" };
-	CHECK_INT(OPTS_ERROR, opts_parse(tables, 2, a3, 0, &pos, err));
-	char *a4[] = { "x", "-h" };
-	CHECK_INT(OPTS_HELP, opts_parse(tables, 2, a4, 0, &pos, err));
+	CHECK_INT(OPTS_ERROR, PARSE(&pos, err, "--name"));
+	CHECK_INT(OPTS_HELP, PARSE(&pos, err, "-h"));
 	strlist_clear(&pos);
 	reset();
 }
@@ -245,8 +246,7 @@ TEST(opts_parse_getopt_long_forms)
 	strlist_clear(&pos);
 	reset();
 
-	char *a2[] = { "x", "-vj", "7", "-", "--", "-q", "--jobs" };
-	CHECK_INT(OPTS_OK, opts_parse(tables, 7, a2, 0, &pos, err));
+	CHECK_INT(OPTS_OK, PARSE(&pos, err, "-vj", "7", "-", "--", "-q", "--jobs"));
 	CHECK(verbose);
 	CHECK(!quiet);
 	CHECK_INT(7, jobs);
@@ -256,21 +256,15 @@ TEST(opts_parse_getopt_long_forms)
 	strlist_clear(&pos);
 	reset();
 
-	char *a3[] = { "x", "-qxv" };
-	CHECK_INT(OPTS_ERROR, opts_parse(tables, 2, a3, 0, &pos, err));
+	CHECK_INT(OPTS_ERROR, PARSE(&pos, err, "-qxv"));
 	CHECK_STR("unknown option '-x' in '-qxv'", err);
-	char *a4[] = { "x", "-qj" };
-	CHECK_INT(OPTS_ERROR, opts_parse(tables, 2, a4, 0, &pos, err));
+	CHECK_INT(OPTS_ERROR, PARSE(&pos, err, "-qj"));
 	CHECK_STR("option '-j' needs a value (N)", err);
-	char *a5[] = { "x", "--flag=yes" };
-	CHECK_INT(OPTS_ERROR, opts_parse(tables, 2, a5, 0, &pos, err));
+	CHECK_INT(OPTS_ERROR, PARSE(&pos, err, "--flag=yes"));
 	CHECK_STR("option '--flag' takes no value", err);
-	char *a6[] = { "x", "-qV" };
-	CHECK_INT(OPTS_VERSION, opts_parse(tables, 2, a6, 0, &pos, err));
-	char *a7[] = { "x", "--version" };
-	CHECK_INT(OPTS_VERSION, opts_parse(tables, 2, a7, 0, &pos, err));
-	char *a8[] = { "x", "-vh" };
-	CHECK_INT(OPTS_HELP, opts_parse(tables, 2, a8, 0, &pos, err));
+	CHECK_INT(OPTS_VERSION, PARSE(&pos, err, "-qV"));
+	CHECK_INT(OPTS_VERSION, PARSE(&pos, err, "--version"));
+	CHECK_INT(OPTS_HELP, PARSE(&pos, err, "-vh"));
 	strlist_clear(&pos);
 	reset();
 }
