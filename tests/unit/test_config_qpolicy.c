@@ -173,9 +173,7 @@ TEST(config_apache_maps_redirects_and_query_orders)
 
 TEST(config_origin_fallback_urls_and_output)
 {
-	static const struct {
-		const char *url, *want; /* want NULL: refused */
-	} cases[] = {
+	static const struct str_case cases[] = { /* want NULL: refused */
 		{ "http://127.0.0.1:8081", "127.0.0.1:8081" },
 		{ "http://127.0.0.1:8081/", "127.0.0.1:8081" },
 		{ "http://app.local", "app.local:80" },
@@ -195,7 +193,7 @@ TEST(config_origin_fallback_urls_and_output)
 	ti.root = xstrdup("/t");
 	for (size_t i = 0; i < COUNT(cases); i++) {
 		CHECK_INT(0, config_params_init(&p, &ti, "127.0.0.1:8080", NULL, NULL, err));
-		int rc = config_params_fallback(&p, cases[i].url, err);
+		int rc = config_params_fallback(&p, cases[i].in, err);
 		CHECK_INT(cases[i].want ? 0 : -1, rc);
 		if (cases[i].want)
 			CHECK_STR(cases[i].want, p.fallback);

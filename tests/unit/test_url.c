@@ -3,18 +3,17 @@
 #include <stdlib.h>
 
 #include "base/log.h"
+#include "helpers.h"
 #include "unit.h"
 #include "url/url.h"
 
 
-struct pair {
-	const char *in, *want; /* want NULL: rejected */
-};
+/* In the tables below, a want of NULL means the input is rejected. */
 
 /* RFC 3986 5.4: every example, against its base "http://a/b/c/d;p?q".
  * Results are normalised (fragment dropped, empty path "/"), and only
  * http(s) results exist. */
-static const struct pair rfc_examples[] = {
+static const struct str_case rfc_examples[] = {
 	/* 5.4.1 normal examples */
 	{ "g:h", NULL },                 /* "g:h": not http */
 	{ "g", "http://a/b/c/g" },
@@ -106,7 +105,7 @@ TEST(url_resolve_more)
 	}
 }
 
-static const struct pair normalize_cases[] = {
+static const struct str_case normalize_cases[] = {
 	/* case */
 	{ "HTTP://Example.COM/", "http://example.com/" },
 	{ "http://example.com/A/B?C=D", "http://example.com/A/B?C=D" },
@@ -211,7 +210,7 @@ TEST(url_normalize_table)
 
 /* Why a URL is refused: the message users see for --site-url, --alias,
  * --seed and --origin. */
-static const struct pair why_cases[] = {
+static const struct str_case why_cases[] = {
 	{ "mailto:someone@example.com", "not an http or https URL" },
 	{ "javascript:", "not an http or https URL" },
 	{ "ftp://x/", "not an http or https URL" },
@@ -280,7 +279,7 @@ TEST(url_origin_and_target)
 
 TEST(url_decode_escapes)
 {
-	static const struct pair cases[] = {
+	static const struct str_case cases[] = {
 		{ "a%20b", "a b" },
 		{ "%41%2f%2F", "A//" },
 		{ "100%", "100%" },
@@ -350,7 +349,7 @@ TEST(site_init_and_aliases)
  * stable, each answer is also fn's answer for itself (a canonical target
  * is its own canonical form). */
 static void check_site_targets(bool policy, char *(*fn)(const struct site *, const char *),
-			       const struct pair *cases, size_t n, bool stable)
+			       const struct str_case *cases, size_t n, bool stable)
 {
 	struct site s;
 	make_site(&s, policy);
@@ -367,7 +366,7 @@ static void check_site_targets(bool policy, char *(*fn)(const struct site *, con
 	site_release(&s);
 }
 
-static const struct pair site_target_cases[] = {
+static const struct str_case site_target_cases[] = {
 	{ "http://example.com/", "/" },
 	{ "http://example.com", "/" },
 	{ "HTTP://EXAMPLE.COM:80/a/./b/../c?x=1#f", "/a/c?x=1" },
@@ -390,7 +389,7 @@ TEST(site_target_table)
 	check_site_targets(false, site_target, site_target_cases, COUNT(site_target_cases), false);
 }
 
-static const struct pair policy_target_cases[] = {
+static const struct str_case policy_target_cases[] = {
 	{ "http://example.com/?utm_source=x&utm_medium=y", "/" },
 	{ "http://example.com/p?b=2&a=1&utm_campaign=z", "/p?a=1&b=2" },
 	{ "http://example.com/p?fbclid=abc&id=3", "/p?id=3" },
@@ -405,7 +404,7 @@ TEST(site_target_with_policy)
 	check_site_targets(true, site_target, policy_target_cases, COUNT(policy_target_cases), false);
 }
 
-static const struct pair canonical_target_cases[] = {
+static const struct str_case canonical_target_cases[] = {
 	{ "/", "/" },
 	{ "/a/./b/../c?x=1#frag", "/a/c?x=1" },
 	{ "/a/b/", "/a/b/" },
@@ -441,7 +440,7 @@ TEST(site_canonical_target_table)
 	check_site_targets(false, site_canonical_target, canonical_target_cases, COUNT(canonical_target_cases), true);
 }
 
-static const struct pair policy_canonical_cases[] = {
+static const struct str_case policy_canonical_cases[] = {
 	{ "/p?utm_source=a&id=1", "/p?id=1" },
 	{ "/p?utm_source=a", "/p" },
 	{ "/p?fbclid=1&utm_medium=2&", "/p" },
