@@ -93,6 +93,20 @@ void unit_treeinfo_add(struct treeinfo *ti, const char *target, int status, cons
 	manifest_entry_free(e);
 }
 
+void unit_blog_tree(struct treeinfo *ti, const char *root, const char *cost_to)
+{
+	treeinfo_init(ti, "http://blog.example.com/");
+	ti->dir = xstrdup("out");
+	ti->root = xstrdup(root);
+	ti->have_404 = true;
+	unit_treeinfo_add(ti, "/", 200, "index.html", "text/html; charset=UTF-8", NULL);
+	unit_treeinfo_add(ti, "/?p=5", 301, NULL, NULL, "http://blog.example.com/2020/05/x/");
+	unit_treeinfo_add(ti, "/cost", 302, NULL, NULL, cost_to);
+	unit_treeinfo_add(ti, "/feed/", 200, "feed/index.html", "application/rss+xml; charset=UTF-8", NULL);
+	unit_treeinfo_add(ti, "/feed/0", 404, NULL, NULL, NULL);
+	unit_treeinfo_add(ti, "/gone", 410, NULL, NULL, NULL);
+}
+
 static const char *shown(const char *s)
 {
 	return s ? s : "(null)";

@@ -47,6 +47,12 @@ struct manifest_entry *unit_entry(const char *target, int status, const char *ke
 void unit_treeinfo_add(struct treeinfo *ti, const char *target, int status, const char *key, const char *type,
 		       const char *location);
 
+/* The start of a blog-like tree for the config writers' tests: ti
+ * initialised for http://blog.example.com/ in "out", served from root,
+ * with a 404 page, its front page, a 301, a 302 from /cost to cost_to, a
+ * feed, a 404 and a 410. The caller adds what its writer needs more. */
+void unit_blog_tree(struct treeinfo *ti, const char *root, const char *cost_to);
+
 /* Table tests of a function of one string: each case is what goes in and
  * what must come out, a string (NULL equals only NULL) or a yes or no.
  *

@@ -16,16 +16,7 @@
 /* A small blog-like tree at /srv/blog. */
 static void blog(struct treeinfo *ti)
 {
-	treeinfo_init(ti, "http://blog.example.com/");
-	ti->dir = xstrdup("out");
-	ti->root = xstrdup("/srv/blog");
-	ti->have_404 = true;
-	unit_treeinfo_add(ti, "/", 200, "index.html", "text/html; charset=UTF-8", NULL);
-	unit_treeinfo_add(ti, "/?p=5", 301, NULL, NULL, "http://blog.example.com/2020/05/x/");
-	unit_treeinfo_add(ti, "/cost", 302, NULL, NULL, "http://blog.example.com/a$b");
-	unit_treeinfo_add(ti, "/feed/", 200, "feed/index.html", "application/rss+xml; charset=UTF-8", NULL);
-	unit_treeinfo_add(ti, "/feed/0", 404, NULL, NULL, NULL);
-	unit_treeinfo_add(ti, "/gone", 410, NULL, NULL, NULL);
+	unit_blog_tree(ti, "/srv/blog", "http://blog.example.com/a$b");
 	unit_treeinfo_add(ti, "/quote%22d/", 301, NULL, NULL, "http://blog.example.com/q/");
 	unit_treeinfo_add(ti, "/a%40b/", 200, "a%40b/index.html", "text/html; charset=utf-8", NULL);
 	unit_treeinfo_add(ti, "/style.css?ver=1.0", 200, "style.css@ver=1.0.css", "text/css; charset=utf-8", NULL);
