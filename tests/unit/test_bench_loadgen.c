@@ -328,7 +328,7 @@ TEST(bench_loadgen_receive_connect_and_timeout_failures)
 	CHECK_INT(0, r->complete);
 	CHECK_INT(10, r->failed_receive);
 	CHECK_INT(10, loadgen_failed(r));
-	CHECK(strstr(r->first_failure, "receive") != NULL);
+	CHECK_HAS(r->first_failure, "receive");
 	result_free(r);
 	server_stop(s);
 
@@ -352,7 +352,7 @@ TEST(bench_loadgen_receive_connect_and_timeout_failures)
 	snprintf(url, sizeof url, "http://127.0.0.1:%d/", port);
 	CHECK_INT(0, loadgen_endpoint_parse(&ep, url, err));
 	CHECK_INT(-1, loadgen_probe(&ep, 1000, err));
-	CHECK(strstr(err, "cannot connect to") != NULL);
+	CHECK_HAS(err, "cannot connect to");
 	loadgen_endpoint_release(&ep);
 }
 
@@ -431,7 +431,7 @@ TEST(bench_loadgen_request_bytes)
 	char *r = loadgen_request(&ep, "/doku.php?id=start", false);
 	const char *start = "GET /wiki/doku.php?id=start HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n";
 	CHECK(!strncmp(r, start, strlen(start)));
-	CHECK(strstr(r, "\r\nConnection: close\r\n\r\n") != NULL);
+	CHECK_HAS(r, "\r\nConnection: close\r\n\r\n");
 	free(r);
 	r = loadgen_request(&ep, "/", true);
 	CHECK(strstr(r, "Connection:") == NULL);
@@ -489,7 +489,7 @@ TEST(bench_targets_read_file)
 	fputs("/ok\nnot-a-path\n", f);
 	fclose(f);
 	CHECK_INT(-1, targets_read_file(&l, path, err));
-	CHECK(strstr(err, ":2: ") != NULL);
+	CHECK_HAS(err, ":2: ");
 	strlist_clear(&l);
 	unlink(path);
 	CHECK_INT(-1, targets_read_file(&l, path, err));

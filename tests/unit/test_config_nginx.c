@@ -193,7 +193,7 @@ TEST(config_params_listen_table)
 	}
 	for (size_t i = 0; i < COUNT(bad); i++) {
 		CHECK_INT(-1, config_params_init(&p, &ti, bad[i], NULL, NULL, err));
-		CHECK(strstr(err, "invalid listen address") != NULL);
+		CHECK_HAS(err, "invalid listen address");
 		config_params_release(&p);
 	}
 	treeinfo_release(&ti);

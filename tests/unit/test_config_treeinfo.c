@@ -280,16 +280,16 @@ TEST(config_treeinfo_load_reads_the_tree)
 	CHECK_STR("--root-path 'srv/site' is not an absolute path", err);
 	treeinfo_release(&ti);
 	CHECK_INT(-1, treeinfo_load(&ti, dir, "/srv/$site", err));
-	CHECK(strstr(err, "holds '$'") != NULL);
+	CHECK_HAS(err, "holds '$'");
 	treeinfo_release(&ti);
 
 	/* A directory that is no snapshot tree. */
 	CHECK_INT(-1, treeinfo_load(&ti, meta, NULL, err));
-	CHECK(strstr(err, "is not a snapshot tree") != NULL);
+	CHECK_HAS(err, "is not a snapshot tree");
 	treeinfo_release(&ti);
 	char *missing = xasprintf("%s/missing", dir);
 	CHECK_INT(-1, treeinfo_load(&ti, missing, NULL, err));
-	CHECK(strstr(err, "cannot open tree") != NULL);
+	CHECK_HAS(err, "cannot open tree");
 	treeinfo_release(&ti);
 
 	/* An old tree's malformed manifest is an error, not an empty tree. */

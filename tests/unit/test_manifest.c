@@ -125,7 +125,7 @@ TEST(manifest_round_trip)
 	free(mpath);
 	struct manifest m3 = MANIFEST_INIT;
 	CHECK_INT(-1, manifest_load(&m3, &o, err));
-	CHECK(strstr(err, "/.cgisnap/manifest:2: malformed line") != NULL);
+	CHECK_HAS(err, "/.cgisnap/manifest:2: malformed line");
 	CHECK(faccessat(o.meta_fd, "manifest", F_OK, 0) == 0); /* kept */
 	manifest_release(&m3);
 	tree_close(&o);
