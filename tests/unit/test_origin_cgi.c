@@ -259,12 +259,8 @@ TEST(origin_cgi_mounts)
 	CHECK_LINE("/", &rs.body, "PATH_INFO");
 	origin_response_release(&rs);
 	/* Only at a segment boundary; a NUL in PATH_INFO is refused. */
-	CHECK_INT(0, render(f.o, "/toolbox", NULL, &rs, f.err));
-	CHECK_INT(404, rs.status);
-	origin_response_release(&rs);
-	CHECK_INT(0, render(f.o, "/tool/a%00b", NULL, &rs, f.err));
-	CHECK_INT(404, rs.status);
-	origin_response_release(&rs);
+	CHECK_STATUS(&f, "/toolbox", 404);
+	CHECK_STATUS(&f, "/tool/a%00b", 404);
 
 	/* A directory: redirected to its slash, then its index; the longest
 	 * prefix wins; dotfiles stay refused. */
@@ -282,12 +278,8 @@ TEST(origin_cgi_mounts)
 	CHECK_LINE("/m/app/front.cgi", &rs.body, "SCRIPT_NAME");
 	CHECK_LINE("/x y", &rs.body, "PATH_INFO");
 	origin_response_release(&rs);
-	CHECK_INT(0, render(f.o, "/cgi/.hidden", NULL, &rs, f.err));
-	CHECK_INT(404, rs.status);
-	origin_response_release(&rs);
-	CHECK_INT(0, render(f.o, "/m/nope.html", NULL, &rs, f.err));
-	CHECK_INT(404, rs.status);
-	origin_response_release(&rs);
+	CHECK_STATUS(&f, "/cgi/.hidden", 404);
+	CHECK_STATUS(&f, "/m/nope.html", 404);
 	/* Scripts under a mounted directory: SCRIPT_NAME under the prefix. */
 	CHECK_INT(0, render(f.o, "/cgi/pathinfo.cgi/p", NULL, &rs, f.err));
 	CHECK_LINE("/cgi/pathinfo.cgi", &rs.body, "SCRIPT_NAME");
@@ -378,9 +370,7 @@ TEST(origin_cgi_front_controller)
 	CHECK_INT(0, render(f.o, "/style.css", NULL, &rs, f.err));
 	CHECK(rs.static_path != NULL);
 	origin_response_release(&rs);
-	CHECK_INT(0, render(f.o, "/.hidden", NULL, &rs, f.err));
-	CHECK_INT(404, rs.status);
-	origin_response_release(&rs);
+	CHECK_STATUS(&f, "/.hidden", 404);
 	fixture_close(&f);
 }
 
