@@ -2,7 +2,6 @@
 #define _XOPEN_SOURCE 700
 #include "helpers.h"
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -10,6 +9,7 @@
 #include "../../config/config.h"
 #include "base/buf.h"
 #include "base/log.h"
+#include "base/rmtree.h"
 #include "tree/manifest.h"
 #include "tree/tree.h"
 #include "unit.h"
@@ -22,15 +22,6 @@ char *unit_temp_dir(const char *tag)
 	char *real = mkdtemp(t) ? realpath(t, NULL) : NULL;
 	free(t);
 	return real;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	remove(path);
-	return 0;
 }
 
 char *unit_tree_open(struct tree *t, const char *tag, const char *sub)
@@ -51,7 +42,7 @@ char *unit_tree_open(struct tree *t, const char *tag, const char *sub)
 void unit_remove_tree(const char *path)
 {
 	struct stat st;
-	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	rmtree(path);
 	if (lstat(path, &st) == 0)
 		unit_fail(__FILE__, __LINE__, "cannot remove %s", path);
 }
