@@ -98,6 +98,20 @@ void unit_blog_tree(struct treeinfo *ti, const char *root, const char *cost_to)
 	unit_treeinfo_add(ti, "/gone", 410, NULL, NULL, NULL);
 }
 
+char *unit_config_text(const struct treeinfo *ti, const char *listen, const char *cc, bool apache)
+{
+	struct config_params p;
+	char err[ERR_LEN];
+	struct buf out = BUF_INIT;
+	CHECK_INT(0, config_params_init(&p, ti, listen, NULL, cc, err));
+	if (apache)
+		apache_write(&out, NULL, ti, &p);
+	else
+		nginx_write(&out, ti, &p);
+	config_params_release(&p);
+	return buf_detach(&out, NULL);
+}
+
 static const char *shown(const char *s)
 {
 	return s ? s : "(null)";

@@ -53,6 +53,11 @@ void unit_treeinfo_add(struct treeinfo *ti, const char *target, int status, cons
  * feed, a 404 and a 410. The caller adds what its writer needs more. */
 void unit_blog_tree(struct treeinfo *ti, const char *root, const char *cost_to);
 
+/* What the Apache writer (apache true) or the nginx one writes for ti,
+ * listening on listen with the cache control cc (NULL: the defaults);
+ * the caller frees it. */
+char *unit_config_text(const struct treeinfo *ti, const char *listen, const char *cc, bool apache);
+
 /* Table tests of a function of one string: each case is what goes in and
  * what must come out, a string (NULL equals only NULL) or a yes or no.
  *

@@ -20,13 +20,7 @@ static void blog(struct treeinfo *ti)
 
 static char *apache_text(const struct treeinfo *ti, const char *listen, const char *cc)
 {
-	struct config_params p;
-	char err[ERR_LEN];
-	struct buf out = BUF_INIT;
-	CHECK_INT(0, config_params_init(&p, ti, listen, NULL, cc, err));
-	apache_write(&out, NULL, ti, &p);
-	config_params_release(&p);
-	return buf_detach(&out, NULL);
+	return unit_config_text(ti, listen, cc, true);
 }
 
 TEST(config_apache_virtual_host)
