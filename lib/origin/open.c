@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/rmtree.h"
 #include "base/xalloc.h"
 #include "origin/docroot.h"
 #include "origin/origin_impl.h"
@@ -509,15 +509,6 @@ fail:
 	return NULL;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 void origin_close(struct origin *o)
 {
 	if (!o)
@@ -529,7 +520,7 @@ void origin_close(struct origin *o)
 	for (size_t i = 0; i < o->nhandlers; i++)
 		workers_close(o->handlers[i].workers);
 	if (o->php_session_dir)
-		nftw(o->php_session_dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+		rmtree(o->php_session_dir);
 	for (size_t i = 0; i < o->nhandlers; i++) {
 		free(o->handlers[i].ext);
 		free(o->handlers[i].prog);

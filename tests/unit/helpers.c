@@ -2,13 +2,14 @@
 #define _XOPEN_SOURCE 700
 #include "helpers.h"
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include "../../config/config.h"
+#include "base/buf.h"
 #include "base/log.h"
+#include "base/rmtree.h"
 #include "tree/manifest.h"
 #include "tree/tree.h"
 #include "unit.h"
@@ -21,15 +22,6 @@ char *unit_temp_dir(const char *tag)
 	char *real = mkdtemp(t) ? realpath(t, NULL) : NULL;
 	free(t);
 	return real;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	remove(path);
-	return 0;
 }
 
 char *unit_tree_open(struct tree *t, const char *tag, const char *sub)
@@ -50,7 +42,7 @@ char *unit_tree_open(struct tree *t, const char *tag, const char *sub)
 void unit_remove_tree(const char *path)
 {
 	struct stat st;
-	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	rmtree(path);
 	if (lstat(path, &st) == 0)
 		unit_fail(__FILE__, __LINE__, "cannot remove %s", path);
 }
@@ -73,14 +65,89 @@ void unit_make_dir(const char *dir, const char *name)
 	free(p);
 }
 
-void unit_treeinfo_add(struct treeinfo *ti, const char *target, int status, const char *key, const char *type,
-		       const char *location)
+struct manifest_entry *unit_entry(const char *target, int status, const char *key, const char *type,
+			      const char *location)
 {
 	struct manifest_entry *e = manifest_entry_new(target);
 	e->status = status;
 	e->key = key ? xstrdup(key) : NULL;
 	e->content_type = type ? xstrdup(type) : NULL;
 	e->location = location ? xstrdup(location) : NULL;
+	return e;
+}
+
+void unit_treeinfo_add(struct treeinfo *ti, const char *target, int status, const char *key, const char *type,
+		       const char *location)
+{
+	struct manifest_entry *e = unit_entry(target, status, key, type, location);
 	treeinfo_add(ti, e);
 	manifest_entry_free(e);
+}
+
+void unit_blog_tree(struct treeinfo *ti, const char *root, const char *cost_to)
+{
+	treeinfo_init(ti, "http://blog.example.com/");
+	ti->dir = xstrdup("out");
+	ti->root = xstrdup(root);
+	ti->have_404 = true;
+	unit_treeinfo_add(ti, "/", 200, "index.html", "text/html; charset=UTF-8", NULL);
+	unit_treeinfo_add(ti, "/?p=5", 301, NULL, NULL, "http://blog.example.com/2020/05/x/");
+	unit_treeinfo_add(ti, "/cost", 302, NULL, NULL, cost_to);
+	unit_treeinfo_add(ti, "/feed/", 200, "feed/index.html", "application/rss+xml; charset=UTF-8", NULL);
+	unit_treeinfo_add(ti, "/feed/0", 404, NULL, NULL, NULL);
+	unit_treeinfo_add(ti, "/gone", 410, NULL, NULL, NULL);
+}
+
+char *unit_config_text(const struct treeinfo *ti, const char *listen, const char *cc, bool apache)
+{
+	struct config_params p;
+	char err[ERR_LEN];
+	struct buf out = BUF_INIT;
+	CHECK_INT(0, config_params_init(&p, ti, listen, NULL, cc, err));
+	if (apache)
+		apache_write(&out, NULL, ti, &p);
+	else
+		nginx_write(&out, ti, &p);
+	config_params_release(&p);
+	return buf_detach(&out, NULL);
+}
+
+static const char *shown(const char *s)
+{
+	return s ? s : "(null)";
+}
+
+/* One case's answer against its want; NULL equals only NULL. */
+static void check_answer(const char *file, int line, const char *name, const struct str_case *c, const char *got)
+{
+	if ((c->want == NULL) != (got == NULL) || (got && strcmp(c->want, got)))
+		unit_fail(file, line, "%s(\"%s\"): expected \"%s\", saw \"%s\"", name, shown(c->in),
+			  shown(c->want), shown(got));
+}
+
+void unit_check_map(const char *file, int line, const char *name, const char *(*fn)(const char *),
+		    const struct str_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		check_answer(file, line, name, &cases[i], fn(cases[i].in));
+}
+
+void unit_check_writes(const char *file, int line, const char *name, void (*fn)(struct buf *, const char *),
+		       const struct str_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct buf b = BUF_INIT;
+		fn(&b, cases[i].in);
+		check_answer(file, line, name, &cases[i], buf_str(&b));
+		buf_release(&b);
+	}
+}
+
+void unit_check_tests(const char *file, int line, const char *name, bool (*fn)(const char *),
+		      const struct bool_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fn(cases[i].in) != cases[i].want)
+			unit_fail(file, line, "%s(\"%s\") should be %s", name, shown(cases[i].in),
+				  cases[i].want ? "true" : "false");
 }

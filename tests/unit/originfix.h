@@ -40,6 +40,15 @@ struct fixture {
 bool fixture_open(struct fixture *f, const char *site_url);
 void fixture_close(struct fixture *f);
 
+/* A GET of target in fixture f renders, with the status want. */
+#define CHECK_STATUS(f, target, want)                                              \
+	do {                                                                       \
+		struct origin_response rs_;                                        \
+		CHECK_INT(0, render((f)->o, (target), NULL, &rs_, (f)->err));      \
+		CHECK_INT((want), rs_.status);                                     \
+		origin_response_release(&rs_);                                     \
+	} while (0)
+
 /* origin_render of target with method (NULL: GET). */
 int render(struct origin *o, const char *target, const char *method,
 	   struct origin_response *rs, char *err);

@@ -42,7 +42,7 @@ TEST(answer_table)
 		/* Not listed and no key: nothing to find. */
 		{ "//double", false, 0, NULL, NULL, NULL, ANSWER_MISSING, 0, NULL },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		struct manifest_entry *e = NULL;
 		if (cases[i].listed) {
 			e = manifest_entry_new(cases[i].target);
@@ -93,7 +93,7 @@ TEST(answer_slash_form_of_unlisted_directory_keys)
 		/* The manifest has the page under "/a": its file, as recorded. */
 		{ "/a", true, false },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		struct manifest_entry *e = NULL;
 		if (cases[i].listed) {
 			e = manifest_entry_new(cases[i].target);

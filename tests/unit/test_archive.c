@@ -2,6 +2,7 @@
 #include <stddef.h>
 
 #include "crawl/archive.h"
+#include "helpers.h"
 #include "unit.h"
 
 TEST(archive_by_content_type)
@@ -20,12 +21,15 @@ TEST(archive_by_content_type)
 	CHECK(!archive_response(NULL, NULL));
 }
 
+/* Whether a download with this Content-Disposition is kept as an archive. */
+static bool attachment_is_archive(const char *disposition)
+{
+	return archive_response("application/octet-stream", disposition);
+}
+
 TEST(archive_by_attachment_file_name)
 {
-	static const struct {
-		const char *disposition;
-		bool archive;
-	} cases[] = {
+	static const struct bool_case cases[] = {
 		{ "attachment; filename=\"proj-1.0.tar.gz\"", true },
 		{ "attachment; filename=proj-master.zip", true },
 		{ "ATTACHMENT;filename = \"x.TGZ\"", true },
@@ -38,10 +42,5 @@ TEST(archive_by_attachment_file_name)
 		{ "attachments; filename=\"x.tar.gz\"", false },
 		{ "attachment; filename=\".gz\"", false }, /* no name before the extension */
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		bool got = archive_response("application/octet-stream", cases[i].disposition);
-		if (got != cases[i].archive)
-			unit_fail(__FILE__, __LINE__, "'%s': expected %s", cases[i].disposition,
-				  cases[i].archive ? "an archive" : "no archive");
-	}
+	CHECK_TESTS(attachment_is_archive, cases);
 }

@@ -54,7 +54,7 @@ TEST(bench_histogram_nearest_rank_table)
 		{ { 0, 0, 0, 5 }, 4, 75, 0 },
 		{ { 0, 0, 0, 5 }, 4, 90, 5 },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		struct histogram *h = fresh();
 		for (size_t j = 0; j < cases[i].n; j++)
 			histogram_add(h, cases[i].values[j]);
@@ -86,7 +86,7 @@ TEST(bench_histogram_large_values_within_0_2_percent)
 	}
 	qsort(v, N, sizeof *v, cmp_u64);
 	static const double ps[] = { 1, 10, 50, 90, 99, 99.9, 100 };
-	for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+	for (size_t i = 0; i < COUNT(ps); i++) {
 		size_t rank = (size_t)(ps[i] / 100 * N + 0.999999);
 		uint64_t exact = v[rank - 1], got = histogram_percentile(h, ps[i]);
 		/* Never below the true value, at most 1/512 above it. */

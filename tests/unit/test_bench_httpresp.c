@@ -95,7 +95,7 @@ static void check_good(const struct good_case *c, size_t step, size_t cut)
 
 TEST(bench_httpresp_whole_and_byte_by_byte)
 {
-	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+	for (size_t i = 0; i < COUNT(good); i++) {
 		check_good(&good[i], 1 << 20, 0);
 		check_good(&good[i], 1, 0);
 		check_good(&good[i], 7, 0);
@@ -104,7 +104,7 @@ TEST(bench_httpresp_whole_and_byte_by_byte)
 
 TEST(bench_httpresp_every_split_point)
 {
-	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+	for (size_t i = 0; i < COUNT(good); i++)
 		for (size_t cut = 1; cut < strlen(good[i].raw); cut++)
 			check_good(&good[i], 0, cut);
 }
@@ -131,7 +131,7 @@ TEST(bench_httpresp_bad_responses)
 		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n",
 		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffffff\r\n",
 	};
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+	for (size_t i = 0; i < COUNT(bad); i++) {
 		for (size_t step = 1; step <= 1000; step += 999) {
 			struct httpresp p;
 			size_t consumed;
@@ -173,7 +173,7 @@ TEST(bench_httpresp_eof_before_the_end)
 		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n",
 		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n",
 	};
-	for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+	for (size_t i = 0; i < COUNT(cut); i++) {
 		struct httpresp p;
 		size_t used;
 		httpresp_init(&p);

@@ -193,12 +193,24 @@ static struct loadgen_result *run_load(int port, char **paths, size_t npaths, lo
 
 static char *root_path[] = { "/" };
 
+static void result_free(struct loadgen_result *r)
+{
+	loadgen_result_release(r);
+	free(r);
+}
+
+/* All n requests of r were answered, none failed. */
+#define CHECK_ALL_DONE(r, n)                          \
+	do {                                          \
+		CHECK_INT((n), (r)->complete);        \
+		CHECK_INT(0, loadgen_failed(r));      \
+	} while (0)
+
 TEST(bench_loadgen_keepalive_counts_and_connections)
 {
 	struct test_server *s = server_start(M_FIXED);
 	struct loadgen_result *r = run_load(s->port, root_path, 1, 4, 2, 200, true, 5);
-	CHECK_INT(200, r->complete);
-	CHECK_INT(0, loadgen_failed(r));
+	CHECK_ALL_DONE(r, 200);
 	/* Kept alive, 200 requests share at most the 4 connections; fewer when
 	 * one thread's connections take the whole budget before the other
 	 * thread starts (a loaded machine), so the count is a bound. */
@@ -209,8 +221,7 @@ TEST(bench_loadgen_keepalive_counts_and_connections)
 	CHECK_INT(200, r->latency.count);
 	CHECK_INT(2, r->threads);
 	CHECK(r->elapsed_s > 0);
-	loadgen_result_release(r);
-	free(r);
+	result_free(r);
 	server_stop(s);
 }
 
@@ -218,12 +229,10 @@ TEST(bench_loadgen_connection_per_request_without_keepalive)
 {
 	struct test_server *s = server_start(M_FIXED);
 	struct loadgen_result *r = run_load(s->port, root_path, 1, 3, 1, 60, false, 5);
-	CHECK_INT(60, r->complete);
-	CHECK_INT(0, loadgen_failed(r));
+	CHECK_ALL_DONE(r, 60);
 	CHECK_INT(60, r->connections);
 	CHECK_INT(60, atomic_load(&s->connections));
-	loadgen_result_release(r);
-	free(r);
+	result_free(r);
 	server_stop(s);
 }
 
@@ -234,11 +243,9 @@ TEST(bench_loadgen_reconnects_when_the_server_closes)
 	 * new connection, not counted as a failure (as ab does). */
 	struct test_server *s = server_start(M_ONE_SHOT);
 	struct loadgen_result *r = run_load(s->port, root_path, 1, 2, 1, 30, true, 5);
-	CHECK_INT(30, r->complete);
-	CHECK_INT(0, loadgen_failed(r));
+	CHECK_ALL_DONE(r, 30);
 	CHECK_INT(30, atomic_load(&s->connections));
-	loadgen_result_release(r);
-	free(r);
+	result_free(r);
 	server_stop(s);
 }
 
@@ -250,8 +257,7 @@ TEST(bench_loadgen_length_failures_per_url)
 	CHECK_INT(9, r->complete);
 	CHECK_INT(6, r->failed_length);
 	CHECK_INT(6, loadgen_failed(r));
-	loadgen_result_release(r);
-	free(r);
+	result_free(r);
 	/* Three URLs in turn over the same cycle: each URL always gets the
 	 * same length, so no length failure at all. */
 	char *three[] = { "/a", "/b", "/c" };
@@ -263,8 +269,7 @@ TEST(bench_loadgen_length_failures_per_url)
 	CHECK_STR("/b", s->paths[1]);
 	CHECK_STR("/c", s->paths[2]);
 	CHECK_STR("/a", s->paths[3]);
-	loadgen_result_release(r);
-	free(r);
+	result_free(r);
 	server_stop(s);
 }
 
@@ -272,11 +277,9 @@ TEST(bench_loadgen_chunked_responses)
 {
 	struct test_server *s = server_start(M_CHUNKED);
 	struct loadgen_result *r = run_load(s->port, root_path, 1, 2, 1, 10, true, 5);
-	CHECK_INT(10, r->complete);
-	CHECK_INT(0, loadgen_failed(r));
+	CHECK_ALL_DONE(r, 10);
 	CHECK_INT(110, r->bytes_body);
-	loadgen_result_release(r);
-	free(r);
+	result_free(r);
 	server_stop(s);
 }
 
@@ -295,8 +298,7 @@ TEST(bench_loadgen_non_2xx_counted_apart)
 	CHECK_INT(10, (long long)r->paths[0].latency.count);
 	CHECK_INT(20, (long long)(r->paths[0].latency.count + r->paths[1].latency.count));
 	CHECK(r->paths[1].latency.max <= r->latency.max);
-	loadgen_result_release(r);
-	free(r);
+	result_free(r);
 	server_stop(s);
 }
 
@@ -309,14 +311,12 @@ TEST(bench_loadgen_no_per_path_results_past_the_limit)
 	struct loadgen_result *r = run_load(s->port, paths, LOADGEN_PATHS_MAX, 1, 1, 4, true, 5);
 	CHECK_INT(LOADGEN_PATHS_MAX, r->npaths);
 	CHECK(r->paths && r->paths[3].complete == 1 && r->paths[4].complete == 0);
-	loadgen_result_release(r);
-	free(r);
+	result_free(r);
 	r = run_load(s->port, paths, LOADGEN_PATHS_MAX + 1, 1, 1, 4, true, 5);
 	CHECK_INT(4, r->complete);
 	CHECK_INT(0, r->npaths);
 	CHECK(r->paths == NULL);
-	loadgen_result_release(r);
-	free(r);
+	result_free(r);
 	free(paths);
 	server_stop(s);
 }
@@ -328,9 +328,8 @@ TEST(bench_loadgen_receive_connect_and_timeout_failures)
 	CHECK_INT(0, r->complete);
 	CHECK_INT(10, r->failed_receive);
 	CHECK_INT(10, loadgen_failed(r));
-	CHECK(strstr(r->first_failure, "receive") != NULL);
-	loadgen_result_release(r);
-	free(r);
+	CHECK_HAS(r->first_failure, "receive");
+	result_free(r);
 	server_stop(s);
 
 	s = server_start(M_SILENT);
@@ -338,8 +337,7 @@ TEST(bench_loadgen_receive_connect_and_timeout_failures)
 	CHECK_INT(0, r->complete);
 	CHECK_INT(4, r->failed_exceptions);
 	CHECK_INT(4, r->timeouts);
-	loadgen_result_release(r);
-	free(r);
+	result_free(r);
 	int port = s->port;
 	server_stop(s);
 
@@ -347,15 +345,14 @@ TEST(bench_loadgen_receive_connect_and_timeout_failures)
 	r = run_load(port, root_path, 1, 2, 1, 5, true, 5);
 	CHECK_INT(5, r->failed_connect);
 	CHECK_INT(0, r->complete);
-	loadgen_result_release(r);
-	free(r);
+	result_free(r);
 
 	char err[ERR_LEN], url[64];
 	struct loadgen_endpoint ep;
 	snprintf(url, sizeof url, "http://127.0.0.1:%d/", port);
 	CHECK_INT(0, loadgen_endpoint_parse(&ep, url, err));
 	CHECK_INT(-1, loadgen_probe(&ep, 1000, err));
-	CHECK(strstr(err, "cannot connect to") != NULL);
+	CHECK_HAS(err, "cannot connect to");
 	loadgen_endpoint_release(&ep);
 }
 
@@ -381,8 +378,7 @@ TEST(bench_loadgen_duration_and_stop_flag)
 	CHECK_INT(0, loadgen_run(&cfg, r, err));
 	CHECK(r->interrupted);
 	CHECK(r->elapsed_s < 1);
-	loadgen_result_release(r);
-	free(r);
+	result_free(r);
 	loadgen_endpoint_release(&ep);
 	server_stop(s);
 }
@@ -409,7 +405,7 @@ TEST(bench_loadgen_endpoint_parse_table)
 		{ "http://[::1/", -1, NULL, NULL },
 		{ "http://no-such-host.invalid/", -1, NULL, NULL },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		char err[ERR_LEN] = "";
 		struct loadgen_endpoint ep;
 		int rc = loadgen_endpoint_parse(&ep, cases[i].url, err);
@@ -435,7 +431,7 @@ TEST(bench_loadgen_request_bytes)
 	char *r = loadgen_request(&ep, "/doku.php?id=start", false);
 	const char *start = "GET /wiki/doku.php?id=start HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n";
 	CHECK(!strncmp(r, start, strlen(start)));
-	CHECK(strstr(r, "\r\nConnection: close\r\n\r\n") != NULL);
+	CHECK_HAS(r, "\r\nConnection: close\r\n\r\n");
 	free(r);
 	r = loadgen_request(&ep, "/", true);
 	CHECK(strstr(r, "Connection:") == NULL);
@@ -493,7 +489,7 @@ TEST(bench_targets_read_file)
 	fputs("/ok\nnot-a-path\n", f);
 	fclose(f);
 	CHECK_INT(-1, targets_read_file(&l, path, err));
-	CHECK(strstr(err, ":2: ") != NULL);
+	CHECK_HAS(err, ":2: ");
 	strlist_clear(&l);
 	unlink(path);
 	CHECK_INT(-1, targets_read_file(&l, path, err));

@@ -52,11 +52,11 @@ TEST(bench_reporthtml_bars_escaping_and_colours)
 			   "height=\"21.25\" fill=\"#c0504d\"") != NULL);
 	CHECK(strstr(html, "data-side=\"static\" data-rps=\"200.00\" x=\"230\" y=\"30.00\" width=\"120\" "
 			   "height=\"170.00\" fill=\"#4f81bd\"") != NULL);
-	CHECK(strstr(html, "/a&lt;b&gt;&amp;c") != NULL);
+	CHECK_HAS(html, "/a&lt;b&gt;&amp;c");
 	CHECK(strstr(html, "<b>") == NULL);
-	CHECK(strstr(html, "<th>CPU</th><td>Test &lt;CPU&gt;</td>") != NULL);
-	CHECK(strstr(html, "<th>Memory</th><td>2.0 GiB</td>") != NULL);
-	CHECK(strstr(html, "class=\"bin\"") != NULL);
+	CHECK_HAS(html, "<th>CPU</th><td>Test &lt;CPU&gt;</td>");
+	CHECK_HAS(html, "<th>Memory</th><td>2.0 GiB</td>");
+	CHECK_HAS(html, "class=\"bin\"");
 	CHECK(strstr(html, "<script") == NULL);
 	free(html);
 
@@ -102,7 +102,7 @@ TEST(bench_reporthtml_file_by_rename)
 	CHECK_STR("<!DOCTYPE html>\n", buf);
 	/* A directory is refused by name. */
 	CHECK_INT(-1, report_html_open(&h, dir, err));
-	CHECK(strstr(err, "is a directory") != NULL);
+	CHECK_HAS(err, "is a directory");
 	unlink(path);
 	CHECK_INT(0, rmdir(dir)); /* nothing else left in it */
 	free(path);

@@ -15,7 +15,6 @@
 #include "url/url.h"
 #include "base/xalloc.h"
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static void wiki_site(struct site *s)
 {
@@ -25,9 +24,7 @@ static void wiki_site(struct site *s)
 
 TEST(canonical_parse_errors_name_the_rule)
 {
-	static const struct {
-		const char *spec, *want;
-	} cases[] = {
+	static const struct str_case cases[] = {
 		{ "no arrow here", "bad --canonical rule 'no arrow here': expected 'REGEX => URL'" },
 		{ " => /x", "bad --canonical rule ' => /x': expected 'REGEX => URL'" },
 		{ "^/a =>   ", "bad --canonical rule '^/a =>   ': expected 'REGEX => URL'" },
@@ -40,9 +37,9 @@ TEST(canonical_parse_errors_name_the_rule)
 		struct site s;
 		char err[ERR_LEN];
 		wiki_site(&s);
-		CHECK_INT(-1, site_add_canonical(&s, cases[i].spec, err));
+		CHECK_INT(-1, site_add_canonical(&s, cases[i].in, err));
 		CHECK(strncmp(err, cases[i].want, strlen(cases[i].want)) == 0);
-		CHECK(!strchr(err, '\n') || strchr(cases[i].spec, '\n'));
+		CHECK(!strchr(err, '\n') || strchr(cases[i].in, '\n'));
 		CHECK_INT(0, s.ncanonical);
 		site_release(&s);
 	}
@@ -119,9 +116,7 @@ TEST(canonical_literal_loops_are_refused)
 
 TEST(canonical_regex_for_pcre)
 {
-	static const struct {
-		const char *spec, *want; /* want NULL: refused */
-	} cases[] = {
+	static const struct str_case cases[] = { /* want NULL: refused */
 		{ "^/doku\\.php\\?id=[^&]*&do=index$ => /x", "^/doku\\.php\\?id=[^&]*&do=index$" },
 		{ "^/a[\\.]b$ => /x", "^/a[\\\\.]b$" },                  /* a POSIX bracket's backslash is literal */
 		{ "^/[[:alpha:]]+[]x]\"$ => /x", "^/[[:alpha:]]+[]x]\\x22$" },
@@ -140,7 +135,7 @@ TEST(canonical_regex_for_pcre)
 		char err[ERR_LEN];
 		struct buf out = BUF_INIT;
 		size_t groups;
-		CHECK_INT(0, rewrite_parse(&rw, cases[i].spec, "--canonical", err));
+		CHECK_INT(0, rewrite_parse(&rw, cases[i].in, "--canonical", err));
 		int rc = config_canonical_pcre(&rw, &out, &groups, err);
 		if (cases[i].want) {
 			CHECK_INT(0, rc);
@@ -148,7 +143,7 @@ TEST(canonical_regex_for_pcre)
 		} else {
 			CHECK_INT(-1, rc);
 			char want[256];
-			snprintf(want, sizeof want, "--canonical '%s': ", cases[i].spec);
+			snprintf(want, sizeof want, "--canonical '%s': ", cases[i].in);
 			CHECK(strncmp(err, want, strlen(want)) == 0);
 		}
 		buf_release(&out);

@@ -76,7 +76,7 @@ static const struct parse_case cases[] = {
 
 TEST(cgiresp_table)
 {
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		const struct parse_case *c = &cases[i];
 		struct buf raw = BUF_INIT;
 		struct origin_response rs;

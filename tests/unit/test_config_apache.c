@@ -11,16 +11,7 @@
 
 static void blog(struct treeinfo *ti)
 {
-	treeinfo_init(ti, "http://blog.example.com/");
-	ti->dir = xstrdup("out");
-	ti->root = xstrdup("/srv/my blog");
-	ti->have_404 = true;
-	unit_treeinfo_add(ti, "/", 200, "index.html", "text/html; charset=UTF-8", NULL);
-	unit_treeinfo_add(ti, "/?p=5", 301, NULL, NULL, "http://blog.example.com/2020/05/x/");
-	unit_treeinfo_add(ti, "/cost", 302, NULL, NULL, "http://blog.example.com/a$b%25");
-	unit_treeinfo_add(ti, "/feed/", 200, "feed/index.html", "application/rss+xml; charset=UTF-8", NULL);
-	unit_treeinfo_add(ti, "/feed/0", 404, NULL, NULL, NULL);
-	unit_treeinfo_add(ti, "/gone", 410, NULL, NULL, NULL);
+	unit_blog_tree(ti, "/srv/my blog", "http://blog.example.com/a$b%25");
 	unit_treeinfo_add(ti, "/a.b%40c/", 200, "a.b%40c/index.html", "text/html; charset=utf-8", NULL);
 	unit_treeinfo_add(ti, "/search?q=a/b", 200, "search@q=a%2Fb.html", "text/html; charset=utf-8", NULL);
 	unit_treeinfo_add(ti, "/odd.php", 200, "odd.php", "text/html; charset=\"a,b\"", NULL);
@@ -29,13 +20,7 @@ static void blog(struct treeinfo *ti)
 
 static char *apache_text(const struct treeinfo *ti, const char *listen, const char *cc)
 {
-	struct config_params p;
-	char err[ERR_LEN];
-	struct buf out = BUF_INIT;
-	CHECK_INT(0, config_params_init(&p, ti, listen, NULL, cc, err));
-	apache_write(&out, NULL, ti, &p);
-	config_params_release(&p);
-	return buf_detach(&out, NULL);
+	return unit_config_text(ti, listen, cc, true);
 }
 
 TEST(config_apache_virtual_host)

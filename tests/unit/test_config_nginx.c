@@ -12,21 +12,11 @@
 #include "url/urlkey.h"
 #include "base/xalloc.h"
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A small blog-like tree at /srv/blog. */
 static void blog(struct treeinfo *ti)
 {
-	treeinfo_init(ti, "http://blog.example.com/");
-	ti->dir = xstrdup("out");
-	ti->root = xstrdup("/srv/blog");
-	ti->have_404 = true;
-	unit_treeinfo_add(ti, "/", 200, "index.html", "text/html; charset=UTF-8", NULL);
-	unit_treeinfo_add(ti, "/?p=5", 301, NULL, NULL, "http://blog.example.com/2020/05/x/");
-	unit_treeinfo_add(ti, "/cost", 302, NULL, NULL, "http://blog.example.com/a$b");
-	unit_treeinfo_add(ti, "/feed/", 200, "feed/index.html", "application/rss+xml; charset=UTF-8", NULL);
-	unit_treeinfo_add(ti, "/feed/0", 404, NULL, NULL, NULL);
-	unit_treeinfo_add(ti, "/gone", 410, NULL, NULL, NULL);
+	unit_blog_tree(ti, "/srv/blog", "http://blog.example.com/a$b");
 	unit_treeinfo_add(ti, "/quote%22d/", 301, NULL, NULL, "http://blog.example.com/q/");
 	unit_treeinfo_add(ti, "/a%40b/", 200, "a%40b/index.html", "text/html; charset=utf-8", NULL);
 	unit_treeinfo_add(ti, "/style.css?ver=1.0", 200, "style.css@ver=1.0.css", "text/css; charset=utf-8", NULL);
@@ -35,13 +25,7 @@ static void blog(struct treeinfo *ti)
 
 static char *nginx_text(const struct treeinfo *ti, const char *listen, const char *cc)
 {
-	struct config_params p;
-	char err[ERR_LEN];
-	struct buf out = BUF_INIT;
-	CHECK_INT(0, config_params_init(&p, ti, listen, NULL, cc, err));
-	nginx_write(&out, ti, &p);
-	config_params_release(&p);
-	return buf_detach(&out, NULL);
+	return unit_config_text(ti, listen, cc, false);
 }
 
 TEST(config_nginx_server_block)
@@ -203,7 +187,7 @@ TEST(config_params_listen_table)
 	}
 	for (size_t i = 0; i < COUNT(bad); i++) {
 		CHECK_INT(-1, config_params_init(&p, &ti, bad[i], NULL, NULL, err));
-		CHECK(strstr(err, "invalid listen address") != NULL);
+		CHECK_HAS(err, "invalid listen address");
 		config_params_release(&p);
 	}
 	treeinfo_release(&ti);
@@ -260,9 +244,7 @@ TEST(config_type_groups_follow_mime_from_name)
 
 TEST(config_regex_escape_table)
 {
-	static const struct {
-		const char *in, *out;
-	} cases[] = {
+	static const struct str_case cases[] = {
 		{ "/", "\\/" },
 		{ "/a.b", "\\/a\\.b" },
 		{ "/doku_php", "\\/doku_php" },
@@ -271,12 +253,7 @@ TEST(config_regex_escape_table)
 		{ "/x$(y)*+?[]{}|^", "\\/x\\$\\(y\\)\\*\\+\\?\\[\\]\\{\\}\\|\\^" },
 		{ "/caf\xc3\xa9", "\\/caf\xc3\xa9" },
 	};
-	for (size_t i = 0; i < COUNT(cases); i++) {
-		struct buf b = BUF_INIT;
-		config_regex_escape(&b, cases[i].in);
-		CHECK_STR(cases[i].out, buf_str(&b));
-		buf_release(&b);
-	}
+	CHECK_WRITES(config_regex_escape, cases);
 }
 
 TEST(config_comment_cannot_be_escaped)

@@ -10,13 +10,10 @@
 #include "unit.h"
 #include "base/xalloc.h"
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 TEST(config_glob_pcre_table)
 {
-	static const struct {
-		const char *glob, *re;
-	} cases[] = {
+	static const struct str_case cases[] = {
 		{ "fbclid", "fbclid" },
 		{ "utm_*", "utm_[^&=]*" },
 		{ "a?c", "a[^&=]c" },
@@ -29,12 +26,7 @@ TEST(config_glob_pcre_table)
 		{ "\\*x", "\\*x" },
 		{ "a\"b", "a\\x22b" },
 	};
-	for (size_t i = 0; i < COUNT(cases); i++) {
-		struct buf b = BUF_INIT;
-		config_glob_pcre(&b, cases[i].glob);
-		CHECK_STR(cases[i].re, buf_str(&b));
-		buf_release(&b);
-	}
+	CHECK_WRITES(config_glob_pcre, cases);
 }
 
 TEST(config_drop_regex_names_empty_and_ignored_parameters)
@@ -181,9 +173,7 @@ TEST(config_apache_maps_redirects_and_query_orders)
 
 TEST(config_origin_fallback_urls_and_output)
 {
-	static const struct {
-		const char *url, *want; /* want NULL: refused */
-	} cases[] = {
+	static const struct str_case cases[] = { /* want NULL: refused */
 		{ "http://127.0.0.1:8081", "127.0.0.1:8081" },
 		{ "http://127.0.0.1:8081/", "127.0.0.1:8081" },
 		{ "http://app.local", "app.local:80" },
@@ -203,7 +193,7 @@ TEST(config_origin_fallback_urls_and_output)
 	ti.root = xstrdup("/t");
 	for (size_t i = 0; i < COUNT(cases); i++) {
 		CHECK_INT(0, config_params_init(&p, &ti, "127.0.0.1:8080", NULL, NULL, err));
-		int rc = config_params_fallback(&p, cases[i].url, err);
+		int rc = config_params_fallback(&p, cases[i].in, err);
 		CHECK_INT(cases[i].want ? 0 : -1, rc);
 		if (cases[i].want)
 			CHECK_STR(cases[i].want, p.fallback);

@@ -16,7 +16,6 @@
 #include "url/urlkey.h"
 #include "base/xalloc.h"
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 TEST(config_treeinfo_split_table)
 {
@@ -131,41 +130,29 @@ TEST(config_treeinfo_suffix_table)
 	CHECK_STR(".png", treeinfo_suffix("fetch.php@media=x.png.png"));
 }
 
-/* A manifest entry for the table below. */
-static struct manifest_entry *entry(const char *target, int status, const char *key, const char *type,
-				    const char *location)
-{
-	struct manifest_entry *e = manifest_entry_new(target);
-	e->status = status;
-	e->key = key ? xstrdup(key) : NULL;
-	e->content_type = type ? xstrdup(type) : NULL;
-	e->location = location ? xstrdup(location) : NULL;
-	return e;
-}
-
 TEST(config_treeinfo_sorts_entries)
 {
 	struct treeinfo ti;
 	treeinfo_init(&ti, "http://localhost:8080/");
 	struct manifest_entry *entries[] = {
-		entry("/", 200, "index.html", "text/html; charset=UTF-8", NULL),
-		entry("/?p=5", 301, NULL, NULL, "http://localhost:8080/2020/05/x/"),
-		entry("/a%40b/", 200, "a%40b/index.html", "text/html; charset=utf-8", NULL),
-		entry("/doku.php?id=a", 200, "doku.php@id=a.html", "text/html; charset=utf-8", NULL),
-		entry("/feed/", 200, "feed/index.html", "application/rss+xml; charset=UTF-8", NULL),
-		entry("/feed/0", 404, NULL, NULL, NULL),
-		entry("/gone", 410, NULL, NULL, NULL),
-		entry("/failed", 500, NULL, NULL, NULL),
-		entry("/lib/exe/css.php?t=x", 200, "lib/exe/css.php@t=x.css", "text/css; charset=utf-8", NULL),
-		entry("/old", 302, NULL, NULL, "http://localhost:8080/a/"),
-		entry("/search?q=a/b", 200, "search@q=a%2Fb.html", "text/html; charset=utf-8", NULL),
-		entry("/x.php", 200, "x.php", "text/html; charset=utf-8", NULL),
-		entry("/y.php", 200, "y.php", "text/html; charset=utf-8", NULL),
-		entry("/a/../b", 301, NULL, NULL, "http://localhost:8080/b"),
-		entry("/%00", 200, "x", "text/plain", NULL),
-		entry("/unsafe", 200, "../etc/passwd", "text/plain", NULL),
-		entry("/redirect-without-location", 301, NULL, NULL, NULL),
-		entry("/img.php?id=1", 200, "img.php@id=1.png", "image/png", NULL),
+		unit_entry("/", 200, "index.html", "text/html; charset=UTF-8", NULL),
+		unit_entry("/?p=5", 301, NULL, NULL, "http://localhost:8080/2020/05/x/"),
+		unit_entry("/a%40b/", 200, "a%40b/index.html", "text/html; charset=utf-8", NULL),
+		unit_entry("/doku.php?id=a", 200, "doku.php@id=a.html", "text/html; charset=utf-8", NULL),
+		unit_entry("/feed/", 200, "feed/index.html", "application/rss+xml; charset=UTF-8", NULL),
+		unit_entry("/feed/0", 404, NULL, NULL, NULL),
+		unit_entry("/gone", 410, NULL, NULL, NULL),
+		unit_entry("/failed", 500, NULL, NULL, NULL),
+		unit_entry("/lib/exe/css.php?t=x", 200, "lib/exe/css.php@t=x.css", "text/css; charset=utf-8", NULL),
+		unit_entry("/old", 302, NULL, NULL, "http://localhost:8080/a/"),
+		unit_entry("/search?q=a/b", 200, "search@q=a%2Fb.html", "text/html; charset=utf-8", NULL),
+		unit_entry("/x.php", 200, "x.php", "text/html; charset=utf-8", NULL),
+		unit_entry("/y.php", 200, "y.php", "text/html; charset=utf-8", NULL),
+		unit_entry("/a/../b", 301, NULL, NULL, "http://localhost:8080/b"),
+		unit_entry("/%00", 200, "x", "text/plain", NULL),
+		unit_entry("/unsafe", 200, "../etc/passwd", "text/plain", NULL),
+		unit_entry("/redirect-without-location", 301, NULL, NULL, NULL),
+		unit_entry("/img.php?id=1", 200, "img.php@id=1.png", "image/png", NULL),
 	};
 	for (size_t i = 0; i < COUNT(entries); i++)
 		treeinfo_add(&ti, entries[i]);
@@ -230,7 +217,7 @@ TEST(config_treeinfo_lists_hashed_names)
 	CHECK(key && strchr(key, '#'));
 	struct treeinfo ti;
 	treeinfo_init(&ti, "http://localhost/");
-	struct manifest_entry *e = entry(target.data, 200, key, "text/html; charset=utf-8", NULL);
+	struct manifest_entry *e = unit_entry(target.data, 200, key, "text/html; charset=utf-8", NULL);
 	treeinfo_add(&ti, e);
 	CHECK_INT(1, ti.files.n);
 	if (ti.files.n)
@@ -293,16 +280,16 @@ TEST(config_treeinfo_load_reads_the_tree)
 	CHECK_STR("--root-path 'srv/site' is not an absolute path", err);
 	treeinfo_release(&ti);
 	CHECK_INT(-1, treeinfo_load(&ti, dir, "/srv/$site", err));
-	CHECK(strstr(err, "holds '$'") != NULL);
+	CHECK_HAS(err, "holds '$'");
 	treeinfo_release(&ti);
 
 	/* A directory that is no snapshot tree. */
 	CHECK_INT(-1, treeinfo_load(&ti, meta, NULL, err));
-	CHECK(strstr(err, "is not a snapshot tree") != NULL);
+	CHECK_HAS(err, "is not a snapshot tree");
 	treeinfo_release(&ti);
 	char *missing = xasprintf("%s/missing", dir);
 	CHECK_INT(-1, treeinfo_load(&ti, missing, NULL, err));
-	CHECK(strstr(err, "cannot open tree") != NULL);
+	CHECK_HAS(err, "cannot open tree");
 	treeinfo_release(&ti);
 
 	/* An old tree's malformed manifest is an error, not an empty tree. */

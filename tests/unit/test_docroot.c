@@ -30,7 +30,7 @@ struct docroot_row {
 static const char *kind_name(enum resolve_kind k)
 {
 	static const char *names[] = { "SCRIPT", "STATIC", "SOURCE", "SLASH", "MISSING", "REFUSED" };
-	return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
+	return (unsigned)k < COUNT(names) ? names[k] : "?";
 }
 
 struct docroot_fixture {
@@ -248,7 +248,7 @@ TEST(docroot_table)
 	};
 	struct docroot_fixture f;
 	if (docroot_open(&f, NULL))
-		check_rows(&f, rows, sizeof rows / sizeof rows[0]);
+		check_rows(&f, rows, COUNT(rows));
 	else
 		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.err);
 	docroot_close(&f);
@@ -275,7 +275,7 @@ TEST(docroot_front_controller_table)
 	};
 	struct docroot_fixture f;
 	if (docroot_open(&f, "/app.php"))
-		check_rows(&f, rows, sizeof rows / sizeof rows[0]);
+		check_rows(&f, rows, COUNT(rows));
 	else
 		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.err);
 	docroot_close(&f);
@@ -321,7 +321,7 @@ TEST(docroot_refusals_say_why)
 	char *fifo = xasprintf("%s/fifo", f.root);
 	CHECK_INT(0, mkfifo(fifo, 0600));
 	free(fifo);
-	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+	for (size_t i = 0; i < COUNT(rows); i++) {
 		const char *query = strchr(rows[i].target, '?');
 		size_t len = query ? (size_t)(query - rows[i].target) : strlen(rows[i].target);
 		struct resolved r;
@@ -380,7 +380,7 @@ TEST(docroot_no_follow_symlinks_table)
 	};
 	struct docroot_fixture f;
 	if (docroot_open_with(&f, NULL, true))
-		check_rows(&f, rows, sizeof rows / sizeof rows[0]);
+		check_rows(&f, rows, COUNT(rows));
 	else
 		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.err);
 	docroot_close(&f);
@@ -451,7 +451,7 @@ TEST(docroot_front_controller_checked_at_open)
 		{ "/sub", "front controller '/sub' is not a file under '%s'" },
 		{ "/config.pl", "front controller '/config.pl' would be published as source: add --cgi pl=perl" },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		struct docroot_fixture f;
 		CHECK(!docroot_open(&f, cases[i].front_controller));
 		if (f.root) {

@@ -40,7 +40,7 @@ TEST(excerpt_table)
 		{ "<!-- unterminated", true, 5, 200, "" },
 		{ "<a href=\"x\"", true, 5, 200, "" },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		struct strlist lines = STRLIST_INIT;
 		struct buf joined = BUF_INIT;
 		excerpt_lines(cases[i].body, strlen(cases[i].body), cases[i].html, cases[i].max_lines,

@@ -5,6 +5,7 @@
 #include "crawl/families.h"
 #include "base/log.h"
 #include "base/rewrite.h"
+#include "helpers.h"
 #include "unit.h"
 #include "base/xalloc.h"
 
@@ -24,6 +25,18 @@ static void note(struct families *f, const char *type, int b, const char *fmt, c
 }
 
 static const char *const ids[] = { "a", "b", "c", "d", "e" };
+
+/* f initialised with the seed "/" and five DokuWiki pages, each linking
+ * its own copy of the sitemap (doku.php?id=X&do=index): one body for all. */
+static void dokuwiki_sitemaps(struct families *f)
+{
+	families_init(f);
+	families_set_default_seed(f, "/");
+	for (int i = 0; i < 5; i++) {
+		note(f, "text/html", 100 + i, "/doku.php?id=%s", ids[i]);
+		note(f, "text/html", 1, "/doku.php?id=%s&do=index", ids[i]);
+	}
+}
 
 /* The report's option lines, without the heading, one per line. */
 static char *report(struct families *f, struct strlist *table)
@@ -67,30 +80,27 @@ static int canonical_rule(const char *out, struct rewrite *rw)
 	return rc;
 }
 
-/* Where rw sends target: "-" when it does not match. */
-static char *sends(const struct rewrite *rw, const char *target)
+/* The --canonical rule in out, read back, sends each sends[i].in to
+ * sends[i].want, "-" where it does not match. */
+static void check_rule_sends(const char *out, const struct str_case *sends, size_t n)
 {
-	char *to = rewrite_apply(rw, target);
-	return to ? to : xstrdup("-");
+	struct rewrite rw;
+	if (canonical_rule(out, &rw) < 0) {
+		unit_fail(__FILE__, __LINE__, "no --canonical rule that parses in \"%s\"", out);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *to = rewrite_apply(&rw, sends[i].in);
+		CHECK_STR(sends[i].want, to ? to : "-");
+		free(to);
+	}
+	rewrite_release(&rw);
 }
-
-#define CHECK_SENDS(rw, want, target)            \
-	do {                                     \
-		char *to_ = sends((rw), (target)); \
-		CHECK_STR((want), to_);          \
-		free(to_);                       \
-	} while (0)
 
 TEST(families_a_sitemap_per_page_is_sent_to_the_first)
 {
 	struct families f;
-	struct rewrite rw;
-	families_init(&f);
-	families_set_default_seed(&f, "/");
-	for (int i = 0; i < 5; i++) {
-		note(&f, "text/html", 100 + i, "/doku.php?id=%s", ids[i]);
-		note(&f, "text/html", 1, "/doku.php?id=%s&do=index", ids[i]);
-	}
+	dokuwiki_sitemaps(&f);
 	char *out = report(&f, NULL);
 	/* id matters for the page: no --ignore-param id, but one rule sends
 	 * every copy of the sitemap to the first, which no rule matches:
@@ -99,18 +109,18 @@ TEST(families_a_sitemap_per_page_is_sent_to_the_first)
 		  "  # '/doku.php?id=…&do=index': 5 URLs, 1 distinct body (text/html); 'id' changes bodies "
 		  "elsewhere; the rule answers the others with a 302 to /doku.php?id=a&do=index, which keeps "
 		  "the one copy\n", out);
-	CHECK_INT(0, canonical_rule(out, &rw));
-	for (int i = 1; i < 5; i++) {
-		char *t = xasprintf("/doku.php?id=%s&do=index", ids[i]);
-		CHECK_SENDS(&rw, "/doku.php?id=a&do=index", t);
-		free(t);
-	}
-	CHECK_SENDS(&rw, "-", "/doku.php?id=a&do=index");
-	CHECK_SENDS(&rw, "/doku.php?id=a&do=index", "/doku.php?id=&do=index");
-	CHECK_SENDS(&rw, "/doku.php?id=a&do=index", "/doku.php?id=ab&do=index");
-	CHECK_SENDS(&rw, "/doku.php?id=a&do=index", "/doku.php?id=new&do=index");
-	CHECK_SENDS(&rw, "-", "/doku.php?id=a");
-	rewrite_release(&rw);
+	static const struct str_case sends[] = {
+		{ "/doku.php?id=b&do=index", "/doku.php?id=a&do=index" },
+		{ "/doku.php?id=c&do=index", "/doku.php?id=a&do=index" },
+		{ "/doku.php?id=d&do=index", "/doku.php?id=a&do=index" },
+		{ "/doku.php?id=e&do=index", "/doku.php?id=a&do=index" },
+		{ "/doku.php?id=a&do=index", "-" },
+		{ "/doku.php?id=&do=index", "/doku.php?id=a&do=index" },
+		{ "/doku.php?id=ab&do=index", "/doku.php?id=a&do=index" },
+		{ "/doku.php?id=new&do=index", "/doku.php?id=a&do=index" },
+		{ "/doku.php?id=a", "-" },
+	};
+	check_rule_sends(out, sends, COUNT(sends));
 	free(out);
 	families_release(&f);
 }
@@ -118,25 +128,20 @@ TEST(families_a_sitemap_per_page_is_sent_to_the_first)
 TEST(families_the_one_sitemap_url_is_the_rules)
 {
 	struct families f;
-	struct rewrite rw;
-	families_init(&f);
-	families_set_default_seed(&f, "/");
+	dokuwiki_sitemaps(&f);
 	/* DokuWiki: doku.php?do=index is the sitemap too, linked once; the
 	 * per-id copies are sent there, by their shape: it has no id. */
-	for (int i = 0; i < 5; i++) {
-		note(&f, "text/html", 100 + i, "/doku.php?id=%s", ids[i]);
-		note(&f, "text/html", 1, "/doku.php?id=%s&do=index", ids[i]);
-	}
 	note(&f, "text/html", 1, "/doku.php?do=%s", "index");
 	char *out = report(&f, NULL);
 	CHECK_STR("  --canonical '^/doku\\.php\\?id=[^&]*&do=index$ => /doku.php?do=index'"
 		  "  # '/doku.php?do=index': 6 URLs, 1 distinct body (text/html); 'id' changes bodies "
 		  "elsewhere; the rule answers the others with a 302 to /doku.php?do=index, which keeps "
 		  "the one copy\n", out);
-	CHECK_INT(0, canonical_rule(out, &rw));
-	CHECK_SENDS(&rw, "/doku.php?do=index", "/doku.php?id=c&do=index");
-	CHECK_SENDS(&rw, "-", "/doku.php?do=index");
-	rewrite_release(&rw);
+	static const struct str_case sends[] = {
+		{ "/doku.php?id=c&do=index", "/doku.php?do=index" },
+		{ "/doku.php?do=index", "-" },
+	};
+	check_rule_sends(out, sends, COUNT(sends));
 	free(out);
 	families_release(&f);
 }
@@ -144,22 +149,17 @@ TEST(families_the_one_sitemap_url_is_the_rules)
 TEST(families_a_body_found_elsewhere_is_where_the_rule_sends)
 {
 	struct families f;
-	struct rewrite rw;
-	families_init(&f);
-	families_set_default_seed(&f, "/");
-	for (int i = 0; i < 5; i++) {
-		note(&f, "text/html", 100 + i, "/doku.php?id=%s", ids[i]);
-		note(&f, "text/html", 1, "/doku.php?id=%s&do=index", ids[i]);
-	}
+	dokuwiki_sitemaps(&f);
 	note(&f, "text/html", 1, "/sitemap%s", ".html");
 	char *out = report(&f, NULL);
 	CHECK_STR("  --canonical '^/doku\\.php\\?(.*&)?do=index(&|$) => /sitemap.html'  # '/doku.php?id=…&do=index': "
 		  "5 URLs, 1 distinct body (text/html); 'id' changes bodies elsewhere; the same body is at "
 		  "/sitemap.html: the rule answers them with a 302 there\n", out);
-	CHECK_INT(0, canonical_rule(out, &rw));
-	CHECK_SENDS(&rw, "/sitemap.html", "/doku.php?id=a&do=index");
-	CHECK_SENDS(&rw, "-", "/sitemap.html");
-	rewrite_release(&rw);
+	static const struct str_case sends[] = {
+		{ "/doku.php?id=a&do=index", "/sitemap.html" },
+		{ "/sitemap.html", "-" },
+	};
+	check_rule_sends(out, sends, COUNT(sends));
 	free(out);
 	families_release(&f);
 }
@@ -222,7 +222,6 @@ TEST(families_a_web_bug_timestamp_is_ignored)
 TEST(families_dokuwiki_taskrunner_bare_time_is_one_family)
 {
 	struct families f;
-	struct rewrite rw;
 	families_init(&f);
 	for (int i = 0; i < 5; i++) {
 		char t[80];
@@ -241,13 +240,14 @@ TEST(families_dokuwiki_taskrunner_bare_time_is_one_family)
 	CHECK_HAS(out, ")$ => /lib/exe/taskrunner.php?id=a&1700000000'  # '/lib/exe/taskrunner.php?id=…&…': 5 URLs, "
 		       "1 distinct body (image/gif); 'id' changes bodies elsewhere; the rule answers the others "
 		       "with a 302 to /lib/exe/taskrunner.php?id=a&1700000000, which keeps the one copy\n");
-	CHECK_INT(0, canonical_rule(out, &rw));
-	CHECK_SENDS(&rw, "/lib/exe/taskrunner.php?id=a&1700000000", "/lib/exe/taskrunner.php?id=a&1796000000");
-	CHECK_SENDS(&rw, "/lib/exe/taskrunner.php?id=a&1700000000", "/lib/exe/taskrunner.php?id=e&1700000000");
-	CHECK_SENDS(&rw, "/lib/exe/taskrunner.php?id=a&1700000000", "/lib/exe/taskrunner.php?id=d&1700000003");
-	CHECK_SENDS(&rw, "/lib/exe/taskrunner.php?id=a&1700000000", "/lib/exe/taskrunner.php?id=a&170000000");
-	CHECK_SENDS(&rw, "-", "/lib/exe/taskrunner.php?id=a&1700000000");
-	rewrite_release(&rw);
+	static const struct str_case sends[] = {
+		{ "/lib/exe/taskrunner.php?id=a&1796000000", "/lib/exe/taskrunner.php?id=a&1700000000" },
+		{ "/lib/exe/taskrunner.php?id=e&1700000000", "/lib/exe/taskrunner.php?id=a&1700000000" },
+		{ "/lib/exe/taskrunner.php?id=d&1700000003", "/lib/exe/taskrunner.php?id=a&1700000000" },
+		{ "/lib/exe/taskrunner.php?id=a&170000000", "/lib/exe/taskrunner.php?id=a&1700000000" },
+		{ "/lib/exe/taskrunner.php?id=a&1700000000", "-" },
+	};
+	check_rule_sends(out, sends, COUNT(sends));
 	free(out);
 	families_release(&f);
 }
@@ -255,7 +255,6 @@ TEST(families_dokuwiki_taskrunner_bare_time_is_one_family)
 TEST(families_a_rule_leaves_out_what_an_ignore_param_drops)
 {
 	struct families f;
-	struct rewrite rw;
 	families_init(&f);
 	/* The sample wiki: two renders of each page id (the page and its
 	 * revisions) link the web bug with two times, one body: the bare
@@ -276,11 +275,12 @@ TEST(families_a_rule_leaves_out_what_an_ignore_param_drops)
 		       "(image/gif); 'id' changes bodies elsewhere; the rule answers the others with a 302 to "
 		       "/lib/exe/taskrunner.php?id=a, which keeps the one copy\n");
 	CHECK_HAS(out, "  --ignore-param '[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]*'  # '<number>' never changed a body");
-	CHECK_INT(0, canonical_rule(out, &rw));
-	CHECK_SENDS(&rw, "/lib/exe/taskrunner.php?id=a", "/lib/exe/taskrunner.php?id=b");
-	CHECK_SENDS(&rw, "/lib/exe/taskrunner.php?id=a", "/lib/exe/taskrunner.php?id=b&1796000000");
-	CHECK_SENDS(&rw, "-", "/lib/exe/taskrunner.php?id=a");
-	rewrite_release(&rw);
+	static const struct str_case sends[] = {
+		{ "/lib/exe/taskrunner.php?id=b", "/lib/exe/taskrunner.php?id=a" },
+		{ "/lib/exe/taskrunner.php?id=b&1796000000", "/lib/exe/taskrunner.php?id=a" },
+		{ "/lib/exe/taskrunner.php?id=a", "-" },
+	};
+	check_rule_sends(out, sends, COUNT(sends));
 	free(out);
 	families_release(&f);
 }
@@ -351,7 +351,6 @@ TEST(families_too_few_urls_are_no_evidence)
 TEST(families_options_are_quoted_for_a_shell)
 {
 	struct families f;
-	struct rewrite rw;
 	families_init(&f);
 	for (int i = 0; i < 4; i++) {
 		note(&f, "text/html", 10 + i, "/q.cgi?name=%s", ids[i]);
@@ -373,16 +372,15 @@ TEST(families_options_are_quoted_for_a_shell)
 	}
 	out = report(&f, NULL);
 	CHECK_HAS(out, "=> /q.cgi?name=$$a]&v=1'  # ");
-	CHECK_INT(0, canonical_rule(out, &rw));
-	for (int i = 1; i < 4; i++) {
-		char *t = xasprintf("/q.cgi?name=%s&v=1", odd[i]);
-		CHECK_SENDS(&rw, "/q.cgi?name=$a]&v=1", t);
-		free(t);
-	}
-	CHECK_SENDS(&rw, "-", "/q.cgi?name=$a]&v=1");
-	CHECK_SENDS(&rw, "/q.cgi?name=$a]&v=1", "/q.cgi?name=]&v=1");
-	CHECK_SENDS(&rw, "/q.cgi?name=$a]&v=1", "/q.cgi?name=$a]]&v=1");
-	rewrite_release(&rw);
+	static const struct str_case sends[] = {
+		{ "/q.cgi?name='b-&v=1", "/q.cgi?name=$a]&v=1" },
+		{ "/q.cgi?name=[c^&v=1", "/q.cgi?name=$a]&v=1" },
+		{ "/q.cgi?name=d$e&v=1", "/q.cgi?name=$a]&v=1" },
+		{ "/q.cgi?name=$a]&v=1", "-" },
+		{ "/q.cgi?name=]&v=1", "/q.cgi?name=$a]&v=1" },
+		{ "/q.cgi?name=$a]]&v=1", "/q.cgi?name=$a]&v=1" },
+	};
+	check_rule_sends(out, sends, COUNT(sends));
 	free(out);
 	families_release(&f);
 }

@@ -8,6 +8,7 @@
 
 #include "base/buf.h"
 #include "crawl/links.h"
+#include "helpers.h"
 #include "unit.h"
 #include "base/xalloc.h"
 
@@ -228,9 +229,7 @@ TEST(links_html_srcset_forms)
 
 TEST(links_html_meta_refresh_forms)
 {
-	static const struct {
-		const char *content, *want;
-	} cases[] = {
+	static const struct str_case cases[] = {
 		{ "5; url=/next", "http://site.test/next" },
 		{ "0;URL='/quoted'", "http://site.test/quoted" },
 		{ "0;url=/nospace", "http://site.test/nospace" },
@@ -243,9 +242,9 @@ TEST(links_html_meta_refresh_forms)
 		{ "soon; url=/x", NULL },
 		{ "5;", NULL },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		struct strlist l = STRLIST_INIT;
-		char *page = xasprintf("<meta http-equiv=\"Refresh\" content=\"%s\">", cases[i].content);
+		char *page = xasprintf("<meta http-equiv=\"Refresh\" content=\"%s\">", cases[i].in);
 		html(&l, page, NULL);
 		if (cases[i].want)
 			CHECK_LINKS(&l, cases[i].want);
@@ -286,7 +285,7 @@ TEST(links_html_robots_meta_variants)
 		{ "<meta name=robots content=noindex><meta name=robots content=nofollow>", true, true },
 		{ "", false, false },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		struct strlist l = STRLIST_INIT;
 		struct page_meta meta = { true, true };
 		char *page = xasprintf("<html><head>%s</head><body><a href=/x>x</a></body></html>", cases[i].head);

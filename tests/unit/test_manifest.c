@@ -15,6 +15,14 @@
 #include "unit.h"
 #include "base/xalloc.h"
 
+/* Remove the scratch directory of unit_tree_open and free its names. */
+static void remove_scratch(char *path, char *treepath)
+{
+	unit_remove_tree(path);
+	free(path);
+	free(treepath);
+}
+
 /* A copy owns its strings: freeing the original leaves it whole. */
 TEST(manifest_entry_dup_is_deep)
 {
@@ -117,15 +125,13 @@ TEST(manifest_round_trip)
 	free(mpath);
 	struct manifest m3 = MANIFEST_INIT;
 	CHECK_INT(-1, manifest_load(&m3, &o, err));
-	CHECK(strstr(err, "/.cgisnap/manifest:2: malformed line") != NULL);
+	CHECK_HAS(err, "/.cgisnap/manifest:2: malformed line");
 	CHECK(faccessat(o.meta_fd, "manifest", F_OK, 0) == 0); /* kept */
 	manifest_release(&m3);
 	tree_close(&o);
 	free(oldpath);
 	tree_close(&t);
-	unit_remove_tree(path);
-	free(path);
-	free(treepath);
+	remove_scratch(path, treepath);
 }
 
 static struct manifest_entry *entry(const char *target, int i)
@@ -143,6 +149,16 @@ static struct manifest_entry *entry(const char *target, int i)
 	return e;
 }
 
+/* The entries /p0 .. /p<n-1> of entry(), put in m. */
+static void put_pages(struct manifest *m, int n)
+{
+	char target[32];
+	for (int i = 0; i < n; i++) {
+		snprintf(target, sizeof target, "/p%d", i);
+		manifest_put(m, entry(target, i));
+	}
+}
+
 /* A delta save writes the changed entries and deletes the dropped
  * targets; the rows it is not told of stay, though the manifest it is
  * given lacks them; a process that never loaded can save one too. */
@@ -153,11 +169,7 @@ TEST(manifest_save_delta_touches_only_what_it_is_given)
 	char *treepath = xasprintf("%s/tree", path);
 	char err[ERR_LEN];
 	struct manifest m = MANIFEST_INIT;
-	char target[32];
-	for (int i = 0; i < 50; i++) {
-		snprintf(target, sizeof target, "/p%d", i);
-		manifest_put(&m, entry(target, i));
-	}
+	put_pages(&m, 50);
 	CHECK_INT(0, manifest_save(&m, &t, err));
 	manifest_release(&m);
 	CHECK_INT(50, manifest_rows_written(&t));
@@ -199,9 +211,7 @@ TEST(manifest_save_delta_touches_only_what_it_is_given)
 	manifest_release(&r);
 	strlist_clear(&dropped);
 	tree_close(&t);
-	unit_remove_tree(path);
-	free(path);
-	free(treepath);
+	remove_scratch(path, treepath);
 }
 
 /* A delta save of a process that did not load (serve --fill) compares
@@ -263,9 +273,7 @@ TEST(manifest_save_delta_without_a_load_reads_each_row_now)
 	strlist_clear(&deps);
 	manifest_release(&r);
 	tree_close(&a);
-	unit_remove_tree(path);
-	free(path);
-	free(treepath);
+	remove_scratch(path, treepath);
 }
 
 /* A save writes only the rows of entries that changed: a save of the same
@@ -279,11 +287,7 @@ TEST(manifest_save_writes_only_changed_rows)
 	char *treepath = xasprintf("%s/tree", path);
 	char err[ERR_LEN];
 	struct manifest m = MANIFEST_INIT;
-	char target[32];
-	for (int i = 0; i < 100; i++) {
-		snprintf(target, sizeof target, "/p%d", i);
-		manifest_put(&m, entry(target, i));
-	}
+	put_pages(&m, 100);
 	CHECK_INT(0, manifest_save(&m, &t, err));
 	CHECK_INT(100, manifest_rows_written(&t));
 	CHECK_INT(0, manifest_save(&m, &t, err));
@@ -310,6 +314,7 @@ TEST(manifest_save_writes_only_changed_rows)
 	CHECK(manifest_get(&r, "/p9") == NULL);
 	CHECK_INT(12, manifest_get(&r, "/p3") ? manifest_get(&r, "/p3")->render_ms : -1);
 	/* The render of every page again, as a crawl makes it: same rows. */
+	char target[32];
 	for (int i = 0; i < 100; i++) {
 		snprintf(target, sizeof target, "/p%d", i);
 		if (i != 3 && i != 7 && i != 9 && i != 50)
@@ -320,9 +325,7 @@ TEST(manifest_save_writes_only_changed_rows)
 	manifest_release(&r);
 	manifest_release(&m);
 	tree_close(&t);
-	unit_remove_tree(path);
-	free(path);
-	free(treepath);
+	remove_scratch(path, treepath);
 }
 
 /* An old tree's three files are read by one line loop: each is named when

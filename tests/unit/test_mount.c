@@ -29,7 +29,7 @@ TEST(mount_parse_values)
 		{ "/a%00=/x", NULL, "bad --script-alias prefix '/a%00': a NUL byte" },
 		{ "/a?b=/x", NULL, "bad --script-alias prefix '/a?b': a '?' or '#'" },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		struct mount m;
 		char err[ERR_LEN] = "";
 		int rc = mount_parse(&m, cases[i].spec, true, err);
@@ -71,7 +71,7 @@ TEST(mount_match_segments)
 		{ "/tool", "/tool%", -1 },
 		{ "/tool", "/tool%4", -1 },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		size_t rest = 99;
 		const char *p = cases[i].path;
 		bool ok = mount_match(cases[i].prefix, p, strlen(p), &rest);

@@ -32,6 +32,11 @@ static void reset(void)
 	jobs = 0;
 }
 
+/* opts_parse(tables) of the command line "x ARGS...", without flags. */
+#define PARSE(pos, err, ...)                                                    \
+	opts_parse(tables, (int)COUNT(((char *[]){ "x", __VA_ARGS__ })),         \
+		   (char *[]){ "x", __VA_ARGS__ }, 0, (pos), (err))
+
 TEST(opts_parses_long_short_and_positional)
 {
 	char *argv[] = { "x", "--flag", "-j4", "--name=a b", "pos1", "--seed", "/a", "--seed", "/b", "--", "--pos2" };
@@ -53,28 +58,35 @@ TEST(opts_rejects_unknown_and_bad_numbers)
 {
 	char err[ERR_LEN];
 	struct strlist pos = STRLIST_INIT;
-	char *a1[] = { "x", "--nope" };
-	CHECK_INT(OPTS_ERROR, opts_parse(tables, 2, a1, 0, &pos, err));
+	CHECK_INT(OPTS_ERROR, PARSE(&pos, err, "--nope"));
 	CHECK_STR("unknown option '--nope'", err);
-	char *a2[] = { "x", "--jobs", "100" };
-	CHECK_INT(OPTS_ERROR, opts_parse(tables, 3, a2, 0, &pos, err));
+	CHECK_INT(OPTS_ERROR, PARSE(&pos, err, "--jobs", "100"));
 	CHECK_STR("option '--jobs' needs a number from 1 to 64, not '100'", err);
-	char *a3[] = { "x", "--name" };
-	CHECK_INT(OPTS_ERROR, opts_parse(tables, 2, a3, 0, &pos, err));
-	char *a4[] = { "x", "-h" };
-	CHECK_INT(OPTS_HELP, opts_parse(tables, 2, a4, 0, &pos, err));
+	CHECK_INT(OPTS_ERROR, PARSE(&pos, err, "--name"));
+	CHECK_INT(OPTS_HELP, PARSE(&pos, err, "-h"));
 	strlist_clear(&pos);
 	reset();
+}
+
+/* Write n bytes of data (repeated to fill) to a fresh temporary file. */
+static void write_file(char *path, const char *data, size_t len)
+{
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	CHECK_INT((long long)len, write(fd, data, len));
+	close(fd);
+}
+
+/* Write text to a fresh temporary file. */
+static void write_text(char *path, const char *text)
+{
+	write_file(path, text, strlen(text));
 }
 
 TEST(opts_file_loses_to_command_line)
 {
 	char path[] = "/tmp/cgisnap-opts-XXXXXX";
-	int fd = mkstemp(path);
-	CHECK(fd >= 0);
-	FILE *f = fdopen(fd, "w");
-	fputs("# comment\n name = fromfile \nflag = yes\njobs = 8\nseed = /f1\nseed = /f2\n", f);
-	fclose(f);
+	write_text(path, "# comment\n name = fromfile \nflag = yes\njobs = 8\nseed = /f1\nseed = /f2\n");
 	char err[ERR_LEN];
 	struct strlist pos = STRLIST_INIT;
 	char *argv[] = { "x", "-c", path, "--seed", "/cli", "-n", "cli" };
@@ -88,23 +100,14 @@ TEST(opts_file_loses_to_command_line)
 	CHECK_INT(0, pos.n);
 	reset();
 
-	f = fopen(path, "w");
+	FILE *f = fopen(path, "w");
 	fputs("jobs = 8\nbogus = 1\n", f);
 	fclose(f);
 	CHECK_INT(OPTS_ERROR, opts_parse(tables, 3, argv, OPTS_CONFIG_FILE, &pos, err));
-	CHECK(strstr(err, ":2: unknown option 'bogus'") != NULL);
+	CHECK_HAS(err, ":2: unknown option 'bogus'");
 	unlink(path);
 	strlist_clear(&pos);
 	reset();
-}
-
-/* Write n bytes of data (repeated to fill) to a fresh temporary file. */
-static void write_file(char *path, const char *data, size_t len)
-{
-	int fd = mkstemp(path);
-	CHECK(fd >= 0);
-	CHECK_INT((long long)len, write(fd, data, len));
-	close(fd);
 }
 
 TEST(opts_file_is_capped_at_1_mib)
@@ -169,11 +172,7 @@ TEST(opts_file_nul_bytes_and_lines)
 TEST(opts_parse_keeps_values_loaded_before_it)
 {
 	char path[] = "/tmp/cgisnap-opts-XXXXXX";
-	int fd = mkstemp(path);
-	CHECK(fd >= 0);
-	FILE *f = fdopen(fd, "w");
-	fputs("seed = /file\njobs = 8\n", f);
-	fclose(f);
+	write_text(path, "seed = /file\njobs = 8\n");
 	static const char profile[] = "seed = /profile\nname = profile\njobs = 2\nflag = yes\n";
 	char err[ERR_LEN];
 	struct strlist pos = STRLIST_INIT;
@@ -245,8 +244,7 @@ TEST(opts_parse_getopt_long_forms)
 	strlist_clear(&pos);
 	reset();
 
-	char *a2[] = { "x", "-vj", "7", "-", "--", "-q", "--jobs" };
-	CHECK_INT(OPTS_OK, opts_parse(tables, 7, a2, 0, &pos, err));
+	CHECK_INT(OPTS_OK, PARSE(&pos, err, "-vj", "7", "-", "--", "-q", "--jobs"));
 	CHECK(verbose);
 	CHECK(!quiet);
 	CHECK_INT(7, jobs);
@@ -256,21 +254,15 @@ TEST(opts_parse_getopt_long_forms)
 	strlist_clear(&pos);
 	reset();
 
-	char *a3[] = { "x", "-qxv" };
-	CHECK_INT(OPTS_ERROR, opts_parse(tables, 2, a3, 0, &pos, err));
+	CHECK_INT(OPTS_ERROR, PARSE(&pos, err, "-qxv"));
 	CHECK_STR("unknown option '-x' in '-qxv'", err);
-	char *a4[] = { "x", "-qj" };
-	CHECK_INT(OPTS_ERROR, opts_parse(tables, 2, a4, 0, &pos, err));
+	CHECK_INT(OPTS_ERROR, PARSE(&pos, err, "-qj"));
 	CHECK_STR("option '-j' needs a value (N)", err);
-	char *a5[] = { "x", "--flag=yes" };
-	CHECK_INT(OPTS_ERROR, opts_parse(tables, 2, a5, 0, &pos, err));
+	CHECK_INT(OPTS_ERROR, PARSE(&pos, err, "--flag=yes"));
 	CHECK_STR("option '--flag' takes no value", err);
-	char *a6[] = { "x", "-qV" };
-	CHECK_INT(OPTS_VERSION, opts_parse(tables, 2, a6, 0, &pos, err));
-	char *a7[] = { "x", "--version" };
-	CHECK_INT(OPTS_VERSION, opts_parse(tables, 2, a7, 0, &pos, err));
-	char *a8[] = { "x", "-vh" };
-	CHECK_INT(OPTS_HELP, opts_parse(tables, 2, a8, 0, &pos, err));
+	CHECK_INT(OPTS_VERSION, PARSE(&pos, err, "-qV"));
+	CHECK_INT(OPTS_VERSION, PARSE(&pos, err, "--version"));
+	CHECK_INT(OPTS_HELP, PARSE(&pos, err, "-vh"));
 	strlist_clear(&pos);
 	reset();
 }
@@ -294,7 +286,7 @@ TEST(opts_parse_did_you_mean)
 	};
 	char err[ERR_LEN];
 	struct strlist pos = STRLIST_INIT;
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		char *argv[] = { "x", (char *)cases[i].arg };
 		reset();
 		CHECK_INT(OPTS_ERROR, opts_parse(tables, 2, argv, 0, &pos, err));
@@ -334,12 +326,12 @@ TEST(opts_file_quoted_values)
 		{ "name = \"a\\\"", "f.conf:1: missing closing quote (\")" },
 	};
 	char err[ERR_LEN];
-	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+	for (size_t i = 0; i < COUNT(ok); i++) {
 		reset();
 		CHECK_INT(0, opts_load_data(tables, "f.conf", ok[i].line, strlen(ok[i].line), err));
 		CHECK_STR(ok[i].want, name);
 	}
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+	for (size_t i = 0; i < COUNT(bad); i++) {
 		reset();
 		CHECK_INT(-1, opts_load_data(tables, "f.conf", bad[i].line, strlen(bad[i].line), err));
 		CHECK_STR(bad[i].msg, err);
@@ -357,10 +349,7 @@ TEST(opts_file_quoted_values)
 TEST(opts_config_file_forms)
 {
 	char path[] = "/tmp/cgisnap-opts-XXXXXX";
-	int fd = mkstemp(path);
-	CHECK(fd >= 0);
-	CHECK_INT(9, write(fd, "jobs = 6\n", 9));
-	close(fd);
+	write_text(path, "jobs = 6\n");
 	char err[ERR_LEN];
 	struct strlist pos = STRLIST_INIT;
 	char *att = xasprintf("-qc%s", path), *eq = xasprintf("--config=%s", path);

@@ -174,7 +174,7 @@ TEST(origin_cgi_files_and_directories)
 	const char *missing[] = { "/", "/nope", "/nope/deeper", "/style.css/extra", "/.hidden",
 				  "/sub/%2e%2e/hello.cgi", "/%2e%2e/etc/passwd", "/sub/..%2fhello.cgi",
 				  "/hello.cgi%00x", "/sub/.%2e/.hidden" };
-	for (size_t i = 0; i < sizeof missing / sizeof missing[0]; i++) {
+	for (size_t i = 0; i < COUNT(missing); i++) {
 		CHECK_INT(0, render(f.o, missing[i], NULL, &rs, f.err));
 		if (rs.status != 404)
 			printf("    %s gave %d\n", missing[i], rs.status);
@@ -259,12 +259,8 @@ TEST(origin_cgi_mounts)
 	CHECK_LINE("/", &rs.body, "PATH_INFO");
 	origin_response_release(&rs);
 	/* Only at a segment boundary; a NUL in PATH_INFO is refused. */
-	CHECK_INT(0, render(f.o, "/toolbox", NULL, &rs, f.err));
-	CHECK_INT(404, rs.status);
-	origin_response_release(&rs);
-	CHECK_INT(0, render(f.o, "/tool/a%00b", NULL, &rs, f.err));
-	CHECK_INT(404, rs.status);
-	origin_response_release(&rs);
+	CHECK_STATUS(&f, "/toolbox", 404);
+	CHECK_STATUS(&f, "/tool/a%00b", 404);
 
 	/* A directory: redirected to its slash, then its index; the longest
 	 * prefix wins; dotfiles stay refused. */
@@ -282,12 +278,8 @@ TEST(origin_cgi_mounts)
 	CHECK_LINE("/m/app/front.cgi", &rs.body, "SCRIPT_NAME");
 	CHECK_LINE("/x y", &rs.body, "PATH_INFO");
 	origin_response_release(&rs);
-	CHECK_INT(0, render(f.o, "/cgi/.hidden", NULL, &rs, f.err));
-	CHECK_INT(404, rs.status);
-	origin_response_release(&rs);
-	CHECK_INT(0, render(f.o, "/m/nope.html", NULL, &rs, f.err));
-	CHECK_INT(404, rs.status);
-	origin_response_release(&rs);
+	CHECK_STATUS(&f, "/cgi/.hidden", 404);
+	CHECK_STATUS(&f, "/m/nope.html", 404);
 	/* Scripts under a mounted directory: SCRIPT_NAME under the prefix. */
 	CHECK_INT(0, render(f.o, "/cgi/pathinfo.cgi/p", NULL, &rs, f.err));
 	CHECK_LINE("/cgi/pathinfo.cgi", &rs.body, "SCRIPT_NAME");
@@ -378,9 +370,7 @@ TEST(origin_cgi_front_controller)
 	CHECK_INT(0, render(f.o, "/style.css", NULL, &rs, f.err));
 	CHECK(rs.static_path != NULL);
 	origin_response_release(&rs);
-	CHECK_INT(0, render(f.o, "/.hidden", NULL, &rs, f.err));
-	CHECK_INT(404, rs.status);
-	origin_response_release(&rs);
+	CHECK_STATUS(&f, "/.hidden", 404);
 	fixture_close(&f);
 }
 

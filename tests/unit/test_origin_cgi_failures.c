@@ -83,7 +83,7 @@ TEST(origin_cgi_never_serves_a_scripts_source)
 		{ "/config.php.bak", "'config.php.bak' would be published as source: it starts with "
 				     "'<?php'; --static-ext 'bak' publishes it as it is" },
 	};
-	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+	for (size_t i = 0; i < COUNT(refused); i++) {
 		CHECK_INT(-1, render(f.o, refused[i].target, NULL, &rs, f.err));
 		CHECK_STR(refused[i].err, f.err);
 		CHECK(rs.static_path == NULL);
@@ -145,7 +145,7 @@ TEST(origin_cgi_never_serves_a_scripts_source)
 	free(link);
 	const char *names[] = { "index.php", "page.html", "notes.txt", "run", "dl.sh", "tool.Py",
 				"sub/x.pl", "sub/db.inc", "config.php.bak" };
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+	for (size_t i = 0; i < COUNT(names); i++) {
 		char *path = xasprintf("%s/%s", dir, names[i]);
 		unlink(path);
 		free(path);
@@ -170,7 +170,7 @@ TEST(origin_cgi_failures)
 		{ "/loop.cgi", "local redirect loop" },
 		{ "/noexec.cgi", noexec },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		strcpy(f.err, "(none)");
 		CHECK_INT(-1, render(f.o, cases[i].target, NULL, &rs, f.err));
 		CHECK_STR(cases[i].err, f.err);

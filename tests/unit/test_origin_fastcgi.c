@@ -120,14 +120,23 @@ static void fastcgi_checks(struct origin *o, const char *label)
 	origin_response_release(&rs);
 }
 
-TEST(origin_fastcgi_php_cgi_tcp)
+/* php-cgi started as a FastCGI server on a TCP port, written to *port:
+ * its pid; 0 when php-cgi is not installed or did not start (which fails
+ * the running test). */
+static pid_t start_php_fcgi(int *port)
 {
 	if (!have_program("php-cgi"))
-		return;
-	int port = 0;
-	pid_t pid = start_server(PHP_FCGI, &port);
+		return 0;
+	pid_t pid = start_server(PHP_FCGI, port);
 	CHECK(pid > 0);
-	if (pid <= 0)
+	return pid > 0 ? pid : 0;
+}
+
+TEST(origin_fastcgi_php_cgi_tcp)
+{
+	int port = 0;
+	pid_t pid = start_php_fcgi(&port);
+	if (!pid)
 		return;
 	struct fixture f = { 0 };
 	cgi_config(&f.cfg);
@@ -147,12 +156,9 @@ TEST(origin_fastcgi_php_cgi_tcp)
  * the mounted *.php program. */
 TEST(origin_fastcgi_mounts)
 {
-	if (!have_program("php-cgi"))
-		return;
 	int port = 0;
-	pid_t pid = start_server(PHP_FCGI, &port);
-	CHECK(pid > 0);
-	if (pid <= 0)
+	pid_t pid = start_php_fcgi(&port);
+	if (!pid)
 		return;
 	struct fixture f = { 0 };
 	struct origin_response rs;

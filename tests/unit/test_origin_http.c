@@ -100,9 +100,7 @@ TEST(origin_http_php_builtin_server)
 	CHECK_STR("http://example.test:8080/there", rs.location);
 	CHECK_STR("text/plain; charset=utf-8", rs.content_type);
 	origin_response_release(&rs);
-	CHECK_INT(0, render(f.o, "/echo.php?status=404", NULL, &rs, f.err));
-	CHECK_INT(404, rs.status);
-	origin_response_release(&rs);
+	CHECK_STATUS(&f, "/echo.php?status=404", 404);
 	CHECK_INT(0, render(f.o, "/echo.php", "HEAD", &rs, f.err));
 	CHECK_INT(200, rs.status);
 	CHECK_INT(0, rs.body.len);
@@ -122,9 +120,7 @@ TEST(origin_http_php_builtin_server)
 	CHECK_STR("output over 1 MiB", f.err);
 	CHECK(rs.over_max_output);
 	origin_response_release(&rs);
-	CHECK_INT(0, render(f.o, "/echo.php?fill=1000000", NULL, &rs, f.err));
-	CHECK_INT(200, rs.status);
-	origin_response_release(&rs);
+	CHECK_STATUS(&f, "/echo.php?fill=1000000", 200);
 	fixture_close(&f);
 	stop_server(pid);
 }

@@ -86,7 +86,7 @@ TEST(origin_open_errors)
 		{ NULL, NULL, NULL, NULL, "http://127.0.0.1:70000/", NULL,
 		  "bad --origin URL 'http://127.0.0.1:70000/': port out of range" },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		const struct open_case *c = &cases[i];
 		struct fixture f = { 0 };
 		if (c->root)
@@ -129,7 +129,7 @@ TEST(origin_open_mount_errors)
 		{ NULL, "/lib=/nonexistent", "--path-alias directory '/nonexistent' is not a directory" },
 		{ NULL, "/a%%00=/tmp", "bad --path-alias prefix '/a%%00': a NUL byte" },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		struct fixture f = { 0 };
 		cgi_config(&f.cfg);
 		if (cases[i].script)
@@ -190,7 +190,7 @@ TEST(origin_config_defaults_and_options)
 	const char *names[] = { "root", "cgi", "index", "front-controller", "env", "no-php-defaults",
 				"fastcgi", "origin", "site-url", "alias", "timeout", "max-output",
 				"script-alias", "path-alias", "cgi-mode", "cgi-max-requests", "cgi-spawn" };
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+	for (size_t i = 0; i < COUNT(names); i++) {
 		bool found = false;
 		for (const struct opt *o = origin_opts; o->name; o++)
 			found |= !strcmp(o->name, names[i]);

@@ -9,6 +9,7 @@
 #include "cli/profile.h"
 #include "cli/profileopts.h"
 #include "unit.h"
+#include "base/xalloc.h"
 
 /* The unit runner runs in the checkout (make unit). */
 #define SRCDIR_PROFILES "profiles"
@@ -85,18 +86,24 @@ TEST(profile_reads_header_and_detects_by_files)
 
 TEST(profile_bad_detect_lines_are_named)
 {
+	static const struct {
+		const char *name, *text, *want;
+	} cases[] = {
+		{ "a", "# description: a\n# detect: file x, color blue\n", "a.conf:2: detect term 'color blue'" },
+		{ "b", "# detect: file ../../etc/passwd\n",
+		  "b.conf:1: detect file '../../etc/passwd' must be a path under the root" },
+		{ "c", "# detect: generator (\n", "c.conf:1: bad generator regex '('" },
+	};
 	char *dir = unit_temp_dir("profile-bad");
 	char err[ERR_LEN];
 	struct profile p;
-	unit_put(dir, "a.conf", "# description: a\n# detect: file x, color blue\n");
-	CHECK_INT(-1, profile_load(&p, dir, "a", err));
-	CHECK_HAS(err, "a.conf:2: detect term 'color blue'");
-	unit_put(dir, "b.conf", "# detect: file ../../etc/passwd\n");
-	CHECK_INT(-1, profile_load(&p, dir, "b", err));
-	CHECK_HAS(err, "b.conf:1: detect file '../../etc/passwd' must be a path under the root");
-	unit_put(dir, "c.conf", "# detect: generator (\n");
-	CHECK_INT(-1, profile_load(&p, dir, "c", err));
-	CHECK_HAS(err, "c.conf:1: bad generator regex '('");
+	for (size_t i = 0; i < COUNT(cases); i++) {
+		char *file = xasprintf("%s.conf", cases[i].name);
+		unit_put(dir, file, cases[i].text);
+		free(file);
+		CHECK_INT(-1, profile_load(&p, dir, cases[i].name, err));
+		CHECK_HAS(err, cases[i].want);
+	}
 	unit_remove_tree(dir);
 	free(dir);
 }

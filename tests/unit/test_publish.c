@@ -220,13 +220,14 @@ TEST(publish_copy_and_remove)
 	unit_remove_tree(path);
 }
 
-/* A directory outside the tree, holding page/index.html, and a symbolic
+/* A directory outside the tree, made from the mkdtemp template outside,
+ * holding page/index.html, and a symbolic
  * link x -> it inside the tree (the repro of issue 9, item 1). */
-static void link_outside(int fd, const char *outside)
+static void link_outside(int fd, char *outside)
 {
+	CHECK(mkdtemp(outside) != NULL);
 	char *page = xasprintf("%s/page", outside);
 	char *file = xasprintf("%s/page/index.html", outside);
-	mkdir(outside, 0755);
 	mkdir(page, 0755);
 	FILE *f = fopen(file, "w");
 	fputs("outside", f);
@@ -240,7 +241,6 @@ TEST(publish_never_writes_through_a_symbolic_link)
 {
 	char path[] = "/tmp/cgisnap-pub-XXXXXX", outside[] = "/tmp/cgisnap-out-XXXXXX";
 	int fd = make_tree(path);
-	CHECK(mkdtemp(outside) != NULL);
 	link_outside(fd, outside);
 	char err[ERR_LEN];
 	CHECK_INT(-1, publish_data(fd, "x/page/index.html", "mine", 4, false, err));
@@ -278,7 +278,6 @@ TEST(publish_remove_walks_without_links_and_checks_ownership)
 {
 	char path[] = "/tmp/cgisnap-pub-XXXXXX", outside[] = "/tmp/cgisnap-out-XXXXXX";
 	int fd = make_tree(path);
-	CHECK(mkdtemp(outside) != NULL);
 	link_outside(fd, outside);
 	char err[ERR_LEN];
 	/* Through the link: refused, the outside file and directory stay. */

@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "../../serve/http.h"
+#include "helpers.h"
 #include "unit.h"
 
 TEST(serve_http_range_table)
@@ -41,7 +42,7 @@ TEST(serve_http_range_table)
 		{ "bytes 0-1", 1000, HTTP_RANGE_NONE, 0, 0 },
 		{ "", 1000, HTTP_RANGE_NONE, 0, 0 },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		uint64_t first = 12345, len = 12345;
 		enum http_range r = http_parse_range(cases[i].value, cases[i].size, &first, &len);
 		if (r != cases[i].want)
@@ -77,7 +78,7 @@ TEST(serve_http_etag_table)
 		{ "", "\"abc\"", true, false },
 		{ "\"\"", "\"\"", true, true },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		bool got = http_etag_matches(cases[i].list, cases[i].etag, cases[i].weak);
 		if (got != cases[i].want)
 			unit_fail(__FILE__, __LINE__, "'%s' vs %s (%s): %d, expected %d", cases[i].list,
@@ -112,17 +113,14 @@ TEST(serve_http_dates)
 		"Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT",
 		"Sun, 06 Nov 1994 08:49:37 GMT trailing", "Sun, 06 Nov 1960 08:49:37 GMT",
 	};
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+	for (size_t i = 0; i < COUNT(bad); i++)
 		if (http_parse_date(bad[i], &t) == 0)
 			unit_fail(__FILE__, __LINE__, "'%s' parsed as a date", bad[i]);
 }
 
 TEST(serve_http_accept_gzip_table)
 {
-	static const struct {
-		const char *ae;
-		bool want;
-	} cases[] = {
+	static const struct bool_case cases[] = {
 		{ "gzip", true },
 		{ "gzip, deflate, br", true },
 		{ "deflate, gzip;q=0.5", true },
@@ -141,11 +139,6 @@ TEST(serve_http_accept_gzip_table)
 		{ "gzipx", false },
 		{ "", false },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		bool got = http_accepts_gzip(cases[i].ae);
-		if (got != cases[i].want)
-			unit_fail(__FILE__, __LINE__, "'%s': %d, expected %d", cases[i].ae, got,
-				  cases[i].want);
-	}
+	CHECK_TESTS(http_accepts_gzip, cases);
 	CHECK(!http_accepts_gzip(NULL));
 }

@@ -5,13 +5,12 @@
 
 #include "../../serve/listen.h"
 #include "base/log.h"
+#include "helpers.h"
 #include "unit.h"
 
 TEST(serve_listen_parse_table)
 {
-	static const struct {
-		const char *spec, *text; /* text NULL: refused */
-	} cases[] = {
+	static const struct str_case cases[] = { /* want NULL: refused */
 		{ "127.0.0.1:8080", "127.0.0.1:8080" },
 		{ "[::1]:8080", "[::1]:8080" },
 		{ "*:80", "0.0.0.0:80" },
@@ -30,23 +29,23 @@ TEST(serve_listen_parse_table)
 		{ "999.1.1.1:80", NULL },
 		{ "", NULL },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		struct listen_addr a;
 		char err[ERR_LEN];
-		int rc = listen_parse(cases[i].spec, &a, err);
-		if (!strcmp(cases[i].spec, "localhost:8080")) {
+		int rc = listen_parse(cases[i].in, &a, err);
+		if (!strcmp(cases[i].in, "localhost:8080")) {
 			CHECK_INT(0, rc);
 			continue;
 		}
-		if (cases[i].text) {
+		if (cases[i].want) {
 			if (rc < 0)
-				unit_fail(__FILE__, __LINE__, "'%s' refused: %s", cases[i].spec, err);
+				unit_fail(__FILE__, __LINE__, "'%s' refused: %s", cases[i].in, err);
 			else
-				CHECK_STR(cases[i].text, a.text);
+				CHECK_STR(cases[i].want, a.text);
 		} else if (rc == 0) {
-			unit_fail(__FILE__, __LINE__, "'%s' accepted as %s", cases[i].spec, a.text);
+			unit_fail(__FILE__, __LINE__, "'%s' accepted as %s", cases[i].in, a.text);
 		} else if (!strstr(err, "invalid listen address")) {
-			unit_fail(__FILE__, __LINE__, "'%s': message '%s'", cases[i].spec, err);
+			unit_fail(__FILE__, __LINE__, "'%s': message '%s'", cases[i].in, err);
 		}
 	}
 }

@@ -97,7 +97,7 @@ TEST(serve_path_table)
 		/* An escaped '%' before "2E" is no dot: the key "%252Ex". */
 		{ "/%252Ecgisnap/manifest", 0 },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < COUNT(cases); i++) {
 		const char *origin = NULL;
 		int got = reqpath_check(cases[i].raw, &origin);
 		if (got != cases[i].want)
@@ -143,7 +143,7 @@ TEST(serve_path_scripts)
 		{ "x.PHP.Old", true },        { "run.cgi.save~", true },  { "page.html.bak", false },
 		{ "notes.bak", false },       { "a~", false },            { ".bak", false },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+	for (size_t i = 0; i < COUNT(cases); i++)
 		if (reqpath_is_script(cases[i].key, &extra) != cases[i].script)
 			unit_fail(__FILE__, __LINE__, "'%s': expected %s", cases[i].key,
 				  cases[i].script ? "a script" : "no script");

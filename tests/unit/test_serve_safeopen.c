@@ -8,56 +8,37 @@
 #include <unistd.h>
 
 #include "../../serve/safeopen.h"
+#include "helpers.h"
 #include "unit.h"
 
 static char base[64];
+
+/* A symbolic link base/name -> to: 0, or -1 with errno. */
+static int link_in_base(const char *name, const char *to)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", base, name);
+	return symlink(to, path);
+}
 
 /* base/root/{a/file,link_in,link_out,link_up,link_abs_in,dirlink,fifo}
  * and base/outside/secret. Returns the root's descriptor. */
 static int make_tree(void)
 {
-	char path[256];
+	char path[256], outside[256], inside[256];
 	snprintf(base, sizeof base, "/tmp/cgisnap-safeopen.XXXXXX");
 	if (!mkdtemp(base))
 		return -1;
-	snprintf(path, sizeof path, "%s/root", base);
-	mkdir(path, 0755);
-	snprintf(path, sizeof path, "%s/root/a", base);
-	mkdir(path, 0755);
-	snprintf(path, sizeof path, "%s/outside", base);
-	mkdir(path, 0755);
-	snprintf(path, sizeof path, "%s/outside/secret", base);
-	FILE *f = fopen(path, "w");
-	if (f) {
-		fputs("secret", f);
-		fclose(f);
-	}
-	snprintf(path, sizeof path, "%s/root/a/file", base);
-	f = fopen(path, "w");
-	if (f) {
-		fputs("inside", f);
-		fclose(f);
-	}
-	char target[256];
-	snprintf(path, sizeof path, "%s/root/link_in", base);
-	if (symlink("a/file", path) < 0)
-		return -1;
-	snprintf(path, sizeof path, "%s/root/link_out", base);
-	snprintf(target, sizeof target, "%s/outside/secret", base);
-	if (symlink(target, path) < 0)
-		return -1;
-	snprintf(path, sizeof path, "%s/root/link_up", base);
-	if (symlink("../outside/secret", path) < 0)
-		return -1;
-	snprintf(path, sizeof path, "%s/root/link_abs_in", base);
-	snprintf(target, sizeof target, "%s/root/a/file", base);
-	if (symlink(target, path) < 0)
-		return -1;
-	snprintf(path, sizeof path, "%s/root/dirlink", base);
-	if (symlink("a", path) < 0)
-		return -1;
-	snprintf(path, sizeof path, "%s/root/a/uplink", base);
-	if (symlink("../../outside", path) < 0)
+	unit_make_dir(base, "root");
+	unit_make_dir(base, "root/a");
+	unit_make_dir(base, "outside");
+	unit_put(base, "outside/secret", "secret");
+	unit_put(base, "root/a/file", "inside");
+	snprintf(outside, sizeof outside, "%s/outside/secret", base);
+	snprintf(inside, sizeof inside, "%s/root/a/file", base);
+	if (link_in_base("root/link_in", "a/file") < 0 || link_in_base("root/link_out", outside) < 0 ||
+	    link_in_base("root/link_up", "../outside/secret") < 0 || link_in_base("root/link_abs_in", inside) < 0 ||
+	    link_in_base("root/dirlink", "a") < 0 || link_in_base("root/a/uplink", "../../outside") < 0)
 		return -1;
 	snprintf(path, sizeof path, "%s/root/fifo", base);
 	mkfifo(path, 0644);
@@ -101,7 +82,7 @@ TEST(serve_safeopen_beneath)
 	CHECK_STR("inside", slurp(safeopen(root, "link_in")));
 	CHECK_STR("inside", slurp(safeopen(root, "dirlink/file")));
 	/* ...none that leave, whichever way they try. */
-	for (size_t i = 0; i < sizeof escapes / sizeof escapes[0]; i++) {
+	for (size_t i = 0; i < COUNT(escapes); i++) {
 		int fd = safeopen(root, escapes[i]);
 		if (fd >= 0) {
 			unit_fail(__FILE__, __LINE__, "'%s' opened: '%s'", escapes[i], slurp(fd));
@@ -128,7 +109,7 @@ TEST(serve_safeopen_walk_refuses_every_link)
 	CHECK_INT(-1, safeopen_walk(root, "link_in"));
 	CHECK_INT(-1, safeopen_walk(root, "link_abs_in"));
 	CHECK_INT(-1, safeopen_walk(root, "dirlink/file"));
-	for (size_t i = 0; i < sizeof escapes / sizeof escapes[0]; i++) {
+	for (size_t i = 0; i < COUNT(escapes); i++) {
 		int fd = safeopen_walk(root, escapes[i]);
 		if (fd >= 0)
 			unit_fail(__FILE__, __LINE__, "'%s' opened: '%s'", escapes[i], slurp(fd));

@@ -84,22 +84,35 @@ TEST(spill_hands_its_file_over)
 	spill_release(&s); /* nothing left to close */
 }
 
-TEST(spill_reports_a_temporary_directory_it_cannot_use)
+/* Set TMPDIR to dir; returns a copy of what it was (NULL: unset). */
+static char *set_tmpdir(const char *dir)
 {
-	struct spill s;
-	char err[ERR_LEN];
 	char *saved = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
-	setenv("TMPDIR", "/nonexistent-cgisnap-dir", 1);
-	spill_init(&s, 1, -1);
-	CHECK_INT(-1, spill_add(&s, "ab", 2, err));
-	CHECK_STR("cannot create a temporary file in '/nonexistent-cgisnap-dir': No such file or directory",
-		  err);
-	spill_release(&s);
+	setenv("TMPDIR", dir, 1);
+	return saved;
+}
+
+/* Put back the TMPDIR saved (NULL: there was none) and free the copy. */
+static void restore_tmpdir(char *saved)
+{
 	if (saved)
 		setenv("TMPDIR", saved, 1);
 	else
 		unsetenv("TMPDIR");
 	free(saved);
+}
+
+TEST(spill_reports_a_temporary_directory_it_cannot_use)
+{
+	struct spill s;
+	char err[ERR_LEN];
+	char *saved = set_tmpdir("/nonexistent-cgisnap-dir");
+	spill_init(&s, 1, -1);
+	CHECK_INT(-1, spill_add(&s, "ab", 2, err));
+	CHECK_STR("cannot create a temporary file in '/nonexistent-cgisnap-dir': No such file or directory",
+		  err);
+	spill_release(&s);
+	restore_tmpdir(saved);
 }
 
 TEST(spill_file_goes_to_the_directory_given_and_leaves_no_name)
@@ -109,8 +122,7 @@ TEST(spill_file_goes_to_the_directory_given_and_leaves_no_name)
 	char dir[] = "/tmp/cgisnap-spilldir-XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
 	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	char *saved = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
-	setenv("TMPDIR", "/nonexistent-cgisnap-dir", 1); /* not used */
+	char *saved = set_tmpdir("/nonexistent-cgisnap-dir"); /* not used */
 	spill_init(&s, 4, dirfd);
 	CHECK_INT(0, spill_add(&s, "0123456789", 10, err));
 	CHECK(s.fd >= 0);
@@ -128,11 +140,7 @@ TEST(spill_file_goes_to_the_directory_given_and_leaves_no_name)
 		closedir(d);
 	CHECK_INT(0, names);
 	spill_release(&s);
-	if (saved)
-		setenv("TMPDIR", saved, 1);
-	else
-		unsetenv("TMPDIR");
-	free(saved);
+	restore_tmpdir(saved);
 	close(dirfd);
 	rmdir(dir);
 }

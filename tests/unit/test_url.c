@@ -3,19 +3,17 @@
 #include <stdlib.h>
 
 #include "base/log.h"
+#include "helpers.h"
 #include "unit.h"
 #include "url/url.h"
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-struct pair {
-	const char *in, *want; /* want NULL: rejected */
-};
+/* In the tables below, a want of NULL means the input is rejected. */
 
 /* RFC 3986 5.4: every example, against its base "http://a/b/c/d;p?q".
  * Results are normalised (fragment dropped, empty path "/"), and only
  * http(s) results exist. */
-static const struct pair rfc_examples[] = {
+static const struct str_case rfc_examples[] = {
 	/* 5.4.1 normal examples */
 	{ "g:h", NULL },                 /* "g:h": not http */
 	{ "g", "http://a/b/c/g" },
@@ -107,7 +105,7 @@ TEST(url_resolve_more)
 	}
 }
 
-static const struct pair normalize_cases[] = {
+static const struct str_case normalize_cases[] = {
 	/* case */
 	{ "HTTP://Example.COM/", "http://example.com/" },
 	{ "http://example.com/A/B?C=D", "http://example.com/A/B?C=D" },
@@ -212,7 +210,7 @@ TEST(url_normalize_table)
 
 /* Why a URL is refused: the message users see for --site-url, --alias,
  * --seed and --origin. */
-static const struct pair why_cases[] = {
+static const struct str_case why_cases[] = {
 	{ "mailto:someone@example.com", "not an http or https URL" },
 	{ "javascript:", "not an http or https URL" },
 	{ "ftp://x/", "not an http or https URL" },
@@ -281,7 +279,7 @@ TEST(url_origin_and_target)
 
 TEST(url_decode_escapes)
 {
-	static const struct pair cases[] = {
+	static const struct str_case cases[] = {
 		{ "a%20b", "a b" },
 		{ "%41%2f%2F", "A//" },
 		{ "100%", "100%" },
@@ -347,7 +345,28 @@ TEST(site_init_and_aliases)
 	site_release(&s);
 }
 
-static const struct pair site_target_cases[] = {
+/* fn's answer for each case's input on make_site(policy)'s site; where
+ * stable, each answer is also fn's answer for itself (a canonical target
+ * is its own canonical form). */
+static void check_site_targets(bool policy, char *(*fn)(const struct site *, const char *),
+			       const struct str_case *cases, size_t n, bool stable)
+{
+	struct site s;
+	make_site(&s, policy);
+	for (size_t i = 0; i < n; i++) {
+		char *got = fn(&s, cases[i].in);
+		CHECK_STR(cases[i].want, got);
+		if (got && stable) {
+			char *again = fn(&s, got);
+			CHECK_STR(got, again);
+			free(again);
+		}
+		free(got);
+	}
+	site_release(&s);
+}
+
+static const struct str_case site_target_cases[] = {
 	{ "http://example.com/", "/" },
 	{ "http://example.com", "/" },
 	{ "HTTP://EXAMPLE.COM:80/a/./b/../c?x=1#f", "/a/c?x=1" },
@@ -367,17 +386,10 @@ static const struct pair site_target_cases[] = {
 
 TEST(site_target_table)
 {
-	struct site s;
-	make_site(&s, false);
-	for (size_t i = 0; i < COUNT(site_target_cases); i++) {
-		char *got = site_target(&s, site_target_cases[i].in);
-		CHECK_STR(site_target_cases[i].want, got);
-		free(got);
-	}
-	site_release(&s);
+	check_site_targets(false, site_target, site_target_cases, COUNT(site_target_cases), false);
 }
 
-static const struct pair policy_target_cases[] = {
+static const struct str_case policy_target_cases[] = {
 	{ "http://example.com/?utm_source=x&utm_medium=y", "/" },
 	{ "http://example.com/p?b=2&a=1&utm_campaign=z", "/p?a=1&b=2" },
 	{ "http://example.com/p?fbclid=abc&id=3", "/p?id=3" },
@@ -389,17 +401,10 @@ static const struct pair policy_target_cases[] = {
 
 TEST(site_target_with_policy)
 {
-	struct site s;
-	make_site(&s, true);
-	for (size_t i = 0; i < COUNT(policy_target_cases); i++) {
-		char *got = site_target(&s, policy_target_cases[i].in);
-		CHECK_STR(policy_target_cases[i].want, got);
-		free(got);
-	}
-	site_release(&s);
+	check_site_targets(true, site_target, policy_target_cases, COUNT(policy_target_cases), false);
 }
 
-static const struct pair canonical_target_cases[] = {
+static const struct str_case canonical_target_cases[] = {
 	{ "/", "/" },
 	{ "/a/./b/../c?x=1#frag", "/a/c?x=1" },
 	{ "/a/b/", "/a/b/" },
@@ -432,23 +437,10 @@ static const struct pair canonical_target_cases[] = {
 
 TEST(site_canonical_target_table)
 {
-	struct site s;
-	make_site(&s, false);
-	for (size_t i = 0; i < COUNT(canonical_target_cases); i++) {
-		char *got = site_canonical_target(&s, canonical_target_cases[i].in);
-		CHECK_STR(canonical_target_cases[i].want, got);
-		if (got) {
-			/* A canonical target is its own canonical form. */
-			char *again = site_canonical_target(&s, got);
-			CHECK_STR(got, again);
-			free(again);
-		}
-		free(got);
-	}
-	site_release(&s);
+	check_site_targets(false, site_canonical_target, canonical_target_cases, COUNT(canonical_target_cases), true);
 }
 
-static const struct pair policy_canonical_cases[] = {
+static const struct str_case policy_canonical_cases[] = {
 	{ "/p?utm_source=a&id=1", "/p?id=1" },
 	{ "/p?utm_source=a", "/p" },
 	{ "/p?fbclid=1&utm_medium=2&", "/p" },
@@ -466,19 +458,7 @@ static const struct pair policy_canonical_cases[] = {
 
 TEST(site_canonical_target_with_policy)
 {
-	struct site s;
-	make_site(&s, true);
-	for (size_t i = 0; i < COUNT(policy_canonical_cases); i++) {
-		char *got = site_canonical_target(&s, policy_canonical_cases[i].in);
-		CHECK_STR(policy_canonical_cases[i].want, got);
-		if (got) {
-			char *again = site_canonical_target(&s, got);
-			CHECK_STR(got, again);
-			free(again);
-		}
-		free(got);
-	}
-	site_release(&s);
+	check_site_targets(true, site_canonical_target, policy_canonical_cases, COUNT(policy_canonical_cases), true);
 }
 
 TEST(site_canonical_query_policies)

@@ -6,10 +6,10 @@
 #include "base/buf.h"
 #include "base/log.h"
 #include "base/sha256.h"
+#include "helpers.h"
 #include "unit.h"
 #include "url/urlkey.h"
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 #define SAME "="   /* urlkey_target gives the target back */
 #define NONE NULL  /* urlkey_target gives NULL */
@@ -298,10 +298,7 @@ TEST(urlkey_total_length_limit)
 
 TEST(urlkey_is_safe_table)
 {
-	static const struct {
-		const char *key;
-		bool safe;
-	} cases[] = {
+	static const struct bool_case cases[] = {
 		{ "index.html", true },
 		{ "a/b.css", true },
 		{ "a/@x=1.html", true },
@@ -336,10 +333,7 @@ TEST(urlkey_is_safe_table)
 		{ "a\tb", false },
 		{ "a\x7f", false },
 	};
-	for (size_t i = 0; i < COUNT(cases); i++)
-		if (urlkey_is_safe(cases[i].key) != cases[i].safe)
-			unit_fail(__FILE__, __LINE__, "urlkey_is_safe(\"%s\") should be %d",
-				  cases[i].key, cases[i].safe);
+	CHECK_TESTS(urlkey_is_safe, cases);
 	CHECK(!urlkey_is_safe(NULL));
 
 	char *big = malloc(URLKEY_MAX_PATH + 2);
@@ -384,9 +378,7 @@ TEST(urlkey_target_rejects)
 
 TEST(urlkey_suffix_table)
 {
-	static const struct {
-		const char *type, *suffix;
-	} cases[] = {
+	static const struct str_case cases[] = {
 		{ NULL, ".html" },
 		{ "", ".html" },
 		{ "text/html", ".html" },
@@ -418,15 +410,12 @@ TEST(urlkey_suffix_table)
 		{ "text/htmlx", ".bin" },
 		{ "text", ".bin" },
 	};
-	for (size_t i = 0; i < COUNT(cases); i++)
-		CHECK_STR(cases[i].suffix, urlkey_suffix(cases[i].type));
+	CHECK_MAP(urlkey_suffix, cases);
 }
 
 TEST(mime_from_name_table)
 {
-	static const struct {
-		const char *name, *type;
-	} cases[] = {
+	static const struct str_case cases[] = {
 		{ "index.html", "text/html; charset=utf-8" },
 		{ "a/b.HTM", "text/html; charset=utf-8" },
 		{ "x.css", "text/css; charset=utf-8" },
@@ -464,8 +453,7 @@ TEST(mime_from_name_table)
 		{ "a.d/x", "application/octet-stream" },
 		{ "x.bin", "application/octet-stream" },
 	};
-	for (size_t i = 0; i < COUNT(cases); i++)
-		CHECK_STR(cases[i].type, mime_from_name(cases[i].name));
+	CHECK_MAP(mime_from_name, cases);
 
 	/* A query key's suffix gives back its type (or a twin of it). */
 	static const char *const round[] = {
@@ -529,10 +517,7 @@ TEST(mime_implied_table)
 
 TEST(mime_compressible_table)
 {
-	static const struct {
-		const char *type;
-		bool compressible;
-	} cases[] = {
+	static const struct bool_case cases[] = {
 		{ "text/html", true },
 		{ "Text/CSS; charset=utf-8", true },
 		{ "text/plain", true },
@@ -558,8 +543,5 @@ TEST(mime_compressible_table)
 		{ "", false },
 		{ NULL, false },
 	};
-	for (size_t i = 0; i < COUNT(cases); i++)
-		if (mime_compressible(cases[i].type) != cases[i].compressible)
-			unit_fail(__FILE__, __LINE__, "mime_compressible(\"%s\") should be %d",
-				  cases[i].type ? cases[i].type : "(null)", cases[i].compressible);
+	CHECK_TESTS(mime_compressible, cases);
 }

@@ -31,6 +31,10 @@ void unit_fail(const char *file, int line, const char *fmt, ...) __attribute__((
 	}                                                                 \
 	static void test_##name(void)
 
+/* How many cases a table holds; every table test walks its cases as
+ * for (size_t i = 0; i < COUNT(cases); i++). */
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
 #define CHECK(cond)                                                       \
 	do {                                                              \
 		if (!(cond))                                              \
