@@ -16,8 +16,7 @@
 set -u
 . "$(dirname "$0")/lib-bench.sh"
 . "$ROOT/tests/lib-apps.sh"
-RUNS=${RUNS:-3}
-WGET_SECONDS=${WGET_SECONDS:-1200}
+bench_defaults RUNS=3 WGET_SECONDS=1200
 
 bench_need_packages apps dokuwiki php-cgi php-fpm nginx wget
 

@@ -8,10 +8,7 @@
 # PAGES=100 (wiki), POSTS=100 (blog), DURATION=10, CONNS=10.
 set -u
 . "$(dirname "$0")/lib-bench.sh"
-PAGES=${PAGES:-100}
-POSTS=${POSTS:-100}
-DURATION=${DURATION:-10}
-CONNS=${CONNS:-10}
+bench_defaults PAGES=100 POSTS=100 DURATION=10 CONNS=10
 bench_start dynamic
 
 bench_need_tools php php-cgi

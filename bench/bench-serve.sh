@@ -11,12 +11,7 @@
 # (AB_BIG_REQUESTS=2000 for the 1 MiB file), PAGES=60 (wiki size).
 set -u
 . "$(dirname "$0")/lib-bench.sh"
-ROUNDS=${ROUNDS:-3}
-DURATION=${DURATION:-5}
-CONNS=${CONNS:-50}
-AB_REQUESTS=${AB_REQUESTS:-20000}
-AB_BIG_REQUESTS=${AB_BIG_REQUESTS:-2000}
-PAGES=${PAGES:-60}
+bench_defaults ROUNDS=3 DURATION=5 CONNS=50 AB_REQUESTS=20000 AB_BIG_REQUESTS=2000 PAGES=60
 bench_start serve
 
 bench_need_tools wrk ab nginx lighttpd php php-cgi

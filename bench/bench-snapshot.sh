@@ -10,8 +10,7 @@
 # divided by the time it took to get them.
 set -u
 . "$(dirname "$0")/lib-bench.sh"
-PAGES=${PAGES:-1000}
-WGET_SECONDS=${WGET_SECONDS:-1200}
+bench_defaults PAGES=1000 WGET_SECONDS=1200
 bench_start snapshot
 
 STRIP='<img src="[^"]*taskrunner\.php[^>]*>'

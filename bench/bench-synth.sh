@@ -27,9 +27,7 @@ if [ -n "${BENCH_FULL:-}" ]; then
 else
 	SIZES=${SIZES:-1000 10000}
 fi
-EDITS=${EDITS:-20}
-SPACING_MS=${SPACING_MS:-200}
-LIMIT_S=${LIMIT_S:-1800}
+bench_defaults EDITS=20 SPACING_MS=200 LIMIT_S=1800
 bench_start synth
 
 bench_need_tools "${CC:-cc}" curl

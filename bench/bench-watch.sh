@@ -21,12 +21,7 @@
 # many there would be.
 set -u
 . "$(dirname "$0")/lib-bench.sh"
-PAGES=${PAGES:-1000}
-EDITS=${EDITS:-50}
-SPACING_MS=${SPACING_MS:-200}
-DEBOUNCE_MS=${DEBOUNCE_MS:-10}
-LIMIT_S=${LIMIT_S:-1200}
-CGI_MODE=${CGI_MODE:-workers}
+bench_defaults PAGES=1000 EDITS=50 SPACING_MS=200 DEBOUNCE_MS=10 LIMIT_S=1200 CGI_MODE=workers
 START=$SECONDS
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cgisnap-bench-watch.XXXXXX")
 watch_pid=""

@@ -21,8 +21,7 @@
 set -u
 . "$(dirname "$0")/lib-bench.sh"
 . "$ROOT/tests/lib-apps.sh"
-PAGES=${PAGES:-1000}
-RUNS=${RUNS:-3}
+bench_defaults PAGES=1000 RUNS=3
 SECONDS_EACH=${DURATION:-10}
 
 bench_need_packages workers php-cgi php-fpm nginx dokuwiki

@@ -36,6 +36,16 @@ _bench_cleanup() {
 	rm -rf "$WORK"
 }
 
+# bench_defaults NAME=VALUE...: each NAME the environment left unset or
+# empty gets VALUE: a script's knobs, listed in its header, on one line.
+bench_defaults() {
+	local kv name
+	for kv in "$@"; do
+		name=${kv%%=*}
+		[ -n "${!name:-}" ] || printf -v "$name" '%s' "${kv#*=}"
+	done
+}
+
 bench_start() {
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/cgisnap-bench-$1.XXXXXX")
 	trap _bench_cleanup EXIT
