@@ -219,7 +219,7 @@ FUZZ_ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -Wshadow -Wno-s
 	$(FUZZ_SAN) $(FUZZ_CFLAGS)
 FUZZ_LIBS = $(shell $(PKG_CONFIG) --libs libxml-2.0 libcrypto 2>/dev/null) -lpthread
 FUZZ_LIB_SRCS = $(addprefix lib/base/,buf.c xalloc.c log.c hashmap.c sha256.c spill.c opts.c rewrite.c) \
-	$(addprefix lib/url/,url.c site.c urlkey.c reqpath.c) lib/origin/cgiresp.c \
+	$(addprefix lib/url/,url.c site.c urlkey.c reqpath.c) $(addprefix lib/origin/,cgiresp.c response.c) \
 	$(addprefix lib/crawl/,charset.c css.c links.c linkshtml.c linksxml.c robots.c)
 FUZZ_LIB_OBJS = $(FUZZ_LIB_SRCS:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_NAMES = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))

@@ -18,10 +18,7 @@ SITE_URL=http://localhost:8080/
 
 # The sites, seeded as tests/lib.sh seeds them, in temporary copies.
 WIKI=$WORK/wiki
-mkdir -p "$WIKI"
-cp -r "$ROOT/sample-sites/wiki/." "$WIKI/"
-rm -rf "$WIKI/data"
-php "$WIKI/bin/seed.php" --pages "$PAGES" --dir "$WIKI" >/dev/null
+bench_seed_wiki "$WIKI" "$PAGES"
 BLOG=$WORK/blog
 mkdir -p "$BLOG"
 cp -r "$ROOT/sample-sites/blog/." "$BLOG/"

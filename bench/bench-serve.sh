@@ -23,10 +23,7 @@ calc() { awk "BEGIN { printf \"%.2f\", $* }"; }
 # The tree: the sample wiki's snapshot, plus a 100-byte and a 1 MiB file.
 SITE=$WORK/wiki
 TREE=$WORK/tree
-mkdir -p "$SITE"
-cp -r "$ROOT/sample-sites/wiki/." "$SITE/"
-rm -rf "$SITE/data"
-php "$SITE/bin/seed.php" --pages "$PAGES" --dir "$SITE" >/dev/null
+bench_seed_wiki "$SITE" "$PAGES"
 "$CGISNAP" snapshot -q -j "$CORES" --root "$SITE" --cgi php=php-cgi --site-url http://localhost:8080/ \
 	--strip '<img src="[^"]*taskrunner\.php[^>]*>' "$TREE" 2>"$WORK/snapshot.err" ||
 	{ echo "the snapshot of the wiki failed:"; cat "$WORK/snapshot.err"; exit 1; }

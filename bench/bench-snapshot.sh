@@ -15,10 +15,8 @@ bench_start snapshot
 
 STRIP='<img src="[^"]*taskrunner\.php[^>]*>'
 SITE=$WORK/wiki
-mkdir -p "$SITE" "$WORK/sessions"
-cp -r "$ROOT/sample-sites/wiki/." "$SITE/"
-rm -rf "$SITE/data"
-php "$SITE/bin/seed.php" --pages "$PAGES" --dir "$SITE" >/dev/null
+mkdir -p "$WORK/sessions"
+bench_seed_wiki "$SITE" "$PAGES"
 
 # calc EXPR: floating-point arithmetic (awk: no bc needed).
 calc() { awk "BEGIN { printf \"%.3f\", $* }"; }

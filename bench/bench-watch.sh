@@ -59,10 +59,7 @@ fi
 STRIP='<img src="[^"]*taskrunner\.php[^>]*>'
 SITE=$WORK/wiki
 OUT=$WORK/out
-mkdir -p "$SITE"
-cp -r "$ROOT/sample-sites/wiki/." "$SITE/"
-rm -rf "$SITE/data"
-php "$SITE/bin/seed.php" --pages "$PAGES" --dir "$SITE" >/dev/null
+bench_seed_wiki "$SITE" "$PAGES"
 
 "$CGISNAP" watch --root "$SITE" --cgi php=php-cgi --site-url http://localhost:8080/ --strip "$STRIP" \
 	--not-found '/doku.php?id=cgisnap:no-such-page' --exclude 'do=backlink' -j "$CORES" \

@@ -78,10 +78,7 @@ three_modes() {
 # 1. The sample wiki.
 STRIP='<img src="[^"]*taskrunner\.php[^>]*>'
 SITE=$WORK/wiki
-mkdir -p "$SITE"
-cp -r "$ROOT/sample-sites/wiki/." "$SITE/"
-rm -rf "$SITE/data"
-php "$SITE/bin/seed.php" --pages "$PAGES" --dir "$SITE" >/dev/null
+bench_seed_wiki "$SITE" "$PAGES"
 three_modes "sample wiki, $PAGES pages" --root "$SITE" --site-url http://localhost:8080/ --strip "$STRIP"
 
 # 2. The real DokuWiki, as bench-apps.sh crawls it (the profile is detected).

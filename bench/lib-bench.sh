@@ -46,6 +46,15 @@ bench_defaults() {
 	done
 }
 
+# bench_seed_wiki DIR PAGES: a fresh copy of the sample wiki in DIR,
+# seeded with PAGES pages.
+bench_seed_wiki() {
+	mkdir -p "$1"
+	cp -r "$ROOT/sample-sites/wiki/." "$1/"
+	rm -rf "$1/data"
+	php "$1/bin/seed.php" --pages "$2" --dir "$1" >/dev/null
+}
+
 bench_start() {
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/cgisnap-bench-$1.XXXXXX")
 	trap _bench_cleanup EXIT

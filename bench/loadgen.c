@@ -302,15 +302,27 @@ static void complete(struct worker *w, struct conn *c, bool reusable)
 	next_request(w, c);
 }
 
+/* read_conn's "nothing to read yet": wait for the next event. */
+#define READ_LATER (-2)
+
+/* One read of c's socket into w->rbuf, EINTR retried: the bytes read, 0
+ * at its end, -1 on an error, or READ_LATER. */
+static ssize_t read_conn(struct worker *w, struct conn *c)
+{
+	ssize_t n;
+	do
+		n = read(c->fd, w->rbuf, READ_BUF);
+	while (n < 0 && errno == EINTR);
+	return n < 0 && errno == EAGAIN ? READ_LATER : n;
+}
+
 /* After a complete response without keep-alive: wait for the server to
  * close, reading (and dropping) anything it still sends. */
 static void do_closing(struct worker *w, struct conn *c)
 {
 	for (;;) {
-		ssize_t n = read(c->fd, w->rbuf, READ_BUF);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
+		ssize_t n = read_conn(w, c);
+		if (n == READ_LATER)
 			return;
 		if (n <= 0) {
 			/* Closed (or reset: the response was whole all the same). */
@@ -324,10 +336,8 @@ static void do_closing(struct worker *w, struct conn *c)
 static void do_read(struct worker *w, struct conn *c)
 {
 	for (;;) {
-		ssize_t n = read(c->fd, w->rbuf, READ_BUF);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
+		ssize_t n = read_conn(w, c);
+		if (n == READ_LATER)
 			return;
 		if (n <= 0) {
 			if (retry_on_new_connection(w, c))

@@ -86,6 +86,30 @@ apps_need() {
 	finish
 }
 
+# dokuwiki_missing_pages TREE: the ids of the seeded pages ($DW_PAGES_FILE)
+# that TREE does not store with their sentence, on one line.
+dokuwiki_missing_pages() {
+	local id sentence key missing=""
+	while IFS=$'\t' read -r id sentence; do
+		key=$(manifest_field "$1" "/doku.php?id=$id" 2)
+		if [ -z "$key" ] || [ "$key" = - ] || ! grep -qF "$sentence" "$1/$key"; then
+			missing="$missing $id"
+		fi
+	done <"$DW_PAGES_FILE"
+	echo "$missing"
+}
+
+# dokuwiki_test_site: what a DokuWiki test starts from: apps_need
+# dokuwiki, then dokuwiki_site in $TESTDIR/dw; a wiki that cannot be
+# seeded ends the script with one failed case saying why.
+dokuwiki_test_site() {
+	apps_need dokuwiki
+	dokuwiki_site "$TESTDIR/dw" >"$TESTDIR/dw.out" 2>&1 && return 0
+	try "dokuwiki_site"
+	fail "cannot seed the wiki: $(tail -3 "$TESTDIR/dw.out")"
+	finish
+}
+
 # The fixed moment every seeded file and post carries.
 APPS_DATE='2024-03-01 12:00:00 UTC'
 

@@ -21,17 +21,32 @@ need_program() {
 	finish
 }
 
+# three_servers_start TREE PS PN NGINX_CONF PA APACHE_CONF: cgisnap serve
+# on TREE (port PS), nginx (PN) and Apache (PA) with the configurations
+# cgisnap config wrote: the three servers a tree is checked on.
+three_servers_start() {
+	serve_start "$1" "$2"
+	nginx_start nginx "$3" -- "$4"
+	apache_start apache "$5" -- "$6"
+}
+
+# _ports_before_dashes ARGS...: the words of ARGS before "--" (the ports of
+# nginx_start and apache_start).
+_ports_before_dashes() {
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		printf '%s ' "$1"
+		shift
+	done
+}
+
 # nginx_start NAME PORT... -- SNIPPET...: run nginx with a main
 # configuration of our own that includes each SNIPPET (a file, included
 # at http level as Debian's sites-enabled are), and wait for every PORT.
 nginx_start() {
 	local name=$1 d=$TESTDIR/$1 ports="" f p
 	shift
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		ports="$ports $1"
-		shift
-	done
-	shift
+	ports=$(_ports_before_dashes "$@")
+	shift $(($(wc -w <<<"$ports") + 1))
 	mkdir -p "$d/tmp" "$d/logs"
 	{
 		[ "$(id -u)" = 0 ] && echo "user nobody nogroup;"
@@ -72,11 +87,8 @@ nginx_start() {
 apache_start() {
 	local name=$1 d=$TESTDIR/$1 ports="" f p m mods=/usr/lib/apache2/modules
 	shift
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		ports="$ports $1"
-		shift
-	done
-	shift
+	ports=$(_ports_before_dashes "$@")
+	shift $(($(wc -w <<<"$ports") + 1))
 	mkdir -p "$d/run" "$d/logs"
 	{
 		echo "ServerRoot $d"

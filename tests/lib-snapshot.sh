@@ -4,6 +4,15 @@
 # The wiki's per-render web bug (DokuWiki's taskrunner.php?id=X&TIME).
 WIKI_STRIP='<img src="[^"]*taskrunner\.php[^>]*>'
 
+# sample_site_test wiki|blog N: the sample wiki of N pages (blog of N
+# posts) seeded in $TESTDIR/wiki (blog) as SITE, and OUT=$TESTDIR/out for
+# its tree: what most tests of the sample sites start from.
+sample_site_test() {
+	SITE=$TESTDIR/$1
+	OUT=$TESTDIR/out
+	"seed_$1" "$SITE" "$2"
+}
+
 # snap_wiki SITE OUT [OPTIONS...]: snapshot the sample wiki through php-cgi.
 snap_wiki() {
 	local site=$1 out=$2

@@ -14,8 +14,8 @@ watch_test_dirs() {
 
 # watch_wiki_test PAGES: watch_test_dirs, and the sample wiki seeded there.
 watch_wiki_test() {
-	watch_test_dirs
-	seed_wiki "$SITE" "$1"
+	sample_site_test wiki "$1"
+	LOG=$TESTDIR/watch.log
 }
 
 # How long a batch may take before a test gives up (seconds).

@@ -328,6 +328,14 @@ cgi_env() {
 		SERVER_PORT=8080 REMOTE_ADDR=127.0.0.1 PATH=/usr/bin:/bin
 }
 
+# cgi NAME BODY [DIR]: a shell CGI program DIR/NAME (DIR: $SITE) whose
+# script is BODY.
+cgi() {
+	local dir=${3:-$SITE}
+	printf '#!/bin/sh\n%s\n' "$2" >"$dir/$1"
+	chmod +x "$dir/$1"
+}
+
 # seed_wiki DIR [PAGES]: a fresh copy of the sample wiki in DIR, seeded.
 seed_wiki() {
 	mkdir -p "$1"

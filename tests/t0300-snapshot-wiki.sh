@@ -4,9 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-snapshot.sh"
 
-SITE=$TESTDIR/wiki
-OUT=$TESTDIR/out
-seed_wiki "$SITE" 120
+sample_site_test wiki 120
 
 try "a snapshot of the wiki completes with exit status 0"
 snap_wiki "$SITE" "$OUT" -j 2 2>"$TESTDIR/err1"

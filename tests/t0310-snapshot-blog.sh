@@ -4,9 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-snapshot.sh"
 
-SITE=$TESTDIR/blog
-OUT=$TESTDIR/out
-seed_blog "$SITE" 40
+sample_site_test blog 40
 
 try "a snapshot of the blog completes with exit status 0"
 snap_blog "$SITE" "$OUT" -j 2 2>"$TESTDIR/err"

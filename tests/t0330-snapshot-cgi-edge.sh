@@ -7,11 +7,6 @@ SITE=$TESTDIR/site
 OUT=$TESTDIR/out
 mkdir -p "$SITE/sub"
 
-cgi() { # cgi NAME BODY-OF-SCRIPT
-	printf '#!/bin/sh\n%s\n' "$2" >"$SITE/$1"
-	chmod +x "$SITE/$1"
-}
-
 cat >"$SITE/index.html" <<'HTML'
 <html><head><title>edge cases</title><link rel="stylesheet" href="/style.css"></head><body>
 <a href="/good.cgi">good</a> <a href="/crash.cgi">crash</a> <a href="/hang.cgi">hang</a>

@@ -16,27 +16,28 @@ no_workers() { [ -z "$(workers)" ]; }
 some_workers() { [ -n "$(workers)" ]; }
 no_runtime_dir() { [ -z "$(ls "$TMPDIR" | grep cgisnap-workers-)" ]; }
 
+# same_trees wiki|blog N: the sample site of N pages (posts) snapshotted in
+# workers and in fork mode gives the same files and manifest targets, and
+# leaves no worker behind.
+same_trees() {
+	local d=$TESTDIR/$1
+	"seed_$1" "$d" "$2"
+	"snap_$1" "$d" "$d-w" -j 2 2>"$TESTDIR/err-w"
+	check_eq 0 $? "exit status, workers"
+	"snap_$1" "$d" "$d-f" -j 2 --cgi-mode fork 2>"$TESTDIR/err-f"
+	check_eq 0 $? "exit status, fork"
+	check_eq "" "$(diff -r -x .cgisnap "$d-w" "$d-f")" "trees differ"
+	check_eq "$(manifest_targets "$d-f")" "$(manifest_targets "$d-w")" "manifest targets"
+	check_eq "" "$(workers)" "workers left after the run"
+}
+
 try "the sample wiki: workers and fork mode store byte-identical trees"
-seed_wiki "$TESTDIR/wiki" 40
-snap_wiki "$TESTDIR/wiki" "$TESTDIR/wiki-w" -j 2 2>"$TESTDIR/err-w"
-check_eq 0 $? "exit status, workers"
-snap_wiki "$TESTDIR/wiki" "$TESTDIR/wiki-f" -j 2 --cgi-mode fork 2>"$TESTDIR/err-f"
-check_eq 0 $? "exit status, fork"
-check_eq "" "$(diff -r -x .cgisnap "$TESTDIR/wiki-w" "$TESTDIR/wiki-f")" "trees differ"
-check_eq "$(manifest_targets "$TESTDIR/wiki-f")" "$(manifest_targets "$TESTDIR/wiki-w")" "manifest targets"
+same_trees wiki 40
 check_file "$TESTDIR/wiki-w/doku.php@id=wiki:syntax.html" "a page"
-check_eq "" "$(workers)" "workers left after the run"
 no_runtime_dir || fail "runtime directory left: $(ls "$TMPDIR")"
 
 try "the sample blog: workers and fork mode store byte-identical trees"
-seed_blog "$TESTDIR/blog" 20
-snap_blog "$TESTDIR/blog" "$TESTDIR/blog-w" -j 2 2>"$TESTDIR/err-w"
-check_eq 0 $? "exit status, workers"
-snap_blog "$TESTDIR/blog" "$TESTDIR/blog-f" -j 2 --cgi-mode fork 2>"$TESTDIR/err-f"
-check_eq 0 $? "exit status, fork"
-check_eq "" "$(diff -r -x .cgisnap "$TESTDIR/blog-w" "$TESTDIR/blog-f")" "trees differ"
-check_eq "$(manifest_targets "$TESTDIR/blog-f")" "$(manifest_targets "$TESTDIR/blog-w")" "manifest targets"
-check_eq "" "$(workers)" "workers left after the run"
+same_trees blog 20
 
 # Fault fixtures, linked first, then pages that must still render.
 SITE=$TESTDIR/faults

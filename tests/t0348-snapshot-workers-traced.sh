@@ -32,14 +32,19 @@ initial() {
 	check_eq 0 "$WATCH_STATUS" "watch's exit status"
 }
 
+# fresh_copy SEED: SITE becomes a copy of SEED, times and all.
+fresh_copy() {
+	rm -rf "$SITE"
+	cp -a "$1" "$SITE"
+}
+
 try "the sample wiki: the same dependencies in worker and fork mode"
 # One seed, copied with its times (the wiki's CSS URL holds a hash of
 # them), to the same path for each mode: the paths recorded are alike.
 SITE=$BASE/wiki
 seed_wiki "$BASE/wiki-seed" 30
 for mode in fork workers; do
-	rm -rf "$SITE"
-	cp -a "$BASE/wiki-seed" "$SITE"
+	fresh_copy "$BASE/wiki-seed"
 	mapfile -t ARGS < <(watch_wiki_args "$SITE")
 	initial "$BASE/wiki-$mode.log" "$BASE/wiki-$mode" "${ARGS[@]}" --cgi-mode "$mode"
 done
@@ -54,8 +59,7 @@ try "the sample blog: the same dependencies in worker and fork mode"
 SITE=$BASE/blog
 seed_blog "$BASE/blog-seed" 12
 for mode in fork workers; do
-	rm -rf "$SITE"
-	cp -a "$BASE/blog-seed" "$SITE"
+	fresh_copy "$BASE/blog-seed"
 	initial "$BASE/blog-$mode.log" "$BASE/blog-$mode" --root "$SITE" --cgi php=php-cgi \
 		--front-controller /index.php --site-url http://localhost:8080/ -j 2 \
 		--source "$SITE/wp-content/database.sqlite" --cgi-mode "$mode"

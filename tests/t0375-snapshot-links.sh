@@ -11,11 +11,6 @@ SITE=$TESTDIR/site
 OUT=$TESTDIR/out
 mkdir -p "$SITE"
 
-cgi() { # cgi NAME BODY-OF-SCRIPT
-	printf '#!/bin/sh\n%s\n' "$2" >"$SITE/$1"
-	chmod +x "$SITE/$1"
-}
-
 # manifest_targets DIR: the targets the manifest records, sorted.
 manifest_targets() {
 	cut -f1 <("$CGISNAP" ls "$1") | grep '^/' | LC_ALL=C sort

@@ -96,9 +96,7 @@ if command -v nginx >/dev/null && command -v apache2 >/dev/null; then
 	check_eq 0 $? "nginx configuration"
 	"$CGISNAP" config apache --listen "127.0.0.1:$PA" "$OUT" >"$TESTDIR/apache.conf" 2>>"$TESTDIR/config.err"
 	check_eq 0 $? "Apache configuration"
-	serve_start "$OUT" "$P"
-	nginx_start nginx "$PN" -- "$TESTDIR/nginx.conf"
-	apache_start apache "$PA" -- "$TESTDIR/apache.conf"
+	three_servers_start "$OUT" "$P" "$PN" "$TESTDIR/nginx.conf" "$PA" "$TESTDIR/apache.conf"
 	L=$TESTDIR/list
 	printf '%s\n' /tool /tool/ "$DEEP" /tool/page?q=1 /lib /lib/ /lib/hello.cgi /lib/style.css \
 		/lib/env.pl/more '/lib/env.pl/x%20y' /lib/motd.txt /tool/nope >"$L"

@@ -13,11 +13,6 @@ SITE=$TESTDIR/site
 OUTSIDE=$TESTDIR/outside
 mkdir -p "$SITE/data" "$OUTSIDE/tpl"
 
-cgi() { # cgi NAME BODY-OF-SCRIPT
-	printf '#!/bin/sh\n%s\n' "$2" >"$SITE/$1"
-	chmod +x "$SITE/$1"
-}
-
 # Debian's wp-config.php without its config file: a complete 404 page
 # explaining the problem, then exit 1.
 cgi wp.cgi 'printf "Status: 404 Not Found\nContent-Type: text/html\n\n<html><head><title>404 Not Found</title></head><body>\n<p>could not find config-localhost.php</p>\n</body></html>\n"; exit 1'

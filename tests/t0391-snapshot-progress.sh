@@ -79,25 +79,21 @@ lines_match_summary "$TESTDIR/b.err"
 # CGI programs that fail, time out, answer 500 or too much, and a 404.
 EDGE=$TESTDIR/edge
 mkdir -p "$EDGE"
-cgi() { # cgi NAME BODY-OF-SCRIPT
-	printf '#!/bin/sh\n%s\n' "$2" >"$EDGE/$1"
-	chmod +x "$EDGE/$1"
-}
 cat >"$EDGE/index.html" <<'HTML'
 <html><body><a href="/good.cgi">good</a> <a href="/crash.cgi">crash</a> <a href="/hang.cgi">hang</a>
 <a href="/garbage.cgi">garbage</a> <a href="/huge.cgi">huge</a> <a href="/local.cgi">local</a>
 <a href="/loop.cgi">loop</a> <a href="/error.cgi">500</a> <a href="/missing.html">missing</a>
 <a href="/moved.cgi">moved</a> <a href="/x.tgz">archive</a></body></html>
 HTML
-cgi good.cgi 'printf "Content-Type: text/html\n\n<p>good page</p>\n"'
-cgi crash.cgi 'printf "Content-Type: text/html\n\n<p>half a pa"; kill -SEGV $$'
-cgi hang.cgi 'printf "Content-Type: text/html\n\n"; exec sleep 30'
-cgi garbage.cgi 'printf "this is not a header\n\n<p>body</p>\n"'
-cgi huge.cgi 'printf "Content-Type: text/plain\n\n"; exec yes xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'
-cgi local.cgi 'printf "Location: /good.cgi\n\n"'
-cgi loop.cgi 'printf "Location: /loop.cgi\n\n"'
-cgi error.cgi 'printf "Status: 500 Internal Server Error\nContent-Type: text/html\n\n<p>oops</p>\n"'
-cgi moved.cgi 'printf "Status: 301 Moved\nLocation: http://localhost/good.cgi\n\n"'
+cgi good.cgi 'printf "Content-Type: text/html\n\n<p>good page</p>\n"' "$EDGE"
+cgi crash.cgi 'printf "Content-Type: text/html\n\n<p>half a pa"; kill -SEGV $$' "$EDGE"
+cgi hang.cgi 'printf "Content-Type: text/html\n\n"; exec sleep 30' "$EDGE"
+cgi garbage.cgi 'printf "this is not a header\n\n<p>body</p>\n"' "$EDGE"
+cgi huge.cgi 'printf "Content-Type: text/plain\n\n"; exec yes xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' "$EDGE"
+cgi local.cgi 'printf "Location: /good.cgi\n\n"' "$EDGE"
+cgi loop.cgi 'printf "Location: /loop.cgi\n\n"' "$EDGE"
+cgi error.cgi 'printf "Status: 500 Internal Server Error\nContent-Type: text/html\n\n<p>oops</p>\n"' "$EDGE"
+cgi moved.cgi 'printf "Status: 301 Moved\nLocation: http://localhost/good.cgi\n\n"' "$EDGE"
 
 try "an edge site with failures, skips, redirects and a 404: the summary adds up"
 "$CGISNAP" snapshot --root "$EDGE" --site-url http://localhost/ --timeout 2 --max-output 1 -j 2 -v \

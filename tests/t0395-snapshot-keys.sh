@@ -168,9 +168,7 @@ printf 'raw\n' >"$OUT/repo/.gitignore"
 PS=$(port 0) PN=$(port 1) PA=$(port 2)
 "$CGISNAP" config nginx --listen "127.0.0.1:$PN" "$OUT" >"$TESTDIR/nginx.conf" 2>"$TESTDIR/config.err"
 "$CGISNAP" config apache --listen "127.0.0.1:$PA" "$OUT" >"$TESTDIR/apache.conf" 2>>"$TESTDIR/config.err"
-serve_start "$OUT" "$PS"
-nginx_start nginx "$PN" -- "$TESTDIR/nginx.conf"
-apache_start apache "$PA" -- "$TESTDIR/apache.conf"
+three_servers_start "$OUT" "$PS" "$PN" "$TESTDIR/nginx.conf" "$PA" "$TESTDIR/apache.conf"
 
 try "cgisnap serve answers dotfile URLs from their escaped files, and nothing else hidden"
 U=http://127.0.0.1:$PS

@@ -155,9 +155,7 @@ check_eq 0 $? "apache: exit status ($(cat "$TESTDIR/config.err"))"
 check_contains "$(cat "$TESTDIR/nginx.conf")" 'return 302 "http://localhost/doku.php?id=$1";' "nginx: the back-reference"
 check_contains "$(cat "$TESTDIR/apache.conf")" '"http://localhost/doku.php?id=%1" [R=302' "Apache: the back-reference"
 
-serve_start "$OUT" "$P_S"
-nginx_start nginx "$P_N" -- "$TESTDIR/nginx.conf"
-apache_start apache "$P_A" -- "$TESTDIR/apache.conf"
+three_servers_start "$OUT" "$P_S" "$P_N" "$TESTDIR/nginx.conf" "$P_A" "$TESTDIR/apache.conf"
 
 # URL, expected status, expected Location ("-": none).
 cat >"$TESTDIR/urls" <<'EOF'

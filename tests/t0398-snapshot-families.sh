@@ -14,11 +14,6 @@ SITE=$TESTDIR/site
 OUT=$TESTDIR/out
 mkdir -p "$SITE"
 
-cgi() { # cgi NAME BODY-OF-SCRIPT
-	printf '#!/bin/sh\n%s\n' "$2" >"$SITE/$1"
-	chmod +x "$SITE/$1"
-}
-
 ids="A B C D E F G H I J"
 {
 	echo '<html><body>'

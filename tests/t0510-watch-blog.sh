@@ -4,12 +4,9 @@
 # bin/edit.php, a database replaced by a rename, and a post that moves
 # (its old URL now 404s and leaves the tree).
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
-SITE=$TESTDIR/blog
-OUT=$TESTDIR/out
-LOG=$TESTDIR/watch.log
+watch_test_dirs blog
 DB=$SITE/wp-content/database.sqlite
 seed_blog "$SITE" 5
 

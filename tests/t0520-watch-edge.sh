@@ -7,12 +7,9 @@
 # watch limit, usage), and an HTTP origin with --depends/--always rules or
 # none.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
-SITE=$TESTDIR/site
-OUT=$TESTDIR/out
-LOG=$TESTDIR/watch.log
+watch_test_dirs site
 EXECLOG=$TESTDIR/exec.log
 MARK=$TESTDIR/mark
 # The tiny site of tests/fixtures/watch-site: an index listing the items,
@@ -217,15 +214,22 @@ HTTP=(--origin "http://127.0.0.1:$PORT/" --site-url http://localhost:8080/ --str
 	--exclude 'do=backlink' -j 2 --source "$WIKI/data/pages")
 PAGE=wiki:syntax
 
+# http_edit TAG DIR LOG: append "HTTP edit TAG." to PAGE's source, wait
+# for the tree $TESTDIR/DIR to publish it and for the first batch of the
+# watch logging to $TESTDIR/LOG to end.
+http_edit() {
+	printf '\nHTTP edit %s.\n' "$1" >>"$(wiki_file "$WIKI" "$PAGE")"
+	wait_file_has "$TESTDIR/$2/$(wiki_key "$PAGE")" "HTTP edit $1."
+	check_eq 0 $? "the page is published"
+	wait_batches "$TESTDIR/$3" 1
+}
+
 try "an HTTP origin with --depends and --always: the rules' pages are re-rendered"
 watch_start "$TESTDIR/log6" "${HTTP[@]}" --depends 'data/pages/wiki/([a-z0-9_]+)\.txt$ => /doku.php?id=wiki:$1' \
 	--always '/doku.php?id=start&do=recent' "$TESTDIR/h1"
 check_eq 0 $? "watch came up"
 check_contains "$(cat "$TESTDIR/log6")" "(--depends/--always rules)" "mode"
-printf '\nHTTP edit H1.\n' >>"$(wiki_file "$WIKI" "$PAGE")"
-wait_file_has "$TESTDIR/h1/$(wiki_key "$PAGE")" "HTTP edit H1."
-check_eq 0 $? "the page is published"
-wait_batches "$TESTDIR/log6" 1
+http_edit H1 h1 log6
 check_match "$(grep '^cgisnap: batch: ' "$TESTDIR/log6")" ": 2 URLs re-rendered, 2 files changed, 0 removed" "the page and recent changes"
 check_contains "$(sed -n '/<ul class="recent">/,$p' "$TESTDIR/h1/doku.php@id=start&do=recent.html" | head -3)" \
 	"title=\"$PAGE\"" "recent changes shows the page first"
@@ -236,10 +240,7 @@ try "an HTTP origin without rules re-crawls everything on a change"
 watch_start "$TESTDIR/log7" "${HTTP[@]}" "$TESTDIR/h2"
 check_eq 0 $? "watch came up"
 check_contains "$(cat "$TESTDIR/log7")" "(every change re-crawls)" "mode"
-printf '\nHTTP edit H2.\n' >>"$(wiki_file "$WIKI" "$PAGE")"
-wait_file_has "$TESTDIR/h2/$(wiki_key "$PAGE")" "HTTP edit H2."
-check_eq 0 $? "the page is published"
-wait_batches "$TESTDIR/log7" 1
+http_edit H2 h2 log7
 check_match "$(grep '^cgisnap: batch: ' "$TESTDIR/log7")" \
 	"full re-crawl, no dependencies are known \(no tracing, no --depends or --always\): [0-9]+ URLs re-rendered, [1-3] files? changed" \
 	"batch line"

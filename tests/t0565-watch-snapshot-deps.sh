@@ -6,13 +6,10 @@
 # between two watches) are caught up at start; tracing changes no stored
 # page; a --no-trace snapshot still makes watch re-crawl.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
-SITE=$TESTDIR/wiki
-OUT=$TESTDIR/out
+watch_test_dirs # LOG: the watch on the snapshot
 PLAIN=$TESTDIR/plain
-LOG=$TESTDIR/watch.log   # on the snapshot
 LOG2=$TESTDIR/watch2.log # restarted
 LOG3=$TESTDIR/watch3.log # restarted, nothing changed
 LOG4=$TESTDIR/watch4.log # on the --no-trace snapshot
@@ -33,6 +30,22 @@ ARGS+=("${CRAWL[@]}")
 # rendered LOG FROM: the pages the batches after line FROM of LOG rendered.
 rendered() {
 	tail -n "+$(($2 + 1))" "$1" | sed -n 's/^cgisnap: debug: rendered //p' | LC_ALL=C sort -u
+}
+
+# edit_rendered TREE LOG TEXT: once the watch of TREE is idle (its lines
+# so far all logged, its cache writes read and ignored), append TEXT to
+# page P's source and wait for TREE's page to show it and its batch to
+# end; RENDERED is what that batch re-rendered.
+edit_rendered() {
+	local tree=$1 log=$2 n from
+	watch_idle "$tree"
+	n=$(batches "$log")
+	from=$(wc -l <"$log")
+	printf '\n%s.\n' "$3" >>"$(wiki_file "$SITE" "$P")"
+	wait_file_has "$tree/$(wiki_key "$P")" "$3"
+	check_eq 0 $? "P's page shows the edit"
+	wait_batches "$log" $((n + 1))
+	RENDERED=$(rendered "$log" "$from")
 }
 
 try "a traced snapshot records the dependencies and that they are complete"
@@ -71,14 +84,8 @@ check_not_contains "$(rendered "$LOG" 0)" "/doku.php?id=$P" "P not re-rendered"
 check_match "$(grep '^cgisnap: batch: ' "$LOG" | head -1)" "^cgisnap: batch: 1 changed " "one batch for the catch-up"
 
 try "an edit after start re-renders the pages that depend on it"
-watch_idle "$OUT" # the catch-up's lines are all logged, its cache writes read and ignored
-n=$(batches "$LOG")
-from=$(wc -l <"$LOG")
-printf '\nWatched edit P1.\n' >>"$(wiki_file "$SITE" "$P")"
-wait_file_has "$OUT/$(wiki_key "$P")" "Watched edit P1"
-check_eq 0 $? "P's page shows the edit"
-wait_batches "$LOG" $((n + 1))
-FROM_SNAPSHOT=$(rendered "$LOG" "$from")
+edit_rendered "$OUT" "$LOG" "Watched edit P1"
+FROM_SNAPSHOT=$RENDERED
 check_contains "$FROM_SNAPSHOT" "/doku.php?id=$P" "P re-rendered"
 check_not_contains "$FROM_SNAPSHOT" "/doku.php?id=$Q" "Q not re-rendered"
 watch_stop
@@ -112,14 +119,8 @@ try "watch on a --no-trace snapshot re-crawls first, and re-renders the same pag
 watch_start "$LOG4" -v "${ARGS[@]}" "$PLAIN"
 check_eq 0 $? "watch came up"
 check_contains "$(cat "$LOG4")" "initial snapshot: the tree has no recorded dependencies" "the re-crawl and why"
-watch_idle "$PLAIN" # the snapshot's cache writes are read and ignored
-n=$(batches "$LOG4")
-from=$(wc -l <"$LOG4")
-printf '\nWatched edit P2.\n' >>"$(wiki_file "$SITE" "$P")"
-wait_file_has "$PLAIN/$(wiki_key "$P")" "Watched edit P2"
-check_eq 0 $? "P's page shows the edit"
-wait_batches "$LOG4" $((n + 1))
-check_eq "$FROM_SNAPSHOT" "$(rendered "$LOG4" "$from")" "the pages re-rendered, as from the snapshot's dependencies"
+edit_rendered "$PLAIN" "$LOG4" "Watched edit P2"
+check_eq "$FROM_SNAPSHOT" "$RENDERED" "the pages re-rendered, as from the snapshot's dependencies"
 watch_stop
 
 finish

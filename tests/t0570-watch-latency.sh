@@ -15,12 +15,9 @@
 #   - a save that may still be under way (a file removed) waits out the
 #     settle window only.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
-SITE=$TESTDIR/site
-OUT=$TESTDIR/out
-LOG=$TESTDIR/watch.log
+watch_test_dirs site
 EXECLOG=$TESTDIR/exec.log
 CONTENTS=$TESTDIR/contents
 MARK=$TESTDIR/mark

@@ -14,7 +14,6 @@
 # from empty and half sources were published here in most runs.
 # T0575_V=1 runs watch with -v (its log says why each page was held).
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
 WSITE=$TESTDIR/wiki

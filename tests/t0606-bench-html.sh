@@ -8,9 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-snapshot.sh"
 
-SITE=$TESTDIR/wiki
-OUT=$TESTDIR/out
-seed_wiki "$SITE" 12
+sample_site_test wiki 12
 snap_wiki "$SITE" "$OUT" -q 2>"$TESTDIR/snap.err" || fail "snapshot of the wiki failed: $(cat "$TESTDIR/snap.err")"
 WIKI_ORIGIN=(--root "$SITE" --cgi php=php-cgi --site-url http://localhost:8080/)
 URLS=(/ '/doku.php?id=wiki:syntax' '/doku.php?id=start&do=backlink')

@@ -134,9 +134,7 @@ check_contains "$(cat "$TESTDIR/apache.conf")" $'\n    AllowEncodedSlashes NoDec
 	"Apache lets encoded slashes reach the rules"
 
 try "cgisnap serve, nginx and Apache start"
-serve_start "$T" "$PS"
-nginx_start nginx "$PN" -- "$TESTDIR/nginx.conf"
-apache_start apache "$PA" -- "$TESTDIR/apache.conf"
+three_servers_start "$T" "$PS" "$PN" "$TESTDIR/nginx.conf" "$PA" "$TESTDIR/apache.conf"
 
 L=$TESTDIR/list
 cat >"$L" <<'EOF'

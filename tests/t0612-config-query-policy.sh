@@ -76,9 +76,7 @@ check_contains "$(cat "$TESTDIR/conf/big.conf")" "RewriteMap cgisnap_localhost_$
 check_eq 0 "$(grep -c '^ *if .*p=' "$TESTDIR/conf/nginx.conf" || true)" "no nginx if per redirect"
 
 try "cgisnap serve, nginx and Apache start"
-serve_start "$T" "$PS"
-nginx_start nginx "$PN" -- "$TESTDIR/conf/nginx.conf"
-apache_start apache "$PA" -- "$TESTDIR/conf/big.conf"
+three_servers_start "$T" "$PS" "$PN" "$TESTDIR/conf/nginx.conf" "$PA" "$TESTDIR/conf/big.conf"
 
 L=$TESTDIR/list
 cat >"$L" <<'EOF2'

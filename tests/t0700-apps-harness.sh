@@ -62,14 +62,7 @@ secs=$(elapsed "$start")
 check_le "$status" 1 "snapshot exit status ($(grep -v 'PHP Warning' "$TESTDIR/dw-snap.err" | tail -3))"
 key=$(manifest_field "$TESTDIR/dw-out" "/doku.php?id=start" 2)
 check_contains "$(cat "$TESTDIR/dw-out/$key" 2>/dev/null)" "Welcome to the cgisnap test wiki" "the start page"
-missing=""
-while IFS=$'\t' read -r id sentence; do
-	key=$(manifest_field "$TESTDIR/dw-out" "/doku.php?id=$id" 2)
-	if [ -z "$key" ] || [ "$key" = - ] || ! grep -qF "$sentence" "$TESTDIR/dw-out/$key"; then
-		missing="$missing $id"
-	fi
-done <"$DW_PAGES_FILE"
-check_eq "" "$missing" "seeded pages not stored with their text"
+check_eq "" "$(dokuwiki_missing_pages "$TESTDIR/dw-out")" "seeded pages not stored with their text"
 check_eq 200 "$(manifest_field "$TESTDIR/dw-out" "/lib/exe/fetch.php?media=wiki:badge.png" 3)" \
 	"the image from data/media"
 echo "# baseline dokuwiki: $(manifest_targets "$TESTDIR/dw-out" | wc -l) URLs for $(wc -l <"$DW_PAGES_FILE") pages in $secs s;$(

@@ -23,14 +23,8 @@
 . "$(dirname "$0")/lib-watch.sh"
 . "$(dirname "$0")/lib-apps.sh"
 
-apps_need dokuwiki
-
+dokuwiki_test_site
 OUT=$TESTDIR/out
-dokuwiki_site "$TESTDIR/dw" >"$TESTDIR/dw.out" 2>&1 || {
-	try "dokuwiki_site"
-	fail "cannot seed the wiki: $(tail -3 "$TESTDIR/dw.out")"
-	finish
-}
 PAGES=$(wc -l <"$DW_PAGES_FILE")
 
 # snap DIR [OPTIONS...]: the zero-configuration snapshot.
@@ -48,14 +42,7 @@ check_eq "cgisnap: using profile dokuwiki (found doku.php); --profile none to tu
 check_eq dokuwiki "$(cat "$OUT/.cgisnap/profile")" "the tree records it"
 
 try "every seeded page is stored with its text"
-missing=""
-while IFS=$'\t' read -r id sentence; do
-	key=$(manifest_field "$OUT" "/doku.php?id=$id" 2)
-	if [ -z "$key" ] || [ "$key" = - ] || ! grep -qF "$sentence" "$OUT/$key"; then
-		missing="$missing $id"
-	fi
-done <"$DW_PAGES_FILE"
-check_eq "" "$missing" "seeded pages not stored with their text"
+check_eq "" "$(dokuwiki_missing_pages "$OUT")" "seeded pages not stored with their text"
 
 try "no action, revision or web-bug URL; one sitemap; feeds and media kept"
 targets=$(manifest_targets "$OUT")

@@ -20,14 +20,8 @@
 . "$(dirname "$0")/lib-watch.sh"
 . "$(dirname "$0")/lib-apps.sh"
 
-apps_need dokuwiki
-
+dokuwiki_test_site
 OUT=$TESTDIR/out
-dokuwiki_site "$TESTDIR/dw" >"$TESTDIR/dw.out" 2>&1 || {
-	try "dokuwiki_site"
-	fail "cannot seed the wiki: $(tail -3 "$TESTDIR/dw.out")"
-	finish
-}
 
 # dw_save ID SUMMARY TEXT: save page ID as DokuWiki's editor does.
 dw_save() {

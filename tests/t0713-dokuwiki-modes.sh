@@ -7,13 +7,7 @@
 . "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-apps.sh"
 
-apps_need dokuwiki
-
-dokuwiki_site "$TESTDIR/dw" >"$TESTDIR/dw.out" 2>&1 || {
-	try "dokuwiki_site"
-	fail "cannot seed the wiki: $(tail -3 "$TESTDIR/dw.out")"
-	finish
-}
+dokuwiki_test_site
 SESS=$TESTDIR/sessions
 mkdir -p "$SESS"
 

@@ -87,6 +87,17 @@ location() {
 
 P_SD=$(port 0) P_ND=$(port 1) P_AD=$(port 2) P_SW=$(port 3) P_NW=$(port 4) P_AW=$(port 5)
 
+# all_404 "PORT..." TARGET...: each server answers 404 for each target.
+all_404() {
+	local ports=$1 t p
+	shift
+	for t in "$@"; do
+		for p in $ports; do
+			check_eq 404 "$(location "$p" "$t" | cut -d' ' -f1)" "$t on port $p"
+		done
+	done
+}
+
 # --- DokuWiki ---------------------------------------------------------
 try "DokuWiki: a zero-configuration snapshot"
 D=$TESTDIR/dw-tree
@@ -132,11 +143,7 @@ for id in $ids; do
 	done
 done
 try "DokuWiki: a dotfile and a never-crawled URL are 404 from all three"
-for t in /.hidden.html '/doku.php?id=never:crawled'; do
-	for p in "$P_SD" "$P_ND" "$P_AD"; do
-		check_eq 404 "$(location "$p" "$t" | cut -d' ' -f1)" "$t on port $p"
-	done
-done
+all_404 "$P_SD $P_ND $P_AD" /.hidden.html '/doku.php?id=never:crawled'
 compare dokuwiki "$D" "$P_SD" "$P_ND" "$P_AD" "$TESTDIR/dw-list"
 stop_all
 
@@ -193,11 +200,7 @@ for p in "$P_SW" "$P_NW" "$P_AW"; do
 	check_cmp "$WP_ROOT${v%%\?*}" "$TESTDIR/ver-$p" "$v on port $p"
 done
 try "WordPress: a dotfile and a never-crawled URL are 404 from all three"
-for t in /.hidden.html /2099/01/never-crawled/; do
-	for p in "$P_SW" "$P_NW" "$P_AW"; do
-		check_eq 404 "$(location "$p" "$t" | cut -d' ' -f1)" "$t on port $p"
-	done
-done
+all_404 "$P_SW $P_NW $P_AW" /.hidden.html /2099/01/never-crawled/
 compare wordpress "$W" "$P_SW" "$P_NW" "$P_AW" "$TESTDIR/wp-list"
 stop_all
 

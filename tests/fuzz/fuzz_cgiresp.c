@@ -21,21 +21,6 @@ static bool is_tchar(unsigned char c)
 	       (c && strchr("!#$%&'*+-.^_`|~", c));
 }
 
-/* origin_response_release() is in lib/origin/origin.c, which would bring the three
- * origins and libcurl into this target; these are the fields the parser
- * fills. */
-static void release(struct origin_response *rs)
-{
-	free(rs->content_type);
-	free(rs->location);
-	for (size_t i = 0; i < rs->nheaders; i++) {
-		free(rs->headers[i].name);
-		free(rs->headers[i].value);
-	}
-	free(rs->headers);
-	buf_release(&rs->body);
-}
-
 /* Where the body starts: after the first line that is empty or a lone
  * CR (the end of the header block); (size_t)-1 when there is none. */
 static size_t header_end(const uint8_t *data, size_t size)
@@ -72,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct origin_response rs;
 	char err[ERR_LEN];
 
-	memset(&rs, 0, sizeof rs);
+	origin_response_init(&rs);
 	buf_add(&raw, data, size);
 	err[0] = '\0';
 	int kind = cgiresp_parse(&raw, &rs, err);
@@ -110,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rs.location && kind == CGIRESP_DOCUMENT && !has_status(data, start))
 		FUZZ_CHECK(rs.status == 302, "redirect without Status has %d", rs.status);
 out:
-	release(&rs);
+	origin_response_release(&rs);
 	buf_release(&raw);
 	return 0;
 }

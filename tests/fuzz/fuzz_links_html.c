@@ -5,13 +5,7 @@
  */
 #include "links_check.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc, (void)argv;
-	links_init();
-	return 0;
-}
+LINKS_FUZZ_INITIALIZE
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -12,6 +12,17 @@
 #include "crawl/links.h"
 #include "url/url.h"
 
+/* The HTML and XML targets' LLVMFuzzerInitialize: libxml2 set up once,
+ * before the first input. */
+#define LINKS_FUZZ_INITIALIZE                                      \
+	int LLVMFuzzerInitialize(int *argc, char ***argv);         \
+	int LLVMFuzzerInitialize(int *argc, char ***argv)          \
+	{                                                          \
+		(void)argc, (void)argv;                            \
+		links_init();                                      \
+		return 0;                                          \
+	}
+
 struct links_seen {
 	struct hashmap pairs; /* "F URL" for each link so far */
 	bool resources_only;  /* a stylesheet: every link is a resource */
