@@ -19,6 +19,18 @@ static const char *skip_ows(const char *s)
 	return s;
 }
 
+/* The next element of a comma-separated header list at p, past white
+ * space and empty elements (RFC 9110 5.6.1), or NULL at the list's end. */
+static const char *list_next(const char *p)
+{
+	for (;;) {
+		p = skip_ows(p);
+		if (*p != ',')
+			return *p ? p : NULL;
+		p++;
+	}
+}
+
 /* Read decimal digits at *s into *out, saturating at UINT64_MAX; returns
  * false when there is no digit. Advances *s past the digits. */
 static bool read_u64(const char **s, uint64_t *out)
@@ -52,14 +64,7 @@ enum http_range http_parse_range(const char *value, uint64_t size, uint64_t *fir
 	int ranges = 0;
 	bool have_a = false, have_b = false, suffix = false;
 	uint64_t a = 0, b = 0;
-	for (;;) {
-		p = skip_ows(p);
-		if (*p == ',') {
-			p++;
-			continue;
-		}
-		if (!*p)
-			break;
+	while ((p = list_next(p))) {
 		if (++ranges > 1)
 			return HTTP_RANGE_NONE;
 		if (*p == '-') {
@@ -125,14 +130,7 @@ bool http_etag_matches(const char *list, const char *etag, bool weak)
 	const char *p = skip_ows(list);
 	if (*p == '*' && !*skip_ows(p + 1))
 		return true;
-	while (*p) {
-		p = skip_ows(p);
-		if (*p == ',') {
-			p++;
-			continue;
-		}
-		if (!*p)
-			break;
+	while ((p = list_next(p))) {
 		bool is_weak = false;
 		if (p[0] == 'W' && p[1] == '/') {
 			is_weak = true;
