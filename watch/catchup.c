@@ -13,6 +13,7 @@
 #include "base/fswatch.h"
 #include "base/hashmap.h"
 #include "base/xalloc.h"
+#include "scan.h"
 
 struct walk {
 	struct timespec after; /* since, less the slack */
@@ -44,38 +45,44 @@ static bool dir_new(const struct walk *w, int dirfd, const char *name)
 	return later(&born, &w->after);
 }
 
-/* Walk the directory path (open as dirfd, closed here); true when a
+/* Where walk_dir is: the walk, the directory's path, and whether a
  * render wrote something directly in it. */
+struct walk_at {
+	struct walk *w;
+	const char *path;
+	bool written;
+};
+
+static bool walk_dir(struct walk *w, int dirfd, const char *path);
+
+/* One entry of a directory walk_dir walks: a changed file, a new
+ * directory, or one to walk in its turn. */
+static void walk_entry(void *arg, int dirfd, const char *name, const struct stat *sb)
+{
+	struct walk_at *at = arg;
+	struct walk *w = at->w;
+	char *child = xasprintf("%s/%s", strcmp(at->path, "/") ? at->path : "", name);
+	if (w->skip(w->arg, child)) {
+		at->written = true;
+	} else if (S_ISDIR(sb->st_mode)) {
+		int sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		bool wrote_in = sub >= 0 && walk_dir(w, sub, child);
+		if (!wrote_in && changed_since(sb, &w->after) && dir_new(w, dirfd, name))
+			changes_add(w->out, child, FSW_CHANGED | FSW_CREATED | FSW_DIR);
+	} else if (changed_since(sb, &w->after)) {
+		changes_add(w->out, child, FSW_CHANGED | FSW_CREATED);
+	}
+	free(child);
+}
+
+/* Walk the directory path (open as dirfd, closed here; an entry gone
+ * meanwhile has its event coming); true when a render wrote something
+ * directly in it. */
 static bool walk_dir(struct walk *w, int dirfd, const char *path)
 {
-	DIR *d = fdopendir(dirfd);
-	bool written = false;
-	if (!d) {
-		close(dirfd);
-		return false;
-	}
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		struct stat sb;
-		if (fstatat(dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
-			continue; /* gone meanwhile: its event comes */
-		char *child = xasprintf("%s/%s", strcmp(path, "/") ? path : "", de->d_name);
-		if (w->skip(w->arg, child)) {
-			written = true;
-		} else if (S_ISDIR(sb.st_mode)) {
-			int sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			bool wrote_in = sub >= 0 && walk_dir(w, sub, child);
-			if (!wrote_in && changed_since(&sb, &w->after) && dir_new(w, dirfd, de->d_name))
-				changes_add(w->out, child, FSW_CHANGED | FSW_CREATED | FSW_DIR);
-		} else if (changed_since(&sb, &w->after)) {
-			changes_add(w->out, child, FSW_CHANGED | FSW_CREATED);
-		}
-		free(child);
-	}
-	closedir(d);
-	return written;
+	struct walk_at at = { w, path, false };
+	scan_each(dirfd, walk_entry, &at);
+	return at.written;
 }
 
 /* path is dir or below it. */

@@ -21,9 +21,8 @@ static void note_file(const struct stat *sb, struct scan_stats *st)
 		st->newest = sb->st_mtim;
 }
 
-/* Walk the directory open as dirfd (closed here). Descriptors, not paths:
- * no length limit, and nothing to allocate. */
-static void walk(int dirfd, struct scan_stats *st)
+void scan_each(int dirfd, void (*fn)(void *arg, int dirfd, const char *name, const struct stat *sb),
+	       void *arg)
 {
 	DIR *d = fdopendir(dirfd);
 	if (!d) {
@@ -35,18 +34,32 @@ static void walk(int dirfd, struct scan_stats *st)
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		struct stat sb;
-		if (fstatat(dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
-			continue; /* gone meanwhile */
-		if (!S_ISDIR(sb.st_mode)) {
-			note_file(&sb, st);
-			continue;
-		}
-		st->dirs++;
-		int sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub >= 0)
-			walk(sub, st);
+		if (fstatat(dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+			fn(arg, dirfd, de->d_name, &sb);
 	}
 	closedir(d);
+}
+
+static void walk(int dirfd, struct scan_stats *st);
+
+/* One entry of a walk: a file counted, a directory entered. */
+static void walk_entry(void *arg, int dirfd, const char *name, const struct stat *sb)
+{
+	struct scan_stats *st = arg;
+	if (!S_ISDIR(sb->st_mode)) {
+		note_file(sb, st);
+		return;
+	}
+	st->dirs++;
+	int sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sub >= 0)
+		walk(sub, st);
+}
+
+/* Walk the directory open as dirfd (closed here). */
+static void walk(int dirfd, struct scan_stats *st)
+{
+	scan_each(dirfd, walk_entry, st);
 }
 
 void scan_path(const char *path, struct scan_stats *st)

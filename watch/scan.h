@@ -4,6 +4,7 @@
 #ifndef CGISNAP_WATCH_SCAN_H
 #define CGISNAP_WATCH_SCAN_H
 
+#include <sys/stat.h>
 #include <time.h>
 
 struct scan_stats {
@@ -16,6 +17,12 @@ struct scan_stats {
  * unreadable directories are counted but not entered). A path that does
  * not exist adds nothing. The caller zeroes st before the first call. */
 void scan_path(const char *path, struct scan_stats *st);
+
+/* For each entry of the directory open as dirfd (closed here), "." and
+ * ".." left out, one gone meanwhile skipped: fn(arg, dirfd, name, its
+ * lstat). Descriptors, not paths: no length limit. */
+void scan_each(int dirfd, void (*fn)(void *arg, int dirfd, const char *name, const struct stat *sb),
+	       void *arg);
 
 /* a later than b */
 int timespec_after(const struct timespec *a, const struct timespec *b);
