@@ -17,21 +17,25 @@ static bool never_ignored(void *arg, const char *path)
 	return false;
 }
 
-/* Whether stale_hold holds a copy of dir/name after a late check (150 ms
- * after the file was written with text, more than STALE_EMPTY_MS), the
+/* Whether stale_hold holds a copy of a page file written with text, its
+ * check come late (150 ms after the write, more than STALE_EMPTY_MS), the
  * run begun before the write when begun_first, else after the wait. */
-static bool held_late(const char *dir, const char *name, const char *text, bool begun_first, long long *retry_at)
+static bool held_late(const char *text, bool begun_first, long long *retry_at)
 {
+	char *dir = unit_temp_dir("stale");
+	CHECK(dir != NULL);
+	if (!dir)
+		return false;
 	struct stale s;
 	stale_init(&s, NULL, true, never_ignored, NULL);
 	if (begun_first)
 		stale_begin_run(&s);
-	unit_put(dir, name, text);
+	unit_put(dir, "page.html", text);
 	usleep(150 * 1000);
 	if (!begun_first)
 		stale_begin_run(&s);
 	struct manifest_entry *e = manifest_entry_new("/page.html");
-	char *path = xasprintf("%s/%s", dir, name);
+	char *path = xasprintf("%s/page.html", dir);
 	bool hold = stale_hold(&s, e, NULL, path);
 	struct fsw_events ev = FSW_EVENTS_INIT;
 	char err[ERR_LEN];
@@ -40,41 +44,31 @@ static bool held_late(const char *dir, const char *name, const char *text, bool 
 	free(path);
 	manifest_entry_free(e);
 	stale_release(&s);
+	unit_remove_tree(dir);
+	free(dir);
 	return hold;
 }
 
 TEST(stale_emptied_during_the_run_is_held_however_late_the_check)
 {
-	char *dir = unit_temp_dir("stale");
 	long long retry_at = 0;
-	CHECK(dir != NULL);
 	/* the writer truncated it (its event not queued yet), the render read
 	 * it empty, and the check came late */
-	CHECK(held_late(dir, "page.html", "", true, &retry_at));
+	CHECK(held_late("", true, &retry_at));
 	CHECK(retry_at > 0); /* tried again, event or not */
-	unit_remove_tree(dir);
-	free(dir);
 }
 
 TEST(stale_emptied_long_before_the_run_is_not_held)
 {
-	char *dir = unit_temp_dir("stale");
 	long long retry_at = 0;
-	CHECK(dir != NULL);
 	/* emptied on purpose before the batch: published as it is */
-	CHECK(!held_late(dir, "page.html", "", false, &retry_at));
+	CHECK(!held_late("", false, &retry_at));
 	CHECK_INT(0, retry_at);
-	unit_remove_tree(dir);
-	free(dir);
 }
 
 TEST(stale_written_during_the_run_is_not_held_without_an_event)
 {
-	char *dir = unit_temp_dir("stale");
 	long long retry_at = 0;
-	CHECK(dir != NULL);
 	/* not empty: only the events (none here) hold it */
-	CHECK(!held_late(dir, "page.html", "<p>whole</p>\n", true, &retry_at));
-	unit_remove_tree(dir);
-	free(dir);
+	CHECK(!held_late("<p>whole</p>\n", true, &retry_at));
 }
