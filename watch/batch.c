@@ -168,6 +168,7 @@ static void run_batch(struct watcher *w)
 	}
 	struct exec_meta meta;
 	exec_meta_snap(w->s.tree.meta_fd, &meta);
+	stale_begin_run(&w->stale);
 	rc = full ? crawl_full(w->crawl, &res, err) : crawl_update(w->crawl, &targets, &res, err);
 	w->batches++;
 	bool logged = log_batch(w, full, &res, now_ms() - w->settle.first_ms);

@@ -66,12 +66,29 @@ bool settle_temp_name(const char *name)
 #define PROBE ((void *)2)
 /* A name removed: a save may bring it back, or a whole tree may be going. */
 #define REMOVED ((void *)3)
+/* A save's temporary or backup still there (save_temp): the save may
+ * pause that long before it goes (a loaded machine, an fsync). */
+#define SAVE_TEMP ((void *)4)
 
 /* Whether a name is vim's probe (4913, 5036, ...). */
 static bool is_probe(const char *name)
 {
 	size_t n = strlen(name);
 	return n && n <= 9 && strspn(name, "0123456789") == n && settle_temp_name(name);
+}
+
+/* Whether a temporary name (settle_temp_name) belongs to one save, not
+ * to a whole editing session: a backup x~ (vim removes it once x is
+ * written and closed), sed's, gedit's or a .tmp file (renamed over the
+ * file once written). A swap file and emacs' lock and auto-save files
+ * stay while the file is edited, and are not waited out longer. */
+static bool save_temp(const char *name)
+{
+	size_t n = strlen(name);
+	if (!settle_temp_name(name) || ends_with(name, ".swp") || ends_with(name, ".swx") ||
+	    ends_with(name, ".swo") || !strncmp(name, ".#", 2) || (n > 2 && name[0] == '#' && name[n - 1] == '#'))
+		return false;
+	return !(strspn(name, "0123456789") == n); /* vim's probe has rules of its own */
 }
 
 /* The last path component of path. */
@@ -116,11 +133,13 @@ void settle_note(struct settle *s, const char *path, unsigned flags, long long n
 	if (is_probe(base_name(path)) && removal)
 		now_v = PROBE; /* vim probed the directory: it saves next */
 	else if (leaves_open(path, flags))
-		now_v = removal ? REMOVED : OPEN;
+		now_v = removal ? REMOVED : save_temp(base_name(path)) ? SAVE_TEMP : OPEN;
 	s->probes -= was == PROBE;
 	s->probes += now_v == PROBE;
 	s->removed -= was == REMOVED;
 	s->removed += now_v == REMOVED;
+	s->save_temps -= was == SAVE_TEMP;
+	s->save_temps += now_v == SAVE_TEMP;
 	if (now_v)
 		hashmap_put(&s->open, path, now_v);
 	else
@@ -150,7 +169,7 @@ long long settle_due(const struct settle *s, enum settle_why *why)
 		*why = SETTLE_NONE;
 		return -1;
 	}
-	if (s->back_ms || s->removed || s->probes) {
+	if (s->back_ms || s->removed || s->probes || s->save_temps) {
 		long window = s->quiet_ms > s->tree_window_ms ? s->quiet_ms : s->tree_window_ms;
 		long long quiet = s->last_ms + window;
 		long long cap = (s->back_ms ? s->back_ms : s->first_ms) + s->tree_cap_ms;
@@ -195,7 +214,7 @@ const char *settle_why_text(enum settle_why why)
 void settle_reset(struct settle *s)
 {
 	hashmap_release(&s->open);
-	s->probes = s->removed = 0;
+	s->probes = s->removed = s->save_temps = 0;
 	s->first_ms = s->last_ms = s->back_ms = 0;
 }
 

@@ -19,12 +19,17 @@
  * loaded machine, a busy disk): a name removed may be the start of a
  * source's deletion (rm -rf removes the files first, the source last),
  * and a source that came back may still be being copied (cp -a, a
- * deploy); vim too may pause that long between its probe and its save.
- * While a removal or a probe is left open, or after a source came back,
- * the batch waits for the longer tree window of quiet, and the cap is
- * the tree cap's (after a return: counted from the return, not from a
- * change made before it, which would start the re-crawl at once on half
- * a copy).
+ * deploy); an editor too may pause that long between vim's probe and its
+ * save, between creating its temporary (sed's, gedit's, x.tmp) and
+ * writing it, or between closing the file it saved and removing its
+ * backup x~ (so a backup kept, emacs' or vim's 'backup', makes its save
+ * wait the tree window too; a swap file or emacs' lock, there while the
+ * file is edited, does not). While a removal, a probe or a save's
+ * temporary or backup is left open, or after a source came back, the
+ * batch waits for the longer tree window of quiet, and the cap is the
+ * tree cap's (after a return: counted from the return, not from a change
+ * made before it, which would start the re-crawl at once on half a
+ * copy).
  *
  * Steps:
  *   1. settle_init(s, window_ms, cap_ms); settle_set_tree() for the
@@ -57,6 +62,7 @@ struct settle {
 	struct hashmap open;          /* path -> left open (settle.c says how) */
 	size_t probes;                /* of them, vim's probe files removed */
 	size_t removed;               /* of them, names removed (not temporaries) */
+	size_t save_temps;            /* of them, a save's temporaries and backups still there */
 	long long first_ms, last_ms;  /* now_ms of the first and last change noted; 0: none */
 	long long back_ms;            /* now_ms a source first came back; 0: none did */
 	long window_ms, cap_ms;

@@ -124,17 +124,23 @@ static bool touches(struct stale *s, struct manifest_entry *e, const char *path,
 	return false;
 }
 
-/* Whether path is a regular file emptied less than STALE_EMPTY_MS ago
- * (its ctime, by the wall clock the kernel stamps it with). */
-static bool just_emptied(const char *path)
+/* The wall clock in ms, as the kernel stamps ctime. */
+static long long wall_ms(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	return now.tv_sec * 1000LL + now.tv_nsec / 1000000;
+}
+
+/* Whether path is a regular file emptied after since (wall clock ms),
+ * or less than STALE_EMPTY_MS before it (its ctime). */
+static bool just_emptied(const char *path, long long since)
 {
 	struct stat st;
-	struct timespec now;
 	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size)
 		return false;
-	clock_gettime(CLOCK_REALTIME, &now);
-	long long age = (now.tv_sec - st.st_ctim.tv_sec) * 1000LL + (now.tv_nsec - st.st_ctim.tv_nsec) / 1000000;
-	return age < STALE_EMPTY_MS;
+	long long changed = st.st_ctim.tv_sec * 1000LL + st.st_ctim.tv_nsec / 1000000;
+	return changed > since - STALE_EMPTY_MS;
 }
 
 /* The first file the page was read from (static_file, or one of its R
@@ -143,12 +149,16 @@ static bool just_emptied(const char *path)
  * hold its pages for ever), nor a single-file source. */
 static const char *emptied_source(struct stale *s, struct manifest_entry *e, const char *static_file)
 {
-	if (static_file && just_emptied(static_file))
+	/* From the run's start: the render may have read the file empty
+	 * long before this check, which a loaded machine can run late,
+	 * while the writer still waits to queue its truncation's event. */
+	long long since = s->run_start ? s->run_start : wall_ms();
+	if (static_file && just_emptied(static_file, since))
 		return static_file;
 	struct strlist *r = manifest_deps(e, 'R');
 	for (size_t i = 0; i < r->n; i++)
 		if (!strlist_contains(&s->files, r->items[i]) && !s->ignored(s->arg, r->items[i]) &&
-		    just_emptied(r->items[i]))
+		    just_emptied(r->items[i], since))
 			return r->items[i];
 	return NULL;
 }
@@ -158,6 +168,13 @@ static void retry_after(struct stale *s, long long at)
 {
 	if (!s->retry_at || at < s->retry_at)
 		s->retry_at = at;
+}
+
+void stale_begin_run(struct stale *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->run_start = wall_ms();
+	pthread_mutex_unlock(&s->lock);
 }
 
 bool stale_hold(void *arg, const struct manifest_entry *ce, const struct origin_response *rs,
@@ -239,6 +256,7 @@ int stale_take_early(struct stale *s, struct fsw_events *out, long long *retry_a
 	pthread_mutex_lock(&s->lock);
 	*retry_at = s->retry_at;
 	s->retry_at = 0;
+	s->run_start = 0;
 	for (size_t i = 0; i < s->early.n; i++)
 		fsw_events_add(out, s->early.items[i].flags, s->early.items[i].path);
 	fsw_events_clear(&s->early);

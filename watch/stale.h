@@ -13,24 +13,28 @@
  * it read is still open for writing (written, its close not seen yet;
  * for at most STALE_WRITING_MAX_MS: a file kept open for good, a log or
  * a database, holds nothing after that), or when a file it read is empty
- * and was changed less than STALE_EMPTY_MS ago (a truncation can be seen
- * before its event is queued). A source that is a single file (a
- * database) holds nothing (stale_add_file). A held page keeps what was
+ * and was changed after the run began or less than STALE_EMPTY_MS before
+ * (a truncation can be seen before its event is queued; counted from the
+ * run's start, not from the check, which a loaded machine may run late).
+ * A source that is a single file (a database) holds nothing
+ * (stale_add_file). A held page keeps what was
  * published before; the change that held it makes the next batch, which
  * renders it again (stale_take_early), or a retry when no event may come.
  *
  * Not covered: the bytes of a write that does not truncate (dd
  * conv=notrunc) read before the kernel queues its IN_MODIFY, a window of
- * one write call.
+ * one write call; a truncation made STALE_EMPTY_MS or more before the run
+ * began whose event is still not queued when its page is checked.
  *
  * Steps:
  *   1. stale_init() with the watcher's sources and its ignore test.
  *   2. crawl_hooks.hold = stale_hold, hold_arg = s.
  *   3. stale_note() for every event the main loop takes (the set of
  *      files open for writing).
- *   4. After each crawl run, stale_take_early(): the events read during
+ *   4. stale_begin_run() just before each batch's crawl run.
+ *   5. After each crawl run, stale_take_early(): the events read during
  *      it, to take as the next batch's.
- *   5. stale_release().
+ *   6. stale_release().
  */
 #ifndef CGISNAP_WATCH_STALE_H
 #define CGISNAP_WATCH_STALE_H
@@ -46,8 +50,9 @@
 
 /* How long a file written and not closed holds the pages that read it. */
 #define STALE_WRITING_MAX_MS 2000
-/* A source found empty this soon after its last change may be a
- * truncation whose event is not queued yet (stale.c says why). */
+/* A source found empty, changed this soon before the run began (or
+ * since), may be a truncation whose event is not queued yet (stale.c
+ * says why). */
 #define STALE_EMPTY_MS 100
 /* ... and the page is tried again this much later, event or not. */
 #define STALE_EMPTY_RETRY_MS 25
@@ -62,6 +67,7 @@ struct stale {
 	struct hashmap writing;     /* path -> long long *: now_ms of its first write not closed */
 	bool read_failed;           /* reading the events failed during the run: everything held */
 	long long retry_at;         /* now_ms by which the held pages are tried again, event or not; 0: on events */
+	long long run_start;        /* wall clock ms (as ctime) the run began; 0: none begun, the check's time counts */
 	struct strlist files;       /* the sources that are single files: never held for */
 	char err[ERR_LEN];
 };
@@ -73,6 +79,11 @@ void stale_init(struct stale *s, struct srcwatch *fsw, bool traced, bool (*ignor
  * place by design, its readers kept consistent by its own locking): its
  * writes are changes, never a save to wait out, and hold nothing. */
 void stale_add_file(struct stale *s, const char *path);
+
+/* A crawl run begins now: a source emptied since, or just before, holds
+ * the pages that read it empty, however late their check comes. Until
+ * stale_take_early, which ends the run. */
+void stale_begin_run(struct stale *s);
 
 /* The crawl's hold hook (arg: the struct stale). */
 bool stale_hold(void *arg, const struct manifest_entry *e, const struct origin_response *rs,

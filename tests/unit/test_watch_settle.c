@@ -265,3 +265,40 @@ TEST(settle_a_source_back_waits_for_its_quiet_from_its_return)
 	CHECK_INT(1010, settle_due(&s, &why));
 	settle_release(&s);
 }
+
+TEST(settle_a_save_temporary_or_backup_left_waits_for_the_tree_window)
+{
+	struct settle s;
+	long long due;
+	enum settle_why why;
+	settle_init(&s, 10, 100);
+	settle_set_tree(&s, 50, 1000);
+	/* vim, backupcopy=no: the file renamed to its backup, written anew
+	 * and closed; it removes the backup next, and may pause first */
+	const struct step save[] = { { "/d/p/a.txt", MF }, { "/d/p/a.txt~", MT }, { "/d/p/a.txt", C },
+				     { "/d/p/a.txt", OPENW }, { "/d/p/a.txt", W } };
+	CHECK_INT(SETTLE_QUIET, RUN(&s, save, &due));
+	CHECK_INT(1004 + 50, due); /* not the 10 ms window: the save is not over */
+	settle_note(&s, "/d/p/a.txt~", D, 1040);
+	CHECK_INT(1040, settle_due(&s, &why));
+	CHECK_INT(SETTLE_AT_ONCE, why);
+	settle_reset(&s);
+	/* backupcopy=yes: the backup is a copy, the file written in place */
+	const struct step copy[] = { { "/d/p/a.txt~", C }, { "/d/p/a.txt~", OPENW }, { "/d/p/a.txt~", W },
+				     { "/d/p/a.txt", OPENW }, { "/d/p/a.txt", W } };
+	CHECK_INT(SETTLE_QUIET, RUN(&s, copy, &due));
+	CHECK_INT(1004 + 50, due);
+	settle_reset(&s);
+	CHECK_INT(0, s.save_temps);
+	/* gedit's temporary made, its writer paused before writing it */
+	settle_note(&s, "/d/p/.goutputstream-XY12ZQ", C, 1000);
+	CHECK_INT(1000 + 50, settle_due(&s, &why));
+	settle_reset(&s);
+	/* a swap file or emacs' lock stays while the file is edited: the
+	 * quiet window only */
+	settle_note(&s, "/d/p/.a.txt.swp", C, 1000);
+	settle_note(&s, "/d/p/.#a.txt", C, 1001);
+	CHECK_INT(1001 + 10, settle_due(&s, &why));
+	CHECK_INT(SETTLE_QUIET, why);
+	settle_release(&s);
+}
