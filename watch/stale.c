@@ -132,33 +132,34 @@ static long long wall_ms(void)
 	return now.tv_sec * 1000LL + now.tv_nsec / 1000000;
 }
 
-/* Whether path is a regular file emptied after since (wall clock ms),
- * or less than STALE_EMPTY_MS before it (its ctime). */
-static bool just_emptied(const char *path, long long since)
+/* When path, a regular file, was emptied (its ctime, wall clock ms) if
+ * that was after since or less than STALE_EMPTY_MS before it; else 0. */
+static long long just_emptied(const char *path, long long since)
 {
 	struct stat st;
 	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size)
-		return false;
+		return 0;
 	long long changed = st.st_ctim.tv_sec * 1000LL + st.st_ctim.tv_nsec / 1000000;
-	return changed > since - STALE_EMPTY_MS;
+	return changed > since - STALE_EMPTY_MS ? changed : 0;
 }
 
 /* The first file the page was read from (static_file, or one of its R
  * dependencies) that was just emptied, or NULL. Not one a render wrote
  * (an empty lock or index file a site rewrites on every render would
  * hold its pages for ever), nor a single-file source. */
-static const char *emptied_source(struct stale *s, struct manifest_entry *e, const char *static_file)
+static const char *emptied_source(struct stale *s, struct manifest_entry *e, const char *static_file,
+				  long long *emptied)
 {
 	/* From the run's start: the render may have read the file empty
 	 * long before this check, which a loaded machine can run late,
 	 * while the writer still waits to queue its truncation's event. */
 	long long since = s->run_start ? s->run_start : wall_ms();
-	if (static_file && just_emptied(static_file, since))
+	if (static_file && (*emptied = just_emptied(static_file, since)))
 		return static_file;
 	struct strlist *r = manifest_deps(e, 'R');
 	for (size_t i = 0; i < r->n; i++)
 		if (!strlist_contains(&s->files, r->items[i]) && !s->ignored(s->arg, r->items[i]) &&
-		    just_emptied(r->items[i], since))
+		    (*emptied = just_emptied(r->items[i], since)))
 			return r->items[i];
 	return NULL;
 }
@@ -236,13 +237,17 @@ bool stale_hold(void *arg, const struct manifest_entry *ce, const struct origin_
 	}
 	/* open(O_TRUNC) makes the file empty before its IN_MODIFY is queued
 	 * (ext4 frees the blocks in between, and may wait on its journal):
-	 * a render can read it empty with no event to say so yet. A source
-	 * emptied a moment ago is taken as such a truncation; the page is
-	 * tried again soon (stale_take_early's *retry_at), not only on the
-	 * events to come: the file may have been emptied on purpose. */
-	if (!hold && (why = emptied_source(s, e, static_file))) {
+	 * a render can read it empty with no event to say so yet, and a
+	 * writer descheduled on a loaded machine can stay there for hundreds
+	 * of milliseconds. A source emptied within STALE_EMPTY_MS is taken
+	 * as such a truncation; its event re-renders the page, else it is
+	 * tried again once that window has passed (stale_take_early's
+	 * *retry_at): the file may have been emptied on purpose. */
+	long long emptied = 0;
+	if (!hold && (why = emptied_source(s, e, static_file, &emptied))) {
 		hold = true;
-		retry_after(s, now + STALE_EMPTY_RETRY_MS);
+		long long wait = emptied + STALE_EMPTY_MS - wall_ms();
+		retry_after(s, now + (wait > STALE_EMPTY_RETRY_MS ? wait : STALE_EMPTY_RETRY_MS));
 	}
 	if (hold)
 		log_debug("held %s: %s changed while it rendered, or is still being written", e->target, why);

@@ -52,9 +52,10 @@
 #define STALE_WRITING_MAX_MS 2000
 /* A source found empty, changed this soon before the run began (or
  * since), may be a truncation whose event is not queued yet (stale.c
- * says why). */
-#define STALE_EMPTY_MS 100
-/* ... and the page is tried again this much later, event or not. */
+ * says why): 100 ms was seen to be too short on a loaded machine. */
+#define STALE_EMPTY_MS 1000
+/* ... and the page is tried again when that window has passed, at the
+ * soonest this much later, event or not. */
 #define STALE_EMPTY_RETRY_MS 25
 
 struct stale {
