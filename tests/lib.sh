@@ -301,13 +301,18 @@ bg_stop() {
 	_bg_end "$1"
 }
 
-# wait_until SECONDS CMD...: poll CMD every 20 ms until it succeeds; 1 on timeout.
+# wait_until SECONDS CMD...: poll CMD every 20 ms until it succeeds; 1 on
+# timeout, with a comment line naming the wait: a wait that runs out where
+# the test goes on anyway is time lost, and this is where it shows.
 wait_until() {
-	local limit=$(($1 * 50)) i=0
+	local secs=$1 limit=$(($1 * 50)) i=0
 	shift
 	while ! "$@" 2>/dev/null; do
 		i=$((i + 1))
-		[ "$i" -lt "$limit" ] || return 1
+		if [ "$i" -ge "$limit" ]; then
+			printf '# wait_until: gave up after %s s: %s\n' "$secs" "$*" | cut -c1-200 >&2
+			return 1
+		fi
 		sleep 0.02
 	done
 }

@@ -51,14 +51,16 @@ check_ne "" "$T" "a page listed $dir"
 new=$dir/why_new_page.txt
 n=$(grep -c '' "$LOG")
 printf '====== Why New ======\n\nText.\n' >"$new"
-wait_until "$WATCH_WAIT" grep -q "^cgisnap: re-render $(re "$T"): " "$LOG"
+wait_until "$WATCH_WAIT" grep -Eq "^cgisnap: re-render $(re "$T"): " "$LOG"
+check_eq 0 $? "a re-render of $T"
 check_match "$(tail -n "+$((n + 1))" "$LOG")" "^cgisnap: re-render $(re "$T"): $(re "$new") created \(L $(re "$dir")\)$" \
 	"the reason line"
 
 try "a --depends rule"
 n=$(grep -c '' "$LOG")
 echo x >"$SITE/data/trigger.txt"
-wait_until "$WATCH_WAIT" grep -q "^cgisnap: re-render /doku\.php?id=start: $(re "$SITE/data/trigger.txt")" "$LOG"
+wait_until "$WATCH_WAIT" grep -Eq "^cgisnap: re-render /doku\.php\?id=start: $(re "$SITE/data/trigger.txt")" "$LOG"
+check_eq 0 $? "a re-render of the start page"
 check_match "$(tail -n "+$((n + 1))" "$LOG")" \
 	"^cgisnap: re-render /doku\.php\?id=start: $(re "$SITE/data/trigger.txt") created \(--depends 'trigger\\\\\.txt\\$ => /doku\.php\?id=start'\)$" \
 	"the rule named"
