@@ -39,7 +39,7 @@ snap() {
 	echo "$name: $(grep -vc '^#' <("$CGISNAP" ls "$WORK/$name.out")) URLs snapshotted in $(($(date +%s) - t0)) s"
 }
 
-snap wiki "${WIKI_ORIGIN[@]}" -- --strip "$WIKI_STRIP" --not-found '/doku.php?id=cgisnap:no-such-page'
+snap wiki "${WIKI_ORIGIN[@]}" -- --strip "$WIKI_STRIP" --robots-meta ignore --not-found '/doku.php?id=cgisnap:no-such-page'
 snap blog "${BLOG_ORIGIN[@]}" --
 echo "$CORES cores, shared by the load generator, the servers and php-cgi; each side measured"
 echo "alone ('cgisnap serve' threads: one per core; php-cgi: a process per dynamic request)"

@@ -2,6 +2,8 @@
 # sites (source after lib.sh).
 
 # The wiki's per-render web bug (DokuWiki's taskrunner.php?id=X&TIME).
+# Like DokuWiki, the wiki marks pages edited in the last days noindex:
+# its crawls say --robots-meta ignore, as DokuWiki's profile does.
 WIKI_STRIP='<img src="[^"]*taskrunner\.php[^>]*>'
 
 # sample_site_test wiki|blog N: the sample wiki of N pages (blog of N
@@ -18,7 +20,7 @@ snap_wiki() {
 	local site=$1 out=$2
 	shift 2
 	"$CGISNAP" snapshot --root "$site" --cgi php=php-cgi --site-url http://localhost:8080/ \
-		--strip "$WIKI_STRIP" --not-found '/doku.php?id=cgisnap:no-such-page' "$@" "$out"
+		--strip "$WIKI_STRIP" --robots-meta ignore --not-found '/doku.php?id=cgisnap:no-such-page' "$@" "$out"
 }
 
 # snap_blog SITE OUT [OPTIONS...]: snapshot the sample blog through php-cgi.

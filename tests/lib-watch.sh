@@ -127,7 +127,7 @@ wait_gone() {
 # wiki's data/ as the source (one per line: mapfile -t reads them).
 watch_wiki_args() {
 	printf '%s\n' --root "$1" --cgi php=php-cgi --site-url http://localhost:8080/ \
-		--strip "$WIKI_STRIP" --not-found '/doku.php?id=cgisnap:no-such-page' -j 2 \
+		--strip "$WIKI_STRIP" --robots-meta ignore --not-found '/doku.php?id=cgisnap:no-such-page' -j 2 \
 		--source "$1/data"
 }
 

@@ -64,13 +64,13 @@ check_eq 0 $? "CGI exit status"
 p=$(port 1)
 fastcgi_server "$WIKI" "$p" || fail "php-cgi -b did not start"
 "$CGISNAP" snapshot --fastcgi "127.0.0.1:$p" --root "$WIKI" --site-url http://localhost:8080/ \
-	--strip "$WIKI_STRIP" --not-found '/doku.php?id=cgisnap:no-such-page' -j 2 "$TESTDIR/wiki-fcgi" 2>"$TESTDIR/err-fcgi"
+	--strip "$WIKI_STRIP" --robots-meta ignore --not-found '/doku.php?id=cgisnap:no-such-page' -j 2 "$TESTDIR/wiki-fcgi" 2>"$TESTDIR/err-fcgi"
 check_eq 0 $? "FastCGI exit status"
 bg_stop "$BG_PID"
 p=$(port 2)
 http_server "$WIKI" "$p" "$TESTDIR/router.php" || fail "php -S did not start"
 "$CGISNAP" snapshot --origin "http://127.0.0.1:$p/" --site-url http://localhost:8080/ \
-	--strip "$WIKI_STRIP" --not-found '/doku.php?id=cgisnap:no-such-page' -j 2 "$TESTDIR/wiki-http" 2>"$TESTDIR/err-http"
+	--strip "$WIKI_STRIP" --robots-meta ignore --not-found '/doku.php?id=cgisnap:no-such-page' -j 2 "$TESTDIR/wiki-http" 2>"$TESTDIR/err-http"
 check_eq 0 $? "HTTP exit status"
 bg_stop "$BG_PID"
 check_ne 0 "$(manifest_targets "$TESTDIR/wiki-cgi" | wc -l)" "pages in the CGI tree"

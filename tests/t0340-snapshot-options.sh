@@ -14,6 +14,7 @@ cat >"$SITE/index.html" <<'HTML'
 <a href="/list.cgi?b=2&a=1&utm_source=mail">list</a>
 <a href="/list.cgi?a=1&b=2&fbclid=xyz">same list</a>
 <a href="/meta.html">robots meta page</a>
+<a href="/index-nofollow.html">a page to index whose links say nofollow</a>
 <a href="/nostore.cgi">no-store page</a>
 <a href="/private/secret.html">disallowed by robots.txt</a>
 <a href="/big.html">big page</a>
@@ -42,6 +43,11 @@ cat >"$SITE/meta.html" <<'HTML'
 <body><a href="/behind-meta.html">linked only from a nofollow page</a></body></html>
 HTML
 printf '<p>behind the meta page</p>\n' >"$SITE/behind-meta.html"
+cat >"$SITE/index-nofollow.html" <<'HTML'
+<html><head><meta name="robots" content="index, nofollow"></head>
+<body><a href="/behind-index-nofollow.html">linked only from an index, nofollow page</a></body></html>
+HTML
+printf '<p>behind the index, nofollow page</p>\n' >"$SITE/behind-index-nofollow.html"
 cat >"$SITE/nostore.cgi" <<'SH'
 #!/bin/sh
 printf 'Cache-Control: no-store, no-cache\nSet-Cookie: s=1\nContent-Type: text/html\n\n<p>anonymous page</p>\n'
@@ -53,13 +59,13 @@ snap() { "$CGISNAP" snapshot --root "$SITE" -j 2 "$@"; }
 targets() { grep -v '^#' <("$CGISNAP" ls "$1") | cut -f1 | LC_ALL=C sort; }
 
 try "an endless calendar stops at --max-pages with a warning, exit 0, and no pruning"
-snap --max-pages 12 "$TESTDIR/a" 2>"$TESTDIR/err"
+snap --max-pages 12 --robots-meta ignore "$TESTDIR/a" 2>"$TESTDIR/err"
 check_eq 0 $? "exit status"
 check_match "$(cat "$TESTDIR/err")" "warning: --max-pages 12 reached: [0-9]+ links not crawled; nothing was pruned" "warning"
 check_eq 12 "$(targets "$TESTDIR/a" | wc -l)" "URLs recorded"
 printf '<p>stale</p>\n' >"$TESTDIR/a/stale.html"
 tree_put "$TESTDIR/a" "$("$CGISNAP" ls "$TESTDIR/a" | grep -v '^#' | head -1 | sed 's#^[^\t]*\t[^\t]*#/stale.html\tstale.html#')"
-snap --max-pages 12 "$TESTDIR/a" 2>/dev/null
+snap --max-pages 12 --robots-meta ignore "$TESTDIR/a" 2>/dev/null
 check_file "$TESTDIR/a/stale.html" "a bounded crawl removes nothing"
 
 try "--max-depth bounds the calendar too"
@@ -70,7 +76,7 @@ check_contains "$(targets "$TESTDIR/b")" "/cal/month.cgi?m=3" "depth 3 reached"
 check_not_contains "$(targets "$TESTDIR/b")" "/cal/month.cgi?m=4" "depth 4 not crawled"
 
 try "--exclude and --include filter targets"
-snap --exclude '^/cal/' "$TESTDIR/c" 2>/dev/null
+snap --exclude '^/cal/' "$TESTDIR/c" 2>"$TESTDIR/err-c"
 check_eq 0 $? "exit status"
 check_not_contains "$(targets "$TESTDIR/c")" "/cal/" "excluded"
 check_contains "$(targets "$TESTDIR/c")" "/big.html" "others kept"
@@ -91,12 +97,31 @@ check_contains "$(cat "$TESTDIR/d/.cgisnap/settings")" "ignore-param = utm_*" "s
 check_contains "$(cat "$TESTDIR/d/.cgisnap/settings")" "sort-query = yes" "settings: sort-query"
 check_eq 2 "$(targets "$TESTDIR/c" | grep -c list.cgi)" "without the policy: two list URLs"
 
-try "robots meta is ignored by default and honoured with --respect-robots-meta"
-check_file "$TESTDIR/c/meta.html" "noindex page stored by default"
-check_file "$TESTDIR/c/behind-meta.html" "its links followed by default"
-snap --exclude '^/cal/' --respect-robots-meta "$TESTDIR/e" 2>/dev/null
-check_no_file "$TESTDIR/e/meta.html" "noindex page"
-check_no_file "$TESTDIR/e/behind-meta.html" "nofollow page's links"
+try "robots meta: a noindex page is not stored nor its nofollow followed; an index page's nofollow is not honoured"
+check_no_file "$TESTDIR/c/meta.html" "noindex page not stored by default"
+check_no_file "$TESTDIR/c/behind-meta.html" "its nofollow honoured"
+check_file "$TESTDIR/c/index-nofollow.html" "an index, nofollow page stored"
+check_file "$TESTDIR/c/behind-index-nofollow.html" "and its links followed: nofollow on every page would cut the site off"
+check_contains "$(cat "$TESTDIR/err-c")" "cgisnap: skipped 1 page marked robots noindex (e.g. /meta.html): --robots-meta ignore to store them" \
+	"the summary says it, with the option that turns it off"
+check_eq "" "$("$CGISNAP" ls "$TESTDIR/c" | grep -v '^#' | grep -F /meta.html)" "the noindex page is no URL of the tree"
+snap --exclude '^/cal/' --robots-meta ignore "$TESTDIR/i" 2>/dev/null
+check_file "$TESTDIR/i/meta.html" "--robots-meta ignore: the noindex page stored"
+check_file "$TESTDIR/i/behind-meta.html" "and its links followed"
+for how in "--robots-meta all" --respect-robots-meta; do
+	rm -rf "$TESTDIR/e"
+	snap --exclude '^/cal/' $how "$TESTDIR/e" 2>/dev/null
+	check_no_file "$TESTDIR/e/meta.html" "$how: noindex page"
+	check_no_file "$TESTDIR/e/behind-meta.html" "$how: nofollow page's links"
+	check_file "$TESTDIR/e/index-nofollow.html" "$how: an index, nofollow page stored"
+	check_no_file "$TESTDIR/e/behind-index-nofollow.html" "$how: its links not followed"
+done
+snap --exclude '^/cal/' --seed /meta.html "$TESTDIR/s" 2>/dev/null
+check_file "$TESTDIR/s/meta.html" "a seed is stored whatever its robots meta says"
+check_file "$TESTDIR/s/behind-meta.html" "and its links followed"
+snap --robots-meta some "$TESTDIR/bad" 2>"$TESTDIR/err-bad"
+check_eq 2 $? "a bad --robots-meta: exit 2"
+check_eq "cgisnap: error: bad --robots-meta 'some': pages, all or ignore" "$(cat "$TESTDIR/err-bad")" "one line naming it"
 
 try "no-store pages are stored without their cookie, unless --respect-no-store"
 check_eq "<p>anonymous page</p>" "$(cat "$TESTDIR/c/nostore.cgi")" "stored body"
@@ -170,7 +195,7 @@ if command -v script >/dev/null; then
 else
 	fail "script(1) is missing"
 fi
-out=$("$CGISNAP" snapshot --root "$SITE" --exclude '^/cal/' "$TESTDIR/n" 2>&1)
+out=$("$CGISNAP" snapshot --root "$SITE" --exclude '^/cal/' --robots-meta ignore "$TESTDIR/n" 2>&1)
 check_not_contains "$out" "pages/s ETA" "no progress bar when not a terminal"
 check_eq 2 "$(printf '%s\n' "$out" | wc -l)" "two summary lines"
 out=$("$CGISNAP" snapshot -q --root "$SITE" --exclude '^/cal/' "$TESTDIR/n" 2>&1)

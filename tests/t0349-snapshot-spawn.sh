@@ -73,7 +73,7 @@ check_eq 0 $? "exit status, --cgi"
 for cmd in "php-cgi" "php-cgi -b {socket}"; do
 	rm -rf "$TESTDIR/wiki-spawn"
 	"$CGISNAP" snapshot --root "$TESTDIR/wiki" --cgi-spawn php="$cmd" --site-url http://localhost:8080/ \
-		--strip "$WIKI_STRIP" --not-found '/doku.php?id=cgisnap:no-such-page' -j 2 \
+		--strip "$WIKI_STRIP" --robots-meta ignore --not-found '/doku.php?id=cgisnap:no-such-page' -j 2 \
 		"$TESTDIR/wiki-spawn" 2>"$TESTDIR/err"
 	check_eq 0 $? "exit status, --cgi-spawn php='$cmd' ($(cat "$TESTDIR/err"))"
 	check_eq "" "$(diff -r -x .cgisnap "$TESTDIR/wiki-cgi" "$TESTDIR/wiki-spawn")" "'$cmd': trees differ"

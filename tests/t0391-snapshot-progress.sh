@@ -139,7 +139,7 @@ try "on a terminal: a bar with done/total, %, pages/s, ETA and the URL; the tota
 command -v script >/dev/null || fail "script(1) is missing"
 total=$(grep -vc '^#' <("$CGISNAP" ls "$TESTDIR/w"))
 COLUMNS=200 script -qfec "stty cols 200 2>/dev/null; $CGISNAP snapshot --root $WIKI --cgi php=php-cgi \
-	--site-url http://localhost:8080/ --strip '$WIKI_STRIP' --not-found '/doku.php?id=cgisnap:no-such-page' \
+	--site-url http://localhost:8080/ --strip '$WIKI_STRIP' --robots-meta ignore --not-found '/doku.php?id=cgisnap:no-such-page' \
 	-j 2 $TESTDIR/w" /dev/null >"$TESTDIR/tty" 2>&1
 check_eq 0 $? "exit status"
 bars=$(tr '\r' '\n' <"$TESTDIR/tty" | sed 's/\x1b\[K//g' | grep -E '^\[[=> ]{20}\] ')

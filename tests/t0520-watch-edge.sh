@@ -210,7 +210,7 @@ seed_wiki "$WIKI" 12
 PORT=$(port 0)
 bg_start php -S "127.0.0.1:$PORT" -t "$WIKI" >/dev/null 2>&1
 wait_port "$PORT"
-HTTP=(--origin "http://127.0.0.1:$PORT/" --site-url http://localhost:8080/ --strip "$WIKI_STRIP"
+HTTP=(--origin "http://127.0.0.1:$PORT/" --site-url http://localhost:8080/ --strip "$WIKI_STRIP" --robots-meta ignore
 	--exclude 'do=backlink' -j 2 --source "$WIKI/data/pages")
 PAGE=wiki:syntax
 

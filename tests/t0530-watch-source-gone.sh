@@ -22,7 +22,7 @@ mapfile -t P < <(cd "$SRC" && find . -name '*.txt' ! -name start.txt ! -name sid
 	sed 's|^\./||; s/\.txt$//; s|/|:|g' | grep -v "^$NS:" | LC_ALL=C sort)
 NS_PAGE=$NS:$(cd "$SRC/$NS" && find . -name '*.txt' ! -name start.txt | sed 's|^\./||; s/\.txt$//; s|/|:|g' | LC_ALL=C sort | head -1)
 SENTINEL=${P[0]}
-ARGS=(--root "$SITE" --cgi php=php-cgi --site-url http://localhost:8080/ --strip "$WIKI_STRIP"
+ARGS=(--root "$SITE" --cgi php=php-cgi --site-url http://localhost:8080/ --strip "$WIKI_STRIP" --robots-meta ignore
 	--not-found '/doku.php?id=cgisnap:no-such-page' -j 2 --exclude 'do=backlink' --source "$SRC")
 MISSING="cgisnap: error: source '$SRC' is missing: pages are neither re-rendered nor pruned until it is back"
 BACK="cgisnap: source '$SRC' is back: re-crawling"

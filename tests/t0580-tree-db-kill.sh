@@ -126,7 +126,7 @@ fresh_compare "$OUT"
 try "snapshot killed with -9 mid-crawl, then run again"
 S=$TESTDIR/snap
 _snap_paused() { CGISNAP_TEST_PAUSE_BATCH=$HOLD.snap exec "$CGISNAP" snapshot --root "$SITE" --cgi php=php-cgi \
-	--site-url http://localhost:8080/ --strip "$WIKI_STRIP" --not-found '/doku.php?id=cgisnap:no-such-page' \
+	--site-url http://localhost:8080/ --strip "$WIKI_STRIP" --robots-meta ignore --not-found '/doku.php?id=cgisnap:no-such-page' \
 	--exclude 'do=(backlink|index|recent)' "$S" 2>"$TESTDIR/snap.err"; }
 bg_start _snap_paused
 SNAP_PID=$BG_PID

@@ -58,8 +58,12 @@ const struct opt crawl_opts[] = {
 	  "store larger bodies unparsed: no links followed, no --strip (default 16 MiB)", 0, 1L << 40 },
 	{ "follow-nofollow", 0, OPT_BOOL, &crawl_options.follow_nofollow, NULL,
 	  "also follow rel=\"nofollow\" links (edit, login, reply links)", 0, 0 },
+	{ "robots-meta", 0, OPT_STR, &crawl_options.robots_meta, "pages|all|ignore",
+	  "<meta name=robots>: pages (default): a noindex page is not stored, nor its nofollow links "
+	  "followed; all: nofollow honoured on every page too; ignore: neither (wikis mark fresh pages "
+	  "noindex)", 0, 0 },
 	{ "respect-robots-meta", 0, OPT_BOOL, &crawl_options.respect_robots_meta, NULL,
-	  "honour <meta name=robots> noindex/nofollow (off: wikis mark fresh pages so)", 0, 0 },
+	  "the same as --robots-meta all", 0, 0 },
 	{ "respect-no-store", 0, OPT_BOOL, &crawl_options.respect_no_store, NULL,
 	  "skip pages sent with Cache-Control no-store/no-cache/private", 0, 0 },
 	{ "not-found", 0, OPT_STR, &crawl_options.not_found, "TARGET",
@@ -184,7 +188,13 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 	if (o->max_parse >= 0)
 		s->crawl.max_parse = o->max_parse;
 	s->crawl.follow_nofollow = o->follow_nofollow;
-	s->crawl.respect_robots_meta = o->respect_robots_meta;
+	if (o->robots_meta && strcmp(o->robots_meta, "pages") && strcmp(o->robots_meta, "all") &&
+	    strcmp(o->robots_meta, "ignore"))
+		return err_set(err, "bad --robots-meta '%s': pages, all or ignore", o->robots_meta);
+	s->crawl.robots_meta = o->respect_robots_meta ? ROBOTS_META_ALL
+			       : !o->robots_meta || !strcmp(o->robots_meta, "pages") ? ROBOTS_META_PAGES
+			       : !strcmp(o->robots_meta, "all")                      ? ROBOTS_META_ALL
+										     : ROBOTS_META_IGNORE;
 	s->crawl.respect_no_store = o->respect_no_store;
 	s->crawl.gzip = !o->no_gzip;
 	s->crawl.prune = !o->no_prune;

@@ -27,6 +27,7 @@ struct crawl_options {
 	char *not_found;
 	char *seed_command;          /* --seed-command: seeds the site prints */
 	char *static_query;          /* "keep" (NULL) or "ignore" */
+	char *robots_meta;           /* "pages" (NULL), "all" or "ignore" */
 	char *progress;              /* "bar", "line", "none"; NULL: bar on a terminal, else line */
 	long progress_interval;      /* -1: CRAWL_PROGRESS_INTERVAL */
 };

@@ -67,6 +67,16 @@ enum crawl_progress {
 	CRAWL_PROGRESS_LINE, /* a line every progress_interval seconds (cron, journald) */
 };
 
+/* What a page's <meta name="robots"> decides (--robots-meta).
+ * ROBOTS_META_PAGES, the default: a page that says noindex is not a page
+ * of the static site (not stored; a seed always is), and its nofollow is
+ * honoured, since its links are the application's views, not the
+ * site's; nofollow on a page that is stored is not, because a program
+ * that says it on every page would cut the site off at its first page.
+ * ROBOTS_META_ALL honours both everywhere; ROBOTS_META_IGNORE neither
+ * (wikis mark freshly edited pages noindex: DokuWiki's profile). */
+enum robots_meta { ROBOTS_META_PAGES, ROBOTS_META_ALL, ROBOTS_META_IGNORE };
+
 struct crawl_config {
 	struct strlist seeds;        /* targets or absolute URLs; default the site URL's path */
 	struct strlist include;      /* --include REGEX on targets (any must match) */
@@ -80,7 +90,7 @@ struct crawl_config {
 				      * are: no links followed, no --strip */
 	long jobs;
 	bool follow_nofollow;
-	bool respect_robots_meta;
+	enum robots_meta robots_meta; /* what <meta name=robots> decides */
 	bool respect_no_store;
 	bool gzip;                   /* .gz siblings for compressible files */
 	bool prune;
@@ -123,7 +133,8 @@ struct crawl_failure {
 enum crawl_skip_why {
 	CRAWL_SKIP_ARCHIVE,   /* an archive made on the fly, without keep_archives */
 	CRAWL_SKIP_OVERSIZE,  /* output over --max-output (origin_response.over_max_output) */
-	CRAWL_SKIP_REQUESTED, /* robots noindex or no-store, with the respect options */
+	CRAWL_SKIP_NOINDEX,   /* robots noindex (--robots-meta) */
+	CRAWL_SKIP_NO_STORE,  /* Cache-Control no-store, with --respect-no-store */
 	CRAWL_NSKIP
 };
 

@@ -226,6 +226,13 @@ static void take_redirect(struct crawl *c, struct page *p)
 					   "'%s': check --site-url", j->target, abs, c->site->url);
 }
 
+/* Whether the page's robots meta says it is no page of the static site
+ * (crawl.h: enum robots_meta). A seed is one whatever it says. */
+static bool not_a_page(const struct crawl *c, const struct page *p, const struct page_meta *meta)
+{
+	return meta->noindex && !p->j->seed && c->cfg->robots_meta != ROBOTS_META_IGNORE;
+}
+
 /* Bring the body into memory to parse it for links and --strip (only
  * up to --max-parse: bigger bodies stay in their file and are streamed),
  * and find its links. 0, or -1 with p->err. */
@@ -249,7 +256,7 @@ static int parse_links(struct crawl *c, struct page *p, struct page_meta *meta)
 		strip_volatile(cfg, &rs->body);
 	if (parse && has_links(type))
 		links_extract(type, p->url, buf_str(&rs->body), rs->body.len, collect_link, &p->links, meta);
-	if (cfg->respect_robots_meta && meta->nofollow)
+	if (meta->nofollow && (cfg->robots_meta == ROBOTS_META_ALL || not_a_page(c, p, meta)))
 		strlist_clear(&p->links.targets);
 	return 0;
 }
@@ -283,10 +290,10 @@ static void take_page(struct crawl *c, struct page *p)
 	struct page_meta meta = { false, false };
 	if (parse_links(c, p, &meta) < 0) {
 		p->fate = PAGE_FAILED;
-	} else if ((cfg->respect_robots_meta && meta.noindex) || (cfg->respect_no_store && no_store(rs))) {
+	} else if (not_a_page(c, p, &meta) || (cfg->respect_no_store && no_store(rs))) {
 		strlist_clear(&p->links.resources); /* nothing will display them */
 		p->fate = PAGE_SKIPPED;
-		p->skip = CRAWL_SKIP_REQUESTED;
+		p->skip = not_a_page(c, p, &meta) ? CRAWL_SKIP_NOINDEX : CRAWL_SKIP_NO_STORE;
 	} else if (hash_body(p) < 0) {
 		p->fate = PAGE_FAILED;
 	} else if (static_path && held(c, p, static_path)) {

@@ -162,12 +162,18 @@ void skip_notes(const struct crawl *c, struct crawl_result *res)
 			xasprintf("skipped %ld response%s over --max-output %ld MiB (e.g. %s): raise "
 				  "--max-output to store them", n, n == 1 ? "" : "s",
 				  origin_max_output_mb(c->origin), s[CRAWL_SKIP_OVERSIZE].example);
-	n = s[CRAWL_SKIP_REQUESTED].n;
+	n = s[CRAWL_SKIP_NOINDEX].n;
 	if (n)
-		s[CRAWL_SKIP_REQUESTED].note =
-			xasprintf("skipped %ld page%s that asked not to be stored (e.g. %s): robots noindex "
-				  "or Cache-Control no-store", n, n == 1 ? "" : "s",
-				  s[CRAWL_SKIP_REQUESTED].example);
+		s[CRAWL_SKIP_NOINDEX].note =
+			xasprintf("skipped %ld page%s marked robots noindex (e.g. %s): "
+				  "--robots-meta ignore to store them", n, n == 1 ? "" : "s",
+				  s[CRAWL_SKIP_NOINDEX].example);
+	n = s[CRAWL_SKIP_NO_STORE].n;
+	if (n)
+		s[CRAWL_SKIP_NO_STORE].note =
+			xasprintf("skipped %ld page%s sent with Cache-Control no-store (e.g. %s): "
+				  "without --respect-no-store they are stored", n, n == 1 ? "" : "s",
+				  s[CRAWL_SKIP_NO_STORE].example);
 }
 
 void crawl_result_release(struct crawl_result *res)
