@@ -86,4 +86,24 @@ cgi noisy.cgi 'echo "deprecated: something" >&2; printf "Content-Type: text/plai
 "$CGISNAP" snapshot --root "$SITE" --seed /noisy.cgi --max-depth 0 "$TESTDIR/out3" 2>"$TESTDIR/err3"
 check_contains "$(cat "$TESTDIR/err3")" "/noisy.cgi: deprecated: something" "stderr line"
 
+try "a program runs with Apache's PATH, not the caller's; --env PATH= sets it"
+# A stock Python CGI script, and a python3 of the caller's own first on
+# the caller's PATH (as pyenv or a virtualenv puts one).
+mkdir -p "$TESTDIR/py" "$TESTDIR/callerbin"
+cat >"$TESTDIR/py/env.cgi" <<'PY'
+#!/usr/bin/env python3
+import os
+print("Content-Type: text/plain\n\nPATH=" + os.environ["PATH"])
+PY
+printf '#!/bin/sh\nprintf "Content-Type: text/plain\\n\\nthe caller'"'"'s python3\\n"\n' >"$TESTDIR/callerbin/python3"
+chmod +x "$TESTDIR/py/env.cgi" "$TESTDIR/callerbin/python3"
+PATH="$TESTDIR/callerbin:$PATH" "$CGISNAP" snapshot --root "$TESTDIR/py" --seed /env.cgi "$TESTDIR/py-out" 2>"$TESTDIR/err-py"
+check_eq 0 $? "exit status ($(cat "$TESTDIR/err-py"))"
+check_eq "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "$(cat "$TESTDIR/py-out/env.cgi")" \
+	"the system's python3, with Apache's PATH"
+PATH="$TESTDIR/callerbin:$PATH" "$CGISNAP" snapshot --root "$TESTDIR/py" --seed /env.cgi \
+	--env "PATH=$TESTDIR/callerbin:/usr/bin:/bin" "$TESTDIR/py-out2" 2>"$TESTDIR/err-py"
+check_eq 0 $? "exit status ($(cat "$TESTDIR/err-py"))"
+check_eq "the caller's python3" "$(cat "$TESTDIR/py-out2/env.cgi")" "--env PATH= wins"
+
 finish

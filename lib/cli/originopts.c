@@ -47,7 +47,8 @@ const struct opt origin_opts[] = {
 	{ "no-follow-symlinks", 0, OPT_BOOL, &origin_options.no_follow_symlinks, NULL,
 	  "refuse symbolic links under --root or a --path-alias DIR that lead out of it", 0, 0 },
 	{ "env", 0, OPT_LIST, &origin_options.env, "NAME=VALUE",
-	  "add to the CGI environment (repeatable)", 0, 0 },
+	  "add to the CGI environment (repeatable); programs run with Apache's PATH "
+	  "(/usr/local/sbin:...:/bin), not yours, unless --env PATH= says", 0, 0 },
 	{ "no-php-defaults", 0, OPT_BOOL, &origin_options.no_php_defaults, NULL,
 	  "run php-cgi without cgisnap's opcache and session settings", 0, 0 },
 	{ "fastcgi", 0, OPT_STR, &origin_options.fastcgi, "ADDR",

@@ -217,8 +217,15 @@ static int open_root(struct origin *o, const struct origin_config *cfg, char *er
 		if (add_static_ext(o, cfg->static_exts.items[i], err) < 0)
 			return -1;
 	add_index_names(o, cfg->index ? cfg->index : ORIGIN_INDEX);
-	const char *path = getenv("PATH");
-	o->path_env = xstrdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
+	/* A program gets the PATH Apache gives it, not the caller's: a
+	 * user's own python3 first on PATH (pyenv, a virtualenv) breaks a
+	 * stock "#!/usr/bin/env python3" CGI script. --env PATH= wins. */
+	o->path_env = xstrdup(ORIGIN_CGI_PATH);
+	for (size_t i = 0; i < o->user_env.n; i++)
+		if (!strncmp(o->user_env.items[i], "PATH=", 5)) {
+			free(o->path_env);
+			o->path_env = xstrdup(o->user_env.items[i] + 5);
+		}
 
 	if (cfg->front_controller) {
 		struct resolved r;

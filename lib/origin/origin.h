@@ -71,6 +71,10 @@ struct origin_config {
 /* The defaults, each written once: --help shows them, origin_defaults()
  * and origin_open() apply them. */
 #define ORIGIN_INDEX "index.html,index.php"
+/* The PATH a CGI or FastCGI program is run with, whatever the caller's
+ * (--env PATH= to change it): the one Debian's Apache, started by
+ * systemd, gives its programs. */
+#define ORIGIN_CGI_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define ORIGIN_SITE_URL "http://localhost/"
 #define ORIGIN_TIMEOUT_S 30
 #define ORIGIN_MAX_OUTPUT_MB 64

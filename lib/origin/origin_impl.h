@@ -45,7 +45,7 @@ struct origin {
 	bool follow_symlinks;             /* not --no-follow-symlinks */
 	char *keep_out;                   /* origin_keep_out: real path of the tree, or NULL */
 	struct strlist user_env;          /* validated NAME=VALUE, applied last */
-	char *path_env;                   /* PATH as cgisnap had it */
+	char *path_env;                   /* programs' PATH: ORIGIN_CGI_PATH or --env PATH= */
 	char *php_session_dir;            /* private session.save_path, or NULL */
 	bool php_defaults;
 	char *trace_lib;                  /* CGI only; NULL: no tracing */
