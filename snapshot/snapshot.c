@@ -221,6 +221,7 @@ int cmd_snapshot(int argc, char **argv)
 	}
 	char *what = xasprintf("snapshot of %s into '%s'", s.site.url, args.items[0]);
 	crawl_report(&res, what, crawl_options.quiet);
+	crawl_report_stderr(&s, crawl_options.quiet);
 	free(what);
 	if (res.interrupted)
 		rc = EXIT_INTERRUPTED;

@@ -81,10 +81,27 @@ check_eq "<p>fixed</p>" "$(cat "$OUT/crash.cgi" 2>/dev/null)" "repaired page sto
 check_eq "<p>good page</p>" "$(cat "$OUT/good.cgi" 2>/dev/null)" "broken page keeps its last good version"
 check_contains "$(cat "$TESTDIR/err2")" "nothing was pruned" "no pruning after failures"
 
-try "stderr of a program goes to the log, prefixed with its URL"
-cgi noisy.cgi 'echo "deprecated: something" >&2; printf "Content-Type: text/plain\n\nok\n"'
+try "stderr of the programs goes to .cgisnap/error.log, one summary line per run; -v shows each line"
+cgi noisy.cgi 'echo "deprecated: something" >&2; echo "deprecated: more" >&2; printf "Content-Type: text/plain\n\nok\n"'
 "$CGISNAP" snapshot --root "$SITE" --seed /noisy.cgi --max-depth 0 "$TESTDIR/out3" 2>"$TESTDIR/err3"
-check_contains "$(cat "$TESTDIR/err3")" "/noisy.cgi: deprecated: something" "stderr line"
+check_eq 0 $? "exit status"
+check_not_contains "$(cat "$TESTDIR/err3")" "cgisnap: /noisy.cgi: deprecated" "no terminal line per stderr line"
+check_contains "$(cat "$TESTDIR/err3")" \
+	"cgisnap: the programs wrote 2 lines to stderr (the first: /noisy.cgi: deprecated: something), in $TESTDIR/out3/.cgisnap/error.log (-v shows each)" \
+	"the summary line"
+check_match "$(cat "$TESTDIR/out3/.cgisnap/error.log")" \
+	"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z /noisy.cgi: deprecated: something"$'\n'"[0-9TZ:-]+ /noisy.cgi: deprecated: more$" \
+	"the file: each line with its time and URL"
+"$CGISNAP" snapshot --root "$SITE" --seed /noisy.cgi --max-depth 0 -v "$TESTDIR/out3" 2>"$TESTDIR/err3"
+check_contains "$(cat "$TESTDIR/err3")" "cgisnap: /noisy.cgi: deprecated: something" "-v: each line, prefixed with its URL"
+check_contains "$(cat "$TESTDIR/err3")" "the programs wrote 2 lines to stderr" "-v: the summary counts this run only"
+check_eq 4 "$(grep -c deprecated "$TESTDIR/out3/.cgisnap/error.log")" "the file keeps the runs' lines"
+# An error log grown past 1 MiB is moved aside once, not grown for ever.
+head -c 1100000 /dev/zero | tr '\0' x >"$TESTDIR/out3/.cgisnap/error.log"
+"$CGISNAP" snapshot --root "$SITE" --seed /noisy.cgi --max-depth 0 -q "$TESTDIR/out3" 2>"$TESTDIR/err3"
+check_eq "" "$(cat "$TESTDIR/err3")" "-q: no summary line"
+check_eq 1100000 "$(stat -c %s "$TESTDIR/out3/.cgisnap/error.log.1")" "the big log moved to error.log.1"
+check_eq 2 "$(grep -c deprecated "$TESTDIR/out3/.cgisnap/error.log")" "a fresh error.log"
 
 try "a program runs with Apache's PATH, not the caller's; --env PATH= sets it"
 # A stock Python CGI script, and a python3 of the caller's own first on

@@ -101,6 +101,7 @@ static bool log_batch(const struct watcher *w, const char *full_reason, const st
 		log_warn("%s", res->kept.items[i]);
 	if (res->bound_note)
 		log_warn("%s", res->bound_note);
+	crawl_report_stderr(&w->s, crawl_options.quiet);
 	return true;
 }
 

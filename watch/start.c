@@ -140,6 +140,7 @@ int watcher_start(struct watcher *w)
 		watcher_sources_present(w); /* one gone meanwhile is logged before the watching line */
 		char *what = xasprintf("snapshot of %s into '%s'", w->s.site.url, w->s.tree.path);
 		crawl_report(&res, what, crawl_options.quiet);
+		crawl_report_stderr(&w->s, crawl_options.quiet);
 		free(what);
 		crawl_record_run(&w->s.tree, "watch (initial snapshot)", &res,
 				 rc < 0 || res.failed || res.errors.n ? EXIT_PARTIAL : 0);

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "base/log.h"
 #include "cli/originopts.h"
+#include "origin/stderrlog.h"
 #include "base/shcmd.h"
 #include "base/xalloc.h"
 
@@ -279,7 +280,10 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 	origin_spill_in(s->origin, s->tree.meta_fd);
 	/* Links under --root are followed: none may lead into the tree. */
 	origin_keep_out(s->origin, dir);
-	return tree_lock(&s->tree, err);
+	if (tree_lock(&s->tree, err) < 0)
+		return -1;
+	/* Only the tree's holder writes its error log. */
+	return origin_errlog_open(s->tree.meta_fd, CRAWL_ERROR_LOG, err);
 }
 
 int crawl_setup_exit(int rc, const char *err)
@@ -299,6 +303,7 @@ void crawl_setup_close(struct crawl_setup *s)
 {
 	if (s->origin)
 		origin_close(s->origin);
+	origin_errlog_close();
 	if (s->tree_open)
 		tree_close(&s->tree);
 	free(s->crawl.not_found);
@@ -330,6 +335,17 @@ static void human_bytes(long long n, char *out, size_t len)
 		snprintf(out, len, "%.1f KiB", n / 1024.0);
 	else
 		snprintf(out, len, "%lld bytes", n);
+}
+
+void crawl_report_stderr(const struct crawl_setup *s, bool quiet)
+{
+	struct strlist first = STRLIST_INIT;
+	long n = origin_errlog_take(&first, 1);
+	if (n && !quiet)
+		log_info("the programs wrote %ld line%s to stderr (%s%s), in %s/.cgisnap/" CRAWL_ERROR_LOG
+			 "%s", n, n == 1 ? "" : "s", n == 1 ? "" : "the first: ", first.n ? first.items[0] : "",
+			 s->tree.path, log_verbose() ? "" : " (-v shows each)");
+	strlist_clear(&first);
 }
 
 void crawl_report(const struct crawl_result *r, const char *what, bool quiet)

@@ -62,5 +62,10 @@ void crawl_record_run(struct tree *t, const char *command, const struct crawl_re
 
 /* The summary lines of a crawl, and each failed URL with its reason. */
 void crawl_report(const struct crawl_result *res, const char *what, bool quiet);
+/* One line when the programs wrote to stderr since the last call: how
+ * many lines, the first, and the file they are in (the tree's
+ * .cgisnap/error.log, CRAWL_ERROR_LOG; -v shows each as it comes). */
+void crawl_report_stderr(const struct crawl_setup *s, bool quiet);
+#define CRAWL_ERROR_LOG "error.log"
 
 #endif

@@ -2,9 +2,25 @@
  * for the CGI and FastCGI back ends. */
 #include "origin/stderrlog.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "base/log.h"
+#include "base/xalloc.h"
+
+/* The error log, when open (stderrlog.h). */
+static pthread_mutex_t errlog_lock = PTHREAD_MUTEX_INITIALIZER;
+static int errlog_fd = -1;
+static long errlog_lines;           /* since the last take */
+static struct strlist errlog_first; /* the first of them */
+#define ERRLOG_FIRST_KEPT 8
 
 void origin_log_init(struct origin_log *l, const char *target)
 {
@@ -13,10 +29,34 @@ void origin_log_init(struct origin_log *l, const char *target)
 	l->cut = false;
 }
 
+/* One line into the error log; false when none is open. */
+static bool errlog_line(const char *target, const char *line, bool cut)
+{
+	pthread_mutex_lock(&errlog_lock);
+	bool open = errlog_fd >= 0;
+	if (open) {
+		char when[32];
+		time_t now = time(NULL);
+		struct tm tm;
+		strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+		char *text = xasprintf("%s %s: %s%s\n", when, target, line, cut ? "..." : "");
+		/* O_APPEND: one write per line keeps lines whole. A full disk
+		 * loses the line, not the render. */
+		if (write(errlog_fd, text, strlen(text)) < 0)
+			log_debug("cannot write the error log: %s", strerror(errno));
+		free(text);
+		if (errlog_first.n < ERRLOG_FIRST_KEPT)
+			strlist_add_owned(&errlog_first, xasprintf("%s: %s%s", target, line, cut ? "..." : ""));
+		errlog_lines++;
+	}
+	pthread_mutex_unlock(&errlog_lock);
+	return open;
+}
+
 static void log_line_end(struct origin_log *l)
 {
 	buf_truncate(&l->line, l->line.len - (l->line.len && l->line.data[l->line.len - 1] == '\r'));
-	if (l->line.len || l->cut)
+	if ((l->line.len || l->cut) && (!errlog_line(l->target, buf_str(&l->line), l->cut) || log_verbose()))
 		log_raw("cgisnap: %s: %s%s", l->target, buf_str(&l->line), l->cut ? "..." : "");
 	buf_reset(&l->line);
 	l->cut = false;
@@ -44,4 +84,51 @@ void origin_log_flush(struct origin_log *l)
 	if (l->line.len || l->cut)
 		log_line_end(l);
 	buf_release(&l->line);
+}
+
+int origin_errlog_open(int dirfd, const char *name, char *err)
+{
+	struct stat st;
+	int rc = 0;
+	pthread_mutex_lock(&errlog_lock);
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size > ORIGIN_ERRLOG_MAX) {
+		char *old = xasprintf("%s.1", name);
+		if (renameat(dirfd, name, dirfd, old) < 0)
+			log_warn("cannot rename the error log '%s': %s", name, strerror(errno));
+		free(old);
+	}
+	int fd = openat(dirfd, name, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		rc = err_sys(err, "cannot open the error log '%s'", name);
+	} else {
+		if (errlog_fd >= 0)
+			close(errlog_fd);
+		errlog_fd = fd;
+	}
+	pthread_mutex_unlock(&errlog_lock);
+	return rc;
+}
+
+long origin_errlog_take(struct strlist *first, size_t max)
+{
+	pthread_mutex_lock(&errlog_lock);
+	long n = errlog_lines;
+	for (size_t i = 0; i < errlog_first.n && i < max; i++)
+		strlist_add(first, errlog_first.items[i]);
+	errlog_lines = 0;
+	strlist_clear(&errlog_first);
+	pthread_mutex_unlock(&errlog_lock);
+	return n;
+}
+
+void origin_errlog_close(void)
+{
+	pthread_mutex_lock(&errlog_lock);
+	if (errlog_fd >= 0)
+		close(errlog_fd);
+	errlog_fd = -1;
+	errlog_lines = 0;
+	strlist_clear(&errlog_first);
+	pthread_mutex_unlock(&errlog_lock);
 }
