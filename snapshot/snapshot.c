@@ -90,11 +90,13 @@ static void print_help(const struct opt *const *tables)
 	       "--max-output, each kind named in the summary); 1 some URLs failed (the rest\n"
 	       "is published), or a seed answered an error, or most URLs answered 404 (more\n"
 	       "than half, and at least %d: a wrong --root or --site-url); 2 usage or set-up\n"
-	       "error (nothing changed); 75 the tree is busy: another snapshot, watch or\n"
+	       "error (nothing changed); 4 --max-pages (default %d) stopped the crawl: what\n"
+	       "it reached is published, nothing is pruned, and the summary names the URL\n"
+	       "families that took the budget; 75 the tree is busy: another snapshot, watch or\n"
 	       "serve --fill holds its lock (nothing changed; silent under -q, for cron); %d interrupted (SIGINT, Ctrl-C: the renders under way\n"
 	       "finish, what was published is recorded and said, nothing is pruned; a second\n"
 	       "Ctrl-C stops at once, and the next run records what the first published).\n",
-	       CRAWL_NOT_FOUND_MIN, EXIT_INTERRUPTED);
+	       CRAWL_NOT_FOUND_MIN, CRAWL_MAX_PAGES, EXIT_INTERRUPTED);
 	printf("\nOutput: a progress bar on a terminal, \"[=====>   ] 412/611 67%% 24.8 pages/s\n"
 	       "ETA 8 s  /doku.php?id=...\" (the total is the URLs of the tree's last run, or\n"
 	       "the URLs known so far, marked '+' as a lower bound); elsewhere a line every\n"
@@ -213,7 +215,7 @@ int cmd_snapshot(int argc, char **argv)
 		log_error("%s", err);
 		rc = EXIT_PARTIAL;
 	} else {
-		rc = res.failed || res.errors.n ? EXIT_PARTIAL : 0;
+		rc = res.failed || res.errors.n ? EXIT_PARTIAL : res.cut_short ? EXIT_CUT_SHORT : 0;
 		if (tracer && record_depstate(&s, &recorder, &ds, err) < 0) {
 			log_error("%s", err);
 			rc = EXIT_PARTIAL;

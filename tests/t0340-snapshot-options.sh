@@ -58,10 +58,12 @@ for i in $(seq 1 200); do echo "<p>line $i of a page big enough to compress</p>"
 snap() { "$CGISNAP" snapshot --root "$SITE" -j 2 "$@"; }
 targets() { grep -v '^#' <("$CGISNAP" ls "$1") | cut -f1 | LC_ALL=C sort; }
 
-try "an endless calendar stops at --max-pages with a warning, exit 0, and no pruning"
+try "an endless calendar stops at --max-pages: exit 4, a warning naming the families that took the budget, no pruning"
 snap --max-pages 12 --robots-meta ignore "$TESTDIR/a" 2>"$TESTDIR/err"
-check_eq 0 $? "exit status"
-check_match "$(cat "$TESTDIR/err")" "warning: --max-pages 12 reached: [0-9]+ links not crawled; nothing was pruned" "warning"
+check_eq 4 $? "exit status: cut short"
+check_match "$(cat "$TESTDIR/err")" \
+	"warning: --max-pages 12 reached: [0-9]+ links not crawled; the URLs by family: /… [0-9]+, /cal/month\.cgi\?m=… [0-9]+.*; nothing was pruned" \
+	"warning"
 check_eq 12 "$(targets "$TESTDIR/a" | wc -l)" "URLs recorded"
 printf '<p>stale</p>\n' >"$TESTDIR/a/stale.html"
 tree_put "$TESTDIR/a" "$("$CGISNAP" ls "$TESTDIR/a" | grep -v '^#' | head -1 | sed 's#^[^\t]*\t[^\t]*#/stale.html\tstale.html#')"

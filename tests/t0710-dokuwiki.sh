@@ -137,7 +137,7 @@ PHP_PID=$BG_PID
 wait_port "$PHPP" 10 || fail "php -S did not start: $(cat "$TESTDIR/php-server.log")"
 "$CGISNAP" snapshot --origin "http://127.0.0.1:$PHPP/" --seed "/doku.php?id=start" --max-pages 3 \
 	"$TESTDIR/http" >/dev/null 2>"$TESTDIR/http.err"
-check_le $? 1 "exit status ($(tail -2 "$TESTDIR/http.err"))"
+check_eq 4 $? "exit status: cut short by --max-pages ($(tail -2 "$TESTDIR/http.err"))"
 check_eq "cgisnap: using profile dokuwiki (generator 'DokuWiki'); --profile none to turn it off" \
 	"$(head -1 "$TESTDIR/http.err")" "first line"
 key=$(manifest_field "$TESTDIR/http" "/doku.php?id=start" 2)

@@ -2,7 +2,8 @@
  * and the answer to what the option parser found.
  *
  * Exit statuses: 0 success, 1 partial failure (the command says what), 2
- * usage or set-up error, 75 the tree is busy (another cgisnap holds its
+ * usage or set-up error, 4 a crawl cut short by --max-pages (a bound the
+ * default sets too: never silent), 75 the tree is busy (another cgisnap holds its
  * lock: sysexits' EX_TEMPFAIL, "try again later", so that cron can tell
  * it from a broken set-up; 3 is taken by serve's and config's
  * out-of-memory exits), 130 interrupted.
@@ -21,6 +22,7 @@
 
 #define EXIT_PARTIAL 1
 #define EXIT_USAGE 2
+#define EXIT_CUT_SHORT 4 /* --max-pages stopped the crawl: what it reached is published */
 #define EXIT_BUSY 75
 
 /* cli_parsed's "the command goes on": not an exit status. */

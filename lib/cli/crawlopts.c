@@ -280,8 +280,9 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 	origin_spill_in(s->origin, s->tree.meta_fd);
 	/* Links under --root are followed: none may lead into the tree. */
 	origin_keep_out(s->origin, dir);
-	if (tree_lock(&s->tree, err) < 0)
-		return -1;
+	int rc = tree_lock(&s->tree, err);
+	if (rc != 0)
+		return rc; /* TREE_BUSY too */
 	/* Only the tree's holder writes its error log. */
 	return origin_errlog_open(s->tree.meta_fd, CRAWL_ERROR_LOG, err);
 }

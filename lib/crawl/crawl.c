@@ -316,9 +316,13 @@ static void finish_result(struct crawl *c, struct crawl_result *res)
 {
 	res->seconds = progress_seconds(c);
 	res->bounded = c->dropped_depth || c->dropped_pages;
-	if (c->dropped_pages)
-		res->bound_note = xasprintf("--max-pages %ld reached: %ld links not crawled",
-					    c->cfg->max_pages, c->dropped_pages);
+	if (c->dropped_pages) {
+		char *families = budget_families(c, 3);
+		res->bound_note = xasprintf("--max-pages %ld reached: %ld links not crawled; the URLs by family: %s",
+					    c->cfg->max_pages, c->dropped_pages, families ? families : "");
+		free(families);
+		res->cut_short = true;
+	}
 	else if (c->dropped_depth)
 		res->bound_note = xasprintf("--max-depth %ld reached: %ld links not crawled",
 					    c->cfg->max_depth, c->dropped_depth);

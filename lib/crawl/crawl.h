@@ -159,6 +159,7 @@ struct crawl_result {
 	double seconds;
 	bool complete;     /* nothing failed, no bound was hit, no errors */
 	bool bounded;      /* --max-pages or --max-depth stopped the crawl */
+	bool cut_short;    /* --max-pages did: links found were not crawled */
 	bool interrupted;  /* cfg.stop was set: the rest of the queue was not crawled */
 	char *bound_note;  /* e.g. "--max-pages 100 reached: 42 URLs not crawled" */
 	struct crawl_failure *failures;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
+#include "base/hashmap.h"
 #include "base/log.h"
 #include "base/xalloc.h"
 
@@ -199,4 +201,73 @@ void crawl_result_release(struct crawl_result *res)
 	strlist_clear(&res->family_notes);
 	strlist_clear(&res->family_table);
 	memset(res, 0, sizeof *res);
+}
+
+/* The family of target, as budget_families() counts it, into key. */
+static void family_of(const char *target, struct buf *key)
+{
+	const char *q = strchr(target, '?');
+	buf_reset(key);
+	if (!q) {
+		const char *slash = strrchr(target, '/');
+		buf_add(key, target, slash ? (size_t)(slash - target + 1) : 0);
+		buf_adds(key, "…");
+		return;
+	}
+	/* The parameter names, sorted, each once. */
+	struct strlist names = STRLIST_INIT;
+	for (const char *p = q + 1; *p;) {
+		size_t len = strcspn(p, "&");
+		size_t name_len = strcspn(p, "=&");
+		if (len)
+			strlist_add_owned(&names, xstrndup(p, name_len < len ? name_len : len));
+		p += len + (p[len] == '&');
+	}
+	strlist_sort(&names);
+	buf_add(key, target, (size_t)(q - target + 1));
+	for (size_t i = 0, n = 0; i < names.n; i++) {
+		if (i && !strcmp(names.items[i], names.items[i - 1]))
+			continue;
+		buf_addf(key, "%s%s=…", n++ ? "&" : "", names.items[i]);
+	}
+	strlist_clear(&names);
+}
+
+struct family_count {
+	const char *key;
+	long n;
+};
+
+static int by_count_then_key(const void *a, const void *b)
+{
+	const struct family_count *x = a, *y = b;
+	return x->n != y->n ? (x->n < y->n) - (x->n > y->n) : strcmp(x->key, y->key);
+}
+
+char *budget_families(const struct crawl *c, size_t max)
+{
+	struct hashmap counts = HASHMAP_INIT;
+	struct buf key = BUF_INIT, out = BUF_INIT;
+	size_t it = 0;
+	const char *target;
+	while (hashmap_next(&c->seen, &it, &target, NULL)) {
+		family_of(target, &key);
+		long n = (long)(intptr_t)hashmap_get(&counts, buf_str(&key));
+		hashmap_put(&counts, buf_str(&key), (void *)(intptr_t)(n + 1));
+	}
+	struct family_count *all = xcalloc(counts.count ? counts.count : 1, sizeof *all);
+	size_t n = 0;
+	void *v;
+	it = 0;
+	while (hashmap_next(&counts, &it, &target, &v))
+		all[n++] = (struct family_count){ target, (long)(intptr_t)v };
+	qsort(all, n, sizeof *all, by_count_then_key);
+	for (size_t i = 0; i < n && i < max; i++)
+		buf_addf(&out, "%s%s %ld", i ? ", " : "", all[i].key, all[i].n);
+	if (n > max)
+		buf_addf(&out, ", %zu more famil%s", n - max, n - max == 1 ? "y" : "ies");
+	free(all);
+	hashmap_release(&counts);
+	buf_release(&key);
+	return buf_detach(&out, NULL);
 }

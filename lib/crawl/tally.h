@@ -39,5 +39,11 @@ void paths_merge(struct crawl *c, const struct publish_paths *p);
 void check_not_found(struct crawl *c, struct crawl_result *res);
 /* At the end of a run: the note of each kind of skip. */
 void skip_notes(const struct crawl *c, struct crawl_result *res);
+/* Where the URLs of a run went, by family, largest first (at most max,
+ * ties by name, so the same URLs give the same words), e.g.
+ * "/cal/month.cgi?m=… 11, /… 2": a family is the URLs of one path with
+ * one set of parameter names, or, without a query, those of one
+ * directory. A fresh string. */
+char *budget_families(const struct crawl *c, size_t max);
 
 #endif
