@@ -54,6 +54,10 @@ printf 'Cache-Control: no-store, no-cache\nSet-Cookie: s=1\nContent-Type: text/h
 SH
 chmod +x "$SITE/cal/month.cgi" "$SITE/list.cgi" "$SITE/nostore.cgi"
 for i in $(seq 1 200); do echo "<p>line $i of a page big enough to compress</p>"; done >"$SITE/big.html"
+# Its stylesheet, and the stylesheet's image: requisites of the page.
+echo '<link rel="stylesheet" href="/big.css"><img src="/big-logo.png">' >>"$SITE/big.html"
+printf 'body { background: url(/big-bg.png) }\n' >"$SITE/big.css"
+printf '\x89PNG\r\n\x1a\n' | tee "$SITE/big-bg.png" >"$SITE/big-logo.png"
 
 snap() { "$CGISNAP" snapshot --root "$SITE" -j 2 "$@"; }
 targets() { grep -v '^#' <("$CGISNAP" ls "$1") | cut -f1 | LC_ALL=C sort; }
@@ -83,8 +87,12 @@ check_eq 0 $? "exit status"
 check_not_contains "$(targets "$TESTDIR/c")" "/cal/" "excluded"
 check_contains "$(targets "$TESTDIR/c")" "/big.html" "others kept"
 snap --include '^/(|big\.html)$' "$TESTDIR/c2" 2>/dev/null
-# robots.txt is always read (and kept): its rules decide the rest
-check_eq "$(printf '/\n/big.html\n/robots.txt')" "$(targets "$TESTDIR/c2")" "only the included targets"
+# robots.txt is always read (and kept): its rules decide the rest. The
+# included page's stylesheet and images come with it, as wget -p has them.
+check_eq "$(printf '/\n/big-bg.png\n/big-logo.png\n/big.css\n/big.html\n/robots.txt')" "$(targets "$TESTDIR/c2")" \
+	"only the included targets, and their requisites"
+snap --include '^/(|big\.html)$' --exclude 'png$' "$TESTDIR/c3" 2>/dev/null
+check_eq "$(printf '/\n/big.css\n/big.html\n/robots.txt')" "$(targets "$TESTDIR/c3")" "--exclude still applies to requisites"
 
 try "robots.txt is honoured and stored; its sitemap and /sitemap.xml are crawled"
 check_no_file "$TESTDIR/c/private/secret.html" "disallowed page"
@@ -146,7 +154,8 @@ check_file "$TESTDIR/h/big.html" "kept with --no-prune"
 snap --exclude '^/cal/' "$TESTDIR/h" 2>"$TESTDIR/err"
 check_no_file "$TESTDIR/h/big.html" "pruned by default"
 check_no_file "$TESTDIR/h/big.html.gz" "its .gz too"
-check_contains "$(cat "$TESTDIR/err")" "1 removed" "summary"
+# the page, its stylesheet and its two images
+check_contains "$(cat "$TESTDIR/err")" "4 removed" "summary"
 
 try "options come from a file with -c; the command line wins"
 printf '# crawl settings\nexclude = ^/cal/\nmax-pages = 3\nno-gzip = yes\n' >"$TESTDIR/opts.conf"

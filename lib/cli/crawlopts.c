@@ -40,7 +40,7 @@ const struct opt crawl_opts[] = {
 	  "ask the origin for targets matching REGEX with NAME=VALUE added to the query, stored as "
 	  "crawled (a cache bypass such as DokuWiki's purge=1; first rule wins; repeatable)", 0, 0 },
 	{ "include", 0, OPT_LIST, &crawl_options.include, "REGEX",
-	  "crawl only targets matching REGEX (repeatable)", 0, 0 },
+	  "crawl only targets matching REGEX, and the stylesheets, scripts and images of their pages, as wget -p (repeatable)", 0, 0 },
 	{ "exclude", 0, OPT_LIST, &crawl_options.exclude, "REGEX",
 	  "never crawl targets matching REGEX (repeatable)", 0, 0 },
 	{ "max-pages", 0, OPT_INT, &crawl_options.max_pages, "N",

@@ -169,15 +169,16 @@ void append_job_locked(struct crawl *c, struct job *j)
 
 /* Queue target unless seen, excluded or past a bound: its job, or NULL
  * when it was not queued. Called locked. */
-struct job *enqueue_locked(struct crawl *c, const char *target, long depth, bool optional, bool forced)
+struct job *enqueue_locked(struct crawl *c, const char *target, long depth, unsigned how)
 {
 	const struct crawl_config *cfg = c->cfg;
 	if (hashmap_get(&c->seen, target))
 		return NULL;
-	if (!forced) {
+	if (!(how & ENQUEUE_FORCED)) {
 		if (c->have_robots && !robots_allowed(&c->robots, target))
 			return NULL;
-		if (cfg->ninclude && !relist_match(cfg->include_re, cfg->ninclude, target))
+		if (cfg->ninclude && !(how & ENQUEUE_REQUISITE) &&
+		    !relist_match(cfg->include_re, cfg->ninclude, target))
 			return NULL;
 		if (relist_match(cfg->exclude_re, cfg->nexclude, target))
 			return NULL;
@@ -197,7 +198,7 @@ struct job *enqueue_locked(struct crawl *c, const char *target, long depth, bool
 	struct job *j = xcalloc(1, sizeof *j);
 	j->target = xstrdup(target);
 	j->depth = depth;
-	j->optional = optional;
+	j->optional = how & ENQUEUE_OPTIONAL;
 	append_job_locked(c, j);
 	return j;
 }
@@ -376,7 +377,7 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 	memset(&c->robots, 0, sizeof c->robots);
 	c->have_robots = false;
 	pthread_mutex_lock(&c->lock);
-	enqueue_locked(c, ROBOTS_TARGET, 0, true, true);
+	enqueue_locked(c, ROBOTS_TARGET, 0, ENQUEUE_OPTIONAL | ENQUEUE_FORCED);
 	pthread_mutex_unlock(&c->lock);
 	struct job *first = c->head;
 	c->head = c->tail = NULL;
@@ -388,7 +389,7 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 	pthread_mutex_lock(&c->lock);
 	if (c->cfg->seeds.n == 0) {
 		char *t = site_target(c->site, c->site->url);
-		struct job *j = enqueue_locked(c, t ? t : "/", 0, false, true);
+		struct job *j = enqueue_locked(c, t ? t : "/", 0, ENQUEUE_FORCED);
 		if (j)
 			j->seed = true;
 		families_set_default_seed(&c->families, t ? t : "/");
@@ -397,7 +398,7 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 	for (size_t i = 0; i < c->cfg->seeds.n; i++) {
 		char *abs = url_resolve(c->site->url, c->cfg->seeds.items[i]);
 		char *t = abs ? site_target(c->site, abs) : NULL;
-		struct job *j = t ? enqueue_locked(c, t, 0, false, true) : NULL;
+		struct job *j = t ? enqueue_locked(c, t, 0, ENQUEUE_FORCED) : NULL;
 		if (j)
 			j->seed = true;
 		if (!t)
@@ -405,12 +406,12 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 		free(t);
 		free(abs);
 	}
-	enqueue_locked(c, SITEMAP_TARGET, 0, true, false);
+	enqueue_locked(c, SITEMAP_TARGET, 0, ENQUEUE_OPTIONAL);
 	for (size_t i = 0; c->have_robots && i < c->robots.sitemaps.n; i++) {
 		char *abs = url_resolve(c->site->url, c->robots.sitemaps.items[i]);
 		char *t = abs ? site_target(c->site, abs) : NULL;
 		if (t)
-			enqueue_locked(c, t, 0, true, false);
+			enqueue_locked(c, t, 0, ENQUEUE_OPTIONAL);
 		free(t);
 		free(abs);
 	}
@@ -430,7 +431,7 @@ int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_re
 	begin_run(c, res, true);
 	pthread_mutex_lock(&c->lock);
 	for (size_t i = 0; i < targets->n; i++)
-		enqueue_locked(c, targets->items[i], 0, false, true);
+		enqueue_locked(c, targets->items[i], 0, ENQUEUE_FORCED);
 	pthread_mutex_unlock(&c->lock);
 	run_all(c);
 	finish_result(c, res);

@@ -82,9 +82,14 @@ struct crawl {
 	long running;                 /* worker threads not yet done */
 };
 
-/* Queue target unless seen, excluded or past a bound (forced: only
- * unless seen): its job, or NULL when it was not queued. Locked. */
-struct job *enqueue_locked(struct crawl *c, const char *target, long depth, bool optional, bool forced);
+/* How enqueue_locked takes a target. */
+#define ENQUEUE_OPTIONAL 1  /* robots.txt, sitemaps: a 404 is no failure */
+#define ENQUEUE_FORCED 2    /* a seed: queued unless seen, whatever the rules */
+#define ENQUEUE_REQUISITE 4 /* a page's stylesheet, script or image: --include
+			     * does not apply (wget -p), --exclude does */
+/* Queue target unless seen, excluded or past a bound (as how says): its
+ * job, or NULL when it was not queued. Locked. */
+struct job *enqueue_locked(struct crawl *c, const char *target, long depth, unsigned how);
 /* Put j at the end of the queue. Locked. */
 void append_job_locked(struct crawl *c, struct job *j);
 /* Whether cfg.stop asks the run to stop. */

@@ -118,7 +118,7 @@ static void record_canonical(struct crawl *c, const struct job *j, const char *t
 		manifest_put(&c->next, e);
 		tally_locked(c, j->target, OUTCOME_REDIRECT, 302, 0, 0);
 		c->res->canonical++;
-		struct job *nj = enqueue_locked(c, to, j->depth, false, false);
+		struct job *nj = enqueue_locked(c, to, j->depth, 0);
 		if (nj && j->seed)
 			nj->seed = true;
 	}
@@ -400,9 +400,9 @@ static void record_locked(struct crawl *c, struct page *p)
 		break;
 	}
 	for (size_t i = 0; i < p->links.resources.n; i++)
-		enqueue_locked(c, p->links.resources.items[i], j->depth, false, false);
+		enqueue_locked(c, p->links.resources.items[i], j->depth, ENQUEUE_REQUISITE);
 	for (size_t i = 0; i < p->links.targets.n; i++) {
-		struct job *next = enqueue_locked(c, p->links.targets.items[i], j->depth + 1, false, false);
+		struct job *next = enqueue_locked(c, p->links.targets.items[i], j->depth + 1, 0);
 		if (next && p->seed_moved)
 			next->seed = true;
 	}
