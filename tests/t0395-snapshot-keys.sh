@@ -257,4 +257,27 @@ check_eq 0 $? "exit status ($(grep -E 'failed|error' "$TESTDIR/err7" | head -3))
 check_eq "<p>/repo/commit/.gitignore id=abc</p>" \
 	"$(cat "$TESTDIR/cgi-out/tool.cgi/repo/commit/%2Egitignore@id=abc.html" 2>/dev/null)" "its file"
 
+try "two spellings of one query (docs/a.md, docs%2Fa.md) are one file and a redirect, whichever is rendered first"
+# Both map to one file; each render carries a fresh nonce, so the bodies
+# never agree. The spelling without escapes keeps the file on every run
+# and every --jobs; the other is a 301 to it, and the run exits 0.
+mkdir -p "$TESTDIR/sp"
+printf '<a href="/b.cgi?name=docs%%2Fa.md">escaped</a> <a href="/b.cgi?name=docs/a.md">plain</a>\n' >"$TESTDIR/sp/index.html"
+cat >"$TESTDIR/sp/b.cgi" <<'SH'
+#!/bin/sh
+printf 'Content-Type: text/html\n\n<p>%s, nonce %s</p>\n' "$QUERY_STRING" "$(od -An -N8 -tx8 /dev/urandom)"
+SH
+chmod +x "$TESTDIR/sp/b.cgi"
+for jobs in 1 2 1; do
+	"$CGISNAP" snapshot --root "$TESTDIR/sp" -j "$jobs" "$TESTDIR/sp-out" 2>"$TESTDIR/err-sp"
+	check_eq 0 $? "-j $jobs: exit status ($(tail -2 "$TESTDIR/err-sp"))"
+	check_eq 200 "$(manifest_field "$TESTDIR/sp-out" "/b.cgi?name=docs/a.md" 3)" "-j $jobs: the plain spelling keeps the file"
+	check_eq "301 http://localhost/b.cgi?name=docs/a.md" \
+		"$(manifest_field "$TESTDIR/sp-out" "/b.cgi?name=docs%2Fa.md" 3) $(manifest_field "$TESTDIR/sp-out" "/b.cgi?name=docs%2Fa.md" 9)" \
+		"-j $jobs: the escaped one redirects to it"
+	check_contains "$(cat "$TESTDIR/err-sp")" \
+		"cgisnap: 1 URL recorded as a redirect to another spelling of its file: /b.cgi?name=docs%2Fa.md → /b.cgi?name=docs/a.md" \
+		"-j $jobs: said in the summary"
+done
+
 finish

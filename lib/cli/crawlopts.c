@@ -382,6 +382,13 @@ void crawl_report(const struct crawl_result *r, const char *what, bool quiet)
 	for (size_t i = 0; i < sr->n; i++)
 		log_debug("%s: a redirect to %s/ (both answered 200 with different bodies)", sr->items[i],
 			  sr->items[i]);
+	const struct strlist *al = &r->aliases;
+	if (al->n && !quiet)
+		log_info("%zu URL%s recorded as a redirect to another spelling of %s file: %s%s", al->n,
+			 al->n == 1 ? "" : "s", al->n == 1 ? "its" : "their", al->items[0],
+			 al->n == 1 ? "" : " ... (-v lists them)");
+	for (size_t i = 0; i < al->n; i++)
+		log_debug("%s (one file, bodies that differ)", al->items[i]);
 	if (r->interrupted)
 		log_warn("interrupted: %ld files published (%ld new, %ld changed), %ld unchanged, all recorded in "
 			 "the manifest; nothing was pruned; the URLs not reached are as the last run left them",

@@ -104,27 +104,61 @@ static char *slash_form(const char *target, const char *key)
 	return slash;
 }
 
-/* Record that target gives its file to its slash form, and is to be a
- * redirect to it. Locked. */
-static void demote_locked(struct crawl *c, const char *target, const char *key)
+/* A target that gave its file (key) to another URL of it: its slash
+ * form (to NULL) or another spelling (to). */
+struct demotion {
+	char *key;
+	char *to;
+};
+
+/* Record that target gives its file to "to" (NULL: its slash form), and
+ * is to be a redirect to it. Locked. */
+static void demote_locked(struct crawl *c, const char *target, const char *key, const char *to)
 {
-	if (!hashmap_get(&c->demoted, target))
-		hashmap_put(&c->demoted, target, xstrdup(key));
+	if (hashmap_get(&c->demoted, target))
+		return;
+	struct demotion *d = xcalloc(1, sizeof *d);
+	d->key = xstrdup(key);
+	d->to = to ? xstrdup(to) : NULL;
+	hashmap_put(&c->demoted, target, d);
+}
+
+/* Of two spellings of one file, the one that keeps it: the fewer escapes
+ * (docs/a.md before docs%2Fa.md), then the shorter, then the first in
+ * byte order. So the same URLs give the same tree whichever is rendered
+ * first. */
+static bool preferred_spelling(const char *a, const char *b)
+{
+	size_t pa = 0, pb = 0;
+	for (const char *s = a; *s; s++)
+		pa += *s == '%';
+	for (const char *s = b; *s; s++)
+		pb += *s == '%';
+	if (pa != pb)
+		return pa < pb;
+	size_t la = strlen(a), lb = strlen(b);
+	return la != lb ? la < lb : strcmp(a, b) < 0;
 }
 
 /* What to do when two URLs of this run have one file with different
  * bytes (resolve_collision_locked). */
 enum collision {
-	COLLISION_YIELD,     /* e is "/a", the holder "/a/": e becomes a redirect */
-	COLLISION_TAKE_OVER, /* e is "/a/", the holder "/a": e takes the file over */
-	COLLISION_CONFLICT,  /* any other pair, or --strip was meant to make them agree */
+	COLLISION_YIELD,     /* e is "/a", the holder "/a/", or e the spelling that
+			      * yields: e becomes a redirect */
+	COLLISION_TAKE_OVER, /* e is "/a/", the holder "/a", or e the spelling that
+			      * keeps the file: e takes it over */
+	COLLISION_CONFLICT,  /* "/a" and "/a/" where --strip was meant to make them agree */
 };
 
 /* Two URLs of one file with different bytes. "/a" and "/a/" are one URL
  * to a static host: without --strip the slash form takes the file and
  * "/a" becomes a redirect to it (the bodies differ by what --strip would
  * remove: a timestamp, a nonce). With --strip the bodies were meant to
- * agree: a conflict, said in err. slash: e's slash form, if any. Locked. */
+ * agree: a conflict, said in err. Any other two spellings of one file
+ * ("?name=docs/a.md" and "?name=docs%2Fa.md": one resource, its bodies
+ * differing by a nonce) are one page: the preferred spelling keeps the
+ * file, the other is a redirect to it. slash: e's slash form, if any.
+ * Locked. */
 static enum collision resolve_collision_locked(struct crawl *c, const struct claim *cl,
 					       const struct manifest_entry *e, const char *slash,
 					       const char *key, char *err)
@@ -135,13 +169,11 @@ static enum collision resolve_collision_locked(struct crawl *c, const struct cla
 	free(holder_slash);
 	if (pair && !c->cfg->nstrip)
 		return slash ? COLLISION_YIELD : COLLISION_TAKE_OVER;
-	if (pair)
-		err_set(err, "'%s' and '%s' both map to file '%s' with different content after "
-			"--strip: widen --strip to what differs, or --exclude one of them",
-			cl->target, e->target, key);
-	else
-		err_set(err, "'%s' and '%s' both map to file '%s' with different content", cl->target,
-			e->target, key);
+	if (!pair)
+		return preferred_spelling(e->target, cl->target) ? COLLISION_TAKE_OVER : COLLISION_YIELD;
+	err_set(err, "'%s' and '%s' both map to file '%s' with different content after "
+		"--strip: widen --strip to what differs, or --exclude one of them",
+		cl->target, e->target, key);
 	return COLLISION_CONFLICT;
 }
 
@@ -157,14 +189,15 @@ static struct claim *claim_new_locked(struct crawl *c, const struct manifest_ent
 	return cl;
 }
 
-/* e takes over the claim cl of its "/a", which becomes a redirect: once
- * "/a"'s write is done, what it wrote is what e writes over. Locked. */
+/* e takes over the claim cl of its "/a" (or of a spelling it is
+ * preferred to: to_e), which becomes a redirect: once its write is done,
+ * what it wrote is what e writes over. Locked. */
 static void take_over_locked(struct crawl *c, struct claim *cl, const struct manifest_entry *e, const char *key,
-			     struct claim_prior *prior)
+			     bool to_e, struct claim_prior *prior)
 {
 	while (cl->writing)
 		pthread_cond_wait(&c->cond, &c->lock);
-	demote_locked(c, cl->target, key);
+	demote_locked(c, cl->target, key, to_e ? e->target : NULL);
 	prior->taken_over = cl->written; /* else the file is as the manifest says */
 	prior->bytes = cl->bytes;
 	memcpy(prior->sha256, cl->sha256, sizeof prior->sha256);
@@ -181,7 +214,7 @@ enum claim_how claim_file(struct crawl *c, const struct manifest_entry *e, bool 
 	const char *key = e->key;
 	char *slash = own_file ? NULL : slash_form(e->target, key);
 	enum claim_how how = CLAIM_WRITE;
-	*prior = (struct claim_prior){ false, -1, "" };
+	*prior = (struct claim_prior){ false, -1, "", NULL };
 	*clp = NULL;
 
 	pthread_mutex_lock(&c->lock);
@@ -192,13 +225,23 @@ enum claim_how claim_file(struct crawl *c, const struct manifest_entry *e, bool 
 		if (!strcmp(cl->sha256, e->sha256)) {
 			how = CLAIM_SHARE;
 		} else {
-			switch (resolve_collision_locked(c, cl, e, slash, key, err)) {
+			bool slash_pair = slash && !strcmp(slash, cl->target);
+			char *holder_slash = slash ? NULL : slash_form(cl->target, key);
+			slash_pair = slash_pair || (holder_slash && !strcmp(holder_slash, e->target));
+			free(holder_slash);
+			/* Queued again to be stored as itself: it keeps the file. */
+			enum collision how_resolved = own_file && !slash_pair
+							      ? COLLISION_TAKE_OVER
+							      : resolve_collision_locked(c, cl, e, slash, key, err);
+			switch (how_resolved) {
 			case COLLISION_YIELD:
-				demote_locked(c, e->target, key);
+				demote_locked(c, e->target, key, slash_pair ? NULL : cl->target);
+				if (!slash_pair)
+					prior->redirect_to = xstrdup(cl->target);
 				how = CLAIM_YIELD;
 				break;
 			case COLLISION_TAKE_OVER:
-				take_over_locked(c, cl, e, key, prior);
+				take_over_locked(c, cl, e, key, !slash_pair, prior);
 				*clp = cl;
 				break;
 			case COLLISION_CONFLICT:
@@ -212,7 +255,7 @@ enum claim_how claim_file(struct crawl *c, const struct manifest_entry *e, bool 
 		 * checks that "/a/" still holds it). */
 		const struct manifest_entry *rec = owned_get(c, key);
 		if (slash && !c->cfg->nstrip && rec && !strcmp(rec->target, slash) && strcmp(rec->sha256, e->sha256)) {
-			demote_locked(c, e->target, key);
+			demote_locked(c, e->target, key, NULL);
 			how = CLAIM_YIELD;
 		} else {
 			*clp = claim_new_locked(c, e, key);
@@ -235,10 +278,11 @@ void claim_done(struct crawl *c, struct claim *cl, bool written)
 }
 
 /* Make e, an entry of "/a", the 301 to "/a/" that a static host answers
- * (and that cgisnap serve and the generated configurations replay). */
-void make_slash_redirect(struct crawl *c, struct manifest_entry *e)
+ * (and that cgisnap serve and the generated configurations replay), or
+ * to another spelling, to. */
+void make_redirect_to(struct crawl *c, struct manifest_entry *e, const char *to)
 {
-	char *slash = xasprintf("%s/", e->target);
+	char *slash = to ? xstrdup(to) : xasprintf("%s/", e->target);
 	free(e->key);
 	free(e->content_type);
 	free(e->location);
@@ -267,16 +311,21 @@ void free_demoted(struct crawl *c)
 {
 	size_t it = 0;
 	void *v;
-	while (hashmap_next(&c->demoted, &it, NULL, &v))
-		free(v);
+	while (hashmap_next(&c->demoted, &it, NULL, &v)) {
+		struct demotion *d = v;
+		free(d->key);
+		free(d->to);
+		free(d);
+	}
 	hashmap_release(&c->demoted);
 }
 
-/* After the renders: each "/a" that gave its file to "/a/" becomes a
- * redirect to it, provided "/a/" holds that file now (whichever of the
- * two was rendered first). One whose slash form did not take the file
- * (it went away, failed or redirects) is queued again, to be stored as
- * a page of its own. Returns how many were queued. */
+/* After the renders: each "/a" that gave its file to "/a/" (or a
+ * spelling that gave it to another) becomes a redirect to it, provided
+ * that one holds the file now (whichever of the two was rendered
+ * first). One whose holder did not take the file (it went away, failed
+ * or redirects) is queued again, to be stored as a page of its own.
+ * Returns how many were queued. */
 long settle_slash_forms(struct crawl *c)
 {
 	long again = 0;
@@ -285,21 +334,25 @@ long settle_slash_forms(struct crawl *c)
 	void *v;
 	pthread_mutex_lock(&c->lock);
 	while (hashmap_next(&c->demoted, &it, &target, &v)) {
-		const char *key = v;
-		char *slash = xasprintf("%s/", target);
+		const struct demotion *d = v;
+		const char *key = d->key;
+		char *slash = d->to ? xstrdup(d->to) : xasprintf("%s/", target);
 		const struct manifest_entry *s = manifest_get(&c->next, slash);
 		if (!s && c->update_mode)
 			s = manifest_get(&c->manifest, slash); /* not rendered now: as it was */
 		bool holds = s && s->key && !strcmp(s->key, key) && s->status >= 200 && s->status < 300;
 		struct manifest_entry *now = manifest_get(&c->next, target);
+		struct strlist *said = d->to ? &c->res->aliases : &c->res->slash_redirects;
 		if (holds && now) {
 			if (now->key && !strcmp(now->key, key)) {
-				c->res->bytes -= now->bytes; /* the file is "/a/"'s, counted with it */
-				make_slash_redirect(c, now); /* it had the file until "/a/" came */
+				c->res->bytes -= now->bytes; /* the file is the holder's, counted with it */
+				make_redirect_to(c, now, d->to); /* it had the file until the holder came */
 				tally_locked(c, target, OUTCOME_REDIRECT, now->status, 0, 0);
 			}
-			if (!strlist_contains(&c->res->slash_redirects, target))
-				strlist_add(&c->res->slash_redirects, target);
+			char *line = d->to ? xasprintf("%s \u2192 %s", target, d->to) : xstrdup(target);
+			if (!strlist_contains(said, line))
+				strlist_add(said, line);
+			free(line);
 		} else if (!holds && now && !now->key && now->location) {
 			struct job *j = xcalloc(1, sizeof *j);
 			j->target = xstrdup(target);

@@ -1,6 +1,8 @@
 /* claims.h - which URL may write which file: the files the manifest
  * records (owned), the files claimed in this run, and the slash forms
- * ("/a" gives its file to "/a/" and becomes a redirect to it).
+ * ("/a" gives its file to "/a/" and becomes a redirect to it), and the
+ * spellings of one file ("?n=a/b" and "?n=a%2Fb": the preferred one keeps
+ * it, the other becomes a redirect to it).
  *
  * crawl_new indexes the manifest (index_owned); during a run each
  * publish claims its key (store.c) and "/a" pages are demoted; after
@@ -20,8 +22,9 @@ struct claim;
 enum claim_how {
 	CLAIM_WRITE,    /* the page writes the file, under its claim */
 	CLAIM_SHARE,    /* another URL of this run wrote these bytes there: nothing to write */
-	CLAIM_YIELD,    /* the file is the slash form's: the page becomes a redirect to it */
-	CLAIM_CONFLICT, /* another URL of this run has the file with other bytes: err says */
+	CLAIM_YIELD,    /* the file is the slash form's (or a preferred spelling's):
+			 * the page becomes a redirect to it */
+	CLAIM_CONFLICT, /* "/a" and "/a/" differ after --strip: err says */
 };
 
 /* What the file holds before a page's write, when another target of
@@ -30,6 +33,7 @@ struct claim_prior {
 	bool taken_over;
 	long long bytes;
 	char sha256[65];
+	char *redirect_to; /* CLAIM_YIELD to another spelling: it (fresh); NULL: the slash form */
 };
 
 /* The index of c->manifest's files by key: what cgisnap may replace or
@@ -50,8 +54,9 @@ enum claim_how claim_file(struct crawl *c, const struct manifest_entry *e, bool 
 /* The write under cl is over (written: the file holds its bytes); wakes
  * a takeover waiting for it. Takes the lock. */
 void claim_done(struct crawl *c, struct claim *cl, bool written);
-/* Make e, an entry of "/a", the 301 to "/a/". */
-void make_slash_redirect(struct crawl *c, struct manifest_entry *e);
+/* Make e, an entry of "/a", the 301 to "/a/", or to another spelling of
+ * its file, to (claim_prior.redirect_to). */
+void make_redirect_to(struct crawl *c, struct manifest_entry *e, const char *to);
 /* After the queue: each "/a" demoted becomes a redirect to "/a/" when
  * "/a/" holds the file now, or is queued again to be stored as itself.
  * How many were queued. Takes the lock. */

@@ -183,6 +183,7 @@ struct crawl_result {
 	struct strlist held_targets; /* targets held (crawl_hooks.hold), each once */
 	struct strlist kept;         /* "not removing 'KEY': why": files left in place */
 	struct strlist slash_redirects; /* "/a" recorded as a redirect to "/a/", whose file it shares */
+	struct strlist aliases;         /* "X → Y": X a redirect to Y, another spelling of its file */
 	long recovered;              /* files an interrupted run published, found in the journal */
 	/* What the run's commit cost (watch -v, tests): manifest entries it
 	 * looked at, and rows the manifest's save compared with the

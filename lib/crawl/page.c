@@ -160,6 +160,7 @@ static void page_release(struct page *p)
 	strlist_clear(&p->written);
 	strlist_clear(&p->removed);
 	free(p->seed_failed);
+	free(p->redirect_to);
 	origin_response_release(&p->rs);
 	free(p->url);
 	free(p->asked);
@@ -303,7 +304,7 @@ static void take_page(struct crawl *c, struct page *p)
 	} else if (page_publish(c, p) < 0) {
 		p->fate = PAGE_FAILED;
 	} else if (p->stored == OUTCOME_REDIRECT) {
-		make_slash_redirect(c, p->e);
+		make_redirect_to(c, p->e, p->redirect_to);
 	}
 	close_body(&p->body);
 	free(static_path);

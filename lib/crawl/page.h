@@ -56,6 +56,7 @@ struct page {
 				    * OUTCOME_REDIRECT when it went to the slash form */
 	char *seed_failed;         /* for crawl_result.errors, or NULL */
 	bool seed_moved;           /* a seed redirecting inside the site: its target is a seed */
+	char *redirect_to;         /* yielded to another spelling of its file: that one */
 	struct strlist written, removed; /* the tree paths its publish wrote and removed */
 	char err[ERR_LEN];         /* PAGE_FAILED: why */
 };

@@ -83,6 +83,7 @@ int page_publish(struct crawl *c, struct page *p)
 		return -1;
 	case CLAIM_YIELD:
 		p->stored = OUTCOME_REDIRECT;
+		p->redirect_to = prior.redirect_to;
 		return 0;
 	case CLAIM_SHARE:
 		pr = PUBLISH_UNCHANGED;
