@@ -12,7 +12,7 @@
 //
 // WordPress is loaded whole (the permalink structure needs its rewrite
 // rules), as for a request to HTTP_HOST (Debian's wp-config.php picks its
-// configuration by it; default localhost), so plugins load but no page is
+// configuration by it; cgisnap sets the site URL's), so plugins load but no page is
 // rendered. Prints the URLs and exits 0, or says why on stderr and exits
 // 1; nothing else ever reaches stdout.
 

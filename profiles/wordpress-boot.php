@@ -14,8 +14,8 @@
 //
 // It checks that the working directory holds a WordPress, and fills the
 // request's $_SERVER from the environment: Debian's wp-config.php picks
-// /etc/wordpress/config-HOST.php by HTTP_HOST (default localhost, then
-// Debian's config-default.php). Until wordpress_boot_done() it holds what
+// /etc/wordpress/config-HOST.php by HTTP_HOST (wordpress_boot_host below
+// when none is set). Until wordpress_boot_done() it holds what
 // WordPress prints: a wp_die() page while loading (no wp-config.php, "error
 // establishing a database connection") ends the script, and is no answer,
 // so its text goes to stderr as one line, "NAME: WordPress did not load:
@@ -29,6 +29,27 @@ $root = getcwd();
 if (!is_file("$root/wp-load.php") || !is_file("$root/wp-includes/version.php")) {
 	fwrite(STDERR, "$wordpress_boot_name: no WordPress in '$root' (no wp-load.php)\n");
 	exit(1);
+}
+// The host: cgisnap sets HTTP_HOST to the site URL's for --seed-command and
+// --source-command. --site-url-command runs before there is one: then the
+// one config-HOST.php under /etc/wordpress names it, as on a Debian server
+// with one blog (CGISNAP_WORDPRESS_ETC: another directory, for the tests);
+// with none or several, localhost, and Debian's config-default.php.
+function wordpress_boot_host()
+{
+	$etc = getenv('CGISNAP_WORDPRESS_ETC') !== false ? getenv('CGISNAP_WORDPRESS_ETC') : '/etc/wordpress';
+	$hosts = array();
+	foreach ((array)glob("$etc/config-*.php") as $file) {
+		$host = substr(basename($file), strlen('config-'), -strlen('.php'));
+		if ($host !== 'default' && $host !== '')
+			$hosts[] = $host;
+	}
+	return count($hosts) === 1 ? $hosts[0] : 'localhost';
+}
+if (getenv('HTTP_HOST') === false) {
+	$host = wordpress_boot_host();
+	putenv("HTTP_HOST=$host");
+	putenv('SERVER_NAME=' . preg_replace('/:[0-9]+$/', '', $host));
 }
 foreach (array('HTTP_HOST' => 'localhost', 'SERVER_NAME' => 'localhost', 'REQUEST_URI' => '/',
 	       'SERVER_PROTOCOL' => 'HTTP/1.1', 'REQUEST_METHOD' => 'GET') as $k => $v) {

@@ -14,8 +14,9 @@
 //
 // Only the database layer is loaded (SHORTINIT): no plugin or theme runs.
 // Debian's wp-config.php picks /etc/wordpress/config-HOST.php by the
-// request's host: HTTP_HOST in the environment says which; without it,
-// "localhost" (then Debian's config-default.php).
+// request's host: HTTP_HOST in the environment says which; without it (this
+// command runs before the site URL is known), the one config-HOST.php there,
+// else "localhost" (then Debian's config-default.php): wordpress-boot.php.
 //
 // Prints the URL and exits 0, or says why on stderr and exits 1; nothing
 // else ever reaches stdout.

@@ -12,8 +12,8 @@
 //
 // Only the configuration and the database layer are loaded (SHORTINIT): no
 // plugin or theme runs. Debian's wp-config.php picks its file by the
-// request's host: HTTP_HOST in the environment says which; default
-// localhost. Exit status 1, with a line on stderr, when WordPress does not
+// request's host: HTTP_HOST in the environment says which (cgisnap sets
+// the site URL's). Exit status 1, with a line on stderr, when WordPress does not
 // load or a directory is missing.
 
 define('SHORTINIT', true);

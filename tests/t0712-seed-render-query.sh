@@ -25,6 +25,16 @@ check_eq 200 "$(manifest_field "$TESTDIR/out" /orphan.html 3)" "the page no link
 check_eq 200 "$(manifest_field "$TESTDIR/out" / 3)" "the site URL is still a seed"
 check_contains "$(cat "$TESTDIR/out/orphan.html")" "Orphan page" "its file"
 
+try "--seed-command asks as a request to the site would: HTTP_HOST and SERVER_NAME are the site URL's"
+# Debian's WordPress picks /etc/wordpress/config-HOST.php by HTTP_HOST.
+env -u HTTP_HOST -u SERVER_NAME "$CGISNAP" snapshot -q --root "$site" --site-url http://blog.example.org:8080/ \
+	--seed-command 'printf "%s %s\n" "$HTTP_HOST" "$SERVER_NAME" >'"$TESTDIR/seen" "$TESTDIR/h" 2>"$TESTDIR/h.err"
+check_eq 0 $? "exit status ($(cat "$TESTDIR/h.err"))"
+check_eq "blog.example.org:8080 blog.example.org" "$(cat "$TESTDIR/seen" 2>/dev/null)" "the site URL's host"
+HTTP_HOST=mine.example SERVER_NAME=mine.example "$CGISNAP" snapshot -q --root "$site" \
+	--site-url http://blog.example.org/ --seed-command 'printf "%s\n" "$HTTP_HOST" >'"$TESTDIR/seen" "$TESTDIR/h2" 2>/dev/null
+check_eq "mine.example" "$(cat "$TESTDIR/seen" 2>/dev/null)" "one the caller set is kept"
+
 try "--seed-command that fails, or prints another site's URL: exit 2, one line, nothing made"
 "$CGISNAP" snapshot -q --root "$site" --seed-command 'exit 3' "$TESTDIR/f1" 2>"$TESTDIR/f1.err"
 check_eq 2 $? "exit status"

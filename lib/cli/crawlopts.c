@@ -147,6 +147,30 @@ out:
 	return rc;
 }
 
+/* The commands that ask the application itself (--seed-command, watch's
+ * --source-command; a profile's PHP helpers) run as a request to the site
+ * would: HTTP_HOST and SERVER_NAME are the site URL's, unless the caller
+ * set them. Debian's WordPress picks /etc/wordpress/config-HOST.php by
+ * HTTP_HOST: with "localhost" a real install's blog.example.org is not
+ * found. Set in cgisnap's own environment (before any thread), which
+ * the programs it renders with never see: theirs is built whole. */
+static void ask_as_the_site(const struct site *site)
+{
+	const char *authority = strstr(site->origin, "://");
+	authority = authority ? authority + 3 : site->origin;
+	if (!getenv("HTTP_HOST"))
+		setenv("HTTP_HOST", authority, 1);
+	if (!getenv("SERVER_NAME")) {
+		char *name = xstrndup(authority, strcspn(authority, ":"));
+		if (*authority == '[') { /* [::1]:8080 */
+			free(name);
+			name = xstrndup(authority, strcspn(authority, "]") + 1);
+		}
+		setenv("SERVER_NAME", name, 1);
+		free(name);
+	}
+}
+
 /* Every seed must be a URL of the site: a seed the crawl could never
  * request ("javascript:", another host) is a usage error, not a failed
  * page found after the tree was opened. */
@@ -227,6 +251,7 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 			return -1;
 	copy_list(&s->site.ignore_params, &o->ignore_params);
 	s->site.sort_query = o->sort_query;
+	ask_as_the_site(&s->site);
 	for (size_t i = 0; i < o->canonical.n; i++)
 		if (site_add_canonical(&s->site, o->canonical.items[i], err) < 0)
 			return -1;
