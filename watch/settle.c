@@ -151,9 +151,13 @@ void settle_note(struct settle *s, const char *path, unsigned flags, long long n
 
 void settle_note_now(struct settle *s, long long now)
 {
-	if (!s->first_ms)
+	/* A held page's retry is noted at a time to come (gather.c): a
+	 * change seen before it is still the batch's first, or the batch's
+	 * time from its first change would come out negative. */
+	if (!s->first_ms || now < s->first_ms)
 		s->first_ms = now;
-	s->last_ms = now;
+	if (now > s->last_ms)
+		s->last_ms = now;
 }
 
 void settle_note_back(struct settle *s, long long now)

@@ -234,6 +234,20 @@ TEST(settle_a_removal_waits_for_the_tree_window)
 	settle_release(&s);
 }
 
+TEST(settle_a_retry_noted_ahead_keeps_the_first_change_first)
+{
+	struct settle s;
+	enum settle_why why;
+	settle_init(&s, 10, 100);
+	/* a held page's retry, due in 1 s; then an edit before it */
+	settle_note_now(&s, 2000);
+	CHECK_INT(2000, settle_due(&s, &why)); /* nothing left open: at once, then */
+	settle_note(&s, "/d/p/a.txt", W, 1200);
+	CHECK_INT(1200, s.first_ms);
+	CHECK_INT(2000, s.last_ms);
+	settle_release(&s);
+}
+
 TEST(settle_a_source_back_waits_for_its_quiet_from_its_return)
 {
 	struct settle s;
