@@ -101,8 +101,8 @@ static int run_script(const struct origin *o, const char *target, const struct o
 		/* A --cgi-spawn worker runs without the tracer: watch treats
 		 * its pages as depending on everything. */
 		if (o->trace_lib && script->handler->command && !rs->untraced) {
-			rs->untraced = xstrdup(script->handler->command);
-			rs->untraced_why = xstrdup("runs as a --cgi-spawn FastCGI worker, which is not traced");
+			origin_mark_untraced(rs, script->handler->command,
+					     "runs as a --cgi-spawn FastCGI worker, which is not traced");
 		}
 	} else if (o->kind == ORIGIN_CGI) {
 		int code;
