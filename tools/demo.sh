@@ -35,7 +35,8 @@ wiki)
 	rm -rf "$SITE/data"
 	php "$SITE/bin/seed.php" --pages 300 --dir "$SITE"
 	ORIGIN=(--root "$SITE" --cgi php=php-cgi --site-url "$URL/")
-	SNAP=(--strip '<img src="[^"]*taskrunner\.php[^>]*>' --not-found '/doku.php?id=demo:missing')
+	# The wiki marks fresh pages robots noindex, as DokuWiki does.
+	SNAP=(--strip '<img src="[^"]*taskrunner\.php[^>]*>' --robots-meta ignore --not-found '/doku.php?id=demo:missing')
 	;;
 blog)
 	say "seeding the sample blog (200 posts) in $SITE"
