@@ -36,8 +36,10 @@ check_eq 0 $? "the post page"
 wait_file_has "$OUT/index.html" "Watched Title One"
 check_eq 0 $? "the home page"
 wait_batches "$LOG" 1
+# Under load the write may be seen in two batches (the first before the
+# title is in): the first may have changed one file only.
 check_match "$(grep '^cgisnap: batch: ' "$LOG" | head -1)" \
-	"^cgisnap: batch: 1 changed \($DB\): [0-9]+ URLs re-rendered, [0-9]+ files changed, 0 removed, [0-9]+ ms$" \
+	"^cgisnap: batch: 1 changed \($DB\): [0-9]+ URLs re-rendered, [0-9]+ files? changed, 0 removed, [0-9]+ ms$" \
 	"batch line"
 
 try "the database replaced by a rename is still watched"
