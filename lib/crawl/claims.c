@@ -140,6 +140,19 @@ static bool preferred_spelling(const char *a, const char *b)
 	return la != lb ? la < lb : strcmp(a, b) < 0;
 }
 
+/* Whether e and the holder of its file are "/a" and "/a/", either way.
+ * slash: e's slash form, if any. */
+static bool is_slash_pair(const struct claim *cl, const struct manifest_entry *e, const char *slash,
+			  const char *key)
+{
+	if (slash)
+		return !strcmp(slash, cl->target);
+	char *holder_slash = slash_form(cl->target, key);
+	bool pair = holder_slash && !strcmp(holder_slash, e->target);
+	free(holder_slash);
+	return pair;
+}
+
 /* What to do when two URLs of this run have one file with different
  * bytes (resolve_collision_locked). */
 enum collision {
@@ -157,16 +170,15 @@ enum collision {
  * agree: a conflict, said in err. Any other two spellings of one file
  * ("?name=docs/a.md" and "?name=docs%2Fa.md": one resource, its bodies
  * differing by a nonce) are one page: the preferred spelling keeps the
- * file, the other is a redirect to it. slash: e's slash form, if any.
- * Locked. */
+ * file, the other is a redirect to it; one queued again to be stored as
+ * itself (own_file) keeps it. slash: e's slash form, if any; pair: the
+ * two are "/a" and "/a/" (slash_pair). Locked. */
 static enum collision resolve_collision_locked(struct crawl *c, const struct claim *cl,
-					       const struct manifest_entry *e, const char *slash,
-					       const char *key, char *err)
+					       const struct manifest_entry *e, const char *slash, bool pair,
+					       bool own_file, const char *key, char *err)
 {
-	char *holder_slash = slash ? NULL : slash_form(cl->target, key);
-	bool pair = (slash && !strcmp(slash, cl->target)) ||
-		    (holder_slash && !strcmp(holder_slash, e->target));
-	free(holder_slash);
+	if (own_file && !pair)
+		return COLLISION_TAKE_OVER; /* queued again to be stored as itself */
 	if (pair && !c->cfg->nstrip)
 		return slash ? COLLISION_YIELD : COLLISION_TAKE_OVER;
 	if (!pair)
@@ -225,15 +237,8 @@ enum claim_how claim_file(struct crawl *c, const struct manifest_entry *e, bool 
 		if (!strcmp(cl->sha256, e->sha256)) {
 			how = CLAIM_SHARE;
 		} else {
-			bool slash_pair = slash && !strcmp(slash, cl->target);
-			char *holder_slash = slash ? NULL : slash_form(cl->target, key);
-			slash_pair = slash_pair || (holder_slash && !strcmp(holder_slash, e->target));
-			free(holder_slash);
-			/* Queued again to be stored as itself: it keeps the file. */
-			enum collision how_resolved = own_file && !slash_pair
-							      ? COLLISION_TAKE_OVER
-							      : resolve_collision_locked(c, cl, e, slash, key, err);
-			switch (how_resolved) {
+			bool slash_pair = is_slash_pair(cl, e, slash, key);
+			switch (resolve_collision_locked(c, cl, e, slash, slash_pair, own_file, key, err)) {
 			case COLLISION_YIELD:
 				demote_locked(c, e->target, key, slash_pair ? NULL : cl->target);
 				if (!slash_pair)
