@@ -40,10 +40,11 @@ _cleanup() {
 	# group) must not cut the cleanup short.
 	trap - EXIT
 	trap '' INT TERM
-	# Every group gets TERM at once, then each is given the grace period.
+	# Every group gets TERM at once, then each is given the grace period;
+	# one TERM each: a second one can cut a script's own EXIT trap short.
 	for p in $_bg_pids; do
 		_bg_ours "$p" && kill -TERM "$p" 2>/dev/null
-		_bg_members "$p" | xargs -r kill -TERM 2>/dev/null
+		_bg_members "$p" | grep -vx "$p" | xargs -r kill -TERM 2>/dev/null
 	done
 	for p in $_bg_pids; do
 		_bg_end "$p"
