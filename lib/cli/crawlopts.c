@@ -19,7 +19,7 @@
 #define STR(x) STR_(x)
 
 /* -1: not given, the crawl's default. */
-struct crawl_options crawl_options = { .max_pages = -1, .max_depth = -1, .loop_warn = -1, .max_parse = -1,
+struct crawl_options crawl_options = { .max_pages = -1, .max_depth = -1, .loop_warn = -1, .noindex_sample = -1, .max_parse = -1,
 				       .progress_interval = -1 };
 
 const struct opt crawl_opts[] = {
@@ -65,6 +65,10 @@ const struct opt crawl_opts[] = {
 	  "noindex)", 0, 0 },
 	{ "respect-robots-meta", 0, OPT_BOOL, &crawl_options.respect_robots_meta, NULL,
 	  "the same as --robots-meta all", 0, 0 },
+	{ "noindex-sample", 0, OPT_INT, &crawl_options.noindex_sample, "N",
+	  "a URL family (edit, history, login?returnto= views) whose first N pages said robots noindex, "
+	  "none stored, is not rendered further (default " STR(CRAWL_NOINDEX_SAMPLE) "; 0: render every URL)",
+	  0, 1L << 20 },
 	{ "respect-no-store", 0, OPT_BOOL, &crawl_options.respect_no_store, NULL,
 	  "skip pages sent with Cache-Control no-store/no-cache/private", 0, 0 },
 	{ "not-found", 0, OPT_STR, &crawl_options.not_found, "TARGET",
@@ -209,6 +213,8 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 		s->crawl.max_pages = o->max_pages;
 	if (o->loop_warn >= 0)
 		s->crawl.loop_warn = o->loop_warn;
+	if (o->noindex_sample >= 0)
+		s->crawl.noindex_sample = o->noindex_sample;
 	s->crawl.max_depth = o->max_depth;
 	if (o->max_parse >= 0)
 		s->crawl.max_parse = o->max_parse;

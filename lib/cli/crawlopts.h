@@ -21,7 +21,7 @@ struct crawl_options {
 	bool sort_query, follow_nofollow, respect_robots_meta, respect_no_store;
 	bool no_prune, no_gzip, quiet, verbose, force;
 	bool keep_archives;
-	long max_pages, max_depth, loop_warn; /* -1 when not given */
+	long max_pages, max_depth, loop_warn, noindex_sample; /* -1 when not given */
 	long jobs;
 	long max_parse;              /* -1: the default */
 	char *not_found;

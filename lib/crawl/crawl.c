@@ -29,6 +29,7 @@ void crawl_config_init(struct crawl_config *cfg)
 	cfg->max_pages = CRAWL_MAX_PAGES;
 	cfg->max_depth = -1;
 	cfg->loop_warn = CRAWL_LOOP_WARN;
+	cfg->noindex_sample = CRAWL_NOINDEX_SAMPLE;
 	cfg->max_parse = CRAWL_MAX_PARSE;
 	cfg->jobs = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
 	cfg->gzip = true;
@@ -287,6 +288,12 @@ static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 	c->update_mode = update;
 	c->dropped_depth = c->dropped_pages = 0;
 	loops_init(&c->loops, c->cfg->loop_warn);
+	/* A full crawl samples the families afresh; an update (watch's
+	 * batches) cuts what the last full crawl found, or nothing. */
+	if (!update) {
+		views_release(&c->views);
+		views_init(&c->views, c->cfg->robots_meta == ROBOTS_META_IGNORE ? 0 : c->cfg->noindex_sample);
+	}
 	families_release(&c->families);
 	families_set_now(&c->families, (long long)time(NULL));
 	c->near_bound_said = false;
@@ -453,6 +460,7 @@ void crawl_free(struct crawl *c)
 	hashmap_release(&c->outcomes);
 	loops_release(&c->loops);
 	families_release(&c->families);
+	views_release(&c->views);
 	free_claims(c);
 	free_demoted(c);
 	robots_release(&c->robots);

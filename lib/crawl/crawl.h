@@ -52,6 +52,9 @@
  * URLs, and is named when its parameter took CRAWL_LOOP_WARN values. */
 #define CRAWL_MAX_PAGES 100000
 #define CRAWL_LOOP_WARN 1000
+/* Default --noindex-sample: a URL family whose first this many renders
+ * said robots noindex (none stored) is not rendered further (views.h). */
+#define CRAWL_NOINDEX_SAMPLE 8
 /* Default --max-parse: 16 MiB of HTML is far more than any real page. */
 #define CRAWL_MAX_PARSE (16LL * 1024 * 1024)
 /* A full crawl in which more than half of the URLs rendered (robots.txt
@@ -91,6 +94,8 @@ struct crawl_config {
 	long jobs;
 	bool follow_nofollow;
 	enum robots_meta robots_meta; /* what <meta name=robots> decides */
+	long noindex_sample;         /* a URL family whose first N renders said noindex
+				      * is not rendered further (views.h); 0: never */
 	bool respect_no_store;
 	bool gzip;                   /* .gz siblings for compressible files */
 	bool prune;
@@ -135,6 +140,7 @@ enum crawl_skip_why {
 	CRAWL_SKIP_OVERSIZE,  /* output over --max-output (origin_response.over_max_output) */
 	CRAWL_SKIP_NOINDEX,   /* robots noindex (--robots-meta) */
 	CRAWL_SKIP_NO_STORE,  /* Cache-Control no-store, with --respect-no-store */
+	CRAWL_SKIP_VIEW,      /* not rendered: a family of noindex views (views.h) */
 	CRAWL_NSKIP
 };
 

@@ -20,6 +20,7 @@
 #include "crawl/families.h"
 #include "crawl/loops.h"
 #include "crawl/robots.h"
+#include "crawl/views.h"
 
 /* Targets fetched by convention: their absence is not an error. */
 #define ROBOTS_TARGET "/robots.txt"
@@ -48,7 +49,7 @@ struct crawl {
 
 	/* The lock guards what the render threads share while a run goes:
 	 * the queue and its counts, seen, claims, demoted, next, res,
-	 * outcomes, fetched and not_found_404, loops and families, the
+	 * outcomes, fetched and not_found_404, loops, families and views, the
 	 * bound counts and current. cond wakes a worker waiting for a job,
 	 * a takeover waiting for a claim's write, and the progress ticker. */
 	pthread_mutex_t lock;
@@ -65,6 +66,7 @@ struct crawl {
 	long dropped_depth, dropped_pages;
 	struct loops loops;     /* URL families taking ever-new values */
 	struct families families; /* what the query parameters did: full crawls only */
+	struct views views;     /* families of noindex views: sampled by a full crawl, cut by it and the updates after */
 	bool near_bound_said;  /* the 80% of --max-pages line was printed */
 	/* robots.txt is rendered alone, before the workers start: set then,
 	 * only read after. */

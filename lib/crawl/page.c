@@ -384,6 +384,8 @@ static void record_locked(struct crawl *c, struct page *p)
 		strlist_add(&c->res->rendered, j->target);
 		if (!c->update_mode && e->key)
 			families_note(&c->families, j->target, e->sha256, e->content_type);
+		if (e->key && e->status >= 200 && e->status < 300)
+			views_note(&c->views, j->target, false);
 		manifest_put(&c->next, e);
 		p->e = NULL; /* the run's manifest has it */
 		break;
@@ -398,6 +400,8 @@ static void record_locked(struct crawl *c, struct page *p)
 		return;
 	case PAGE_SKIPPED:
 		skip_locked(c, j->target, p->skip, &p->rs);
+		if (p->skip == CRAWL_SKIP_NOINDEX)
+			views_note(&c->views, j->target, true);
 		break;
 	}
 	for (size_t i = 0; i < p->links.resources.n; i++)
@@ -409,9 +413,25 @@ static void record_locked(struct crawl *c, struct page *p)
 	}
 }
 
+/* Whether j's target is one of a family of views (views.h): not
+ * rendered, counted as skipped. A seed always is rendered. */
+static bool skip_view(struct crawl *c, const struct job *j)
+{
+	if (j->seed || j->optional)
+		return false;
+	pthread_mutex_lock(&c->lock);
+	bool cut = views_cut(&c->views, j->target) != NULL;
+	if (cut)
+		skip_locked(c, j->target, CRAWL_SKIP_VIEW, NULL);
+	pthread_mutex_unlock(&c->lock);
+	return cut;
+}
+
 void page_process(struct crawl *c, const struct job *j)
 {
 	size_t rule;
+	if (skip_view(c, j))
+		return;
 	char *canon = site_canonical_redirect(c->site, j->target, &rule);
 	if (canon) {
 		record_canonical(c, j, canon, rule);

@@ -103,13 +103,17 @@ void hold_locked(struct crawl *c, const char *target, const struct origin_respon
 }
 
 /* Count target as skipped for why, keeping the first example in sort
- * order (renders finish in any order). Locked. */
+ * order (renders finish in any order); rs NULL: it was not rendered.
+ * Locked. */
 void skip_locked(struct crawl *c, const char *target, enum crawl_skip_why why,
 			const struct origin_response *rs)
 {
 	struct crawl_skip *s = &c->res->skips[why];
-	tally_locked(c, target, OUTCOME_SKIPPED + why, rs->status, rs->render_ms,
-		     rs->static_path ? rs->static_size : origin_body_size(rs));
+	if (rs)
+		tally_locked(c, target, OUTCOME_SKIPPED + why, rs->status, rs->render_ms,
+			     rs->static_path ? rs->static_size : origin_body_size(rs));
+	else
+		tally_locked(c, target, OUTCOME_SKIPPED + why, 0, 0, 0);
 	if (!s->example || strcmp(target, s->example) < 0) {
 		free(s->example);
 		s->example = xstrdup(target);
@@ -170,6 +174,14 @@ void skip_notes(const struct crawl *c, struct crawl_result *res)
 			xasprintf("skipped %ld page%s marked robots noindex (e.g. %s): "
 				  "--robots-meta ignore to store them", n, n == 1 ? "" : "s",
 				  s[CRAWL_SKIP_NOINDEX].example);
+	n = s[CRAWL_SKIP_VIEW].n;
+	if (n) {
+		struct buf b = BUF_INIT;
+		buf_adds(&b, "skipped ");
+		views_summary(&c->views, 3, &b);
+		buf_adds(&b, ": --noindex-sample 0 to render them");
+		s[CRAWL_SKIP_VIEW].note = buf_detach(&b, NULL);
+	}
 	n = s[CRAWL_SKIP_NO_STORE].n;
 	if (n)
 		s[CRAWL_SKIP_NO_STORE].note =

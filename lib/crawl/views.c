@@ -1,0 +1,220 @@
+/* views.c - URL families cut as the application's views (views.h). */
+#include "crawl/views.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+
+struct view_family {
+	char *name;    /* the key, for views_cut's answer */
+	long noindex;  /* members rendered that said noindex */
+	long stored;   /* members rendered and stored */
+	long cut;      /* members not rendered */
+};
+
+struct piece {
+	const char *s;
+	size_t len;     /* the whole piece */
+	size_t namelen; /* up to its '=' (len when it has none) */
+};
+
+void views_init(struct views *v, long sample)
+{
+	memset(v, 0, sizeof *v);
+	v->sample = sample;
+}
+
+void views_release(struct views *v)
+{
+	size_t it = 0;
+	void *val;
+	while (hashmap_next(&v->fams, &it, NULL, &val)) {
+		struct view_family *f = val;
+		free(f->name);
+		free(f);
+	}
+	hashmap_release(&v->fams);
+	v->fams = (struct hashmap)HASHMAP_INIT;
+}
+
+static int piece_cmp(const void *a, const void *b)
+{
+	const struct piece *x = a, *y = b;
+	size_t n = x->namelen < y->namelen ? x->namelen : y->namelen;
+	int r = memcmp(x->s, y->s, n);
+	if (r)
+		return r;
+	return x->namelen < y->namelen ? -1 : x->namelen > y->namelen;
+}
+
+/* Where a "/" (or "%2F") last occurs in s[0..len) before its last
+ * character, as the length of the prefix through it; 0 when none. */
+static size_t cut_after_last_slash(const char *s, size_t len)
+{
+	for (size_t i = len > 1 ? len - 1 : 0; i-- > 0;) {
+		if (s[i] == '/')
+			return i + 1;
+		if (s[i] == '%' && i + 2 < len && s[i + 1] == '2' && (s[i + 2] == 'F' || s[i + 2] == 'f'))
+			return i + 3;
+	}
+	return 0;
+}
+
+/* The path (or its first plen bytes and "…"), then the query's shape:
+ * every piece's value "…", except piece `spell` whole and piece
+ * `prefix` cut to prefixlen bytes of its value and "…". */
+static char *shape(const char *path, size_t plen, bool path_cut, const struct piece *p, size_t np,
+		   size_t spell, size_t prefix, size_t prefixlen)
+{
+	struct buf b = BUF_INIT;
+	buf_add(&b, path, plen);
+	if (path_cut)
+		buf_adds(&b, "…");
+	for (size_t i = 0; i < np; i++) {
+		buf_addc(&b, i ? '&' : '?');
+		if (p[i].namelen == p[i].len) {
+			/* a bare token (a timestamp, a nonce) varies like a value */
+			buf_adds(&b, i == spell ? "" : "…");
+			if (i == spell)
+				buf_add(&b, p[i].s, p[i].len);
+			continue;
+		}
+		buf_add(&b, p[i].s, p[i].namelen + 1);
+		if (i == spell) {
+			buf_add(&b, p[i].s + p[i].namelen + 1, p[i].len - p[i].namelen - 1);
+		} else if (i == prefix) {
+			buf_add(&b, p[i].s + p[i].namelen + 1, prefixlen);
+			buf_adds(&b, "…");
+		} else {
+			buf_adds(&b, "…");
+		}
+	}
+	return buf_detach(&b, NULL);
+}
+
+static size_t segments(const char *path, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		if (path[i] == '/' && i + 1 < len)
+			n++;
+	return n;
+}
+
+size_t views_keys(const char *target, char **keys, size_t max)
+{
+	const char *q = strchr(target, '?');
+	size_t plen = q ? (size_t)(q - target) : strlen(target);
+	struct piece p[VIEWS_MAX_PIECES];
+	size_t np = 0, n = 0;
+	const size_t none = (size_t)-1;
+	if (q) {
+		for (const char *s = q + 1; *s;) {
+			size_t len = strcspn(s, "&");
+			if (len) {
+				if (np == VIEWS_MAX_PIECES)
+					return 0;
+				const char *eq = memchr(s, '=', len);
+				p[np++] = (struct piece){ s, len, eq ? (size_t)(eq - s) : len };
+			}
+			s += len;
+			if (*s)
+				s++;
+		}
+		qsort(p, np, sizeof *p, piece_cmp);
+	}
+	if (np >= 2) {
+		if (n < max)
+			keys[n++] = shape(target, plen, false, p, np, none, none, 0);
+		for (size_t i = 0; i < np && n < max; i++)
+			keys[n++] = shape(target, plen, false, p, np, i, none, 0);
+	}
+	for (size_t i = 0; i < np && n < max; i++) {
+		if (p[i].namelen == p[i].len)
+			continue;
+		size_t cut = cut_after_last_slash(p[i].s + p[i].namelen + 1, p[i].len - p[i].namelen - 1);
+		if (cut)
+			keys[n++] = shape(target, plen, false, p, np, none, i, cut);
+	}
+	if (segments(target, plen) >= 3 && n < max) {
+		size_t cut = cut_after_last_slash(target, plen);
+		if (cut)
+			keys[n++] = shape(target, cut, true, p, np, none, none, 0);
+	}
+	return n;
+}
+
+void views_note(struct views *v, const char *target, bool noindex)
+{
+	char *keys[VIEWS_MAX_KEYS];
+	size_t n = views_keys(target, keys, VIEWS_MAX_KEYS);
+	for (size_t i = 0; i < n; i++) {
+		struct view_family *f = hashmap_get(&v->fams, keys[i]);
+		if (!f && v->fams.count < VIEWS_MAX_FAMILIES) {
+			f = xcalloc(1, sizeof *f);
+			f->name = xstrdup(keys[i]);
+			hashmap_put(&v->fams, keys[i], f);
+		}
+		if (f && noindex)
+			f->noindex++;
+		else if (f)
+			f->stored++;
+		free(keys[i]);
+	}
+}
+
+const char *views_cut(struct views *v, const char *target)
+{
+	if (v->sample <= 0)
+		return NULL;
+	char *keys[VIEWS_MAX_KEYS];
+	size_t n = views_keys(target, keys, VIEWS_MAX_KEYS);
+	struct view_family *cut = NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct view_family *f = hashmap_get(&v->fams, keys[i]);
+		if (!cut && f && !f->stored && f->noindex >= v->sample)
+			cut = f;
+		free(keys[i]);
+	}
+	if (!cut)
+		return NULL;
+	cut->cut++;
+	return cut->name;
+}
+
+static int by_cut_then_name(const void *a, const void *b)
+{
+	const struct view_family *x = *(struct view_family *const *)a, *y = *(struct view_family *const *)b;
+	if (x->cut != y->cut)
+		return x->cut > y->cut ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+void views_summary(const struct views *v, size_t most, struct buf *out)
+{
+	struct view_family **cut = NULL;
+	size_t n = 0;
+	long urls = 0;
+	size_t it = 0;
+	void *val;
+	while (hashmap_next(&v->fams, &it, NULL, &val)) {
+		struct view_family *f = val;
+		if (!f->cut)
+			continue;
+		cut = xrealloc(cut, (n + 1) * sizeof *cut);
+		cut[n++] = f;
+		urls += f->cut;
+	}
+	if (!n)
+		return;
+	qsort(cut, n, sizeof *cut, by_cut_then_name);
+	buf_addf(out, "%ld URL%s not rendered, in %zu famil%s whose first %ld pages all said robots noindex (",
+		 urls, urls == 1 ? "" : "s", n, n == 1 ? "y" : "ies", v->sample);
+	for (size_t i = 0; i < n && i < most; i++)
+		buf_addf(out, "%s'%.200s' %ld", i ? ", " : "", cut[i]->name, cut[i]->cut);
+	if (n > most)
+		buf_addf(out, ", and %zu more", n - most);
+	buf_adds(out, ")");
+	free(cut);
+}
