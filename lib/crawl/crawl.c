@@ -2,6 +2,7 @@
 #include "crawl/crawl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -70,6 +71,37 @@ void crawl_config_release(struct crawl_config *cfg)
 	cfg->nrender_query = 0;
 }
 
+/* The spans learned by earlier runs (volatile.h); none when the file is
+ * missing or unreadable: they are learned again. */
+static void load_volatiles(struct crawl *c)
+{
+	char err[ERR_LEN];
+	struct buf text = BUF_INIT;
+	volatiles_init(&c->volatiles);
+	if (c->tree->meta_fd >= 0 && faccessat(c->tree->meta_fd, VOLATILE_FILE, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (publish_read(c->tree->meta_fd, VOLATILE_FILE, 1 << 20, &text, err) == 0)
+			volatiles_parse(&c->volatiles, buf_str(&text), text.len);
+		else
+			log_warn("%s", err);
+	}
+	buf_release(&text);
+}
+
+/* Keep what this run learned for the next. */
+static void save_volatiles(struct crawl *c)
+{
+	char err[ERR_LEN];
+	if (!c->volatiles.changed || c->tree->meta_fd < 0)
+		return;
+	struct buf text = BUF_INIT;
+	volatiles_format(&c->volatiles, &text);
+	if (write_file_atomic(c->tree->meta_fd, VOLATILE_FILE, text.data, text.len, err) < 0)
+		log_warn("%s", err);
+	else
+		c->volatiles.changed = false;
+	buf_release(&text);
+}
+
 struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, const struct site *site,
 			struct tree *tree, char *err)
 {
@@ -100,6 +132,7 @@ struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, c
 		return NULL;
 	}
 	index_owned(c);
+	load_volatiles(c);
 	return c;
 }
 
@@ -430,6 +463,7 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 		check_not_found(c, res);
 	}
 	finish_result(c, res);
+	save_volatiles(c);
 	return commit_run(c, c->cfg->prune && res->complete && removal_allowed(c), err);
 }
 
@@ -442,6 +476,7 @@ int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_re
 	pthread_mutex_unlock(&c->lock);
 	run_all(c);
 	finish_result(c, res);
+	save_volatiles(c);
 
 	/* Pages not rendered now stay as they are (commit_update). Pages
 	 * that now answer 404 go at once: watch has no later prune. */
@@ -461,6 +496,7 @@ void crawl_free(struct crawl *c)
 	loops_release(&c->loops);
 	families_release(&c->families);
 	views_release(&c->views);
+	volatiles_release(&c->volatiles);
 	free_claims(c);
 	free_demoted(c);
 	robots_release(&c->robots);

@@ -21,6 +21,7 @@
 #include "crawl/loops.h"
 #include "crawl/robots.h"
 #include "crawl/views.h"
+#include "crawl/volatile.h"
 
 /* Targets fetched by convention: their absence is not an error. */
 #define ROBOTS_TARGET "/robots.txt"
@@ -49,7 +50,8 @@ struct crawl {
 
 	/* The lock guards what the render threads share while a run goes:
 	 * the queue and its counts, seen, claims, demoted, next, res,
-	 * outcomes, fetched and not_found_404, loops, families and views, the
+	 * outcomes, fetched and not_found_404, loops, families, views and
+ * volatiles, the
 	 * bound counts and current. cond wakes a worker waiting for a job,
 	 * a takeover waiting for a claim's write, and the progress ticker. */
 	pthread_mutex_t lock;
@@ -67,6 +69,8 @@ struct crawl {
 	struct loops loops;     /* URL families taking ever-new values */
 	struct families families; /* what the query parameters did: full crawls only */
 	struct views views;     /* families of noindex views: sampled by a full crawl, cut by it and the updates after */
+	struct volatiles volatiles; /* spans that change on every render (.cgisnap/volatile) */
+	long volatile_idle;     /* learning renders in a row that taught nothing (page.c) */
 	bool near_bound_said;  /* the 80% of --max-pages line was printed */
 	/* robots.txt is rendered alone, before the workers start: set then,
 	 * only read after. */

@@ -12,6 +12,7 @@
 #include "crawl/excerpt.h"
 #include "crawl/links.h"
 #include "crawl/store.h"
+#include "tree/publish.h"
 #include "base/sha256.h"
 #include "base/spill.h"
 #include "base/xalloc.h"
@@ -274,6 +275,120 @@ static int hash_body(struct page *p)
 				p->rs.static_path ? p->rs.static_path : p->url, p->err);
 }
 
+/* One more render of p, to learn what changes on every render (from it
+ * and p's body; when the two are the same byte for byte, from p's body
+ * and its stored file prev, times near now only): how many rules it
+ * taught, -1 when the render could not be compared. Unlocked. */
+static long learning_render(struct crawl *c, struct page *p, const struct buf *prev)
+{
+	struct origin_request rq = { p->asked ? p->asked : p->j->target, "GET", NULL };
+	struct origin_response again;
+	char err[ERR_LEN];
+	long learned = -1;
+	origin_response_init(&again);
+	int rc = origin_render(c->origin, &rq, &again, err);
+	on_render(c, NULL, &again); /* what it wrote is the render's own */
+	if (rc < 0 || again.status != p->rs.status || origin_body_size(&again) > c->cfg->max_parse ||
+	    load_body(&again, err) < 0)
+		goto out;
+	/* A source the page read that changed meanwhile (watch's hold hook
+	 * says) makes the two renders differ in content, not in what
+	 * changes on every render: nothing is learned from them. */
+	if (held(c, p, NULL))
+		goto out;
+	strip_volatile(c->cfg, &again.body);
+	const struct buf *now = &p->rs.body;
+	bool twin = again.body.len == now->len && !memcmp(buf_str(&again.body), buf_str(now), now->len);
+	pthread_mutex_lock(&c->lock);
+	if (twin)
+		learned = (long)volatiles_learn_times(&c->volatiles, buf_str(now), now->len, buf_str(prev),
+						      prev->len, time(NULL));
+	else
+		learned = (long)volatiles_learn(&c->volatiles, buf_str(now), now->len, buf_str(&again.body),
+						again.body.len, buf_str(prev), prev->len);
+	c->volatile_idle = learned > 0 ? 0 : c->volatile_idle + 1;
+	pthread_mutex_unlock(&c->lock);
+out:
+	origin_response_release(&again);
+	return learned;
+}
+
+/* Whether p's body is its stored file's (prev) once the spans known are
+ * left out. Unlocked. */
+static bool same_but_volatile(struct crawl *c, struct page *p, const struct buf *prev)
+{
+	const struct buf *now = &p->rs.body;
+	pthread_mutex_lock(&c->lock);
+	bool same = volatiles_same(&c->volatiles, buf_str(now), now->len, buf_str(prev), prev->len);
+	pthread_mutex_unlock(&c->lock);
+	return same;
+}
+
+/* Whether learning renders are still worth their cost: not once
+ * VOLATILE_IDLE_RENDERS of them in a row taught nothing (every page of
+ * the site changed, a template edited: each would cost a render more). */
+static bool still_learning(struct crawl *c)
+{
+	pthread_mutex_lock(&c->lock);
+	bool learning = c->volatile_idle < VOLATILE_IDLE_RENDERS;
+	pthread_mutex_unlock(&c->lock);
+	return learning;
+}
+
+/* p's body differs from prev beyond the spans known: renders that may
+ * teach more, and whether it is the same after all. A second learning
+ * render is made only when the first taught something and did not
+ * explain the change: two renders may share a value by chance (a parse
+ * time of 0.005 seconds both times). */
+static bool learn_volatile(struct crawl *c, struct page *p, const struct buf *prev)
+{
+	for (int i = 0; i < 2 && still_learning(c); i++) {
+		long learned = learning_render(c, p, prev);
+		/* Asked even when it taught nothing: another page's render
+		 * may have taught it meanwhile. */
+		if (learned >= 0 && same_but_volatile(c, p, prev))
+			return true;
+		if (learned <= 0)
+			return false;
+	}
+	return false;
+}
+
+/* A page whose text differs from its stored file only in spans that
+ * change on every render (volatile.h: request ids, render times, nonces)
+ * keeps that file: its body becomes the file's bytes, so that it is
+ * unchanged and nothing is written. When the spans known do not explain
+ * the difference, the page is rendered once more to learn them. */
+static void settle_volatile(struct crawl *c, struct page *p)
+{
+	struct manifest_entry *e = p->e;
+	const char *type = p->rs.content_type;
+	if (p->body.fd >= 0 || p->static_file || !is_text_type(type))
+		return;
+	/* The manifest is not changed while pages render: no lock needed. */
+	const struct manifest_entry *old = manifest_get(&c->manifest, e->target);
+	if (!old || !old->key || !*old->sha256 || !strcmp(old->sha256, e->sha256) || !old->content_type ||
+	    strcmp(old->content_type, type))
+		return;
+	char err[ERR_LEN], hex[65];
+	struct buf prev = BUF_INIT;
+	/* A file that is not what cgisnap published is the publish step's
+	 * to refuse. */
+	if (publish_read(c->tree->fd, old->key, c->cfg->max_parse, &prev, err) < 0)
+		goto out;
+	sha256_hex(buf_str(&prev), prev.len, hex);
+	if (strcmp(hex, old->sha256))
+		goto out;
+	if (!same_but_volatile(c, p, &prev) && !learn_volatile(c, p, &prev))
+		goto out;
+	struct buf rendered = p->rs.body;
+	p->rs.body = prev;
+	prev = rendered;
+	memcpy(e->sha256, old->sha256, sizeof e->sha256);
+out:
+	buf_release(&prev);
+}
+
 /* A 2xx: its links parsed, its file keyed and published, unless the
  * page asks not to be stored (robots noindex, Cache-Control no-store,
  * with the respect options) or the hold hook holds a static file. */
@@ -301,10 +416,12 @@ static void take_page(struct crawl *c, struct page *p)
 		/* A file under --root is read here, not by the render: whether
 		 * it was being written meanwhile is asked now. */
 		p->fate = PAGE_HELD;
-	} else if (page_publish(c, p) < 0) {
-		p->fate = PAGE_FAILED;
-	} else if (p->stored == OUTCOME_REDIRECT) {
-		make_redirect_to(c, p->e, p->redirect_to);
+	} else {
+		settle_volatile(c, p);
+		if (page_publish(c, p) < 0)
+			p->fate = PAGE_FAILED;
+		else if (p->stored == OUTCOME_REDIRECT)
+			make_redirect_to(c, p->e, p->redirect_to);
 	}
 	close_body(&p->body);
 	free(static_path);

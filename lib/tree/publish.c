@@ -480,6 +480,29 @@ int publish_owner(int treefd, const char *key, long long bytes, const char *sha2
 	return rc;
 }
 
+int publish_read(int treefd, const char *key, long long max, struct buf *out, char *err)
+{
+	const char *name;
+	int dirfd = open_parent(treefd, key, false, &name, err);
+	if (dirfd < 0)
+		return -1;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dirfd);
+	if (fd < 0)
+		return err_sys(err, "cannot open '%s'", key);
+	struct stat st;
+	int rc = -1;
+	if (fstat(fd, &st) < 0) {
+		err_sys(err, "cannot stat '%s'", key);
+	} else if (!S_ISREG(st.st_mode) || st.st_size > max) {
+		err_set(err, "'%s' is no regular file of at most %lld bytes", key, max);
+	} else {
+		rc = spill_read(fd, 0, st.st_size, out, key, err);
+	}
+	close(fd);
+	return rc;
+}
+
 int publish_remove(int treefd, const char *key, long long bytes, const char *sha256, char *err)
 {
 	return publish_remove_noted(treefd, key, bytes, sha256, NULL, err);

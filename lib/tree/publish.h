@@ -92,6 +92,10 @@ int publish_remove(int treefd, const char *key, long long bytes, const char *sha
 int publish_remove_noted(int treefd, const char *key, long long bytes, const char *sha256,
 			 struct publish_paths *paths, char *err);
 
+/* Read the file at key (at most max bytes: a bigger one is an error)
+ * into out, following no symbolic link. 0, or -1 with err. */
+int publish_read(int treefd, const char *key, long long max, struct buf *out, char *err);
+
 /* Remove leftover temp files in the directory of key (an interrupted
  * run's); call only while holding the tree's lock. Returns how many. */
 int publish_clean_temps(int treefd, const char *key);

@@ -1,0 +1,154 @@
+/* test_volatile.c - spans that change on every render (lib/crawl/volatile.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crawl/volatile.h"
+#include "unit.h"
+#include "base/buf.h"
+#include "base/xalloc.h"
+
+/* A MediaWiki-like page: a request id, a parse report, an Atom time. */
+static char *page(const char *body, const char *id, const char *cpu, const char *when)
+{
+	return xasprintf("<html><script>RLCONF={\"wgRequestId\":\"%s\",\"wgUser\":null};</script>\n"
+			 "<p>%s</p>\n<!-- CPU time usage: %s seconds -->\n<updated>%s</updated>\n"
+			 "<a href=\"/p?id=3\">three</a></html>\n",
+			 id, body, cpu, when);
+}
+
+static bool same(const struct volatiles *v, const char *a, const char *b)
+{
+	return volatiles_same(v, a, strlen(a), b, strlen(b));
+}
+
+TEST(volatile_spans_learned_from_two_renders_are_left_out)
+{
+	struct volatiles v;
+	volatiles_init(&v);
+	char *first = page("Hello", "75419f245021cb51e9345336", "0.017", "2026-12-05T08:47:30Z");
+	char *again = page("Hello", "e110f08178151b10c0bc5121", "0.005", "2026-12-05T08:47:44Z");
+	char *later = page("Hello", "0123456789abcdef01234567", "1.250", "2026-12-06T10:00:00Z");
+	char *edited = page("Hello, world", "0123456789abcdef01234567", "1.250", "2026-12-06T10:00:00Z");
+	CHECK(!same(&v, first, later));
+	CHECK_INT(3, (long)volatiles_learn(&v, first, strlen(first), again, strlen(again), NULL, 0));
+	CHECK(v.changed);
+	CHECK(same(&v, first, later));
+	CHECK(!same(&v, first, edited)); /* the words are content */
+	/* Learning the same again adds nothing. */
+	CHECK_INT(0, (long)volatiles_learn(&v, first, strlen(first), again, strlen(again), NULL, 0));
+
+	struct buf b = BUF_INIT;
+	volatiles_format(&v, &b);
+	CHECK_STR("# cgisnap: spans that change on every render; the bytes a span may hold, a tab, the text before it\n"
+		  "0-9a-f\twgRequestId\":\"\n"
+		  ".0-9\tusage: \n"
+		  "\\-0-:A-Z\tupdated>\n",
+		  buf_str(&b));
+	/* Read back, the rules work the same. */
+	struct volatiles w;
+	volatiles_init(&w);
+	volatiles_parse(&w, buf_str(&b), b.len);
+	CHECK_INT(3, (long)w.n);
+	CHECK(!w.changed);
+	CHECK(same(&w, first, later));
+	CHECK(!same(&w, first, edited));
+	volatiles_release(&w);
+	buf_release(&b);
+	free(first);
+	free(again);
+	free(later);
+	free(edited);
+	volatiles_release(&v);
+}
+
+TEST(volatile_renders_that_do_not_line_up_teach_nothing)
+{
+	struct volatiles v;
+	volatiles_init(&v);
+	/* another structure: a quote of the day */
+	const char *a = "<p>id 1234: <b>a</b></p>", *b = "<p>id 1235: <i>a</i> and more</p>";
+	CHECK_INT(0, (long)volatiles_learn(&v, a, strlen(a), b, strlen(b), NULL, 0));
+	/* a changed word is content, not a span */
+	const char *c = "<p>Quote: Tomorrow</p>", *d = "<p>Quote: Yesterday</p>";
+	CHECK_INT(0, (long)volatiles_learn(&v, c, strlen(c), d, strlen(d), NULL, 0));
+	/* a number with no letter before it has no context */
+	const char *e = "<p>12</p>", *f = "<p>13</p>";
+	CHECK_INT(0, (long)volatiles_learn(&v, e, strlen(e), f, strlen(f), NULL, 0));
+	CHECK(!v.changed);
+	CHECK(!same(&v, c, d));
+	volatiles_release(&v);
+}
+
+TEST(volatile_a_nonce_in_an_attribute)
+{
+	struct volatiles v;
+	volatiles_init(&v);
+	const char *a = "<script nonce=\"Qm9vdHN0cmFwcGluZ0E=\">x()</script><p>body</p>";
+	const char *b = "<script nonce=\"aGVsbG8gd29ybGQgISE=\">x()</script><p>body</p>";
+	const char *c = "<script nonce=\"ZZZZvdHN0cmFwcGluZ0E=\">x()</script><p>body</p>";
+	const char *d = "<script nonce=\"ZZZZvdHN0cmFwcGluZ0E=\">x()</script><p>Body</p>";
+	CHECK_INT(1, (long)volatiles_learn(&v, a, strlen(a), b, strlen(b), NULL, 0));
+	CHECK(same(&v, a, c));
+	CHECK(!same(&v, a, d));
+	volatiles_release(&v);
+}
+
+TEST(volatile_times_near_now_are_learned_from_the_stored_file)
+{
+	struct volatiles v;
+	volatiles_init(&v);
+	time_t now = 1796460000; /* 2026-12-05T07:20:00Z */
+	const char *stored = "<feed><updated>2026-12-05T07:19:51Z</updated><id>42</id><p>x</p></feed>";
+	const char *fresh = "<feed><updated>2026-12-05T07:20:06Z</updated><id>43</id><p>x</p></feed>";
+	const char *old = "<feed><updated>2024-03-01T12:00:00Z</updated><id>42</id><p>x</p></feed>";
+	/* The time is learned; the id, no time, is not. */
+	CHECK_INT(1, (long)volatiles_learn_times(&v, fresh, strlen(fresh), stored, strlen(stored), now));
+	CHECK(!same(&v, fresh, stored));
+	struct buf b = BUF_INIT;
+	volatiles_format(&v, &b);
+	CHECK_STR("# cgisnap: spans that change on every render; the bytes a span may hold, a tab, the text before it\n"
+		  "\\-0-:A-Z\tupdated>\n",
+		  buf_str(&b));
+	buf_release(&b);
+	volatiles_release(&v);
+	/* A time long past is content (a post's date). */
+	volatiles_init(&v);
+	CHECK_INT(0, (long)volatiles_learn_times(&v, old, strlen(old), stored, strlen(stored), now));
+	/* Fourteen digits and Unix seconds too. */
+	const char *a = "<p>Cached time: 20261205071951</p><i data-time=\"1796459991\">";
+	const char *c = "<p>Cached time: 20261205072006</p><i data-time=\"1796460006\">";
+	CHECK_INT(2, (long)volatiles_learn_times(&v, c, strlen(c), a, strlen(a), now));
+	CHECK(same(&v, a, c));
+	volatiles_release(&v);
+}
+
+TEST(volatile_a_small_count_needs_a_third_value_in_the_stored_file)
+{
+	struct volatiles v;
+	volatiles_init(&v);
+	/* A page rewritten between two renders: its version is content. */
+	const char *v16 = "<p>Inplace begin 16.</p><p>Inplace end 16.</p>";
+	const char *v17 = "<p>Inplace begin 17.</p><p>Inplace end 17.</p>";
+	const char *v18 = "<p>Inplace begin 18.</p><p>Inplace end 18.</p>";
+	CHECK_INT(0, (long)volatiles_learn(&v, v17, strlen(v17), v18, strlen(v18), NULL, 0));
+	CHECK_INT(0, (long)volatiles_learn(&v, v17, strlen(v17), v18, strlen(v18), v17, strlen(v17)));
+	CHECK_INT(0, (long)volatiles_learn(&v, v17, strlen(v17), v18, strlen(v18), v18, strlen(v18)));
+	CHECK(!v.changed);
+	/* A time in milliseconds, a third value in the stored file: learned. */
+	const char *a = "<script>mw.config.set({\"wgBackendResponseTime\":364});</script>";
+	const char *b = "<script>mw.config.set({\"wgBackendResponseTime\":187});</script>";
+	const char *old = "<script>mw.config.set({\"wgBackendResponseTime\":250});</script>";
+	CHECK_INT(1, (long)volatiles_learn(&v, a, strlen(a), b, strlen(b), old, strlen(old)));
+	CHECK(same(&v, a, old));
+	/* the k-th occurrence of the context is compared with the k-th */
+	volatiles_release(&v);
+	volatiles_init(&v);
+	const char *a2 = "<i>count: 1</i><i>count: 5</i>", *b2 = "<i>count: 1</i><i>count: 6</i>";
+	const char *o2 = "<i>count: 1</i><i>count: 5</i>";
+	CHECK_INT(0, (long)volatiles_learn(&v, a2, strlen(a2), b2, strlen(b2), o2, strlen(o2)));
+	const char *o3 = "<i>count: 1</i><i>count: 7</i>";
+	CHECK_INT(1, (long)volatiles_learn(&v, a2, strlen(a2), b2, strlen(b2), o3, strlen(o3)));
+	volatiles_release(&v);
+	(void)v16;
+}
