@@ -72,6 +72,21 @@ wait_output() {
 	wait_until "$WATCH_WAIT" _has_output "$@"
 }
 
+# batches_stopped LOG: return once LOG's batch lines stop coming (none
+# for 0.3 s, checked for 30 s at most): the batches of one change, as
+# many as they come (a save written in steps, a page held and retried).
+batches_stopped() {
+	local n m i
+	n=$(batches "$1")
+	for i in $(seq 1 100); do
+		sleep 0.3
+		m=$(batches "$1")
+		[ "$m" != "$n" ] || return 0
+		n=$m
+	done
+	return 1
+}
+
 # wait_batches LOG N: wait until LOG holds at least N batch lines.
 wait_batches() {
 	wait_count "$1" '^cgisnap: batch: ' "$2"

@@ -36,14 +36,8 @@ dw_save() {
 # more likely on a busy machine) is rendered again by the next batch: its
 # first render is not counted. Waits for the batches to stop first.
 check_save() {
-	local n m i rendered=0 changed=0 held=0 line r c h
-	n=$(batches "$log")
-	for i in $(seq 1 50); do
-		sleep 0.3
-		m=$(batches "$log")
-		[ "$m" != "$n" ] || break
-		n=$m
-	done
+	local rendered=0 changed=0 held=0 line r c h
+	batches_stopped "$log"
 	while read -r line; do
 		r=$(printf '%s\n' "$line" | grep -oE '[0-9]+ URLs? re-rendered' | grep -oE '^[0-9]+')
 		c=$(printf '%s\n' "$line" | grep -oE '[0-9]+ files? changed' | grep -oE '^[0-9]+')

@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "cli/cli.h"
 #include "tree/manifest.h"
+#include "base/xalloc.h"
 
 /* A missing source is looked for this often besides its parent's events
  * (a parent watch the kernel refused: unreadable, the watch limit). */
@@ -117,6 +118,21 @@ static void batch_done(struct watcher *w, const struct crawl_result *res, const 
 	w->poll_due = false;
 }
 
+/* A file the renders write (a database) is no page's dependency, and
+ * its changes by the renders never come here (watcher_ignored): one that
+ * did was written by someone else (an edit saved into the database), and
+ * re-renders the pages whose renders wrote it. */
+static void writers_targets(struct watcher *w, struct strlist *targets, struct strlist *why)
+{
+	for (size_t i = 0; i < w->pending.order.n; i++) {
+		const char *path = w->pending.order.items[i];
+		size_t before = targets->n;
+		dep_recorder_writers(&w->recorder, path, targets);
+		for (size_t k = before; why && k < targets->n; k++)
+			strlist_add_owned(why, xasprintf("its render writes %s, which another program changed", path));
+	}
+}
+
 /* Re-render what the pending changes affect (everything for a full
  * re-crawl), publish it, log it, and run the hook (the index of
  * recorded dependencies is the database the batch saved). */
@@ -146,6 +162,7 @@ static void run_batch(struct watcher *w)
 		struct strlist why = STRLIST_INIT;
 		deps_targets_why(&w->index, &w->rules, &w->s.site, &w->pending, &targets,
 				 log_verbose() ? &why : NULL);
+		writers_targets(w, &targets, log_verbose() ? &why : NULL);
 		/* -v: why each page is re-rendered, before its render says what it gave. */
 		for (size_t i = 0; i < why.n; i++)
 			log_info("re-render %s: %s", targets.items[i], why.items[i]);

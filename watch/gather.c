@@ -15,19 +15,27 @@
 #include "base/relist.h"
 #include "url/url.h"
 
-/* Whether a changed path starts nothing: the renders wrote it, or
- * --ignore says so. */
+/* Whether a changed path starts nothing: the renders wrote it and it is
+ * as they left it (the site's own output: caches, indexes, logs, its
+ * database's journal; recorder.h), or --ignore says so. A file the
+ * renders write that someone else wrote since (an edit saved into the
+ * database) is a change. */
 bool watcher_ignored(struct watcher *w, const char *path)
 {
-	if (dep_recorder_written(&w->recorder, path))
-		return true; /* the site's own output (caches, indexes, logs) */
+	if (dep_recorder_own_change(&w->recorder, path))
+		return true;
 	return relist_match(w->ignore, w->nignore, path);
 }
 
-/* watcher_ignored() for the hold hook (stale.h). */
+/* For the hold hook (stale.h), while renders run: how a file the renders
+ * write is left is known only at the run's end, so any file a render
+ * wrote is theirs; a write by someone else during the run is missed. */
 bool watcher_stale_ignored(void *arg, const char *path)
 {
-	return watcher_ignored(arg, path);
+	struct watcher *w = arg;
+	if (dep_recorder_written(&w->recorder, path))
+		return true;
+	return relist_match(w->ignore, w->nignore, path);
 }
 
 /* A file closed empty: most likely truncated by a writer that writes
@@ -117,7 +125,9 @@ static void take(struct watcher *w, const struct fsw_events *ev)
 /* After a crawl run: the events its hold checks read are the next
  * batch's, and so are the pages it held (stale.h): each is rendered
  * again with the change that held it, or when the file it read is
- * closed. They start no batch themselves: the event, or the close, does. */
+ * closed, or STALE_HELD_RETRY_MS after the run at the latest (the event
+ * that held it may have been the last of a save into a file the renders
+ * write too, taken for theirs once the run ended). */
 void watcher_take_early(struct watcher *w, const struct crawl_result *res)
 {
 	char err[ERR_LEN];
@@ -131,8 +141,8 @@ void watcher_take_early(struct watcher *w, const struct crawl_result *res)
 		changes_add_url(&w->pending, res->held_targets.items[i]);
 	/* Due then, or sooner with an event: a change noted at a time to
 	 * come makes a batch due at that time (settle.h). */
-	if (retry_at && res->held_targets.n)
-		settle_note_now(&w->settle, retry_at);
+	if (res->held_targets.n)
+		settle_note_now(&w->settle, retry_at ? retry_at : now_ms() + STALE_HELD_RETRY_MS);
 }
 
 /* Add what the kernel reported to the pending batch. */

@@ -57,6 +57,11 @@
 /* ... and the page is tried again when that window has passed, at the
  * soonest this much later, event or not. */
 #define STALE_EMPTY_RETRY_MS 25
+/* A page held for an event of its run is tried again this much later at
+ * the latest: the event that held it may be the last of a save made
+ * during the run into a file the renders write too (a database), which
+ * is known as changed only then, so that no event after the run comes. */
+#define STALE_HELD_RETRY_MS 1000
 
 struct stale {
 	pthread_mutex_t lock;       /* stale_hold runs on the render threads */

@@ -130,6 +130,27 @@ static void compact_deps(struct manifest_entry *e)
 }
 
 /* path was written by a render of this run. Locked. */
+/* target's render wrote path. Locked. */
+static void note_writer_locked(struct dep_recorder *r, const char *path, const char *target)
+{
+	struct strlist *l = hashmap_get(&r->writers, path);
+	if (!l) {
+		l = xcalloc(1, sizeof *l);
+		hashmap_put(&r->writers, path, l);
+	}
+	if (!strlist_contains(l, target))
+		strlist_add(l, target);
+}
+
+static void forget_writers(struct dep_recorder *r, const char *path)
+{
+	struct strlist *l = hashmap_remove(&r->writers, path);
+	if (l) {
+		strlist_clear(l);
+		free(l);
+	}
+}
+
 static void note_written_locked(struct dep_recorder *r, const char *path)
 {
 	if (!hashmap_put(&r->written, path, (void *)1))
@@ -169,10 +190,16 @@ static void record_render(void *arg, struct manifest_entry *e, const struct orig
 		free(p);
 	}
 	pthread_mutex_lock(&r->lock);
-	for (size_t i = 0; i < rs->deps_written.n; i++)
+	for (size_t i = 0; i < rs->deps_written.n; i++) {
 		note_written_locked(r, rs->deps_written.items[i]);
-	for (size_t i = 0; i < real.n; i++)
+		if (e)
+			note_writer_locked(r, rs->deps_written.items[i], e->target);
+	}
+	for (size_t i = 0; i < real.n; i++) {
 		note_written_locked(r, real.items[i]);
+		if (e)
+			note_writer_locked(r, real.items[i], e->target);
+	}
 	pthread_mutex_unlock(&r->lock);
 	strlist_clear(&real);
 }
@@ -191,6 +218,58 @@ static void record_render(void *arg, struct manifest_entry *e, const struct orig
  * renders), so forgetting it starts no batch. A render writing it again
  * puts it back. Only the paths this run wrote, those found gone last
  * time and VANISHED_ROUND others in turn are looked at. */
+/* How a run left a path it wrote. */
+struct left_as {
+	bool exists;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+};
+
+static void look_at(const char *path, struct left_as *l)
+{
+	struct stat st;
+	memset(l, 0, sizeof *l);
+	if (lstat(path, &st) < 0)
+		return;
+	l->exists = true;
+	l->dev = st.st_dev;
+	l->ino = st.st_ino;
+	l->size = st.st_size;
+	l->mtime = st.st_mtim;
+	l->ctime = st.st_ctim;
+}
+
+static bool same_as_left(const struct left_as *a, const struct left_as *b)
+{
+	if (a->exists != b->exists)
+		return false;
+	return !a->exists || (a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+			      a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
+			      a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec);
+}
+
+/* Note how this run left each path it wrote. Locked. */
+static void note_left(struct dep_recorder *r)
+{
+	size_t it = 0;
+	const char *k;
+	while (hashmap_next(&r->run_written, &it, &k, NULL)) {
+		struct left_as *l = hashmap_get(&r->left, k);
+		if (!l) {
+			l = xmalloc(sizeof *l);
+			hashmap_put(&r->left, k, l);
+		}
+		look_at(k, l);
+	}
+}
+
+static void forget_left(struct dep_recorder *r, const char *path)
+{
+	free(hashmap_remove(&r->left, path));
+}
+
 static void forget_vanished_writes(struct dep_recorder *r)
 {
 	struct strlist look = STRLIST_INIT, gone = STRLIST_INIT;
@@ -229,7 +308,10 @@ static void forget_vanished_writes(struct dep_recorder *r)
 	for (size_t i = 0; i < gone.n; i++) {
 		hashmap_remove(&r->written, gone.items[i]);
 		hashmap_remove(&r->vanished, gone.items[i]);
+		forget_left(r, gone.items[i]);
+		forget_writers(r, gone.items[i]);
 	}
+	note_left(r);
 	hashmap_release(&r->run_written);
 	strlist_clear(&look);
 	strlist_clear(&gone);
@@ -323,6 +405,30 @@ bool dep_recorder_written(struct dep_recorder *r, const char *path)
 	return written;
 }
 
+bool dep_recorder_own_change(struct dep_recorder *r, const char *path)
+{
+	pthread_mutex_lock(&r->lock);
+	bool own = hashmap_get(&r->written, path) != NULL;
+	const struct left_as *l = own ? hashmap_get(&r->left, path) : NULL;
+	if (l) {
+		struct left_as now;
+		look_at(path, &now);
+		own = same_as_left(l, &now);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return own;
+}
+
+void dep_recorder_writers(struct dep_recorder *r, const char *path, struct strlist *out)
+{
+	pthread_mutex_lock(&r->lock);
+	const struct strlist *l = hashmap_get(&r->writers, path);
+	for (size_t i = 0; l && i < l->n; i++)
+		if (!strlist_contains(out, l->items[i]))
+			strlist_add(out, l->items[i]);
+	pthread_mutex_unlock(&r->lock);
+}
+
 void dep_recorder_note_written(struct dep_recorder *r, const char *path)
 {
 	pthread_mutex_lock(&r->lock);
@@ -356,6 +462,17 @@ void dep_recorder_release(struct dep_recorder *r)
 	hashmap_release(&r->run_written);
 	strlist_clear(&r->fresh);
 	hashmap_release(&r->vanished);
+	size_t it = 0;
+	void *v;
+	while (hashmap_next(&r->left, &it, NULL, &v))
+		free(v);
+	hashmap_release(&r->left);
+	it = 0;
+	while (hashmap_next(&r->writers, &it, NULL, &v)) {
+		strlist_clear(v);
+		free(v);
+	}
+	hashmap_release(&r->writers);
 	hashmap_release(&r->untraced);
 	pthread_mutex_destroy(&r->lock);
 	memset(r, 0, sizeof *r);

@@ -20,10 +20,13 @@
  * --source the link leads to, where inotify reports), compacted (an
  * existence check of a
  * file also read is dropped; CONTENTS_MIN reads in one directory become
- * one C line for it); paths any render wrote (a cache, an index) are the
- * site's own state: never a page's R or E dependency, and their events
- * start nothing (dep_recorder_written, at their real path too). A
- * written path gone at the end of two runs in a row is forgotten. A
+ * one C line for it); paths any render wrote (a cache, an index, a
+ * database) are the site's own state: never a page's R or E dependency,
+ * and their events start nothing while they are as the renders left
+ * them (dep_recorder_own_change, at their real path too); one written by
+ * anyone else since re-renders the pages whose renders wrote it
+ * (dep_recorder_writers). A written path gone at the end of two runs in
+ * a row is forgotten. A
  * render that could not be traced leaves the page a U line naming its
  * program, and a warning, once per program.
  *
@@ -49,6 +52,10 @@ struct dep_recorder {
 				   * lists may hold them (on_commit drops them there) */
 	size_t round;             /* where the next look for vanished writes goes on */
 	struct hashmap vanished;  /* written paths found gone after the last run */
+	struct hashmap left;      /* written path -> struct left_as: how the last run
+				   * that wrote it left it */
+	struct hashmap writers;   /* written path -> struct strlist *: the pages whose
+				   * renders wrote it (in this process) */
 	struct hashmap untraced;  /* programs already warned about */
 };
 
@@ -62,6 +69,18 @@ void dep_recorder_init(struct dep_recorder *r);
 struct crawl_hooks dep_recorder_hooks(struct dep_recorder *r);
 /* Whether any render so far wrote path. */
 bool dep_recorder_written(struct dep_recorder *r, const char *path);
+/* Whether a change of path seen after a run is the renders' own: a
+ * render wrote path, and it is as the last run that wrote it left it
+ * (there or not, its inode, size and times), or no run has said how
+ * (a path an earlier watch's renders wrote). A write by anyone else (an
+ * editor, a maintenance script, the web server) to a file the renders
+ * write too, a database, is a change: the file is no longer as left. */
+bool dep_recorder_own_change(struct dep_recorder *r, const char *path);
+/* The pages whose renders (in this process) wrote path, appended to out
+ * unless there: what a change of it by someone else re-renders, since a
+ * file the renders write is no page's dependency (a database the pages
+ * read and write alike). */
+void dep_recorder_writers(struct dep_recorder *r, const char *path, struct strlist *out);
 /* Count path as written by a render (one an earlier run's renders
  * wrote: depstate.h's written list). */
 void dep_recorder_note_written(struct dep_recorder *r, const char *path);

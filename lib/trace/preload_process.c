@@ -158,19 +158,25 @@ EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 
 /* PHP loads its extensions with RTLD_DEEPBIND, which puts their own
  * libraries (the C library) ahead of the global scope, this library
- * included: their calls pass no hook. That matters for one: opcache. A
- * script it keeps compiled is not opened again, only stat'ed by opcache
- * on each request (validate_timestamps), and that stat is how a page
- * that ran an edited PHP file is found. So opcache alone is loaded
- * without RTLD_DEEPBIND (it needs no symbols of its own to win: PHP's
- * are the same in either scope); every other library as asked. */
-static int is_opcache(const char *file)
+ * included: their calls pass no hook. That matters where an extension's
+ * library opens files itself, not through PHP's streams:
+ *  - opcache: a script it keeps compiled is not opened again, only
+ *    stat'ed by opcache on each request (validate_timestamps), and that
+ *    stat is how a page that ran an edited PHP file is found;
+ *  - SQLite (sqlite3, pdo_sqlite), dba and zip: their libraries open the
+ *    database (and its journal, WAL and shared-memory files) or the
+ *    archive; untraced, a render's own writes to its database (MediaWiki
+ *    keeps its cache and job queue there) would look like someone
+ *    else's, and watch would never settle.
+ * Those are loaded without RTLD_DEEPBIND (none needs symbols of its own
+ * to win: PHP's are the same in either scope); every other library as
+ * asked. */
+static int is_named(const char *file, const char *name)
 {
 	size_t n = t_strlen(file), base = n;
 	while (base > 0 && file[base - 1] != '/')
 		base--;
-	static const char name[] = "opcache.so";
-	size_t k = sizeof name - 1;
+	size_t k = t_strlen(name);
 	if (n - base != k)
 		return 0;
 	for (size_t i = 0; i < k; i++)
@@ -179,11 +185,20 @@ static int is_opcache(const char *file)
 	return 1;
 }
 
+static int traced_extension(const char *file)
+{
+	static const char *const names[] = { "opcache.so", "sqlite3.so", "pdo_sqlite.so", "dba.so", "zip.so" };
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (is_named(file, names[i]))
+			return 1;
+	return 0;
+}
+
 EXPORT void *dlopen(const char *file, int flags)
 {
 	__asm__("" : "+r"(file)); /* see report() */
 #ifdef RTLD_DEEPBIND
-	if (file && (flags & RTLD_DEEPBIND) && is_opcache(file))
+	if (file && (flags & RTLD_DEEPBIND) && traced_extension(file))
 		flags &= ~RTLD_DEEPBIND;
 #endif
 	REAL(dlopen);

@@ -370,6 +370,22 @@ TEST(watch_dep_recorder_hooks)
 	e = manifest_get(&m, "/page");
 	CHECK_INT(1, e ? e->deps_read.n : 0);
 	CHECK_STR(page_txt, e && e->deps_read.n ? e->deps_read.items[0] : NULL);
+	/* The renders' own write is no change; someone else's write is, and
+	 * names the pages whose renders wrote the file. */
+	CHECK(dep_recorder_own_change(&r, cache));
+	CHECK(!dep_recorder_own_change(&r, page_txt));
+	f = fopen(cache, "a");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("an edit by someone else\n", f);
+		fclose(f);
+	}
+	CHECK(!dep_recorder_own_change(&r, cache));
+	struct strlist writers = STRLIST_INIT;
+	dep_recorder_writers(&r, cache, &writers);
+	CHECK_INT(1, writers.n);
+	CHECK_STR("/page", writers.n ? writers.items[0] : NULL);
+	strlist_clear(&writers);
 	/* cache.tmp never existed: forgotten at the end of the second run */
 	CHECK(dep_recorder_written(&r, tmp));
 	h.on_commit(h.arg, &m, NULL, NULL);
