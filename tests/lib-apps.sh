@@ -54,7 +54,19 @@
 # created and removed by a trap would work too, but it writes /etc, needs
 # root, and two tests at once would fight over config-localhost.php.
 
-# apps_need dokuwiki|wordpress...: the packages they need are installed;
+# MediaWiki (package mediawiki, /usr/share/mediawiki; Debian's Apache
+# configuration mounts /var/lib/mediawiki, links to it, at /mediawiki).
+# MediaWiki's install path is includes/'s parent (PHP resolves links in
+# __DIR__) and it reads $IP/LocalSettings.php, which the package links to
+# /etc/mediawiki: so the root here has copies of the entry points,
+# includes/ (36 MiB, a second) and mw-config/, links to the package's
+# other directories (vendor, languages, resources, skins, maintenance),
+# and our own LocalSettings.php, written by MediaWiki's installer for an
+# SQLite database in a data/ beside the root. Maintenance scripts run
+# through the link find the package's path, so they are given
+# MW_INSTALL_PATH and --conf.
+
+# apps_need dokuwiki|wordpress|mediawiki...: the packages they need are installed;
 # when some are missing, as root install them (make test has done so
 # already; failing to is a failure of the script), otherwise end the
 # script as skipped: exit 0 after a "# SKIP" line.
@@ -64,6 +76,7 @@ apps_need() {
 		case "$a" in
 		dokuwiki) pkgs="$pkgs dokuwiki php-cgi php-cli" ;;
 		wordpress) pkgs="$pkgs wordpress wordpress-theme-twentytwentythree mariadb-server php-mysql php-cgi php-cli" ;;
+		mediawiki) pkgs="$pkgs mediawiki php-sqlite3 php-cgi php-cli" ;;
 		esac
 	done
 	for p in $pkgs; do
@@ -86,17 +99,24 @@ apps_need() {
 	finish
 }
 
+# missing_pages TREE FILE FORMAT: the names of FILE's seeded pages (lines
+# "NAME<TAB>SENTENCE"; a page's target is printf FORMAT NAME) that TREE
+# does not store with their sentence, on one line.
+missing_pages() {
+	local name sentence key missing=""
+	while IFS=$'\t' read -r name sentence; do
+		key=$(manifest_field "$1" "$(printf "$3" "$name")" 2)
+		if [ -z "$key" ] || [ "$key" = - ] || ! grep -qF "$sentence" "$1/$key"; then
+			missing="$missing $name"
+		fi
+	done <"$2"
+	echo "$missing"
+}
+
 # dokuwiki_missing_pages TREE: the ids of the seeded pages ($DW_PAGES_FILE)
 # that TREE does not store with their sentence, on one line.
 dokuwiki_missing_pages() {
-	local id sentence key missing=""
-	while IFS=$'\t' read -r id sentence; do
-		key=$(manifest_field "$1" "/doku.php?id=$id" 2)
-		if [ -z "$key" ] || [ "$key" = - ] || ! grep -qF "$sentence" "$1/$key"; then
-			missing="$missing $id"
-		fi
-	done <"$DW_PAGES_FILE"
-	echo "$missing"
+	missing_pages "$1" "$DW_PAGES_FILE" '/doku.php?id=%s'
 }
 
 # dokuwiki_test_site: what a DokuWiki test starts from: apps_need
@@ -345,4 +365,85 @@ wordpress_site() {
 	php -d display_errors=stderr "$ROOT/tests/fixtures/apps/wp-seed.php" "$WP_ROOT" "$WP_URL" \
 		"$WP_POSTS_FILE" >"$dir/install.log" 2>&1 || { sed 's/^/# /' "$dir/install.log" >&2; return 1; }
 	echo "# wordpress: root $WP_ROOT url $WP_URL ($(wc -l <"$WP_POSTS_FILE") URLs seeded)"
+}
+
+# mediawiki_site DIR: a MediaWiki in DIR (DIR/root, mounted at /mediawiki;
+# DIR/data, its SQLite database; DIR/docroot, an empty document root)
+# with MW_NPAGES pages "Page NN" in a ring, a Main Page listing them and
+# the three project pages the footer links to. Sets
+# MW_ROOT, MW_DATA, MW_DOCROOT, MW_URL (the --site-url) and MW_PAGES_FILE
+# ("TARGET<TAB>SENTENCE", one line a seeded page, SENTENCE found on that
+# page only); 1 when something failed.
+MW_NPAGES=40
+mediawiki_site() {
+	local dir=$1 f i next
+	MW_ROOT=$dir/root MW_DATA=$dir/data MW_DOCROOT=$dir/docroot MW_URL=http://localhost:8080/mediawiki/
+	MW_PAGES_FILE=$dir/pages.tsv
+	mkdir -p "$MW_ROOT/images" "$MW_ROOT/extensions" "$MW_DATA" "$MW_DOCROOT" "$dir/seed" || return 1
+	for f in /usr/share/mediawiki/*; do
+		case "${f##*/}" in
+		LocalSettings.php | config | extensions | images) ;;
+		includes | mw-config) cp -a "$f" "$MW_ROOT/" || return 1 ;;
+		*) if [ -d "$f" ]; then ln -s "$f" "$MW_ROOT/"; else cp -a "$f" "$MW_ROOT/"; fi || return 1 ;;
+		esac
+	done
+	mw_php maintenance/install.php --dbtype sqlite --dbpath "$MW_DATA" --dbname wiki \
+		--server http://localhost:8080 --scriptpath /mediawiki --pass cgisnap-test-password \
+		--confpath "$MW_ROOT" --skins Vector "Test Wiki" Admin >"$dir/install.out" 2>&1 ||
+		{ tail -5 "$dir/install.out"; return 1; }
+	cat >>"$MW_ROOT/LocalSettings.php" <<-'PHP' || return 1
+	# tests/lib-apps.sh: each view parsed afresh (a page saved before the
+	# page it links to would keep a red link in the parser cache).
+	$wgParserCacheType = CACHE_NONE;
+	PHP
+	: >"$MW_PAGES_FILE"
+	{
+		echo "Welcome to the cgisnap test wiki. Seeded page Main Page lists the others."
+		for i in $(seq -f %02g 1 "$MW_NPAGES"); do echo "* [[Page $i]]"; done
+	} >"$dir/seed/Main Page.txt" || return 1
+	printf '/mediawiki/index.php?title=Main_Page\tSeeded page Main Page lists the others.\n' >>"$MW_PAGES_FILE"
+	for i in $(seq -f %02g 1 "$MW_NPAGES"); do
+		next=$(printf %02d $((10#$i % MW_NPAGES + 1)))
+		cat >"$dir/seed/Page $i.txt" <<-TXT || return 1
+		Seeded page $i has a sentence of its own.
+
+		See [[Page $next]] and [[Main Page]].
+
+		== A section ==
+		Some '''bold''' text and a list:
+		* one
+		* two
+		TXT
+		printf '/mediawiki/index.php?title=Page_%s\tSeeded page %s has a sentence of its own.\n' "$i" "$i" \
+			>>"$MW_PAGES_FILE"
+	done
+	for f in About "Privacy policy" "General disclaimer"; do
+		echo "Seeded page $f says what the test wiki is." >"$dir/seed/Test Wiki:$f.txt" || return 1
+		printf '/mediawiki/index.php?title=Test_Wiki:%s\tSeeded page %s says what the test wiki is.\n' \
+			"${f// /_}" "$f" >>"$MW_PAGES_FILE"
+	done
+	# The site's icon, in the document root as on a real server (the skin
+	# links /favicon.ico).
+	cp /usr/share/mediawiki/resources/assets/poweredby_mediawiki_88x31.png "$MW_DOCROOT/favicon.ico" || return 1
+	# Dated now: the installer's Main Page is newer than any date given.
+	mw_php maintenance/importTextFiles.php --overwrite -s seed -u Admin "$dir/seed/"*.txt \
+		>"$dir/import.out" 2>&1 || { tail -5 "$dir/import.out"; return 1; }
+	mw_php maintenance/runJobs.php >"$dir/jobs.out" 2>&1 || { tail -5 "$dir/jobs.out"; return 1; }
+	echo "# mediawiki_site: MW_ROOT=$MW_ROOT MW_DATA=$MW_DATA MW_URL=$MW_URL ($(wc -l <"$MW_PAGES_FILE") pages)"
+}
+
+# mw_php SCRIPT ARGS...: run one of the wiki's PHP scripts (a path under
+# MW_ROOT) as its maintenance scripts expect: this wiki's install path
+# and LocalSettings.php, whatever the links to the package say.
+mw_php() {
+	local script=$1
+	shift
+	case "$script" in maintenance/install.php) ;; *) set -- --conf "$MW_ROOT/LocalSettings.php" "$@" ;; esac
+	(cd "$MW_ROOT" && MW_INSTALL_PATH=$MW_ROOT php "$script" "$@")
+}
+
+# mediawiki_missing_pages TREE: the targets of $MW_PAGES_FILE that TREE
+# does not store with their sentence, on one line.
+mediawiki_missing_pages() {
+	missing_pages "$1" "$MW_PAGES_FILE" '%s'
 }

@@ -14,12 +14,13 @@ for group in "$@"; do
 	# rsync, rclone: watch --exec's mirror examples (t0563); man-db, systemd:
 	# man -l and systemd-analyze on what make install puts (t0030, t0031);
 	# strace: the system calls watch makes in the units' sandbox (t0031).
-	# The real applications (t07xx, tests/lib-apps.sh): DokuWiki, and
+	# The real applications (t07xx, tests/lib-apps.sh): DokuWiki,
 	# WordPress (with the theme its package recommends, the default of its
-	# version) on a MariaDB the tests start themselves.
+	# version) on a MariaDB the tests start themselves, and MediaWiki on
+	# SQLite (php-sqlite3 is in sites).
 	test) pkgs="$pkgs inotify-tools curl procps iproute2 nginx apache2 chromium python3 time clang libclang-rt-14-dev"
 		pkgs="$pkgs rsync rclone man-db systemd strace"
-		pkgs="$pkgs dokuwiki wordpress wordpress-theme-twentytwentythree mariadb-server php-mysql"
+		pkgs="$pkgs dokuwiki wordpress wordpress-theme-twentytwentythree mariadb-server php-mysql mediawiki"
 		# A second FastCGI program besides php-cgi, for --cgi-spawn (t0349).
 		pkgs="$pkgs libfcgi-perl" ;;
 	# php-fpm: bench-apps.sh serves the real DokuWiki through nginx + php-fpm.
