@@ -429,9 +429,8 @@ mediawiki_site() {
 	mw_php maintenance/importTextFiles.php --overwrite -s seed -u Admin "$dir/seed/"*.txt \
 		>"$dir/import.out" 2>&1 || { tail -5 "$dir/import.out"; return 1; }
 	mw_php maintenance/runJobs.php >"$dir/jobs.out" 2>&1 || { tail -5 "$dir/jobs.out"; return 1; }
-	# A wiki people read has been visited: ResourceLoader records the
-	# files its styles import on their first build, and the startup
-	# module's versions change once it has (not every render: once).
+	# A wiki people read has been visited: its caches (localisation,
+	# ResourceLoader's records of its first builds) are warm.
 	"$CGISNAP" snapshot --root "$MW_DOCROOT" --path-alias "/mediawiki=$MW_ROOT" --cgi php=php-cgi \
 		--site-url "$MW_URL" --max-depth 0 --progress none -q "$dir/visited" >"$dir/visit.out" 2>&1 ||
 		{ tail -5 "$dir/visit.out"; return 1; }

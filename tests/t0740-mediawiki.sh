@@ -57,11 +57,15 @@ check_match "$summary" "^cgisnap: skipped $cut URLs not rendered, in [0-9]+ fami
 	"the summary line"
 check_eq "" "$(manifest_targets "$OUT" | grep -E '[?&](action=(edit|history|info)|returnto=|oldid=)')" "views stored"
 
-try "a second run rewrites no file: what changes on every render is found by itself"
+try "a second run rewrites no page, a third no file: what changes on every render is found by itself"
 snap -v >"$TESTDIR/snap2.out" 2>"$TESTDIR/snap2.err"
 check_eq 0 $? "exit status"
-check_match "$(cat "$TESTDIR/snap2.err")" "stored $stored files \(0 new, 0 changed, $stored unchanged\)" \
-	"second run ($(grep -E '^cgisnap: 200 (new|changed) ' "$TESTDIR/snap2.err" | head -3))"
+# No page is rewritten. ResourceLoader's startup script may change once
+# after a fresh wiki's first crawl (the versions of the modules it
+# registers, as their first builds are recorded): that is content, not a
+# span that changes on every render; the third run rewrites nothing.
+check_eq "" "$(sed -nE 's/^cgisnap: 200 (new|changed) [0-9]+ ms [0-9]+ bytes //p' "$TESTDIR/snap2.err" |
+	grep -v '^/mediawiki/load\.php?lang=en&modules=startup&')" "pages rewritten by the second run"
 check_contains "$(cat "$OUT/.cgisnap/volatile" 2>&1)" 'wgRequestId":"' "the request id is a learned span"
 snap >"$TESTDIR/snap3.out" 2>"$TESTDIR/snap3.err"
 check_match "$(cat "$TESTDIR/snap3.err")" "stored $stored files \(0 new, 0 changed, $stored unchanged\)" "third run"

@@ -276,9 +276,9 @@ static int hash_body(struct page *p)
 }
 
 /* One more render of p, to learn what changes on every render (from it
- * and p's body; when the two are the same byte for byte, from p's body
- * and its stored file prev, times near now only): how many rules it
- * taught, -1 when the render could not be compared. Unlocked. */
+ * and p's body, and times near now from p's body and its stored file
+ * prev): how many rules it taught, -1 when the render could not be
+ * compared. Unlocked. */
 static long learning_render(struct crawl *c, struct page *p, const struct buf *prev)
 {
 	struct origin_request rq = { p->asked ? p->asked : p->j->target, "GET", NULL };
@@ -300,12 +300,13 @@ static long learning_render(struct crawl *c, struct page *p, const struct buf *p
 	const struct buf *now = &p->rs.body;
 	bool twin = again.body.len == now->len && !memcmp(buf_str(&again.body), buf_str(now), now->len);
 	pthread_mutex_lock(&c->lock);
-	if (twin)
-		learned = (long)volatiles_learn_times(&c->volatiles, buf_str(now), now->len, buf_str(prev),
-						      prev->len, time(NULL));
-	else
-		learned = (long)volatiles_learn(&c->volatiles, buf_str(now), now->len, buf_str(&again.body),
-						again.body.len, buf_str(prev), prev->len);
+	/* Times to the second often agree in two renders made in the same
+	 * second: those near now are learned from the stored file too. */
+	learned = (long)volatiles_learn_times(&c->volatiles, buf_str(now), now->len, buf_str(prev), prev->len,
+					      time(NULL));
+	if (!twin)
+		learned += (long)volatiles_learn(&c->volatiles, buf_str(now), now->len, buf_str(&again.body),
+						 again.body.len, buf_str(prev), prev->len);
 	c->volatile_idle = learned > 0 ? 0 : c->volatile_idle + 1;
 	pthread_mutex_unlock(&c->lock);
 out:

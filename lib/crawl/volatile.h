@@ -39,9 +39,9 @@
  *             ... keep the old file
  *     volatiles_release(&v);
  *
- * When the second render is the first byte for byte (a time to the second
- * that has not moved yet), only spans between the render and the stored
- * file that hold a time near now are learned (volatiles_learn_times).
+ * Two renders made in the same second agree on a time to the second:
+ * spans between the render and the stored file that hold a time near now
+ * are learned too (volatiles_learn_times).
  *
  * Not thread-safe: the crawl calls it under its lock.
  */
