@@ -202,7 +202,8 @@ dokuwiki_site() {
   * up: [[$ns:index]] and [[start]]" || return 1
 		done
 	done
-	# One page with a table and an image from data/media.
+	# One page with a table, an image from data/media and a code block
+	# whose file name makes a download link (do=export_code).
 	mkdir -p "$DW_DATA/media/wiki" &&
 		cp /usr/share/dokuwiki/lib/images/license/button/cc-by-sa.png "$DW_DATA/media/wiki/badge.png" || return 1
 	cat >>"$DW_DATA/pages/wiki/page01.txt" <<-'TXT' || return 1
@@ -214,6 +215,12 @@ dokuwiki_site() {
 	| howto | the last one |
 
 	{{wiki:badge.png|The license badge}}
+
+	===== A code block with a download link =====
+
+	<code php hello.php>
+	<?php echo "hello from the code block";
+	</code>
 	TXT
 	# What DokuWiki's editor makes of a saved page besides its file: the
 	# metadata (the abstract the feeds show) and the search index, made by

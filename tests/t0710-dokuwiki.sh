@@ -44,9 +44,9 @@ check_eq dokuwiki "$(cat "$OUT/.cgisnap/profile")" "the tree records it"
 try "every seeded page is stored with its text"
 check_eq "" "$(dokuwiki_missing_pages "$OUT")" "seeded pages not stored with their text"
 
-try "no action, revision or web-bug URL; one sitemap; feeds and media kept"
+try "no action, revision or web-bug URL; one sitemap; feeds, media and code downloads kept"
 targets=$(manifest_targets "$OUT")
-check_eq "" "$(printf '%s\n' "$targets" | grep -E '[?&]do=(edit|draft|revisions|diff|admin|login|register|resendpwd|profile|media|recent|backlink|subscribe|export_)')" \
+check_eq "" "$(printf '%s\n' "$targets" | grep -E '[?&]do=(edit|draft|revisions|diff|admin|login|register|resendpwd|profile|media|recent|backlink|subscribe|export_[^c])')" \
 	"action URLs"
 check_eq "" "$(printf '%s\n' "$targets" | grep -E '[?&]rev=')" "old revisions"
 check_eq "" "$(printf '%s\n' "$targets" | grep -E 'taskrunner\.php|mediamanager\.php')" "web bug and media manager"
@@ -58,6 +58,9 @@ check_eq 200 "$(manifest_field "$OUT" /feed.php 3)" "the recent-changes feed"
 check_le 1 "$(printf '%s\n' "$targets" | grep -c '^/feed\.php?mode=list&ns=')" "the namespace feeds"
 check_eq 200 "$(manifest_field "$OUT" "/lib/exe/fetch.php?media=wiki:badge.png" 3)" "the image from data/media"
 check_le 1 "$(printf '%s\n' "$targets" | grep -c '^/lib/exe/detail\.php?')" "its detail page"
+code='/doku.php?do=export_code&id=wiki:page01&codeblock=0'
+check_eq 200 "$(manifest_field "$OUT" "$code" 3)" "the code block's download (do=export_code)"
+check_contains "$(cat "$OUT/$(manifest_field "$OUT" "$code" 2)")" 'echo "hello from the code block"' "what it holds"
 check_eq 200 "$(manifest_field "$OUT" /lib/tpl/dokuwiki/images/logo.png 3)" "the theme's logo"
 
 try "at most pages + assets + feeds + 10 URLs"
