@@ -217,8 +217,8 @@ static const char *check_usage(const struct strlist *args, double *duration, cha
 	if (!tree_dir)
 		return "no --tree given: the snapshot to measure (or --dynamic-url/--static-url for "
 		       "servers already running)";
-	if (!origin_options.root && !origin_options.fastcgi && !origin_options.origin_url)
-		return "no origin given: --root, --fastcgi or --origin, as for snapshot";
+	if (!origin_config_has_docroot(&origin_options) && !origin_options.fastcgi && !origin_options.origin_url)
+		return "no origin given: --root, --script-alias, --fastcgi or --origin, as for snapshot";
 	return NULL;
 }
 

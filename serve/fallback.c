@@ -124,7 +124,7 @@ static int tree_apart(const char *dir, struct origin *o, char *err)
 	if (origin_options.root && tree_check_apart(dir, origin_options.root, err) < 0)
 		return -1;
 	struct strlist mounted = STRLIST_INIT;
-	origin_mount_dirs(o, &mounted);
+	origin_exposed_dirs(o, &mounted);
 	int rc = 0;
 	for (size_t i = 0; i < mounted.n && !rc; i++)
 		rc = tree_check_apart_named(dir, mounted.items[i], "the mounted directory", err);

@@ -120,7 +120,7 @@ static const char *const system_dirs[] = { "/usr/", "/etc/", "/lib/", "/lib32/",
  * anywhere), and watch only hears of changes in its sources anyway. */
 static void set_dep_roots(struct crawl_setup *s, struct dep_recorder *r)
 {
-	char *root = realpath(origin_options.root, NULL);
+	char *root = origin_options.root ? realpath(origin_options.root, NULL) : NULL;
 	if (root)
 		strlist_add_owned(&r->roots, root);
 	origin_mount_dirs(s->origin, &r->roots);
@@ -173,7 +173,8 @@ int cmd_snapshot(int argc, char **argv)
 	links_ready = true;
 	/* Trace as watch does, where it can: a CGI origin with the library
 	 * at hand. Without it the snapshot is the same, only watch re-crawls. */
-	if (!snapshot_options.no_trace && origin_options.root && !origin_options.fastcgi && !origin_options.origin_url) {
+	if (!snapshot_options.no_trace && origin_config_has_docroot(&origin_options) && !origin_options.fastcgi &&
+	    !origin_options.origin_url) {
 		tracer = tracer_locate(err);
 		if (!tracer)
 			log_debug("%s: no dependencies recorded", err);

@@ -152,13 +152,13 @@ bad() { # bad EXPECTED-ERROR OPTIONS...
 bad "bad --script-alias prefix 'tool': it must start with '/'" --script-alias "tool=$BIN/tool"
 bad "bad --path-alias prefix '/a/../lib': a '..' segment" --path-alias "/a/../lib=$LIB"
 bad "--script-alias program '$LIB/style.css' is not executable" --script-alias "/x=$LIB/style.css"
-bad "--script-alias program '$LIB' is not a file" --script-alias "/x=$LIB"
+bad "--script-alias program '$LIB/none' is not a file or a directory" --script-alias "/x=$LIB/none"
 bad "--path-alias directory '$LIB/style.css' is not a directory" --path-alias "/x=$LIB/style.css"
 bad "--path-alias prefix '/tool' is mounted twice" --script-alias "/tool=$BIN/tool" --path-alias "/tool/=$LIB"
-err=$("$CGISNAP" snapshot --script-alias "/tool=$BIN/tool" "$TESTDIR/bad" 2>&1)
-check_eq 2 $? "exit status without --root"
-check_eq "cgisnap: error: --script-alias needs --root DIR (the document root; with --origin, mount on the HTTP server)" \
-	"$err" "message without --root"
+err=$("$CGISNAP" snapshot --origin http://127.0.0.1:9/ --script-alias "/tool=$BIN/tool" "$TESTDIR/bad" 2>&1)
+check_eq 2 $? "exit status with --origin"
+check_eq "cgisnap: error: --script-alias is for CGI and FastCGI origins: with --origin, mount on the HTTP server" \
+	"$err" "message with --origin"
 check_no_file "$TESTDIR/bad" "no tree made"
 
 try "the tree may not lie inside a mounted directory, nor hold one"
@@ -167,9 +167,49 @@ check_eq 2 $? "exit status"
 check_eq "cgisnap: error: the tree '$LIB/tree' is inside the mounted directory '$REAL_LIB': cgisnap does not write into the site" \
 	"$err" "tree in DIR"
 check_no_file "$LIB/tree" "nothing written into the mounted directory"
-err=$("$CGISNAP" snapshot --root "$SITE" --script-alias "/t=$BIN/tool" "$BIN/tree" 2>&1)
+CGIDIR=$TESTDIR/cgi-bin
+mkdir -p "$CGIDIR"
+err=$("$CGISNAP" snapshot --seed /app/x --script-alias "/app/=$CGIDIR" "$CGIDIR/tree" 2>&1)
 check_eq 2 $? "exit status"
-check_contains "$err" "is inside the mounted directory '$REAL_BIN'" "tree beside the program"
+check_eq "cgisnap: error: the tree '$CGIDIR/tree' is inside the mounted directory '$(realpath "$CGIDIR")': cgisnap does not write into the site" \
+	"$err" "tree in a --script-alias directory"
+
+try "a program that is the whole site needs no --root; its tree may lie beside it"
+# A --script-alias PROGRAM exposes one file, not its directory. Without
+# --root the document root is empty and the seed is the mount's prefix.
+"$CGISNAP" snapshot --script-alias "/tool=$BIN/tool" "$BIN/tree" 2>"$TESTDIR/err"
+check_eq 0 $? "exit status ($(cat "$TESTDIR/err"))"
+check_eq "/tool 200" "$(awk -F'\t' '$1 == "/tool" { print $1, $3 }' <("$CGISNAP" ls "$BIN/tree"))" "the seed is the mount"
+page=$(cat "$BIN/tree/tool/a b/été/x/index.html" 2>/dev/null)
+check_contains "$page" "PATH_INFO=/a b/été/x"$'\n' "PATH_INFO decoded"
+check_contains "$page" "DOCUMENT_ROOT="$'\n' "an empty document root"
+check_contains "$page" "PATH_TRANSLATED=(unset)"$'\n' "no PATH_TRANSLATED without a document root (RFC 3875 4.1.6)"
+check_eq "" "$(cd "$BIN/tree" && find . -path ./.cgisnap -prune -o -type f ! -path './tool/*' -print)" \
+	"files outside /tool: the program's directory is not the site"
+
+try "a directory of programs (ScriptAlias /cgi-bin/app/ /usr/lib/cgi-bin/app/), no --root"
+mkdir -p "$CGIDIR/sub"
+cat >"$CGIDIR/browse" <<'SH'
+#!/bin/sh
+printf 'Content-Type: text/html\n\n<html><body><pre>SCRIPT_NAME=%s\nPATH_INFO=%s\n</pre>\n' "$SCRIPT_NAME" "${PATH_INFO-(unset)}"
+printf '<a href="/app/sub/hello.cgi">sub</a> <a href="/app/notes.txt">notes</a> <a href="/app/">dir</a></body></html>\n'
+SH
+chmod +x "$CGIDIR/browse"
+cp "$LIB/hello.cgi" "$CGIDIR/sub/hello.cgi"
+printf 'SECRET-NOTES\n' >"$CGIDIR/notes.txt"
+"$CGISNAP" snapshot --script-alias "/app/=$CGIDIR/" --path-alias "/lib=$LIB" --cgi pl=perl \
+	--seed '/app/browse/x%20y' "$TESTDIR/dirout" 2>"$TESTDIR/err"
+check_eq 0 $? "exit status ($(cat "$TESTDIR/err"))"
+ls_out=$("$CGISNAP" ls "$TESTDIR/dirout")
+status_of() { awk -F'\t' -v t="$1" '$1 == t { print $3 }' <<<"$ls_out"; }
+check_eq 200 "$(status_of '/app/browse/x%20y')" "a program without an extension runs, the rest is PATH_INFO"
+check_contains "$(cat "$TESTDIR/dirout/app/browse/x y/index.html")" "SCRIPT_NAME=/app/browse"$'\n'"PATH_INFO=/x y" "its CGI variables"
+check_eq 200 "$(status_of /app/sub/hello.cgi)" "a program in a subdirectory"
+check_contains "$(cat "$TESTDIR/dirout/app/sub/hello.cgi")" "SCRIPT_NAME=/app/sub/hello.cgi" "its SCRIPT_NAME"
+check_eq 200 "$(status_of /lib/style.css)" "its link into another mount"
+check_eq 404 "$(status_of /app/notes.txt)" "a file that cannot run is refused, never copied"
+check_eq "" "$(grep -rl SECRET-NOTES "$TESTDIR/dirout")" "the refused file's text in the tree"
+check_eq 404 "$(status_of /app/)" "the directory itself: no index is looked for"
 
 try "the front controller gets PATH_INFO when the path names it, none otherwise"
 F=$TESTDIR/front

@@ -41,7 +41,8 @@ const struct opt origin_opts[] = {
 	{ "front-controller", 0, OPT_STR, &origin_options.front_controller, "PATH",
 	  "script answering URLs that match no file, e.g. /index.php", 0, 0 },
 	{ "script-alias", 0, OPT_LIST, &origin_options.script_aliases, "/PREFIX=PROGRAM",
-	  "run PROGRAM for /PREFIX and all under it, the rest as PATH_INFO (repeatable)", 0, 0 },
+	  "run PROGRAM for /PREFIX and all under it, the rest as PATH_INFO; a directory: each file in it "
+	  "is a program (repeatable; without --root the document root is empty)", 0, 0 },
 	{ "path-alias", 0, OPT_LIST, &origin_options.path_aliases, "/PREFIX=DIR",
 	  "serve /PREFIX from DIR, files and scripts, as under --root (repeatable)", 0, 0 },
 	{ "no-follow-symlinks", 0, OPT_BOOL, &origin_options.no_follow_symlinks, NULL,

@@ -41,13 +41,16 @@ void origin_cgi_env(const struct origin *o, const char *method, const char *targ
 	origin_env_set(env, "SCRIPT_NAME", s->script_name);
 	origin_env_set(env, "SCRIPT_FILENAME", s->filename);
 	if (*s->path_info) {
-		char *translated = xasprintf("%s%s", o->root, s->path_info);
 		origin_env_set(env, "PATH_INFO", s->path_info);
-		origin_env_set(env, "PATH_TRANSLATED", translated);
-		free(translated);
+		/* RFC 3875 4.1.6: none when no document root maps PATH_INFO. */
+		if (o->root) {
+			char *translated = xasprintf("%s%s", o->root, s->path_info);
+			origin_env_set(env, "PATH_TRANSLATED", translated);
+			free(translated);
+		}
 	}
 	origin_env_set(env, "QUERY_STRING", query ? query + 1 : "");
-	origin_env_set(env, "DOCUMENT_ROOT", o->root);
+	origin_env_set(env, "DOCUMENT_ROOT", o->root ? o->root : "");
 	origin_env_set(env, "REMOTE_ADDR", remote_addr ? remote_addr : "127.0.0.1");
 	origin_env_set(env, "REQUEST_SCHEME", o->https ? "https" : "http");
 	origin_env_set(env, "REDIRECT_STATUS", "200");

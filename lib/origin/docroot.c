@@ -39,7 +39,7 @@ static const char *rel_to(const char *base, const char *fs)
 /* fs, a path under the root, as the messages name it: relative. */
 static const char *rel_path(const struct origin *o, const char *fs)
 {
-	return rel_to(o->root, fs);
+	return o->root ? rel_to(o->root, fs) : fs;
 }
 
 /* Refuse the request; why (taken) says what refused it. */
@@ -206,10 +206,10 @@ static int stat_under(const struct origin *o, const char *base, const char *path
 	const char *name = path + (strcmp(base, "/") ? strlen(base) + 1 : 1);
 	int rc = 0;
 	if (!o->follow_symlinks && !path_within(real, base)) {
-		*why = !strcmp(base, o->root)
+		*why = o->root && !strcmp(base, o->root)
 		       ? xasprintf("'%s' is a symbolic link leaving the document root; "
 				   "--no-follow-symlinks is set", name)
-		       : xasprintf("'%s' is a symbolic link leaving the --path-alias directory '%s'; "
+		       : xasprintf("'%s' is a symbolic link leaving the mounted directory '%s'; "
 				   "--no-follow-symlinks is set", name, base);
 		rc = -2;
 	} else if (o->keep_out && path_within(real, o->keep_out)) {
@@ -224,13 +224,21 @@ static int stat_under(const struct origin *o, const char *base, const char *path
 /* The regular file fs (URL path url_path) answers the request: a script
  * with rest as PATH_INFO, or a static file when nothing is left. */
 static void resolve_file(const struct origin *o, const char *fs, const char *url_path,
-			 const char *rest, const struct stat *st, struct resolved *r)
+			 const char *rest, const struct stat *st, bool programs, struct resolved *r)
 {
 	const char *name = strrchr(fs, '/') + 1;
 	const struct origin_handler *handler;
 	bool direct;
 
-	if (is_script(o, name, &handler, &direct)) {
+	/* Under a --script-alias directory every file is a program, as
+	 * under Apache's ScriptAlias: one that cannot run is refused, never
+	 * copied (its source would be published). */
+	if (!is_script(o, name, &handler, &direct) && programs && access(fs, X_OK) < 0) {
+		refuse(r, xasprintf("'%s' is not executable: every file under a --script-alias directory "
+				    "is a program", fs));
+		return;
+	}
+	if (handler || direct || programs) {
 		struct buf info = BUF_INIT;
 		url_decode(&info, rest, strlen(rest));
 		if (memchr(buf_str(&info), '\0', info.len)) {
@@ -279,7 +287,7 @@ static void resolve_index(const struct origin *o, const char *base, const char *
 			char *url_path = xasprintf("%s%s", url_dir, name);
 			free(r->why);
 			r->why = NULL;
-			resolve_file(o, path, url_path, "", &st, r);
+			resolve_file(o, path, url_path, "", &st, false, r);
 			free(url_path);
 			free(path);
 			return;
@@ -299,7 +307,7 @@ static void resolve_index(const struct origin *o, const char *base, const char *
  * offset i segment by segment under the directory base, whose URL path is
  * url_base ("" for the root): the first regular file decides. */
 static void walk(const struct origin *o, const char *base, const char *url_base, const char *path,
-		 size_t i, size_t len, const char *query, struct resolved *r)
+		 size_t i, size_t len, const char *query, bool programs, struct resolved *r)
 {
 	struct buf fs = BUF_INIT, url_path = BUF_INIT, seg = BUF_INIT;
 
@@ -318,7 +326,11 @@ static void walk(const struct origin *o, const char *base, const char *url_base,
 		if (i == len) {
 			/* A directory asked for with its slash. */
 			buf_addc(&url_path, '/');
-			resolve_index(o, base, fs.len ? fs.data : "/", url_path.data, r);
+			if (programs)
+				refuse(r, xasprintf("'%s' is a directory of programs (--script-alias): "
+						    "no index is looked for", fs.len ? fs.data : "/"));
+			else
+				resolve_index(o, base, fs.len ? fs.data : "/", url_path.data, r);
 			break;
 		}
 		size_t end = i;
@@ -350,7 +362,7 @@ static void walk(const struct origin *o, const char *base, const char *url_base,
 			r->kind = RESOLVE_MISSING;
 		} else if (S_ISREG(st.st_mode)) {
 			char *rest = xstrndup(path + end, len - end);
-			resolve_file(o, fs.data, url_path.data, rest, &st, r);
+			resolve_file(o, fs.data, url_path.data, rest, &st, programs, r);
 			free(rest);
 		} else if (S_ISDIR(st.st_mode)) {
 			if (end < len) {
@@ -419,7 +431,7 @@ static const char *program_problem(const struct origin *o, const char *path)
 	struct stat st;
 
 	if (!*name || stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-		return "is not a file";
+		return "is not a file or a directory";
 	is_script(o, name, &handler, &direct);
 	if (handler)
 		return access(path, R_OK) < 0 ? "is not readable" : NULL;
@@ -443,11 +455,23 @@ int docroot_add_mount(struct origin *o, const char *spec, bool script, char *err
 			goto fail;
 		}
 	}
-	if (script) {
+	if (script && stat(m.path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		/* ScriptAlias /cgi-bin/ /usr/lib/cgi-bin/: a directory of programs. */
+		if (o->kind == ORIGIN_FASTCGI) {
+			err_set(err, "%s directory '%s' cannot run over FastCGI: the FastCGI server runs only *.php",
+				opt, m.path);
+			goto fail;
+		}
+		if (!(real = realpath(m.path, NULL))) {
+			err_set(err, "%s directory '%s' is not a directory", opt, m.path);
+			goto fail;
+		}
+		m.dir = true;
+	} else if (script) {
 		const char *why = NULL;
 		real = program_path(m.path);
 		if (!real || (why = program_problem(o, real))) {
-			err_set(err, "%s program '%s' %s", opt, m.path, why ? why : "is not a file");
+			err_set(err, "%s program '%s' %s", opt, m.path, why ? why : "is not a file or a directory");
 			free(real);
 			goto fail;
 		}
@@ -472,12 +496,14 @@ void docroot_resolve(const struct origin *o, const char *path, size_t len, const
 	const struct mount *m = mount_find(o->mounts, o->nmounts, path, len, &rest);
 
 	memset(r, 0, sizeof *r);
-	if (m && m->script)
+	if (m && m->script && !m->dir)
 		resolve_program(o, m, path + rest, len - rest, r);
 	else if (m)
-		walk(o, m->path, m->prefix, path, rest, len, query, r);
+		walk(o, m->path, m->prefix, path, rest, len, query, m->script, r);
+	else if (o->root)
+		walk(o, o->root, "", path, 0, len, query, false, r);
 	else
-		walk(o, o->root, "", path, 0, len, query, r);
+		r->kind = RESOLVE_MISSING; /* mounts without --root: an empty document root */
 }
 
 /* The front controller answers a target that matched no file: its own
@@ -494,7 +520,7 @@ void docroot_front_controller(const struct origin *o, struct resolved *r)
 		char *why = r->kind == RESOLVE_REFUSED && r->why
 				    ? xasprintf("front controller: %s", r->why)
 				    : xasprintf("front controller '%s' is not a file under '%s'",
-						o->front_controller, o->root);
+						o->front_controller, o->root ? o->root : "the mounts");
 		docroot_release(r);
 		refuse(r, why);
 	}

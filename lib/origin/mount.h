@@ -21,6 +21,9 @@ struct mount {
 	char *prefix;   /* decoded URL path without its trailing slash; "" for "/" */
 	char *path;     /* PROGRAM or DIR as given (origin.c makes it absolute) */
 	bool script;    /* --script-alias: path is a program, the rest PATH_INFO */
+	bool dir;       /* a --script-alias of a directory: each file in it is a
+			 * program (Apache's ScriptAlias /cgi-bin/ /usr/lib/cgi-bin/);
+			 * set by origin.c, which looks at the file */
 };
 
 /* Parse "/PREFIX=PATH" (PREFIX percent-decoded; a trailing slash is

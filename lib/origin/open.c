@@ -189,7 +189,10 @@ static void add_index_names(struct origin *o, const char *names)
 static int open_root(struct origin *o, const struct origin_config *cfg, char *err)
 {
 	struct stat st;
-	if (stat(cfg->root, &st) < 0 || !S_ISDIR(st.st_mode) || !(o->root = realpath(cfg->root, NULL)))
+	/* Mounts alone imply an empty document root (o->root NULL): a
+	 * program that is the whole site needs no directory beside it. */
+	if (cfg->root &&
+	    (stat(cfg->root, &st) < 0 || !S_ISDIR(st.st_mode) || !(o->root = realpath(cfg->root, NULL))))
 		return err_set(err, "document root '%s' is not a directory", cfg->root);
 	o->follow_symlinks = !cfg->no_follow_symlinks;
 	if (o->kind == ORIGIN_FASTCGI) {
@@ -245,7 +248,7 @@ static int open_root(struct origin *o, const struct origin_config *cfg, char *er
 		docroot_release(&r);
 		if (!ok)
 			return err_set(err, "front controller '%s' is not a file under '%s'",
-				       cfg->front_controller, o->root);
+				       cfg->front_controller, o->root ? o->root : "the mounts");
 	}
 	return 0;
 }
@@ -447,25 +450,28 @@ static int check_polite(const struct origin_config *cfg, enum origin_kind kind,
 struct origin *origin_open(const struct origin_config *cfg, const struct site *site, char *err)
 {
 	bool cgi = cfg->cgi.n || cfg->cgi_spawn.n, fastcgi = cfg->fastcgi, http = cfg->origin_url;
+	bool mounts = cfg->script_aliases.n || cfg->path_aliases.n;
 	struct origin *o;
 
-	/* --root alone is the CGI origin; FastCGI needs it too; HTTP has none. */
+	/* --root or a mount alone is the CGI origin; FastCGI needs one too;
+	 * HTTP has none. */
 	if (cgi + fastcgi + http > 1 || (http && cfg->root)) {
 		err_set(err, "choose one origin: --root/--cgi (CGI), --fastcgi (FastCGI) or --origin (HTTP)");
 		return NULL;
 	}
 	/* Mounts are the CGI environment's business: an HTTP server has its own. */
-	if ((cfg->script_aliases.n || cfg->path_aliases.n) && !cfg->root) {
-		err_set(err, "%s needs --root DIR (the document root; with --origin, mount on the HTTP server)",
+	if (http && mounts) {
+		err_set(err, "%s is for CGI and FastCGI origins: with --origin, mount on the HTTP server",
 			cfg->script_aliases.n ? "--script-alias" : "--path-alias");
 		return NULL;
 	}
-	if (!cgi && !fastcgi && !http && !cfg->root) {
-		err_set(err, "no origin given: use --root DIR (CGI), --fastcgi ADDR or --origin URL");
-		return NULL;
-	}
-	if ((cgi || fastcgi) && !cfg->root) {
-		err_set(err, "%s needs --root DIR (where the scripts are)", fastcgi ? "--fastcgi" : "--cgi");
+	if (!origin_config_has_docroot(cfg) && !http) {
+		if (cgi || fastcgi)
+			err_set(err, "%s needs --root DIR (where the scripts are) or a --script-alias",
+				fastcgi ? "--fastcgi" : "--cgi");
+		else
+			err_set(err, "no origin given: use --root DIR (CGI), --script-alias /PREFIX=PROGRAM, "
+				     "--fastcgi ADDR or --origin URL");
 		return NULL;
 	}
 

@@ -169,8 +169,8 @@ static int render_once(const struct origin *o, const char *method, const char *t
 		break;
 	case RESOLVE_SOURCE: {
 		/* Named from the root, or whole when a --path-alias DIR holds it. */
-		size_t n = strcmp(o->root, "/") ? strlen(o->root) : 0;
-		const char *rel = !strncmp(r.path, o->root, n) && r.path[n] == '/' ? r.path + n + 1 : r.path;
+		size_t n = o->root && strcmp(o->root, "/") ? strlen(o->root) : 0;
+		const char *rel = o->root && !strncmp(r.path, o->root, n) && r.path[n] == '/' ? r.path + n + 1 : r.path;
 		char *what = xasprintf("'%s'", rel);
 		rc = docroot_source_error(o, what, r.path, err);
 		free(what);
@@ -336,11 +336,23 @@ void origin_mount_dirs(const struct origin *o, struct strlist *out)
 {
 	for (size_t i = 0; i < o->nmounts; i++) {
 		const char *path = o->mounts[i].path, *slash = strrchr(path, '/');
-		if (!o->mounts[i].script)
+		if (!o->mounts[i].script || o->mounts[i].dir)
 			strlist_add(out, path);
 		else
 			strlist_add_owned(out, slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path)));
 	}
+}
+
+void origin_exposed_dirs(const struct origin *o, struct strlist *out)
+{
+	for (size_t i = 0; i < o->nmounts; i++)
+		if (!o->mounts[i].script || o->mounts[i].dir)
+			strlist_add(out, o->mounts[i].path);
+}
+
+bool origin_config_has_docroot(const struct origin_config *cfg)
+{
+	return cfg->root || cfg->script_aliases.n || cfg->path_aliases.n;
 }
 
 long origin_timeout_s(const struct origin *o)

@@ -207,10 +207,19 @@ enum origin_kind origin_kind(const struct origin *o);
  * http://127.0.0.1:8080". */
 void origin_describe(const struct origin *o, char *buf, size_t len);
 /* The directories the origin runs or serves files from besides --root:
- * each --path-alias DIR and the directory of each --script-alias PROGRAM,
- * real paths, appended to out. The tree must stay apart from them; watch
+ * each --path-alias DIR, each --script-alias directory and the directory
+ * of each --script-alias PROGRAM, real paths, appended to out: watch
  * records what renders read there. */
 void origin_mount_dirs(const struct origin *o, struct strlist *out);
+
+/* The directories a URL reaches into besides --root: each --path-alias
+ * DIR and --script-alias directory (a --script-alias PROGRAM exposes its
+ * one file, not its directory). The tree must stay apart from them. */
+void origin_exposed_dirs(const struct origin *o, struct strlist *out);
+
+/* Whether cfg names a document root: --root, or mounts alone (an empty
+ * document root implied). The CGI and FastCGI origins need one. */
+bool origin_config_has_docroot(const struct origin_config *cfg);
 /* The limits the origin was opened with, defaults applied: a render's
  * time (--timeout, seconds) and output (--max-output, MiB). Callers that
  * wait on renders (serve's drain at exit) ask here rather than read the

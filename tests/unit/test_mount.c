@@ -87,7 +87,7 @@ TEST(mount_match_segments)
 TEST(mount_find_longest_prefix)
 {
 	struct mount m[3] = {
-		{ "/a", "/1", true }, { "/a/b", "/2", false }, { "", "/3", false },
+		{ "/a", "/1", true, false }, { "/a/b", "/2", false, false }, { "", "/3", false, false },
 	};
 	size_t rest;
 	CHECK_STR("/2", mount_find(m, 3, "/a/b/c", 6, &rest)->path);

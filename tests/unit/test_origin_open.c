@@ -71,9 +71,9 @@ TEST(origin_open_errors)
 		{ DOCROOT, "sh=/bin/sh", NULL, "127.0.0.1:9", NULL, NULL,
 		  "choose one origin: --root/--cgi (CGI), --fastcgi (FastCGI) or --origin (HTTP)" },
 		{ NULL, NULL, NULL, NULL, NULL, NULL,
-		  "no origin given: use --root DIR (CGI), --fastcgi ADDR or --origin URL" },
-		{ NULL, NULL, NULL, "127.0.0.1:9", NULL, NULL, "--fastcgi needs --root DIR (where the scripts are)" },
-		{ NULL, "sh=/bin/sh", NULL, NULL, NULL, NULL, "--cgi needs --root DIR (where the scripts are)" },
+		  "no origin given: use --root DIR (CGI), --script-alias /PREFIX=PROGRAM, --fastcgi ADDR or --origin URL" },
+		{ NULL, NULL, NULL, "127.0.0.1:9", NULL, NULL, "--fastcgi needs --root DIR (where the scripts are) or a --script-alias" },
+		{ NULL, "sh=/bin/sh", NULL, NULL, NULL, NULL, "--cgi needs --root DIR (where the scripts are) or a --script-alias" },
 		{ DOCROOT, NULL, NULL, "127.0.0.1:9", NULL, NULL,
 		  "cannot connect to FastCGI server '127.0.0.1:9': Connection refused" },
 		{ DOCROOT, NULL, NULL, "unix:/nonexistent/php.sock", NULL, NULL,
@@ -119,9 +119,8 @@ TEST(origin_open_mount_errors)
 		{ "tool=/bin/true", NULL, "bad --script-alias prefix 'tool': it must start with '/'" },
 		{ "/a/../b=/bin/true", NULL, "bad --script-alias prefix '/a/../b': a '..' segment" },
 		{ "/tool", NULL, "bad --script-alias value '/tool' (expected /PREFIX=PROGRAM)" },
-		{ "/tool=%s/nope.cgi", NULL, "--script-alias program '%s/nope.cgi' is not a file" },
-		{ "/tool=/nonexistent/x.cgi", NULL, "--script-alias program '/nonexistent/x.cgi' is not a file" },
-		{ "/tool=%s/sub", NULL, "--script-alias program '%s/sub' is not a file" },
+		{ "/tool=%s/nope.cgi", NULL, "--script-alias program '%s/nope.cgi' is not a file or a directory" },
+		{ "/tool=/nonexistent/x.cgi", NULL, "--script-alias program '/nonexistent/x.cgi' is not a file or a directory" },
 		{ "/tool=%s/noexec.cgi", NULL, "--script-alias program '%s/noexec.cgi' is not executable" },
 		{ "/tool=%s/info.php", NULL, "--script-alias program '%s/info.php' is not executable" },
 		{ "/tool/=%s/hello.cgi", "/tool=%s/sub", "--path-alias prefix '/tool' is mounted twice" },
@@ -145,7 +144,7 @@ TEST(origin_open_mount_errors)
 		free(want);
 		fixture_close(&f);
 	}
-	/* Mounts belong to the CGI environment: no --root, no mounts. */
+	/* Mounts belong to the CGI environment: an HTTP origin has its own. */
 	struct fixture f = { 0 };
 	strlist_add(&f.cfg.script_aliases, "/tool=/bin/true");
 	f.cfg.origin_url = xstrdup("http://127.0.0.1:9/");
@@ -153,7 +152,7 @@ TEST(origin_open_mount_errors)
 	CHECK_INT(0, site_init(&f.site, "http://localhost/", f.err));
 	f.o = origin_open(&f.cfg, &f.site, f.err);
 	CHECK(f.o == NULL);
-	CHECK_STR("--script-alias needs --root DIR (the document root; with --origin, mount on the HTTP server)",
+	CHECK_STR("--script-alias is for CGI and FastCGI origins: with --origin, mount on the HTTP server",
 		  f.o ? "(opened)" : f.err);
 	fixture_close(&f);
 	/* A FastCGI server runs only *.php: a program is checked before connecting. */
