@@ -271,6 +271,8 @@ static int check_origin(char *mode, size_t len, char *err)
 {
 	struct site site;
 	/* Run here once: the dynamic server gets its answer as --site-url. */
+	if (origin_opts_apache_conf(true, err) < 0)
+		return -1;
 	int ran = origin_opts_site_url(err);
 	if (ran < 0)
 		return -1;

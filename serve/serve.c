@@ -493,7 +493,7 @@ int cmd_serve(int argc, char **argv)
 		goto out;
 	}
 	log_set_verbose(verbose);
-	int ran = origin_opts_site_url(err);
+	int ran = origin_opts_apache_conf(true, err) < 0 ? -1 : origin_opts_site_url(err);
 	if (ran < 0) {
 		log_error("%s", err);
 		rc = EXIT_USAGE;

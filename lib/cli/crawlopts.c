@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/crawlopts.h"
+#include "cli/apacheconf.h"
 #include "crawl/lastrun.h"
 #include "cli/cli.h"
 #include "base/log.h"
@@ -475,6 +476,12 @@ void crawl_report(const struct crawl_result *r, const char *what, bool quiet)
 		log_warn("some URLs failed; nothing was pruned");
 	else if (r->errors.n && !quiet)
 		log_warn("the crawl failed; nothing was pruned");
+	if (r->requisites_note) {
+		/* The mount Apache has for it, when its configuration is here. */
+		char *hint = r->requisites_dir ? apache_alias_hint(APACHE_CONF_DIR, r->requisites_dir) : NULL;
+		log_warn("%s%s%s", r->requisites_note, hint ? "; " : "", hint ? hint : "");
+		free(hint);
+	}
 	for (size_t i = 0; i < r->kept.n; i++)
 		log_warn("%s", r->kept.items[i]);
 	for (size_t i = 0; i < r->errors.n; i++)

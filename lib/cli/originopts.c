@@ -1,9 +1,11 @@
 /* originopts.c - the origin's command-line options (originopts.h). */
 #include "cli/originopts.h"
+#include "cli/apacheconf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "base/buf.h"
@@ -18,6 +20,7 @@
 
 struct origin_config origin_options;
 char *origin_site_url_command;
+char *origin_apache_conf;
 
 const struct opt origin_opts[] = {
 	{ "root", 0, OPT_STR, &origin_options.root, "DIR",
@@ -67,6 +70,9 @@ const struct opt origin_opts[] = {
 	{ "netrc", 0, OPT_STR, &origin_options.netrc, "FILE",
 	  "--origin: basic auth from FILE, netrc lines 'machine HOST login USER password PW' (not"
 	  " read by default, as curl)", 0, 0 },
+	{ "apache-conf", 0, OPT_STR, &origin_apache_conf, "FILE",
+	  "take --root, the mounts, PHP's handler, DirectoryIndex, SetEnv and ServerName from Apache's"
+	  " configuration FILE (a vhost, a conf-available file); says what it does not honour", 0, 0 },
 	{ "site-url", 0, OPT_STR, &origin_options.site_url, "URL",
 	  "the site's public address (default: --site-url-command's, else --origin, else " ORIGIN_SITE_URL ")",
 	  0, 0 },
@@ -102,6 +108,158 @@ static char *printed_text(const struct buf *out)
 		t = longer;
 	}
 	return t;
+}
+
+/* Whether list ("/PREFIX=..." values) mounts prefix already. */
+static bool mounts_prefix(const struct strlist *list, const char *prefix, size_t n)
+{
+	for (size_t i = 0; i < list->n; i++) {
+		const char *v = list->items[i];
+		size_t m = strcspn(v, "=");
+		while (m > 1 && v[m - 1] == '/')
+			m--;
+		if (m == n && !strncmp(v, prefix, n))
+			return true;
+	}
+	return false;
+}
+
+/* Whether a --cgi or --cgi-spawn handler takes *.php. */
+static bool php_handled(void)
+{
+	const struct strlist *lists[] = { &origin_options.cgi, &origin_options.cgi_spawn };
+	for (size_t l = 0; l < 2; l++)
+		for (size_t i = 0; i < lists[l]->n; i++)
+			if (!strncmp(lists[l]->items[i], "php=", 4))
+				return true;
+	return false;
+}
+
+/* The Alias and ScriptAlias lines of c into the options, each unless the
+ * command line mounts its prefix or its target is not there. */
+static void take_aliases(const struct apache_conf *c, struct buf *took, struct strlist *not)
+{
+	for (int script = 0; script < 2; script++) {
+		const struct strlist *from = script ? &c->script_aliases : &c->path_aliases;
+		for (size_t i = 0; i < from->n; i++) {
+			const char *v = from->items[i], *path = strchr(v, '=') + 1;
+			const char *name = script ? "ScriptAlias" : "Alias";
+			size_t n = (size_t)(path - 1 - v);
+			while (n > 1 && v[n - 1] == '/')
+				n--;
+			struct stat st;
+			if (mounts_prefix(&origin_options.path_aliases, v, n) ||
+			    mounts_prefix(&origin_options.script_aliases, v, n))
+				strlist_add_owned(not, xasprintf("%s %.*s (mounted by the options)", name, (int)n, v));
+			else if (stat(path, &st) < 0)
+				strlist_add_owned(not, xasprintf("%s %.*s (no such file or directory '%s')", name, (int)n,
+								 v, path));
+			else if (!script && !S_ISDIR(st.st_mode))
+				strlist_add_owned(not, xasprintf("%s %.*s (a file: --path-alias mounts directories)", name,
+								 (int)n, v));
+			else {
+				strlist_add_owned(script ? &origin_options.script_aliases : &origin_options.path_aliases,
+						  xasprintf("%.*s=%s", (int)n, v, path));
+				buf_addf(took, " --%s-alias %.*s=%s", script ? "script" : "path", (int)n, v, path);
+			}
+		}
+	}
+}
+
+/* Options -FollowSymLinks on the document root or a mounted directory
+ * is --no-follow-symlinks; on a directory under one, not honoured (the
+ * option is the whole site's). */
+static void take_symlinks(const struct apache_conf *c, struct buf *took, struct strlist *not)
+{
+	const char *first_under = NULL;
+	size_t under = 0;
+	for (size_t i = 0; i < c->no_symlinks.n; i++) {
+		const char *d = c->no_symlinks.items[i];
+		size_t n = strlen(d);
+		bool top = origin_options.root && !strncmp(origin_options.root, d, n) &&
+			   (!origin_options.root[n] || !strcmp(origin_options.root + n, "/"));
+		for (size_t k = 0; k < origin_options.path_aliases.n && !top; k++) {
+			const char *dir = strchr(origin_options.path_aliases.items[k], '=') + 1;
+			top = !strncmp(dir, d, n) && (!dir[n] || !strcmp(dir + n, "/"));
+		}
+		if (top && !origin_options.no_follow_symlinks) {
+			origin_options.no_follow_symlinks = true;
+			buf_adds(took, " --no-follow-symlinks");
+		} else if (!top && !under++) {
+			first_under = d;
+		}
+	}
+	if (under)
+		strlist_add_owned(not, xasprintf("Options without FollowSymLinks in <Directory %s>%s (links are "
+						 "followed or not for the whole site)", first_under,
+						 under > 1 ? " and others" : ""));
+}
+
+int origin_opts_apache_conf(bool say, char *err)
+{
+	if (!origin_apache_conf)
+		return 0;
+	if (origin_options.origin_url)
+		return err_set(err, "--apache-conf is for CGI and FastCGI origins: an --origin server has its own");
+	struct apache_conf c;
+	if (apache_conf_read(origin_apache_conf, &c, err) < 0)
+		return -1;
+	struct buf took = BUF_INIT;
+	struct strlist not = STRLIST_INIT;
+	if (c.document_root && !origin_options.root) {
+		origin_options.root = xstrdup(c.document_root);
+		buf_addf(&took, " --root %s", c.document_root);
+	} else if (c.document_root && strcmp(c.document_root, origin_options.root)) {
+		strlist_add_owned(&not, xasprintf("DocumentRoot %s (--root given)", c.document_root));
+	}
+	take_aliases(&c, &took, &not);
+	if (c.index && !origin_options.index) {
+		origin_options.index = xstrdup(c.index);
+		buf_addf(&took, " --index %s", c.index);
+	}
+	if (c.front_controller && !origin_options.front_controller) {
+		origin_options.front_controller = xstrdup(c.front_controller);
+		buf_addf(&took, " --front-controller %s", c.front_controller);
+	}
+	/* The configuration's SetEnv first: the command line's --env wins. */
+	struct strlist env = STRLIST_INIT;
+	for (size_t i = 0; i < c.env.n; i++) {
+		strlist_add(&env, c.env.items[i]);
+		buf_addf(&took, " --env %s", c.env.items[i]);
+	}
+	for (size_t i = 0; i < origin_options.env.n; i++)
+		strlist_add(&env, origin_options.env.items[i]);
+	strlist_clear(&origin_options.env);
+	origin_options.env = env;
+	if (c.server_name && !origin_options.site_url && !origin_site_url_command) {
+		origin_options.site_url = xasprintf("%s://%s/", c.https ? "https" : "http", c.server_name);
+		buf_addf(&took, " --site-url %s", origin_options.site_url);
+	}
+	bool handler_given = origin_options.fastcgi || origin_options.cgi.n || origin_options.cgi_spawn.n;
+	if (c.php_fastcgi && !handler_given) {
+		origin_options.fastcgi = xstrdup(c.php_fastcgi);
+		buf_addf(&took, " --fastcgi %s", c.php_fastcgi);
+	} else if (c.php && !php_handled() && !origin_options.fastcgi) {
+		strlist_add(&origin_options.cgi, "php=php-cgi");
+		buf_adds(&took, " --cgi php=php-cgi");
+	}
+	take_symlinks(&c, &took, &not);
+	for (size_t i = 0; i < c.ignored.n; i++)
+		strlist_add(&not, c.ignored.items[i]);
+	if (say) {
+		log_info("--apache-conf %s:%s", origin_apache_conf, took.len ? buf_str(&took) : " nothing taken");
+		if (not.n) {
+			struct buf b = BUF_INIT;
+			for (size_t i = 0; i < not.n; i++)
+				buf_addf(&b, "%s%s", i ? ", " : "", not.items[i]);
+			log_info("--apache-conf %s: not honoured: %s", origin_apache_conf, buf_str(&b));
+			buf_release(&b);
+		}
+	}
+	buf_release(&took);
+	strlist_clear(&not);
+	apache_conf_release(&c);
+	return 0;
 }
 
 int origin_opts_site_url(char *err)

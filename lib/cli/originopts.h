@@ -21,6 +21,20 @@ extern const struct opt origin_opts[];
  * struct origin_config: the library never runs it, the command line does. */
 extern char *origin_site_url_command;
 
+/* --apache-conf FILE: also not in struct origin_config (the library
+ * reads no Apache configuration). */
+extern char *origin_apache_conf;
+
+/* Apply --apache-conf when given: what FILE says fills the options the
+ * command line left unset (--root, --site-url, --index,
+ * --front-controller, a PHP handler: --cgi php=php-cgi or proxy_fcgi's
+ * --fastcgi) and adds its mounts (unless the command line mounts the
+ * same prefix), SetEnv (the command line's --env after them) and
+ * --no-follow-symlinks. Call once after each parse of the options,
+ * before origin_opts_site_url(). With say, logs one line naming what it
+ * took and one naming what it does not honour. 0, or -1 with err. */
+int origin_opts_apache_conf(bool say, char *err);
+
 /* The largest output of --site-url-command read: one URL. */
 #define SITE_URL_COMMAND_MAX 4096
 

@@ -233,8 +233,16 @@ struct job *enqueue_locked(struct crawl *c, const char *target, long depth, unsi
 	j->target = xstrdup(target);
 	j->depth = depth;
 	j->optional = how & ENQUEUE_OPTIONAL;
+	j->requisite = how & ENQUEUE_REQUISITE;
 	append_job_locked(c, j);
 	return j;
+}
+
+void job_free(struct job *j)
+{
+	free(j->target);
+	free(j->referrer);
+	free(j);
 }
 
 bool stopped(const struct crawl *c)
@@ -261,8 +269,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&c->lock);
 
 		page_process(c, j);
-		free(j->target);
-		free(j);
+		job_free(j);
 
 		pthread_mutex_lock(&c->lock);
 		c->busy--;
@@ -307,8 +314,7 @@ static void drop_queue_locked(struct crawl *c)
 	while (c->head) {
 		struct job *j = c->head;
 		c->head = j->next;
-		free(j->target);
-		free(j);
+		job_free(j);
 	}
 	c->tail = NULL;
 	c->queued = 0;
@@ -332,6 +338,7 @@ static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 	c->near_bound_said = false;
 	c->fetched = 0;
 	strlist_clear(&c->not_found_404);
+	strlist_clear(&c->missing_requisites);
 	hashmap_release(&c->outcomes);
 	c->prev_total = update ? 0 : (long)manifest_count(&c->manifest);
 	c->current[0] = '\0';
@@ -371,6 +378,7 @@ static void finish_result(struct crawl *c, struct crawl_result *res)
 	res->complete = !res->failed && !res->held && !res->bounded && !res->errors.n && !res->interrupted;
 	skip_notes(c, res);
 	strlist_clear(&c->not_found_404);
+	strlist_clear(&c->missing_requisites);
 	/* An update renders a few pages: what their parameters did says
 	 * nothing about the site. */
 	if (!c->update_mode)
@@ -423,8 +431,7 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 	c->head = c->tail = NULL;
 	c->queued = 0;
 	page_process(c, first);
-	free(first->target);
-	free(first);
+	job_free(first);
 
 	pthread_mutex_lock(&c->lock);
 	if (c->cfg->seeds.n == 0) {
@@ -461,6 +468,7 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 	if (!stopped(c)) {
 		save_not_found_page(c);
 		check_not_found(c, res);
+		missing_requisites_note(c, res);
 	}
 	finish_result(c, res);
 	save_volatiles(c);
@@ -501,11 +509,11 @@ void crawl_free(struct crawl *c)
 	free_demoted(c);
 	robots_release(&c->robots);
 	strlist_clear(&c->not_found_404);
+	strlist_clear(&c->missing_requisites);
 	while (c->head) {
 		struct job *j = c->head;
 		c->head = j->next;
-		free(j->target);
-		free(j);
+		job_free(j);
 	}
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->cond);

@@ -168,6 +168,12 @@ struct crawl_result {
 	bool cut_short;    /* --max-pages did: links found were not crawled */
 	bool interrupted;  /* cfg.stop was set: the rest of the queue was not crawled */
 	char *bound_note;  /* e.g. "--max-pages 100 reached: 42 URLs not crawled" */
+	/* Full crawls: "3 stylesheets, scripts or images of pages answered
+	 * 404 (...): '/icons/a.png' (on '/app'), ...; all 3 under '/icons/',
+	 * where nothing under --root or a mount is: ..." (a warning; the exit
+	 * status is as the counts make it), or NULL. */
+	char *requisites_note;
+	char *requisites_dir; /* ... the URL directory where nothing is ("/icons/"), or NULL */
 	struct crawl_failure *failures;
 	size_t nfailures;
 	/* What failed the run as a whole (crawl_full), each a message: "the

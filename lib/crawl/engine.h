@@ -33,6 +33,8 @@ struct job {
 	bool optional; /* robots.txt, sitemaps: a 404 is neither recorded nor a failure */
 	bool own_file; /* stored as itself, never as a redirect to its slash form */
 	bool seed;     /* a --seed (or the default one): an error status fails the run */
+	bool requisite; /* a page's stylesheet, script or image (ENQUEUE_REQUISITE) */
+	char *referrer; /* a requisite's: the page that asked for it first */
 	struct job *next;
 };
 
@@ -82,6 +84,7 @@ struct crawl {
 	struct crawl_hooks hooks;
 	long fetched;                 /* URLs rendered this run, robots.txt and sitemaps aside */
 	struct strlist not_found_404; /* ... of them, those that answered 404 */
+	struct strlist missing_requisites; /* ... of them, requisites: "TARGET\tREFERRER" */
 	struct hashmap outcomes;      /* target -> enum outcome: its category in the result */
 	long prev_total;              /* URLs the manifest held when the run began (full crawls) */
 	char current[256];            /* the target the latest render started on, for the progress */
@@ -96,6 +99,8 @@ struct crawl {
 /* Queue target unless seen, excluded or past a bound (as how says): its
  * job, or NULL when it was not queued. Locked. */
 struct job *enqueue_locked(struct crawl *c, const char *target, long depth, unsigned how);
+/* Free a job and what it holds. */
+void job_free(struct job *j);
 /* Put j at the end of the queue. Locked. */
 void append_job_locked(struct crawl *c, struct job *j);
 /* Whether cfg.stop asks the run to stop. */

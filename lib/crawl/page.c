@@ -479,8 +479,12 @@ static void record_locked(struct crawl *c, struct page *p)
 	paths_merge(c, &paths);
 	if (!j->optional) {
 		c->fetched++;
-		if (p->answered && p->fate != PAGE_HELD && p->rs.status == 404)
+		if (p->answered && p->fate != PAGE_HELD && p->rs.status == 404) {
 			strlist_add(&c->not_found_404, j->target);
+			if (j->requisite)
+				strlist_add_owned(&c->missing_requisites,
+						  xasprintf("%s\t%s", j->target, j->referrer ? j->referrer : ""));
+		}
 	}
 	if (p->seed_failed && p->fate != PAGE_HELD) {
 		strlist_add_owned(&c->res->errors, p->seed_failed);
@@ -522,8 +526,11 @@ static void record_locked(struct crawl *c, struct page *p)
 			views_note(&c->views, j->target, true);
 		break;
 	}
-	for (size_t i = 0; i < p->links.resources.n; i++)
-		enqueue_locked(c, p->links.resources.items[i], j->depth, ENQUEUE_REQUISITE);
+	for (size_t i = 0; i < p->links.resources.n; i++) {
+		struct job *r = enqueue_locked(c, p->links.resources.items[i], j->depth, ENQUEUE_REQUISITE);
+		if (r)
+			r->referrer = xstrdup(j->target);
+	}
 	for (size_t i = 0; i < p->links.targets.n; i++) {
 		struct job *next = enqueue_locked(c, p->links.targets.items[i], j->depth + 1, 0);
 		if (next && p->seed_moved)

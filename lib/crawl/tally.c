@@ -152,6 +152,66 @@ void check_not_found(struct crawl *c, struct crawl_result *res)
 	strlist_add_owned(&res->errors, buf_detach(&b, NULL));
 }
 
+/* The URL directory a missing requisite is grouped by: its first
+ * segment ("/icons/" of "/icons/small/a.png"), or "/" for a file at the
+ * top. Fresh. */
+static char *top_dir(const char *target)
+{
+	const char *slash = strchr(target + 1, '/'), *q = strchr(target, '?');
+	if (!slash || (q && q < slash))
+		return xstrdup("/");
+	return xstrndup(target, (size_t)(slash - target + 1));
+}
+
+void missing_requisites_note(struct crawl *c, struct crawl_result *res)
+{
+	struct strlist *m = &c->missing_requisites;
+	if (!m->n)
+		return;
+	strlist_sort(m);
+	/* The top directory most of them are in: a mount that is missing
+	 * takes every icon of an application at once. */
+	char *dir = NULL;
+	size_t in_dir = 0;
+	for (size_t i = 0, k; i < m->n; i = k) {
+		char *d = top_dir(m->items[i]);
+		for (k = i + 1; k < m->n; k++) {
+			char *dk = top_dir(m->items[k]);
+			bool same = !strcmp(d, dk);
+			free(dk);
+			if (!same)
+				break;
+		}
+		if (k - i > in_dir) {
+			free(dir);
+			dir = d, in_dir = k - i;
+		} else {
+			free(d);
+		}
+	}
+	struct buf b = BUF_INIT;
+	buf_addf(&b, "%zu stylesheet%s, script%s or image%s of pages answered 404 (the pages show them broken): ",
+		 m->n, m->n == 1 ? "" : "s", m->n == 1 ? "" : "s", m->n == 1 ? "" : "s");
+	for (size_t i = 0; i < m->n && i < 3; i++) {
+		const char *tab = strchr(m->items[i], '\t');
+		buf_addf(&b, "%s'%.*s' (on '%.200s')", i ? ", " : "", (int)(tab - m->items[i]), m->items[i],
+			 tab + 1);
+	}
+	if (m->n > 3)
+		buf_addf(&b, " and %zu more (-v lists them)", m->n - 3);
+	if (strcmp(dir, "/") && origin_has_nothing_at(c->origin, dir)) {
+		buf_addf(&b, "; %s%zu under '%s', where nothing under --root or a mount is: a missing "
+			 "--path-alias?", in_dir == m->n && in_dir > 1 ? "all " : "", in_dir, dir);
+		res->requisites_dir = xstrdup(dir);
+	}
+	res->requisites_note = buf_detach(&b, NULL);
+	for (size_t i = 0; i < m->n; i++) {
+		const char *tab = strchr(m->items[i], '\t');
+		log_debug("404: %.*s, asked for by %s", (int)(tab - m->items[i]), m->items[i], tab + 1);
+	}
+	free(dir);
+}
+
 /* The summary line of each kind of skip, naming an example and the option
  * that would store it. */
 void skip_notes(const struct crawl *c, struct crawl_result *res)
@@ -198,6 +258,8 @@ void crawl_result_release(struct crawl_result *res)
 	}
 	free(res->failures);
 	free(res->bound_note);
+	free(res->requisites_note);
+	free(res->requisites_dir);
 	for (int i = 0; i < CRAWL_NSKIP; i++) {
 		free(res->skips[i].example);
 		free(res->skips[i].note);

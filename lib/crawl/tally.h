@@ -37,6 +37,9 @@ void skip_locked(struct crawl *c, const char *target, enum crawl_skip_why why, c
 void paths_merge(struct crawl *c, const struct publish_paths *p);
 /* At the end of a full crawl: its error when most URLs answered 404. */
 void check_not_found(struct crawl *c, struct crawl_result *res);
+/* At the end of a full crawl: the note naming the pages' stylesheets,
+ * scripts and images that answered 404, with the likely cause. */
+void missing_requisites_note(struct crawl *c, struct crawl_result *res);
 /* At the end of a run: the note of each kind of skip. */
 void skip_notes(const struct crawl *c, struct crawl_result *res);
 /* Where the URLs of a run went, by family, largest first (at most max,

@@ -350,6 +350,22 @@ void origin_exposed_dirs(const struct origin *o, struct strlist *out)
 			strlist_add(out, o->mounts[i].path);
 }
 
+bool origin_has_nothing_at(const struct origin *o, const char *dir)
+{
+	if (o->kind == ORIGIN_HTTP)
+		return false;
+	/* Without its slash: a directory there is a redirect to its slash
+	 * form, whether or not it has an index file. */
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	struct resolved r;
+	docroot_resolve(o, dir, n, NULL, &r);
+	bool nothing = r.kind == RESOLVE_MISSING && !r.why;
+	docroot_release(&r);
+	return nothing;
+}
+
 bool origin_config_has_docroot(const struct origin_config *cfg)
 {
 	return cfg->root || cfg->script_aliases.n || cfg->path_aliases.n;

@@ -217,6 +217,12 @@ void origin_mount_dirs(const struct origin *o, struct strlist *out);
  * one file, not its directory). The tree must stay apart from them. */
 void origin_exposed_dirs(const struct origin *o, struct strlist *out);
 
+/* Whether the URL directory dir ("/icons/") names nothing under --root
+ * or a mount: no such directory (nor a file or a program). False for an
+ * HTTP origin, which cannot tell. For the note on missing requisites: a
+ * mount that is not there. */
+bool origin_has_nothing_at(const struct origin *o, const char *dir);
+
 /* Whether cfg names a document root: --root, or mounts alone (an empty
  * document root implied). The CGI and FastCGI origins need one. */
 bool origin_config_has_docroot(const struct origin_config *cfg);
