@@ -62,6 +62,9 @@ const struct opt crawl_opts[] = {
 	  "store larger bodies unparsed: no links followed, no --strip (default 16 MiB)", 0, 1L << 40 },
 	{ "follow-nofollow", 0, OPT_BOOL, &crawl_options.follow_nofollow, NULL,
 	  "also follow rel=\"nofollow\" links (edit, login, reply links)", 0, 0 },
+	{ "no-canonical-links", 0, OPT_BOOL, &crawl_options.no_canonical_links, NULL,
+	  "store a page whose <link rel=canonical> names another page of the site (default: a 301 to that "
+	  "page, which is crawled)", 0, 0 },
 	{ "robots-meta", 0, OPT_STR, &crawl_options.robots_meta, "pages|all|ignore",
 	  "<meta name=robots>: pages (default): a noindex page is not stored, nor its nofollow links "
 	  "followed; all: nofollow honoured on every page too; ignore: neither (wikis mark fresh pages "
@@ -259,6 +262,7 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 	if (o->max_parse >= 0)
 		s->crawl.max_parse = o->max_parse;
 	s->crawl.follow_nofollow = o->follow_nofollow;
+	s->crawl.no_canonical_links = o->no_canonical_links;
 	if (o->robots_meta && strcmp(o->robots_meta, "pages") && strcmp(o->robots_meta, "all") &&
 	    strcmp(o->robots_meta, "ignore"))
 		return err_set(err, "bad --robots-meta '%s': pages, all or ignore", o->robots_meta);
@@ -466,6 +470,13 @@ void crawl_report(const struct crawl_result *r, const char *what, bool quiet)
 			 al->n == 1 ? "" : " ... (-v lists them)");
 	for (size_t i = 0; i < al->n; i++)
 		log_debug("%s (one file, bodies that differ)", al->items[i]);
+	const struct strlist *cl = &r->canonical_links;
+	if (cl->n && !quiet)
+		log_info("%zu URL%s recorded as a redirect to the page %s <link rel=canonical> names: %s%s; "
+			 "--no-canonical-links to store them", cl->n, cl->n == 1 ? "" : "s", cl->n == 1 ? "its" : "their",
+			 cl->items[0], cl->n == 1 ? "" : " ... (-v lists them)");
+	for (size_t i = 0; i < cl->n; i++)
+		log_debug("%s (rel=canonical)", cl->items[i]);
 	if (r->interrupted)
 		log_warn("interrupted: %ld files published (%ld new, %ld changed), %ld unchanged, all recorded in "
 			 "the manifest; nothing was pruned; the URLs not reached are as the last run left them",

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "crawl/body.h"
+#include "crawl/canonical.h"
 #include "crawl/claims.h"
 #include "crawl/commit.h"
 #include "crawl/engine.h"
@@ -340,6 +341,7 @@ static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 	strlist_clear(&c->not_found_404);
 	strlist_clear(&c->missing_requisites);
 	hashmap_release(&c->outcomes);
+	free_canonicals(c);
 	c->prev_total = update ? 0 : (long)manifest_count(&c->manifest);
 	c->current[0] = '\0';
 	res->recovered = c->recovered;
@@ -350,9 +352,12 @@ static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 /* Run the queue, then settle the slash forms, until nothing is left. */
 static void run_all(struct crawl *c)
 {
-	do
+	long again;
+	do {
 		run_queue(c);
-	while (settle_slash_forms(c) > 0 && !stopped(c));
+		again = settle_slash_forms(c);
+		again += settle_canonicals(c);
+	} while (again > 0 && !stopped(c));
 	if (stopped(c)) {
 		pthread_mutex_lock(&c->lock);
 		drop_queue_locked(c);
@@ -386,6 +391,7 @@ static void finish_result(struct crawl *c, struct crawl_result *res)
 	families_release(&c->families);
 	hashmap_release(&c->seen);
 	hashmap_release(&c->outcomes);
+	free_canonicals(c);
 	loops_release(&c->loops);
 	if (c->cfg->progress == CRAWL_PROGRESS_BAR)
 		progress_end();
@@ -501,6 +507,7 @@ void crawl_free(struct crawl *c)
 	strlist_clear(&c->recovered_new);
 	hashmap_release(&c->seen);
 	hashmap_release(&c->outcomes);
+	free_canonicals(c);
 	loops_release(&c->loops);
 	families_release(&c->families);
 	views_release(&c->views);

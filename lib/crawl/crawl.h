@@ -93,6 +93,7 @@ struct crawl_config {
 				      * are: no links followed, no --strip */
 	long jobs;
 	bool follow_nofollow;
+	bool no_canonical_links;     /* a page's <link rel=canonical> elsewhere is no redirect */
 	enum robots_meta robots_meta; /* what <meta name=robots> decides */
 	long noindex_sample;         /* a URL family whose first N renders said noindex
 				      * is not rendered further (views.h); 0: never */
@@ -196,6 +197,7 @@ struct crawl_result {
 	struct strlist kept;         /* "not removing 'KEY': why": files left in place */
 	struct strlist slash_redirects; /* "/a" recorded as a redirect to "/a/", whose file it shares */
 	struct strlist aliases;         /* "X → Y": X a redirect to Y, another spelling of its file */
+	struct strlist canonical_links; /* "X → Y": X a redirect to Y, the page its rel=canonical names */
 	long recovered;              /* files an interrupted run published, found in the journal */
 	/* What the run's commit cost (watch -v, tests): manifest entries it
 	 * looked at, and rows the manifest's save compared with the

@@ -32,6 +32,7 @@ struct job {
 	long depth;
 	bool optional; /* robots.txt, sitemaps: a 404 is neither recorded nor a failure */
 	bool own_file; /* stored as itself, never as a redirect to its slash form */
+	bool as_page;  /* stored as a page, its rel=canonical aside (canonical.h) */
 	bool seed;     /* a --seed (or the default one): an error status fails the run */
 	bool requisite; /* a page's stylesheet, script or image (ENQUEUE_REQUISITE) */
 	char *referrer; /* a requisite's: the page that asked for it first */
@@ -86,6 +87,8 @@ struct crawl {
 	struct strlist not_found_404; /* ... of them, those that answered 404 */
 	struct strlist missing_requisites; /* ... of them, requisites: "TARGET\tREFERRER" */
 	struct hashmap outcomes;      /* target -> enum outcome: its category in the result */
+	struct hashmap canonical_from; /* target -> the page its rel=canonical names: recorded
+					* as a redirect to it this run (canonical.h) */
 	long prev_total;              /* URLs the manifest held when the run began (full crawls) */
 	char current[256];            /* the target the latest render started on, for the progress */
 	long running;                 /* worker threads not yet done */

@@ -219,7 +219,7 @@ int links_extract(const char *content_type, const char *url, const char *body, s
 		  link_fn fn, void *arg, struct page_meta *meta)
 {
 	if (meta)
-		meta->noindex = meta->nofollow = false;
+		meta->noindex = meta->nofollow = false, meta->canonical[0] = '\0';
 	if (!content_type)
 		return 0;
 	const char *mt = content_type;

@@ -78,6 +78,9 @@ typedef void (*link_fn)(void *arg, const char *url, unsigned flags);
 struct page_meta {
 	bool noindex;  /* <meta name="robots"> says noindex (or "none") */
 	bool nofollow; /* <meta name="robots"> says nofollow (or "none") */
+	/* The first <link rel="canonical" href>, absolute (against the
+	 * document's base); "" when none, or when it is longer than this. */
+	char canonical[2048];
 };
 
 /* Call fn for each link in an HTML document fetched from url. The links'

@@ -153,6 +153,7 @@ bool links_name_is(xmlNode *n, const char *name)
  * document URL) into *base, and the robots meta into meta. */
 static void html_prepass(struct html *h, xmlDoc *doc, const char *url, char **base, struct page_meta *meta)
 {
+	char *canonical = NULL; /* resolved once the base is known: it may come later */
 	for (xmlNode *n = doc->children; n; n = links_next_node(n, (xmlNode *)doc)) {
 		if (n->type != XML_ELEMENT_NODE)
 			continue;
@@ -167,7 +168,19 @@ static void html_prepass(struct html *h, xmlDoc *doc, const char *url, char **ba
 			const char *name = links_attr(n, "name", &h->tmp);
 			if (name && (!strcasecmp(name, "robots") || !strcasecmp(name, "cgisnap")))
 				robots_meta(links_attr(n, "content", &h->tmp), meta);
+		} else if (!canonical && links_name_is(n, "link") &&
+			   links_has_token(links_attr(n, "rel", &h->tmp), "canonical")) {
+			const char *href = links_attr(n, "href", &h->tmp);
+			if (href)
+				canonical = xstrdup(href);
 		}
+	}
+	if (canonical) {
+		char *abs = links_resolve_ref(&h->text, *base ? *base : url, canonical, strlen(canonical));
+		if (abs && strlen(abs) < sizeof meta->canonical)
+			strcpy(meta->canonical, abs);
+		free(abs);
+		free(canonical);
 	}
 }
 
@@ -325,6 +338,7 @@ int links_html(const char *url, const char *body, size_t len, const char *charse
 	if (!meta)
 		meta = &dummy;
 	meta->noindex = meta->nofollow = false;
+	meta->canonical[0] = '\0';
 	charset_decode(&text, body, len, charset, CHARSET_HTML);
 	if (text.len > INT_MAX) {
 		buf_release(&text);

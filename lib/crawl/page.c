@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "crawl/archive.h"
+#include "crawl/canonical.h"
 #include "crawl/claims.h"
 #include "crawl/excerpt.h"
 #include "crawl/links.h"
@@ -404,13 +405,15 @@ static void take_page(struct crawl *c, struct page *p)
 	p->static_file = rs->static_path != NULL;
 	/* load_body lets go of it: kept for the hold hook */
 	char *static_path = p->static_file && !p->j->optional && c->hooks.hold ? xstrdup(rs->static_path) : NULL;
-	struct page_meta meta = { false, false };
+	struct page_meta meta = { .noindex = false };
 	if (parse_links(c, p, &meta) < 0) {
 		p->fate = PAGE_FAILED;
 	} else if (not_a_page(c, p, &meta) || (cfg->respect_no_store && no_store(rs))) {
 		strlist_clear(&p->links.resources); /* nothing will display them */
 		p->fate = PAGE_SKIPPED;
 		p->skip = not_a_page(c, p, &meta) ? CRAWL_SKIP_NOINDEX : CRAWL_SKIP_NO_STORE;
+	} else if (canonical_alias(c, p, &meta)) {
+		strlist_clear(&p->links.resources); /* that page shows its own */
 	} else if (hash_body(p) < 0) {
 		p->fate = PAGE_FAILED;
 	} else if (static_path && held(c, p, static_path)) {

@@ -272,6 +272,7 @@ void crawl_result_release(struct crawl_result *res)
 	strlist_clear(&res->kept);
 	strlist_clear(&res->slash_redirects);
 	strlist_clear(&res->aliases);
+	strlist_clear(&res->canonical_links);
 	strlist_clear(&res->errors);
 	strlist_clear(&res->family_notes);
 	strlist_clear(&res->family_table);

@@ -6,6 +6,8 @@
 #ifndef CGISNAP_LINKS_CHECK_H
 #define CGISNAP_LINKS_CHECK_H
 
+#include <string.h>
+
 #include "fuzz.h"
 
 #include "base/hashmap.h"
@@ -62,14 +64,18 @@ static void links_check_extract(const char *content_type, const char *url, const
 				size_t len, bool html)
 {
 	struct links_seen seen = { HASHMAP_INIT, false, 0 };
-	struct page_meta meta = { true, true };
+	struct page_meta meta = { .noindex = true, .nofollow = true };
 	seen.resources_only = !html && strstr(content_type, "css") != NULL;
 	int rc = links_extract(content_type, url, (const char *)body, len, links_check, &seen, &meta);
 	FUZZ_CHECK(rc == 0 || rc == -1, "links_extract returned %d", rc);
 	if (seen.resources_only)
 		FUZZ_CHECK(rc == 0, "a stylesheet failed to parse");
 	if (!html)
-		FUZZ_CHECK(!meta.noindex && !meta.nofollow, "robots meta set for %s", content_type);
+		FUZZ_CHECK(!meta.noindex && !meta.nofollow && !meta.canonical[0], "robots meta or canonical set for %s",
+			   content_type);
+	if (meta.canonical[0])
+		FUZZ_CHECK(!strncmp(meta.canonical, "http://", 7) || !strncmp(meta.canonical, "https://", 8),
+			   "canonical '%s' is not an absolute http(s) URL", meta.canonical);
 	if (rc < 0)
 		FUZZ_CHECK(seen.n == 0, "%zu links reported from a document that did not parse",
 			   seen.n);

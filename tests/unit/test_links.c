@@ -287,13 +287,39 @@ TEST(links_html_robots_meta_variants)
 	};
 	for (size_t i = 0; i < COUNT(cases); i++) {
 		struct strlist l = STRLIST_INIT;
-		struct page_meta meta = { true, true };
+		struct page_meta meta = { .noindex = true, .nofollow = true };
 		char *page = xasprintf("<html><head>%s</head><body><a href=/x>x</a></body></html>", cases[i].head);
 		CHECK_INT(0, html(&l, page, &meta));
 		CHECK_INT(cases[i].noindex, meta.noindex);
 		CHECK_INT(cases[i].nofollow, meta.nofollow);
 		/* the link is reported unflagged either way: the crawler decides */
 		CHECK_LINKS(&l, "http://site.test/x");
+		free(page);
+	}
+}
+
+TEST(links_html_canonical_meta)
+{
+	const struct { const char *head; const char *canonical; } cases[] = {
+		{ "<link rel=canonical href=/item?id=1>", "http://site.test/item?id=1" },
+		{ "<link rel=\"Canonical\" href=\"item?id=2\">", "http://site.test/dir/item?id=2" },
+		{ "<link rel=canonical href=/a><link rel=canonical href=/b>", "http://site.test/a" },
+		/* against the base, which may come after the link */
+		{ "<link rel=canonical href=c.html><base href=\"http://site.test/other/\">", "http://site.test/other/c.html" },
+		{ "<link rel=canonical href=\"https://elsewhere.test/x#top\">", "https://elsewhere.test/x" },
+		{ "<link rel=canonical href=\"javascript:void(0)\">", "" },
+		{ "<link rel=canonical>", "" },
+		{ "<link rel=alternate href=/feed>", "" },
+		{ "", "" },
+	};
+	for (size_t i = 0; i < COUNT(cases); i++) {
+		struct page_meta meta;
+		strcpy(meta.canonical, "left over");
+		char *page = xasprintf("<html><head>%s</head><body></body></html>", cases[i].head);
+		struct strlist l = STRLIST_INIT;
+		CHECK_INT(0, links_from_html("http://site.test/dir/page", page, strlen(page), collect, &l, &meta));
+		CHECK_STR(cases[i].canonical, meta.canonical);
+		strlist_clear(&l);
 		free(page);
 	}
 }
@@ -606,7 +632,7 @@ TEST(links_extract_dispatches_by_content_type)
 	static const char style[] = "x{background:url(/only-css.png)}";
 	static const char feed[] = "<rss><channel><link>http://site.test/r</link></channel></rss>";
 	struct strlist l = STRLIST_INIT;
-	struct page_meta meta = { true, true };
+	struct page_meta meta = { .noindex = true, .nofollow = true };
 
 	CHECK_INT(0, links_extract("Text/HTML; charset=UTF-8", PAGE, page, strlen(page), collect, &l, &meta));
 	CHECK(!meta.noindex && !meta.nofollow);
