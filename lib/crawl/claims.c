@@ -140,6 +140,19 @@ static bool preferred_spelling(const char *a, const char *b)
 	return la != lb ? la < lb : strcmp(a, b) < 0;
 }
 
+/* Whether rec, last run's holder of e's file, and e are "/a" and "/a/",
+ * either way (so not two spellings). slash: e's slash form, if any. */
+static bool slash_pair_with(const struct manifest_entry *rec, const struct manifest_entry *e, const char *slash,
+			  const char *key)
+{
+	if (slash && !strcmp(slash, rec->target))
+		return true;
+	char *rec_slash = slash_form(rec->target, key);
+	bool pair = rec_slash && !strcmp(rec_slash, e->target);
+	free(rec_slash);
+	return pair;
+}
+
 /* Whether e and the holder of its file are "/a" and "/a/", either way.
  * slash: e's slash form, if any. */
 static bool is_slash_pair(const struct claim *cl, const struct manifest_entry *e, const char *slash,
@@ -257,10 +270,18 @@ enum claim_how claim_file(struct crawl *c, const struct manifest_entry *e, bool 
 	} else if (!cl) {
 		/* Last run's "/a/" holds the file: "/a" leaves it alone, so
 		 * that re-runs do not write it twice (settle_slash_forms
-		 * checks that "/a/" still holds it). */
+		 * checks that "/a/" still holds it). So does a spelling that
+		 * yields to the one holding it: the two would write it in
+		 * turn on every run. */
 		const struct manifest_entry *rec = owned_get(c, key);
-		if (slash && !c->cfg->nstrip && rec && !strcmp(rec->target, slash) && strcmp(rec->sha256, e->sha256)) {
+		bool differs = rec && strcmp(rec->sha256, e->sha256);
+		if (slash && !c->cfg->nstrip && differs && !strcmp(rec->target, slash)) {
 			demote_locked(c, e->target, key, NULL);
+			how = CLAIM_YIELD;
+		} else if (!own_file && differs && strcmp(rec->target, e->target) && !slash_pair_with(rec, e, slash, key) &&
+			   preferred_spelling(rec->target, e->target)) {
+			demote_locked(c, e->target, key, rec->target);
+			prior->redirect_to = xstrdup(rec->target);
 			how = CLAIM_YIELD;
 		} else {
 			*clp = claim_new_locked(c, e, key);

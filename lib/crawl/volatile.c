@@ -221,7 +221,10 @@ static void grow_left(const char *a, struct span *s)
  * of three bytes or more with a letter; shorter tokens before it are
  * taken too: "Rendered in ") and the bytes between, at most
  * VOLATILE_CONTEXT bytes; its start, or (size_t)-1 when there is none
- * ("p>" before a number is no name). */
+ * ("p>" before a number is no name). Short words after a number are a
+ * context too when they hold three letters in four bytes or more: " s at "
+ * of "rendered in 0.0123 s at 2026-12-05 13:07:29", where a context
+ * reaching back over the number would never be seen again. */
 static size_t context_start(const char *a, size_t start)
 {
 	size_t i = start;
@@ -233,10 +236,33 @@ static size_t context_start(const char *a, size_t start)
 			i--;
 		if (sep - i >= 3 && has_letter(a + i, sep - i))
 			return i;
+		if (i < sep && !has_letter(a + i, sep - i)) {
+			size_t letters = 0;
+			for (size_t k = sep; k < start; k++)
+				letters += ((unsigned char)a[k] | 0x20) >= 'a' && ((unsigned char)a[k] | 0x20) <= 'z';
+			return start - sep >= 4 && letters >= 3 ? sep : (size_t)-1;
+		}
 		if (i == sep || start - i >= VOLATILE_CONTEXT)
 			break;
 	}
 	return (size_t)-1;
+}
+
+/* Whether s (a span's value) is a measurement, a decimal with three
+ * fractional digits or more: "rendered in 0.0004 s". Back-to-back renders
+ * often take the same time to the tenth of a millisecond, so the pair
+ * may never differ there; the stored file, rendered a run earlier, does.
+ * A price or a count has fewer digits after its point. */
+static bool measurement(const char *s, size_t len)
+{
+	size_t i = 0, frac = 0;
+	while (i < len && s[i] >= '0' && s[i] <= '9')
+		i++;
+	if (i == 0 || i == len || s[i] != '.')
+		return false;
+	for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+		frac++;
+	return i == len && frac >= 3;
 }
 
 /* Whether s (a span's value) is a time within a day of now: an ISO
@@ -336,7 +362,7 @@ static size_t learn(struct volatiles *v, const char *a, size_t alen, const char 
 		size_t al = s[i].end - s[i].start, bl = s[i].bend - s[i].bstart;
 		if (!((has_digit(av, al) || al >= 16) && (has_digit(bv, bl) || bl >= 16)))
 			continue;
-		if (now && !near_now(av, al, now))
+		if (now && !near_now(av, al, now) && !(measurement(av, al) && measurement(bv, bl)))
 			continue;
 		size_t c = context_start(a, s[i].start);
 		if (c == (size_t)-1)

@@ -88,7 +88,9 @@ size_t volatiles_learn(struct volatiles *v, const char *a, size_t alen, const ch
 /* Two renders a second apart may hold the same time: learn the spans in
  * which a page (now_page) and its stored file (old) differ whose value
  * in now_page is a time within a day of now (an ISO date and time,
- * fourteen digits, Unix seconds: a feed's <updated>). */
+ * fourteen digits, Unix seconds: a feed's <updated>), or whose two
+ * values are measurements, decimals with three fractional digits or
+ * more (a render time two back-to-back renders share). */
 size_t volatiles_learn_times(struct volatiles *v, const char *now_page, size_t len, const char *old,
 			     size_t oldlen, time_t now);
 

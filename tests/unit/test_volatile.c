@@ -94,6 +94,35 @@ TEST(volatile_a_nonce_in_an_attribute)
 	volatiles_release(&v);
 }
 
+TEST(volatile_short_words_after_a_number_are_a_context)
+{
+	/* A footer as repository browsers print it: the render time, then the
+	 * time of day; the words before the date are short and follow a
+	 * number that changes too. */
+	struct volatiles v;
+	volatiles_init(&v);
+	const char *a = "<footer>rendered in 0.0012 s at 2026-12-05 13:07:29</footer><p>x</p>";
+	const char *b = "<footer>rendered in 0.0049 s at 2026-12-05 13:07:30</footer><p>x</p>";
+	const char *c = "<footer>rendered in 1.5000 s at 2026-12-07 01:00:00</footer><p>x</p>";
+	const char *d = "<footer>rendered in 1.5000 s at 2026-12-07 01:00:00</footer><p>y</p>";
+	CHECK_INT(2, (long)volatiles_learn(&v, a, strlen(a), b, strlen(b), NULL, 0));
+	CHECK(same(&v, a, c));
+	CHECK(!same(&v, a, d));
+	struct buf f = BUF_INIT;
+	volatiles_format(&v, &f);
+	CHECK_STR("# cgisnap: spans that change on every render; the bytes a span may hold, a tab, the text before it\n"
+		  ".0-9\trendered in \n"
+		  " \\-0-:\t s at \n",
+		  buf_str(&f));
+	buf_release(&f);
+	volatiles_release(&v);
+	/* One short word after a number is no context: "<p>12 px 14</p>". */
+	volatiles_init(&v);
+	const char *e = "<p>12 px 14</p>", *g = "<p>13 px 15</p>";
+	CHECK_INT(0, (long)volatiles_learn(&v, e, strlen(e), g, strlen(g), NULL, 0));
+	volatiles_release(&v);
+}
+
 TEST(volatile_times_near_now_are_learned_from_the_stored_file)
 {
 	struct volatiles v;
@@ -120,6 +149,17 @@ TEST(volatile_times_near_now_are_learned_from_the_stored_file)
 	const char *c = "<p>Cached time: 20261205072006</p><i data-time=\"1796460006\">";
 	CHECK_INT(2, (long)volatiles_learn_times(&v, c, strlen(c), a, strlen(a), now));
 	CHECK(same(&v, a, c));
+	volatiles_release(&v);
+	/* A render time the back-to-back renders shared, from the stored
+	 * file; a price (two digits after the point) is content. */
+	volatiles_init(&v);
+	const char *r1 = "<p>price 19.99</p><i>rendered in 0.0004 s</i>";
+	const char *r2 = "<p>price 19.99</p><i>rendered in 0.0003 s</i>";
+	const char *p2 = "<p>price 18.99</p><i>rendered in 0.0003 s</i>";
+	CHECK_INT(1, (long)volatiles_learn_times(&v, r2, strlen(r2), r1, strlen(r1), now));
+	CHECK(same(&v, r1, r2));
+	CHECK_INT(0, (long)volatiles_learn_times(&v, p2, strlen(p2), r2, strlen(r2), now));
+	CHECK(!same(&v, r2, p2));
 	volatiles_release(&v);
 }
 
