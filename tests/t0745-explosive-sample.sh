@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# t0745-explosive-sample: sample-sites/repo, a repository browser that
+# explodes as cgit, Fossil and wikis do (every file at every revision,
+# diffs of every pair, blame, timelines, help of every command, login
+# with returnto every page, skins and toggles on every page, a tarball
+# per revision, a CSP nonce and the render time in every page, one query
+# spelled two ways), snapshotted with no option but the root and the CGI
+# handler: every page a reader needs and its assets stored, nothing more
+# than twice that, exit 0; a second run rewrites no file; the served tree
+# has no broken link but the views left out.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-snapshot.sh"
+. "$(dirname "$0")/lib-serve.sh"
+
+SITE=$TESTDIR/site
+OUT=$TESTDIR/out
+cp -r "$ROOT/sample-sites/repo" "$SITE"
+
+# The pages a reader needs, each with a line of its text: the summary,
+# each file as it is now, each commit, the log, the help; then the assets.
+{
+	printf '/\tRecent commits\n'
+	for f in README.md LICENSE Makefile docs/a.md docs/b.md src/main.c src/util.c src/util.h; do
+		printf '/?p=file&name=%s\t%s: r\n' "$f" "$f"
+	done
+	for i in $(seq 1 12); do printf '/?p=commit&id=r%s\t<h1>commit r%s</h1>\n' "$i" "$i"; done
+	printf '/?p=log\tdiff with:\n/?p=help\tshows a repository\n'
+	printf '/style.css\tskin-dark\n/app.js\tdocument.documentElement\n/logo.png\tPNG\n'
+} >"$TESTDIR/expected"
+EXPECTED=$(wc -l <"$TESTDIR/expected")
+
+snap() {
+	"$CGISNAP" snapshot --root "$SITE" --cgi php=php-cgi --progress none -v "$@" "$OUT"
+}
+
+try "zero configuration: every page a reader needs stored with its text, at most twice as many files"
+snap >"$TESTDIR/snap1.out" 2>"$TESTDIR/snap1.err"
+check_eq 0 $? "exit status ($(grep -v ' ms ' "$TESTDIR/snap1.err" | tail -3))"
+missing=""
+while IFS=$'\t' read -r target text; do
+	key=$(manifest_field "$OUT" "$target" 2)
+	if [ -z "$key" ] || [ "$key" = - ] || ! grep -qF -- "$text" "$OUT/$key"; then
+		missing="$missing $target"
+	fi
+done <"$TESTDIR/expected"
+check_eq "" "$missing" "pages not stored with their text"
+stored=$(awk -F'\t' '!/^#/ && $2 != "-"' <("$CGISNAP" ls "$OUT") | wc -l)
+check_le "$stored" $((2 * EXPECTED)) "files stored ($EXPECTED expected)"
+grep -v ' ms \|debug: \|^  ' "$TESTDIR/snap1.err" | sed 's/^/# /'
+
+try "the views are left out by what the pages say, each rule named in the summary"
+rendered=$(grep -cE '^cgisnap: [0-9]{3} [a-z-]+ [0-9]+ ms ' "$TESTDIR/snap1.err")
+cut=$(grep -cE '^cgisnap: - skipped 0 ms ' "$TESTDIR/snap1.err")
+check_le "$rendered" $((10 * EXPECTED)) "URLs rendered"
+check_le 200 "$cut" "URLs cut with their families, not rendered"
+err=$(cat "$TESTDIR/snap1.err")
+check_match "$err" "skipped $cut URLs not rendered, in [0-9]+ families whose first 8 pages all said robots noindex" "views cut"
+check_match "$err" "URLs recorded as a redirect to the page their <link rel=canonical> names: .*--no-canonical-links" \
+	"skins and toggles"
+check_match "$err" "5 URLs recorded as a redirect to another spelling of their file: /\?p=file&name=[a-z]+%2F" \
+	"the second spelling"
+check_match "$err" "skipped [0-9]+ archives? \(e\.g\. /\?p=tarball&rev=r[0-9]+\): --keep-archives" "tarballs"
+check_eq "" "$(manifest_targets "$OUT" | grep -E '[?&](rev|from|returnto|skin|ws|cmd)=' | grep -v '^/?p=tarball' |
+	while read -r t; do [ "$(manifest_field "$OUT" "$t" 2)" = - ] || echo "$t"; done)" "views stored as files"
+
+try "a second run rewrites no file: the nonce and the render time are found by themselves"
+snap >"$TESTDIR/snap2.out" 2>"$TESTDIR/snap2.err"
+check_eq 0 $? "exit status"
+check_match "$(cat "$TESTDIR/snap2.err")" "stored $stored files \(0 new, 0 changed, $stored unchanged\)" "second run"
+check_contains "$(cat "$OUT/.cgisnap/volatile")" 'nonce="' "the nonce, a learned span"
+key=$(manifest_field "$OUT" /?p=log 2)
+check_eq 1 "$(grep -c "<script nonce=\"[A-Za-z0-9+/=]*\" src=\"/app.js\">" "$OUT/$key")" "the stored page keeps its nonce attribute"
+
+try "a browser-style link check of the served tree finds nothing broken but the views left out"
+P=$(port 0)
+serve_start "$OUT" "$P"
+skips=()
+while read -r target; do
+	skips+=(--skip "^$(printf '%s' "$target" | sed 's/[].[^$*+?(){}|\\]/\\&/g')\$")
+done < <(sed -nE 's/^cgisnap: ([0-9]{3}|-) skipped [0-9]+ ms [0-9]+ bytes //p' "$TESTDIR/snap1.err" | sort -u)
+python3 "$ROOT/tests/lib-linkcheck.py" --site http://localhost/ "${skips[@]}" "http://127.0.0.1:$P" "$OUT" \
+	>"$TESTDIR/links.out" 2>&1
+check_eq 0 $? "link check ($(head -5 "$TESTDIR/links.out"))"
+check_match "$(tail -1 "$TESTDIR/links.out")" '^checked [0-9]+ pages, [0-9]+ links, [0-9]+ URLs, 0 broken, [0-9]+ skipped$' "summary"
+echo "# repo $(tail -1 "$TESTDIR/links.out")"
+bg_stop "$SERVE_PID"
+
+finish
