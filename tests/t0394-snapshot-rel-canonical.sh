@@ -93,6 +93,13 @@ check_eq 302 "$(status_of "$OUT" /moved.php)" "the redirect itself"
 check_eq 200 "$(status_of "$OUT" /lost.php)" "canonical answering 404"
 check_eq 404 "$(status_of "$OUT" /gone.html)" "the missing page"
 
+try "a seed is stored whatever its canonical names"
+OUT3=$TESTDIR/out3
+snap "$OUT3" --seed '/item.php?id=1&sort=asc' --seed /
+check_eq 0 $? "exit status ($(cat "$OUT3.err"))"
+check_eq 200 "$(status_of "$OUT3" '/item.php?id=1&sort=asc')" "the seed"
+check_eq 301 "$(status_of "$OUT3" '/item.php?id=2&utm_source=feed')" "a page it links is still an alias"
+
 try "a canonical outside the site, excluded, or another spelling of the file changes nothing"
 check_eq 200 "$(status_of "$OUT" /out.php)" "outside the site"
 check_eq 200 "$(status_of "$OUT" '/hidden.php?v=1')" "excluded by --exclude"

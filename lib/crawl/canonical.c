@@ -26,7 +26,9 @@ bool canonical_alias(struct crawl *c, struct page *p, const struct page_meta *me
 {
 	const struct crawl_config *cfg = c->cfg;
 	const char *target = p->j->target;
-	if (cfg->no_canonical_links || !meta->canonical[0] || p->j->optional || p->j->as_page)
+	/* A seed is stored whatever it names, as whatever its robots meta
+	 * says: the site's entry page ("/" naming /doku.php?id=start) stays. */
+	if (cfg->no_canonical_links || !meta->canonical[0] || p->j->optional || p->j->as_page || p->j->seed)
 		return false;
 	char *t = site_target(c->site, meta->canonical);
 	bool alias = t && strcmp(t, target) && !relist_match(cfg->exclude_re, cfg->nexclude, t) &&
@@ -43,7 +45,6 @@ bool canonical_alias(struct crawl *c, struct page *p, const struct page_meta *me
 		p->e->status = 301;
 		p->e->location = site_url_for(c->site, t);
 		strlist_add(&p->links.targets, t);
-		p->seed_moved |= p->j->seed;
 	}
 	free(t);
 	return alias;

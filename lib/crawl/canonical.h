@@ -22,7 +22,8 @@
  * of p's links, and the pair is remembered for settle_canonicals. Not
  * when the options or robots.txt leave the named page out, when the two
  * would be one file (the spellings' own rule decides, claims.h), when the
- * named page is itself an alias in this run, or for a job queued again
+ * named page is itself an alias in this run, for a seed (stored whatever
+ * it names, as whatever its robots meta says), or for a job queued again
  * as a page. Unlocked. */
 bool canonical_alias(struct crawl *c, struct page *p, const struct page_meta *meta);
 

@@ -119,7 +119,9 @@ function tpl_page(array $p): void
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <link rel="start" href="<?= $base ?>">
 <link rel="contents" href="<?= wl($conf['start'], ['do' => 'index']) ?>" title="Sitemap">
+<?php if ($p['action'] === 'show' && empty($_GET['rev'])) { /* as DokuWiki: a page's own view only */ ?>
 <link rel="canonical" href="<?= hsc(wl_abs($id)) ?>">
+<?php } ?>
 <link rel="stylesheet" href="<?= $base ?>lib/exe/css.php?t=<?= hsc($conf['template']) ?>&amp;tseed=<?= tpl_tseed() ?>">
 <script src="<?= $base ?>lib/scripts/wiki.js"></script>
 <link rel="shortcut icon" href="<?= $base ?>lib/images/favicon.ico">
