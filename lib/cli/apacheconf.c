@@ -236,6 +236,11 @@ static char *fcgi_address(const char *h)
 	return NULL;
 }
 
+static bool is_fcgi_proxy(const char *h)
+{
+	return !strncasecmp(h, "proxy:unix:", 11) || !strncasecmp(h, "proxy:fcgi://", 13);
+}
+
 /* Options in <Directory D>: whether they leave FollowSymLinks out. */
 static bool drops_symlinks(const struct strlist *args)
 {
@@ -307,7 +312,7 @@ static void directive(struct reader *r, const char *name, const struct strlist *
 			c->front_controller = xstrdup(a0);
 	} else if (!strcasecmp(name, "SetEnv") && a->n >= 1) {
 		strlist_add_owned(&c->env, xasprintf("%s=%s", a0, a1));
-	} else if (!strcasecmp(name, "SetHandler") && a->n == 1 && (php_handler(a0) || fcgi_address(a0))) {
+	} else if (!strcasecmp(name, "SetHandler") && a->n == 1 && (php_handler(a0) || is_fcgi_proxy(a0))) {
 		char *fcgi = fcgi_address(a0);
 		c->php = true;
 		if (fcgi && !c->php_fastcgi)
