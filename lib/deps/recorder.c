@@ -60,11 +60,11 @@ static bool recordable(const struct dep_recorder *r, const char *path)
  * that is under a root too: the tracer reports the path the program
  * opened (--root/lib/tpl/x through the link lib/tpl), inotify the real
  * one (/var/lib/.../tpl/x, under a --source). out ends sorted. */
-static void filter_deps(const struct dep_recorder *r, const struct strlist *in, struct strlist *out)
+static void filter_deps(struct dep_recorder *r, const struct strlist *in, struct strlist *out)
 {
 	for (size_t i = 0; i < in->n; i++) {
 		const char *p = in->items[i];
-		char *real = tree_real_path(p);
+		char *real = real_paths_get(&r->real, p);
 		if (real && recordable(r, real))
 			strlist_add(out, real);
 		else if (recordable(r, p))
@@ -184,7 +184,7 @@ static void record_render(void *arg, struct manifest_entry *e, const struct orig
 	 * answered or whether it failed. */
 	struct strlist real = STRLIST_INIT; /* written through a link: the event comes there */
 	for (size_t i = 0; i < rs->deps_written.n; i++) {
-		char *p = tree_real_path(rs->deps_written.items[i]);
+		char *p = real_paths_get(&r->real, rs->deps_written.items[i]);
 		if (p && strcmp(p, rs->deps_written.items[i]))
 			strlist_add(&real, p);
 		free(p);
@@ -362,6 +362,7 @@ static void record_commit(void *arg, struct manifest *m, struct strlist *changed
 {
 	struct dep_recorder *r = arg;
 	char err[ERR_LEN];
+	real_paths_forget(&r->real); /* the next run looks again */
 	pthread_mutex_lock(&r->lock);
 	for (size_t i = 0; changed && i < changed->n; i++) {
 		struct manifest_entry *e = manifest_get(m, changed->items[i]);
@@ -389,6 +390,7 @@ void dep_recorder_init(struct dep_recorder *r)
 {
 	memset(r, 0, sizeof *r);
 	pthread_mutex_init(&r->lock, NULL);
+	real_paths_init(&r->real);
 }
 
 struct crawl_hooks dep_recorder_hooks(struct dep_recorder *r)
@@ -456,6 +458,7 @@ void dep_recorder_written_list(struct dep_recorder *r, struct strlist *out)
 
 void dep_recorder_release(struct dep_recorder *r)
 {
+	real_paths_release(&r->real);
 	strlist_clear(&r->roots);
 	strlist_clear(&r->skip);
 	hashmap_release(&r->written);

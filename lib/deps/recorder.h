@@ -12,6 +12,7 @@
 #include "base/buf.h"
 #include "crawl/crawl.h"
 #include "base/hashmap.h"
+#include "deps/realpaths.h"
 
 /* The dependency policy of the crawl's hooks (crawl.h): each page keeps
  * the traced paths it read, checked or listed under the roots (the
@@ -57,6 +58,7 @@ struct dep_recorder {
 	struct hashmap writers;   /* written path -> struct strlist *: the pages whose
 				   * renders wrote it (in this process) */
 	struct hashmap untraced;  /* programs already warned about */
+	struct real_paths real;   /* the traced paths' real paths, for a run */
 };
 
 /* The version of this policy: a tree's dependencies recorded by another

@@ -41,6 +41,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <time.h>
 
@@ -182,13 +183,13 @@ static int is_trace_pipe(int fd)
 	       st.st_ino == trace_ino;
 }
 
-/* Write one line to the pipe, when the trace descriptor is still the
- * pipe it was (a program that closed it, unseen by the hooks, may have a
- * file of its own there now). A full pipe waits for cgisnap, which always
- * reads; a short write cannot happen below PIPE_BUF. A pipe nobody reads
- * any more must not kill the program with SIGPIPE: the signal is blocked
- * around the write, taken back if the write raised it, and the tracer
- * falls silent. */
+/* Write lines (whole, at most PIPE_BUF bytes: one atomic write) to the
+ * pipe, when the trace descriptor is still the pipe it was (a program
+ * that closed it, unseen by the hooks, may have a file of its own there
+ * now). A full pipe waits for cgisnap, which always reads. A pipe nobody
+ * reads any more must not kill the program with SIGPIPE: the signal is
+ * blocked around the write, taken back if the write raised it, and the
+ * tracer falls silent. */
 void send_to(int fd, const char *line, size_t n)
 {
 	if (!is_trace_pipe(fd)) {
@@ -210,6 +211,160 @@ void send_to(int fd, const char *line, size_t n)
 		trace_off();
 	}
 	RAW(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(ksigset));
+}
+
+/* ---- the lines not written yet ----
+ *
+ * A PHP page opens or stats a few thousand files, several of them many
+ * times: one write per call, each waking cgisnap, cost more than the
+ * render itself. Lines wait in one buffer of PIPE_BUF bytes, written with
+ * one write(2) when it is full and at every point after which cgisnap
+ * may read the trace as whole or the buffer would be lost: the program's
+ * exit (the destructor; _exit), an exec, a FastCGI worker entering accept
+ * (the request's boundary goes with its lines), the trace descriptor
+ * going away. A line repeating one already sent in this render (this
+ * process's life, or a worker's request) is dropped: cgisnap keeps each
+ * path once anyway.
+ *
+ * One buffer for all threads, under a lock that names its holder (the
+ * thread's id): taken only with in_tracer set, so a signal handler never
+ * waits for the code it interrupted. A process that finds the lock held
+ * by a thread that is not one of its own (a vfork child sharing its
+ * parent's memory, or a child of a raw clone) writes its line at once,
+ * unbuffered. fork's child starts with an empty buffer (pthread_atfork):
+ * its parent still holds, and will write, the lines it copied. */
+static struct {
+	int owner;   /* the thread holding the lock, 0: free */
+	size_t len;  /* bytes of data in use: whole lines */
+	char data[PIPE_BUF];
+} pending;
+/* Set by the destructor: what the program does after it (other
+ * libraries' destructors) is written at once. */
+static int unbuffered;
+
+/* The lines sent in this render, as 64-bit hashes (0: a free slot) in an
+ * open-addressed table; when half full, lines are no longer dropped. */
+#define SEEN_SLOTS 16384
+static unsigned long long seen[SEEN_SLOTS];
+static unsigned seen_used;
+
+/* This thread's id, asked once (fork's child asks again). */
+static __thread int self_tid __attribute__((tls_model("initial-exec")));
+
+/* Take the buffer's lock: 1, or 0 when it is held by a thread not of
+ * this process (the line must then go out unbuffered). */
+static int pending_lock(void)
+{
+	if (!self_tid)
+		self_tid = (int)RAW(SYS_gettid);
+	int self = self_tid;
+	for (;;) {
+		int expect = 0;
+		if (__atomic_compare_exchange_n(&pending.owner, &expect, self, 0, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return 1;
+		if (expect == self)
+			return 0; /* cannot happen: in_tracer keeps it out */
+		if (RAW(SYS_tgkill, RAW(SYS_getpid), expect, 0) < 0 && errno == ESRCH)
+			return 0;
+		RAW(SYS_sched_yield);
+	}
+}
+
+static void pending_unlock(void)
+{
+	__atomic_store_n(&pending.owner, 0, __ATOMIC_RELEASE);
+}
+
+/* Write what waits. Under the lock. */
+static void flush_locked(int fd)
+{
+	if (pending.len)
+		send_to(fd, pending.data, pending.len);
+	pending.len = 0;
+}
+
+/* Whether line is new to this render (and now seen). Under the lock. */
+static int seen_first(const char *line, size_t n)
+{
+	if (seen_used >= SEEN_SLOTS / 2)
+		return 1;
+	unsigned long long h = 14695981039346656037ULL; /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)line[i]) * 1099511628211ULL;
+	h |= 1;
+	for (size_t i = h & (SEEN_SLOTS - 1);; i = (i + 1) & (SEEN_SLOTS - 1)) {
+		if (!seen[i]) {
+			seen[i] = h;
+			seen_used++;
+			return 1;
+		}
+		if (seen[i] == h)
+			return 0;
+	}
+}
+
+/* Queue one whole line (below PIPE_BUF) for the trace descriptor fd;
+ * once: dropped when this render sent it already; boundary: it ends a
+ * request (everything goes out now, and the next request's lines are all
+ * new again). Call with in_tracer set. */
+static void queue_line(int fd, const char *line, size_t n, int once, int boundary)
+{
+	if (!pending_lock()) {
+		send_to(fd, line, n);
+		return;
+	}
+	if (!once || seen_first(line, n)) {
+		if (pending.len + n > sizeof pending.data)
+			flush_locked(fd);
+		add(pending.data, &pending.len, sizeof pending.data + 1, line, n);
+	}
+	if (boundary && seen_used) {
+		for (size_t i = 0; i < SEEN_SLOTS; i++)
+			seen[i] = 0;
+		seen_used = 0;
+	}
+	if (boundary || unbuffered)
+		flush_locked(fd);
+	pending_unlock();
+}
+
+void send_line(int fd, const char *line, size_t n)
+{
+	queue_line(fd, line, n, 0, 0);
+}
+
+void send_boundary(int fd, const char *line, size_t n)
+{
+	queue_line(fd, line, n, 0, 1);
+}
+
+/* Write what waits, now. Call with in_tracer set. */
+static void flush_now(int fd)
+{
+	if (fd >= 0 && pending_lock()) {
+		flush_locked(fd);
+		pending_unlock();
+	}
+}
+
+void trace_flush(void)
+{
+	if (in_tracer)
+		return;
+	int saved = errno;
+	in_tracer = 1;
+	flush_now(trace_get());
+	in_tracer = 0;
+	errno = saved;
+}
+
+/* fork's child: the lines in its copy of the buffer are its parent's. */
+static void forked_child(void)
+{
+	self_tid = 0;
+	pending.len = 0;
+	__atomic_store_n(&pending.owner, 0, __ATOMIC_RELEASE);
 }
 
 /* The value of variable name ("NAME="), read from environ without
@@ -320,13 +475,14 @@ static void send_lost(int fd, const char *reason)
 	if (add(line, &n, sizeof line, (const char[]){ TRACE_LOST, ' ' }, 2) < 0 ||
 	    add(line, &n, sizeof line, reason, t_strlen(reason)) < 0 || add(line, &n, sizeof line, "\n", 1) < 0)
 		return;
-	send_to(fd, line, n);
+	send_line(fd, line, n);
 }
 
-/* Write "KIND PATH\n" for path (relative to dirfd) as one line. A path
+/* Queue "KIND PATH\n" for path (relative to dirfd) as one line. A path
  * that cannot be made absolute, is too long for one atomic line or holds
  * a newline is not left out silently: an X line says the trace is
- * incomplete. Keeps errno. */
+ * incomplete. One the kernel refuses outright (PATH_MAX bytes or more)
+ * is no dependency: nothing is said. Keeps errno. */
 void report(char kind, int dirfd, const char *path)
 {
 	/* The hooked functions' parameters are declared nonnull, and GCC
@@ -339,6 +495,13 @@ void report(char kind, int dirfd, const char *path)
 	in_tracer = 1;
 	int fd = trace_get();
 	if (fd < 0)
+		goto out;
+	/* The kernel takes no path of PATH_MAX bytes or more (ENAMETOOLONG):
+	 * such a string names no file, whatever is created, and the page
+	 * depends on nothing by it. DokuWiki's LESS compiler asks whether a
+	 * stretch of CSS is a file. */
+	size_t plen = t_strlen(path);
+	if (plen >= PATH_MAX)
 		goto out;
 	char line[PIPE_BUF];
 	size_t n = 0;
@@ -354,14 +517,13 @@ void report(char kind, int dirfd, const char *path)
 		if (add(line, &n, sizeof line, "/", 1) < 0)
 			goto too_long;
 	}
-	size_t plen = t_strlen(path);
 	if (t_has(path, plen, '\n')) {
 		send_lost(fd, "used a path holding a newline");
 		goto out;
 	}
 	if (add(line, &n, sizeof line, path, plen) < 0 || add(line, &n, sizeof line, "\n", 1) < 0)
 		goto too_long;
-	send_to(fd, line, n);
+	queue_line(fd, line, n, 1, 0);
 	goto out;
 too_long:
 	send_lost(fd, "used a path too long to trace");
@@ -402,6 +564,7 @@ void losing(int fd, int mark_only)
 		goto out;
 	if (fd == t && !mark_only) {
 		send_lost(t, "closed or replaced the trace descriptor");
+		flush_now(t);
 		trace_off();
 	} else if (fd == named_fd && __atomic_exchange_n(&named_live, 0, __ATOMIC_ACQ_REL)) {
 		send_lost(t, "closed or replaced the trace descriptor");
@@ -439,4 +602,20 @@ __attribute__((constructor)) static void trace_init(void)
 	in_tracer = 0;
 #define SYS_RESOLVE(name) resolve(&slot_##name, #name);
 	SYS_HOOKS(SYS_RESOLVE)
+	pthread_atfork(NULL, NULL, forked_child);
+}
+
+/* The program exits: what waits goes out, and whatever runs after this
+ * (destructors of libraries loaded before this one) is written at once. */
+__attribute__((destructor)) static void trace_fini(void)
+{
+	in_tracer = 1;
+	int fd = trace_get();
+	if (pending_lock()) {
+		unbuffered = 1;
+		if (fd >= 0)
+			flush_locked(fd);
+		pending_unlock();
+	}
+	in_tracer = 0;
 }

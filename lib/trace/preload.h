@@ -117,6 +117,15 @@ HIDDEN int trace_get(void);
 /* Write one line to the trace descriptor fd, when it is still the pipe
  * it was; SIGPIPE never reaches the program. */
 HIDDEN void send_to(int fd, const char *line, size_t n);
+/* Queue one line for fd; it is written with the lines around it once the
+ * buffer is full or at trace_flush. send_boundary: a FastCGI worker's "B
+ * n", written at once with everything before it. Call with in_tracer
+ * set. */
+HIDDEN void send_line(int fd, const char *line, size_t n);
+HIDDEN void send_boundary(int fd, const char *line, size_t n);
+/* Write every queued line now: before an exec or _exit would lose them.
+ * Keeps errno; nothing while in_tracer. */
+HIDDEN void trace_flush(void);
 /* Write "KIND PATH" for path (relative to dirfd), or an X line when it
  * cannot be told whole. Keeps errno; nothing while in_tracer. */
 HIDDEN void report(char kind, int dirfd, const char *path);

@@ -7,6 +7,8 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
 
 #include "trace/protocol.h"
 
@@ -73,6 +75,123 @@ EXPORT void closefrom(int lowfd)
 }
 #endif
 
+/* ---- the end of the process image: exec and _exit ----
+ *
+ * The lines the tracer still holds go out first (trace_flush): an exec
+ * replaces the buffer, _exit skips the destructor that writes it. The
+ * list forms of exec are taken apart here and given to execve or execvp,
+ * as glibc does. */
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	trace_flush();
+	REAL(execve);
+	return real_execve ? real_execve(path, argv, envp) : (int)RAW(SYS_execve, path, argv, envp);
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	trace_flush();
+	REAL(execvpe);
+	return real_execvpe ? real_execvpe(file, argv, envp) : MISSING(-1);
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
+}
+
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	trace_flush();
+	REAL(fexecve);
+	return real_fexecve ? real_fexecve(fd, argv, envp) : MISSING(-1);
+}
+
+#ifdef HOOK_CLOSE_RANGE /* glibc 2.34 and later, as execveat */
+EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+	trace_flush();
+	REAL(execveat);
+	return real_execveat ? real_execveat(dirfd, path, argv, envp, flags)
+			     : (int)RAW(SYS_execveat, dirfd, path, argv, envp, flags);
+}
+#endif
+
+/* The arguments of execl and its kin: COUNT_ARGS counts them up to their
+ * NULL (none when the first is NULL), TAKE_ARGS puts them into argv (n+1
+ * slots) and runs after with ap_ past the NULL (execle's envp). */
+#define COUNT_ARGS(n, arg0)                                  \
+	do {                                                 \
+		va_list ap_;                                 \
+		const char *a0_ = (arg0);                    \
+		__asm__("" : "+r"(a0_)); /* see report() */  \
+		va_start(ap_, arg0);                         \
+		(n) = a0_ != NULL;                           \
+		while ((n) && va_arg(ap_, const char *))     \
+			(n)++;                               \
+		va_end(ap_);                                 \
+	} while (0)
+
+#define TAKE_ARGS(argv, n, arg0, after)                      \
+	do {                                                 \
+		va_list ap_;                                 \
+		va_start(ap_, arg0);                         \
+		(argv)[0] = (char *)(arg0);                  \
+		for (size_t i_ = 1; i_ < (n); i_++)          \
+			(argv)[i_] = va_arg(ap_, char *);    \
+		(argv)[(n)] = NULL;                          \
+		if ((n))                                     \
+			(void)va_arg(ap_, char *);           \
+		after;                                       \
+		va_end(ap_);                                 \
+	} while (0)
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	size_t n;
+	COUNT_ARGS(n, arg);
+	char *argv[n + 1];
+	TAKE_ARGS(argv, n, arg, (void)0);
+	return execve(path, argv, environ);
+}
+
+EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	size_t n;
+	COUNT_ARGS(n, arg);
+	char *argv[n + 1];
+	TAKE_ARGS(argv, n, arg, (void)0);
+	return execvpe(file, argv, environ);
+}
+
+EXPORT int execle(const char *path, const char *arg, ...)
+{
+	size_t n;
+	char **envp = NULL;
+	COUNT_ARGS(n, arg);
+	char *argv[n + 1];
+	TAKE_ARGS(argv, n, arg, envp = va_arg(ap_, char **));
+	return execve(path, argv, envp);
+}
+
+EXPORT void _exit(int status)
+{
+	trace_flush();
+	RAW(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+EXPORT void _Exit(int status)
+{
+	_exit(status);
+}
+
 /* ---- request boundaries in a FastCGI worker ---- */
 
 /* A FastCGI worker's listening socket (CGISNAP_TRACE_ACCEPT; -1: none,
@@ -119,7 +238,7 @@ static void entering_accept(int fd)
 		add_num(line, &n, sizeof line, k);
 		add(line, &n, sizeof line, "\n", 1);
 		if (t >= 0)
-			send_to(t, line, n);
+			send_boundary(t, line, n);
 	}
 	in_tracer = 0;
 	errno = saved;

@@ -6,7 +6,11 @@
  * CGISNAP_TRACE_FD (TRACE_FD_ENV) names a pipe, "3:INODE" (fd 3, set up by
  * lib/origin/cgi.c; INODE the pipe's, so that a descriptor 3 the program put
  * there itself is never written to; a bare "3" checks only that it is a
- * pipe); for each call the library writes one line with one write(2):
+ * pipe); for each call the library writes one line (once a render: a
+ * line repeating one this process sent since its start or its last
+ * boundary is dropped), many lines with one write(2) of at most PIPE_BUF
+ * bytes, held back until the buffer is full, the process execs or exits,
+ * or a worker enters accept:
  *
  *   H pid          the tracer runs in this process (sent at start: a
  *                  render without any H line was not traced at all, as a
@@ -35,8 +39,9 @@
  *                  one, its shutdown work included, so nothing of a
  *                  request can come after its boundary.
  *
- * Lines stay below PIPE_BUF, so lines of several threads or processes
- * never mix. Relative paths are made absolute against the working
+ * Lines stay below PIPE_BUF and each write holds whole lines, so lines
+ * of several threads or processes never mix. A path of PATH_MAX bytes or
+ * more (which the kernel refuses) is not written at all. Relative paths are made absolute against the working
  * directory, or against a directory descriptor through /proc/self/fd.
  *
  */

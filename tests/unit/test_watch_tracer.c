@@ -8,6 +8,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -156,6 +157,20 @@ static size_t count_lines(const struct buf *trace, char kind)
 	return n;
 }
 
+/* How many lines of the trace are "KIND DIR/NAME". */
+static size_t count_exact(const struct buf *trace, char kind, const char *dir, const char *name)
+{
+	char *want = xasprintf("%c %s/%s", kind, dir, name);
+	struct strlist lines = STRLIST_INIT;
+	strlist_split(&lines, buf_str(trace), '\n');
+	size_t n = 0;
+	for (size_t i = 0; i < lines.n; i++)
+		n += !strcmp(lines.items[i], want);
+	strlist_clear(&lines);
+	free(want);
+	return n;
+}
+
 TEST(watch_tracer_reports_reads_lists_and_writes)
 {
 	char *d = unit_temp_dir("trace");
@@ -263,5 +278,52 @@ TEST(watch_tracer_says_when_the_program_takes_fd_3_away)
 	free(x);
 	free(y);
 	free(z);
+	free(d);
+}
+
+/* The library holds lines back and writes many with one write(2): none
+ * may be lost where the process image ends without its destructor (an
+ * exec, _exit), none written twice by a forked child from its copy of
+ * the buffer, and a path goes once per process however often it is
+ * used. */
+TEST(watch_tracer_held_lines_are_written_once_whatever_ends_the_process)
+{
+	char *d = unit_temp_dir("trace");
+	struct buf t = BUF_INIT;
+	char *x = xasprintf("%s/x", d), *y = xasprintf("%s/y", d);
+	touch(x);
+	touch(y);
+
+	/* The shell's own checks, held when it execs cat. */
+	CHECK_INT(0, traced(d, "[ -r x ] && [ -r x ] && [ -r x ] && exec cat y >/dev/null", 'p', &t));
+	CHECK_INT(1, count_exact(&t, 'E', d, "x")); /* three access(2) calls, one line */
+	CHECK(has_line(&t, 'R', d, "y"));           /* cat, the new image */
+	buf_reset(&t);
+
+	/* A subshell is a fork: its copy of the shell's held lines is not
+	 * written a second time; its own are written. */
+	CHECK_INT(0, traced(d, "[ -r x ] && ( [ -r y ] ) && [ -e missing ] || true", 'p', &t));
+	CHECK_INT(1, count_exact(&t, 'E', d, "x"));
+	CHECK_INT(1, count_exact(&t, 'E', d, "y"));
+	CHECK_INT(1, count_exact(&t, 'R', d, "missing")); /* test -e: a stat */
+	buf_reset(&t);
+
+	/* _exit skips the destructor that writes what is held. */
+	CHECK_INT(0, traced(d, "exec /usr/bin/python3 -c 'import os; os.stat(\"x\"); os._exit(0)'", 'p', &t));
+	CHECK(has_line(&t, 'R', d, "x"));
+	buf_reset(&t);
+
+	/* A string the kernel refuses as a path (PATH_MAX bytes: DokuWiki's
+	 * LESS compiler asks whether CSS text is a file) names no file that
+	 * could ever appear: no line, and the trace stays whole. */
+	CHECK_INT(0, traced(d, "exec /usr/bin/python3 -c 'import os; os.path.exists(\"a\" * 5000); os.stat(\"x\")'",
+			    'p', &t));
+	CHECK_INT(0, count_lines(&t, 'X'));
+	CHECK(has_line(&t, 'R', d, "x"));
+
+	buf_release(&t);
+	unit_remove_tree(d);
+	free(x);
+	free(y);
 	free(d);
 }
