@@ -22,39 +22,16 @@ static bool one_file(const char *a, const char *b, const char *type)
 	return same;
 }
 
-/* Whether url (absolute, or against the site URL) is target. */
-static bool names_target(const struct crawl *c, const char *url, const char *target)
-{
-	char *abs = url_resolve(c->site->url, url);
-	char *t = abs ? site_target(c->site, abs) : NULL;
-	bool same = t && !strcmp(t, target);
-	free(t);
-	free(abs);
-	return same;
-}
-
-/* Whether target is a seed: a --seed, or the site URL's page without
- * one. Asked of the target, not the job: watch's batches render seeds
- * as any other page. */
-static bool seed_target(const struct crawl *c, const char *target)
-{
-	const struct strlist *seeds = &c->cfg->seeds;
-	if (!seeds->n)
-		return names_target(c, c->site->url, target);
-	for (size_t i = 0; i < seeds->n; i++)
-		if (names_target(c, seeds->items[i], target))
-			return true;
-	return false;
-}
-
 bool canonical_alias(struct crawl *c, struct page *p, const struct page_meta *meta)
 {
 	const struct crawl_config *cfg = c->cfg;
 	const char *target = p->j->target;
 	/* A seed is stored whatever it names, as whatever its robots meta
-	 * says: the site's entry page ("/" naming /doku.php?id=start) stays. */
+	 * says: the site's entry page ("/" naming /doku.php?id=start) stays.
+	 * Asked of the target too: watch's batches render seeds as any
+	 * other page. */
 	if (cfg->no_canonical_links || !meta->canonical[0] || p->j->optional || p->j->as_page || p->j->seed ||
-	    seed_target(c, target))
+	    strlist_contains(&c->seed_targets, target))
 		return false;
 	char *t = site_target(c->site, meta->canonical);
 	bool alias = t && strcmp(t, target) && !relist_match(cfg->exclude_re, cfg->nexclude, t) &&
@@ -91,17 +68,13 @@ long settle_canonicals(struct crawl *c)
 	pthread_mutex_lock(&c->lock);
 	while (hashmap_next(&c->canonical_from, &it, &target, &v)) {
 		const char *to = v;
-		const struct manifest_entry *named = manifest_get(&c->next, to);
-		if (!named && c->update_mode)
-			named = manifest_get(&c->manifest, to); /* not rendered now: as it was */
+		const struct manifest_entry *named = entry_by_now_locked(c, to);
 		struct manifest_entry *now = manifest_get(&c->next, target);
 		if (stored_page(named)) {
 			strlist_add_owned(&c->res->canonical_links, xasprintf("%s \u2192 %s", target, to));
 		} else if (now && now->location) {
-			struct job *j = xcalloc(1, sizeof *j);
-			j->target = xstrdup(target);
-			j->as_page = true;
-			append_job_locked(c, j); /* its render moves it out of the redirects */
+			/* its render moves it out of the redirects */
+			requeue_locked(c, target)->as_page = true;
 			again++;
 		}
 	}

@@ -363,9 +363,7 @@ long settle_slash_forms(struct crawl *c)
 		const struct demotion *d = v;
 		const char *key = d->key;
 		char *slash = d->to ? xstrdup(d->to) : xasprintf("%s/", target);
-		const struct manifest_entry *s = manifest_get(&c->next, slash);
-		if (!s && c->update_mode)
-			s = manifest_get(&c->manifest, slash); /* not rendered now: as it was */
+		const struct manifest_entry *s = entry_by_now_locked(c, slash);
 		bool holds = s && s->key && !strcmp(s->key, key) && s->status >= 200 && s->status < 300;
 		struct manifest_entry *now = manifest_get(&c->next, target);
 		struct strlist *said = d->to ? &c->res->aliases : &c->res->slash_redirects;
@@ -380,10 +378,8 @@ long settle_slash_forms(struct crawl *c)
 				strlist_add(said, line);
 			free(line);
 		} else if (!holds && now && !now->key && now->location) {
-			struct job *j = xcalloc(1, sizeof *j);
-			j->target = xstrdup(target);
-			j->own_file = true;
-			append_job_locked(c, j); /* its render moves it out of the redirects */
+			/* its render moves it out of the redirects */
+			requeue_locked(c, target)->own_file = true;
 			again++;
 		}
 		free(slash);

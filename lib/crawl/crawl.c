@@ -103,6 +103,20 @@ static void save_volatiles(struct crawl *c)
 	buf_release(&text);
 }
 
+/* c->seed_targets: what each seed names (seeds not of the site name
+ * nothing: crawl_full says so). */
+static void seed_targets(struct crawl *c)
+{
+	const struct strlist *seeds = &c->cfg->seeds;
+	for (size_t i = 0; i < (seeds->n ? seeds->n : 1); i++) {
+		char *abs = url_resolve(c->site->url, seeds->n ? seeds->items[i] : c->site->url);
+		char *t = abs ? site_target(c->site, abs) : NULL;
+		if (t)
+			strlist_add_owned(&c->seed_targets, t);
+		free(abs);
+	}
+}
+
 struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, const struct site *site,
 			struct tree *tree, char *err)
 {
@@ -134,6 +148,7 @@ struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, c
 	}
 	index_owned(c);
 	load_volatiles(c);
+	seed_targets(c);
 	return c;
 }
 
@@ -200,6 +215,22 @@ void append_job_locked(struct crawl *c, struct job *j)
 		c->head = j;
 	c->tail = j;
 	c->queued++;
+}
+
+struct job *requeue_locked(struct crawl *c, const char *target)
+{
+	struct job *j = xcalloc(1, sizeof *j);
+	j->target = xstrdup(target);
+	append_job_locked(c, j);
+	return j;
+}
+
+const struct manifest_entry *entry_by_now_locked(const struct crawl *c, const char *target)
+{
+	const struct manifest_entry *e = manifest_get(&c->next, target);
+	if (!e && c->update_mode)
+		e = manifest_get(&c->manifest, target); /* not rendered now: as it was */
+	return e;
 }
 
 /* Queue target unless seen, excluded or past a bound: its job, or NULL
@@ -508,6 +539,7 @@ void crawl_free(struct crawl *c)
 	hashmap_release(&c->seen);
 	hashmap_release(&c->outcomes);
 	free_canonicals(c);
+	strlist_clear(&c->seed_targets);
 	loops_release(&c->loops);
 	families_release(&c->families);
 	views_release(&c->views);

@@ -89,6 +89,7 @@ struct crawl {
 	struct hashmap outcomes;      /* target -> enum outcome: its category in the result */
 	struct hashmap canonical_from; /* target -> the page its rel=canonical names: recorded
 					* as a redirect to it this run (canonical.h) */
+	struct strlist seed_targets;  /* the seeds' targets (the site URL's without --seed) */
 	long prev_total;              /* URLs the manifest held when the run began (full crawls) */
 	char current[256];            /* the target the latest render started on, for the progress */
 	long running;                 /* worker threads not yet done */
@@ -106,6 +107,14 @@ struct job *enqueue_locked(struct crawl *c, const char *target, long depth, unsi
 void job_free(struct job *j);
 /* Put j at the end of the queue. Locked. */
 void append_job_locked(struct crawl *c, struct job *j);
+/* Queue target, already seen this run, to be rendered again (a spelling
+ * or an alias whose holder did not keep the file): its job, for the
+ * caller to mark how. Locked. */
+struct job *requeue_locked(struct crawl *c, const char *target);
+/* target's entry as this run leaves it so far: rendered now or, in an
+ * update run (which renders some pages only), as the last run left it;
+ * NULL for none. Locked. */
+const struct manifest_entry *entry_by_now_locked(const struct crawl *c, const char *target);
 /* Whether cfg.stop asks the run to stop. */
 bool stopped(const struct crawl *c);
 /* Tell the on_render hook about a render (e NULL: it failed, or records
