@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,7 +12,6 @@
 #include "cli/cli.h"
 #include "base/log.h"
 #include "cli/originopts.h"
-#include "origin/mount.h"
 #include "origin/stderrlog.h"
 #include "base/shcmd.h"
 #include "base/xalloc.h"
@@ -201,43 +199,6 @@ static int check_seeds(const struct site *site, const struct strlist *seeds, cha
 	return 0;
 }
 
-/* Mounts without --root: the document root is empty, so the site URL's
- * page is a 404 unless a mount holds it. The seeds are then the mounts'
- * prefixes: each --script-alias PROGRAM's, each --path-alias DIR's index;
- * a --script-alias directory has no page of its own. 0, or -1 when no
- * mount gives a seed. */
-static int default_mount_seeds(const struct site *site, struct strlist *seeds)
-{
-	const struct strlist *lists[] = { &origin_options.script_aliases, &origin_options.path_aliases };
-	char *path = site_target(site, site->url);
-	struct strlist found = STRLIST_INIT;
-	bool under = false;
-
-	for (size_t l = 0; l < 2; l++) {
-		for (size_t i = 0; i < lists[l]->n; i++) {
-			char err[ERR_LEN];
-			struct mount m;
-			struct stat st;
-			size_t rest;
-			if (mount_parse(&m, lists[l]->items[i], l == 0, err) < 0)
-				continue; /* origin_open names it */
-			if (path && mount_match(m.prefix, path, strcspn(path, "?"), &rest))
-				under = true;
-			else if (l == 1)
-				strlist_add_owned(&found, xasprintf("%s/", m.prefix));
-			else if (stat(m.path, &st) < 0 || !S_ISDIR(st.st_mode)) /* a missing one: origin_open names it */
-				strlist_add(&found, *m.prefix ? m.prefix : "/");
-			mount_release(&m);
-		}
-	}
-	int rc = under ? 0 : found.n ? 0 : -1;
-	if (!under)
-		copy_list(seeds, &found);
-	strlist_clear(&found);
-	free(path);
-	return rc;
-}
-
 int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 {
 	const struct crawl_options *o = &crawl_options;
@@ -328,12 +289,6 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 			return -1;
 	}
 
-	if (!s->crawl.seeds.n && !origin_options.root && !origin_options.origin_url &&
-	    (origin_options.script_aliases.n || origin_options.path_aliases.n) &&
-	    default_mount_seeds(&s->site, &s->crawl.seeds) < 0)
-		return err_set(err, "no page to start from: without --root, give --seed (a --script-alias "
-				    "directory has no page of its own)");
-
 	/* The crawl's jobs bound the HTTP origin's connections: they go in
 	 * this open's own copy of the configuration (its strings borrowed,
 	 * origin_open only reads them), not into the options. */
@@ -342,6 +297,16 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 	s->origin = origin_open(&cfg, &s->site, err);
 	if (!s->origin)
 		return -1;
+	/* Mounts alone: the document root is empty, the mounts are the site. */
+	if (!s->crawl.seeds.n && !origin_options.root && !origin_options.origin_url &&
+	    origin_config_has_docroot(&origin_options)) {
+		char *page = site_target(&s->site, s->site.url);
+		int rc = origin_mount_seeds(s->origin, page, &s->crawl.seeds);
+		free(page);
+		if (rc < 0)
+			return err_set(err, "no page to start from: without --root, give --seed (a --script-alias "
+					    "directory has no page of its own)");
+	}
 	/* The tree must never overlap the site: pruning or publishing there
 	 * would overwrite the site's own scripts. */
 	if (origin_options.root && tree_check_apart(dir, origin_options.root, err) < 0)

@@ -350,6 +350,22 @@ void origin_exposed_dirs(const struct origin *o, struct strlist *out)
 			strlist_add(out, o->mounts[i].path);
 }
 
+int origin_mount_seeds(const struct origin *o, const char *page, struct strlist *seeds)
+{
+	size_t rest;
+	for (size_t i = 0; page && i < o->nmounts; i++)
+		if (mount_match(o->mounts[i].prefix, page, strcspn(page, "?"), &rest))
+			return 0;
+	size_t had = seeds->n;
+	for (size_t i = 0; i < o->nmounts; i++) /* the programs, as given */
+		if (o->mounts[i].script && !o->mounts[i].dir)
+			strlist_add(seeds, *o->mounts[i].prefix ? o->mounts[i].prefix : "/");
+	for (size_t i = 0; i < o->nmounts; i++) /* the directories' indexes */
+		if (!o->mounts[i].script)
+			strlist_add_owned(seeds, xasprintf("%s/", o->mounts[i].prefix));
+	return seeds->n > had ? 0 : -1;
+}
+
 bool origin_has_nothing_at(const struct origin *o, const char *dir)
 {
 	if (o->kind == ORIGIN_HTTP)

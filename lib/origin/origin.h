@@ -217,6 +217,13 @@ void origin_mount_dirs(const struct origin *o, struct strlist *out);
  * one file, not its directory). The tree must stay apart from them. */
 void origin_exposed_dirs(const struct origin *o, struct strlist *out);
 
+/* The pages a crawl of mounts alone (no --root: an empty document root)
+ * starts from, appended to seeds: each --script-alias PROGRAM's prefix,
+ * each --path-alias DIR's index; a --script-alias directory has no page
+ * of its own. Nothing when page (the site URL's target) is under a
+ * mount: it is the seed. 0, or -1 when no mount gives one. */
+int origin_mount_seeds(const struct origin *o, const char *page, struct strlist *seeds);
+
 /* Whether the URL directory dir ("/icons/") names nothing under --root
  * or a mount: no such directory (nor a file or a program). False for an
  * HTTP origin, which cannot tell. For the note on missing requisites: a
