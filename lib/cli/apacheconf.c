@@ -298,8 +298,8 @@ static void directive(struct reader *r, const char *name, const struct strlist *
 	} else if ((!strcasecmp(name, "Alias") || !strcasecmp(name, "ScriptAlias")) && a->n == 2) {
 		bool script = !strcasecmp(name, "ScriptAlias");
 		strlist_add_owned(script ? &c->script_aliases : &c->path_aliases, xasprintf("%s=%s", a0, a1));
-		strlist_add_owned(&c->alias_places, xasprintf("%s%s %s %s (%s)", script ? "S" : "A", name, a0, a1,
-							    place));
+		c->aliases = xrealloc(c->aliases, (c->naliases + 1) * sizeof *c->aliases);
+		c->aliases[c->naliases++] = (struct apache_alias){ xstrdup(a0), xstrdup(a1), xstrdup(place), script };
 	} else if (!strcasecmp(name, "DirectoryIndex") && a->n && strcasecmp(a0, "disabled")) {
 		if (!c->index) {
 			struct buf b = BUF_INIT;
@@ -522,7 +522,12 @@ void apache_conf_release(struct apache_conf *c)
 	free(c->server_name);
 	strlist_clear(&c->path_aliases);
 	strlist_clear(&c->script_aliases);
-	strlist_clear(&c->alias_places);
+	for (size_t i = 0; i < c->naliases; i++) {
+		free(c->aliases[i].prefix);
+		free(c->aliases[i].path);
+		free(c->aliases[i].place);
+	}
+	free(c->aliases);
 	free(c->index);
 	free(c->front_controller);
 	strlist_clear(&c->env);
@@ -551,20 +556,16 @@ static char *hint_in(const char *path, const char *url)
 	if (apache_conf_read(path, &c, err) < 0)
 		return NULL;
 	char *hint = NULL;
-	/* alias_places: "A" or "S", then "Alias PREFIX PATH (FILE:LINE)". */
-	for (size_t i = 0; i < c.alias_places.n && !hint; i++) {
-		const char *entry = c.alias_places.items[i];
-		struct strlist w = STRLIST_INIT;
-		split_args(&w, entry + 1);
-		if (w.n >= 3 && same_prefix(w.items[1], url)) {
-			size_t n = strlen(w.items[1]);
-			while (n > 1 && w.items[1][n - 1] == '/')
-				n--;
-			hint = xasprintf("Apache's configuration mounts it, '%s %s %s' %s: give --%s-alias %.*s=%s", w.items[0],
-					 w.items[1], w.items[2], w.items[3], *entry == 'S' ? "script" : "path", (int)n,
-					 w.items[1], w.items[2]);
-		}
-		strlist_clear(&w);
+	for (size_t i = 0; i < c.naliases && !hint; i++) {
+		const struct apache_alias *a = &c.aliases[i];
+		if (!same_prefix(a->prefix, url))
+			continue;
+		size_t n = strlen(a->prefix);
+		while (n > 1 && a->prefix[n - 1] == '/')
+			n--;
+		hint = xasprintf("Apache's configuration mounts it, '%s %s %s' (%s): give --%s-alias %.*s=%s",
+				 a->script ? "ScriptAlias" : "Alias", a->prefix, a->path, a->place,
+				 a->script ? "script" : "path", (int)n, a->prefix, a->path);
 	}
 	apache_conf_release(&c);
 	return hint;

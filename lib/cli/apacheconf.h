@@ -30,13 +30,22 @@
 /* Where Debian keeps Apache's configuration. */
 #define APACHE_CONF_DIR "/etc/apache2"
 
+/* An Alias or ScriptAlias as written, and where. */
+struct apache_alias {
+	char *prefix;  /* the URL path, as written */
+	char *path;    /* the directory or program */
+	char *place;   /* "FILE:LINE" */
+	bool script;   /* ScriptAlias */
+};
+
 struct apache_conf {
 	char *document_root;           /* the first DocumentRoot, or NULL */
 	char *server_name;             /* the first ServerName, without a port */
 	bool https;                    /* its <VirtualHost> is on port 443, or SSLEngine on */
 	struct strlist path_aliases;   /* Alias: "/PREFIX=DIR", as --path-alias takes it */
 	struct strlist script_aliases; /* ScriptAlias: "/PREFIX=PATH", as --script-alias */
-	struct strlist alias_places;   /* per alias, both lists in order: "FILE:LINE" */
+	struct apache_alias *aliases;  /* both kinds, in order */
+	size_t naliases;
 	char *index;                   /* DirectoryIndex as --index takes it ("a,b"), or NULL */
 	char *front_controller;        /* FallbackResource, or NULL */
 	struct strlist env;            /* SetEnv: "NAME=VALUE" */
