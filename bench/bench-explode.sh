@@ -25,41 +25,37 @@ fpm_start "$SOCK" "$CORES" || exit 1
 PORT=$(free_port)
 nginx_start "$PORT" "$SITE" "$SOCK" index.php || exit 1
 
-# The pages a reader needs: target and a line of its text; then the assets.
-{
-	printf '/\tRecent commits\n'
-	for f in README.md LICENSE Makefile docs/a.md docs/b.md src/main.c src/util.c src/util.h; do
-		printf '/?p=file&name=%s\t%s: r\n' "$f" "$f"
-	done
-	for i in $(seq 1 12); do printf '/?p=commit&id=r%s\t<h1>commit r%s</h1>\n' "$i" "$i"; done
-	printf '/?p=log\tdiff with:\n/?p=help\tshows a repository\n'
-} >"$WORK/expected"
-ASSETS="style.css app.js logo.png"
-NEEDED=$(($(wc -l <"$WORK/expected") + 3))
+# The pages a reader needs and their assets: target and a line of its text.
+grep -v '^#' "$ROOT/tests/fixtures/repo-expected.tsv" >"$WORK/expected"
+NEEDED=$(wc -l <"$WORK/expected")
 
-# wget_needed DIR: how many of them the mirror holds (wget names a query
-# URL's file index.html?QUERY, '/' in the query as %2F).
+# wget_needed DIR: how many of them the mirror holds with their text
+# (wget names a query URL's file index.html?QUERY, '/' in the query as
+# %2F; an asset by its path).
 wget_needed() {
-	local n=0 t q text f a
+	local n=0 t q text f
 	while IFS=$'\t' read -r t text; do
-		q=${t#/}
-		q=${q#\?}
-		f=$1/127.0.0.1:$PORT/index.html${q:+?${q//\//%2F}}
+		case $t in
+		/ | /\?*)
+			q=${t#/}
+			q=${q#\?}
+			f=$1/127.0.0.1:$PORT/index.html${q:+?${q//\//%2F}}
+			;;
+		*) f=$1/127.0.0.1:$PORT$t ;;
+		esac
 		[ -f "$f" ] && grep -qF -- "$text" "$f" && n=$((n + 1))
 	done <"$WORK/expected"
-	for a in $ASSETS; do [ -f "$1/127.0.0.1:$PORT/$a" ] && n=$((n + 1)); done
 	echo "$n"
 }
 
 # tree_needed DIR: how many of them the tree stores with their text.
 tree_needed() {
-	local n=0 t text key a ls
+	local n=0 t text key ls
 	ls=$("$CGISNAP" ls "$1")
 	while IFS=$'\t' read -r t text; do
 		key=$(awk -F'\t' -v u="$t" '$1 == u && $3 == 200 { print $2; exit }' <<<"$ls")
 		[ -n "$key" ] && [ "$key" != - ] && grep -qF -- "$text" "$1/$key" && n=$((n + 1))
 	done <"$WORK/expected"
-	for a in $ASSETS; do [ -f "$1/$a" ] && n=$((n + 1)); done
 	echo "$n"
 }
 
