@@ -183,9 +183,12 @@ deps-bench:
 	$(Q)tools/deps.sh build sites test bench
 
 # make test T=t0110 runs only the tests whose names start with t0110.
+# make test builds on every core unless make was given -j itself.
+TEST_BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
+
 test:
 	$(Q)$(MAKE) --no-print-directory deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_RUNNER)
+	$(Q)$(MAKE) --no-print-directory $(TEST_BUILD_JOBS) all $(UNIT_RUNNER)
 	$(Q)SANITIZE=$(SANITIZE) UNIT_RUNNER=$(UNIT_RUNNER) tests/run $(T)
 
 unit: all $(UNIT_RUNNER)

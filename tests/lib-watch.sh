@@ -79,7 +79,7 @@ batches_stopped() {
 	local n m i
 	n=$(batches "$1")
 	for i in $(seq 1 100); do
-		sleep 0.3
+		nap 0.3
 		m=$(batches "$1")
 		[ "$m" != "$n" ] || return 0
 		n=$m

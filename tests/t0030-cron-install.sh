@@ -63,8 +63,10 @@ mkdir -p "$SRC"
 (cd "$ROOT" && git ls-files -z -co --exclude-standard | tar --null -T - -cf -) | tar -xf - -C "$SRC"
 
 try "make install PREFIX DESTDIR puts every file under DESTDIR/PREFIX"
+# Unoptimised (a packager's CFLAGS, as dpkg-buildpackage gives its own):
+# what is tested is where the files go, and the build takes half the time.
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u DEVELOPER -u SANITIZE \
-	make -C "$SRC" --no-print-directory -j2 install PREFIX="$P" DESTDIR="$DEST" >"$TESTDIR/make.log" 2>&1
+	make -C "$SRC" --no-print-directory -j2 install PREFIX="$P" DESTDIR="$DEST" CFLAGS=-O0 >"$TESTDIR/make.log" 2>&1
 check_eq 0 $? "make install: $(tail -5 "$TESTDIR/make.log")"
 for f in bin/cgisnap lib/cgisnap/cgisnap-trace.so share/man/man1/cgisnap.1 \
 	share/cgisnap/profiles/dokuwiki.conf share/cgisnap/profiles/wordpress.conf share/cgisnap/profiles/wordpress-boot.php \
@@ -86,11 +88,11 @@ check_contains "$("$DEST$P/bin/cgisnap" watch --help)" "$P/lib/cgisnap/cgisnap-t
 
 try "make uninstall removes what install put there"
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u DEVELOPER -u SANITIZE \
-	make -C "$SRC" --no-print-directory uninstall PREFIX="$P" DESTDIR="$DEST" >"$TESTDIR/make.log" 2>&1
+	make -C "$SRC" --no-print-directory uninstall PREFIX="$P" DESTDIR="$DEST" CFLAGS=-O0 >"$TESTDIR/make.log" 2>&1
 check_eq 0 $? "make uninstall: $(tail -5 "$TESTDIR/make.log")"
 check_eq "" "$(find "$DEST" -type f)" "files left"
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u DEVELOPER -u SANITIZE \
-	make -C "$SRC" --no-print-directory install PREFIX="$P" DESTDIR="$DEST" >"$TESTDIR/make.log" 2>&1
+	make -C "$SRC" --no-print-directory install PREFIX="$P" DESTDIR="$DEST" CFLAGS=-O0 >"$TESTDIR/make.log" 2>&1
 
 COMP=$DEST$P/share/bash-completion/completions/cgisnap
 

@@ -38,7 +38,7 @@ load() {
 		c=$(count "$mark")
 		[ "$c" -gt "$max" ] && max=$c
 		[ "$(cat "$TESTDIR"/code.* | wc -c)" -ge $((3 * n)) ] && break
-		sleep 0.05
+		nap 0.05
 	done
 	wait
 	echo "$max"

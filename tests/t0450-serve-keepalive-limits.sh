@@ -85,7 +85,7 @@ held_open() {
 		read -r -t 5 line <&6 && read -r -t 5 line <&7 && return 0
 		exec 6<&- 7<&-
 		tries=$((tries + 1))
-		sleep 0.1
+		nap 0.1
 	done
 	fail "the two held connections were not served"
 }

@@ -132,7 +132,7 @@ for i in $(seq 1 30); do
 	watch_idle "$W"
 	batches_stopped "$LOG"
 	grep '^cgisnap: batch: ' "$LOG" | tail -1 | grep -q ' held (' || break
-	sleep 1.2 # the held pages' retry is due 1 s after their batch
+	nap 1.2 # the held pages' retry is due 1 s after their batch
 done
 watch_idle "$W"
 n=$(batches "$LOG")
