@@ -5,7 +5,9 @@
 # number of workers (a static pool of one child per core, opcache on, as
 # bench-apps.sh runs it), in the same run:
 #
-#   1. snapshot wall time, the sample wiki (PAGES=1000 seeded);
+#   1. snapshot wall time, the sample wiki (PAGES=1000 seeded); the
+#      workers also with --no-trace, for what tracing the renders (the
+#      default, so that watch can start on the tree) costs;
 #   2. snapshot wall time, Debian's DokuWiki (seeded by tests/lib-apps.sh;
 #      its data put back as seeded before each crawl);
 #   3. requests per second on the DokuWiki start page: 'cgisnap serve
@@ -15,7 +17,8 @@
 #
 # Medians of RUNS (3) runs, the modes taking turns so that all see the same
 # load. Goals (issue 13): workers within 1.25x of php-fpm's wall time, at
-# least 5x faster than fork; serve --dynamic at least 0.8x nginx + php-fpm.
+# least 5x faster than fork; serve --dynamic at least 0.8x nginx + php-fpm;
+# (issue 25) traced at most 1.15x untraced.
 # Prints figures and whether each goal was met; never fails on them.
 # BENCH=workers bench/run-bench runs this section alone.
 set -u
@@ -42,36 +45,43 @@ crawl() {
 	t0=$(now)
 	"$CGISNAP" snapshot -q -j "$CORES" "$@" "$WORK/$name" 2>"$WORK/$name.err"
 	t1=$(now)
-	n=$(grep -vc '^#' "$WORK/$name/.cgisnap/manifest" 2>/dev/null)
+	n=$("$CGISNAP" ls "$WORK/$name" 2>/dev/null | grep -vc '^#')
 	echo "${n:-0} $(calc "$t1 - $t0")"
 }
 
-# three_modes LABEL ARGS...: workers, fork and php-fpm, RUNS times in turn;
-# the table rows and the ratios with their goals.
-three_modes() {
-	local label=$1 run n s w=() f=() p=() nw nf np
+# crawl_modes LABEL ARGS...: workers (traced, as by default, and
+# untraced), fork and php-fpm, RUNS times in turn; the table rows and the
+# ratios with their goals.
+crawl_modes() {
+	local label=$1 run n s w=() u=() f=() p=() nw nu nf np
 	shift
 	for run in $(seq 1 "$RUNS"); do
 		read -r nw s < <(crawl workers "$@" --cgi php=php-cgi)
 		w+=("$s")
+		read -r nu s < <(crawl untraced "$@" --cgi php=php-cgi --no-trace)
+		u+=("$s")
 		read -r nf s < <(crawl fork "$@" --cgi php=php-cgi --cgi-mode fork)
 		f+=("$s")
 		read -r np s < <(crawl fpm "$@" --fastcgi "unix:$SOCK")
 		p+=("$s")
 	done
-	local sw sf sp
-	sw=$(median "${w[@]}") sf=$(median "${f[@]}") sp=$(median "${p[@]}")
+	local sw su sf sp
+	sw=$(median "${w[@]}") su=$(median "${u[@]}") sf=$(median "${f[@]}") sp=$(median "${p[@]}")
 	echo "$label: snapshot -j $CORES, median of $RUNS"
 	printf '  %-44s %6s %9s %8s\n' "origin" "URLs" "seconds" "URLs/s"
 	printf '  %-44s %6d %9.2f %8.1f\n' "--cgi php=php-cgi (workers, $CORES)" "$nw" "$sw" "$(calc "$nw / $sw")"
+	printf '  %-44s %6d %9.2f %8.1f\n' "--cgi php=php-cgi --no-trace (workers, $CORES)" "$nu" "$su" \
+		"$(calc "$nu / $su")"
 	printf '  %-44s %6d %9.2f %8.1f\n' "--cgi php=php-cgi --cgi-mode fork" "$nf" "$sf" "$(calc "$nf / $sf")"
 	printf '  %-44s %6d %9.2f %8.1f\n' "--fastcgi php-fpm ($CORES children, opcache on)" "$np" "$sp" \
 		"$(calc "$np / $sp")"
-	local vs_fpm vs_fork
-	vs_fpm=$(calc "$sw / $sp") vs_fork=$(calc "$sf / $sw")
+	local vs_fpm vs_fork vs_untraced
+	vs_fpm=$(calc "$sw / $sp") vs_fork=$(calc "$sf / $sw") vs_untraced=$(calc "$sw / $su")
+	printf '  traced / untraced wall time: %.2fx  (goal <= 1.15x: %s)\n' "$vs_untraced" \
+		"$(goal "$vs_untraced <= 1.15")"
 	printf '  workers / php-fpm wall time: %.2fx  (goal <= 1.25x: %s)\n' "$vs_fpm" "$(goal "$vs_fpm <= 1.25")"
 	printf '  fork / workers wall time:    %.2fx  (goal >= 5x: %s)\n' "$vs_fork" "$(goal "$vs_fork >= 5")"
-	[ "$nw" = "$nf" ] && [ "$nw" = "$np" ] || echo "  (the modes stored different URL counts: see $WORK/*.err)"
+	[ "$nw" = "$nu" ] && [ "$nw" = "$nf" ] && [ "$nw" = "$np" ] || echo "  (the modes stored different URL counts: see $WORK/*.err)"
 	echo "  php-fpm stays up through the runs (warm opcache); the workers start cold with each snapshot"
 }
 
@@ -79,7 +89,7 @@ three_modes() {
 STRIP='<img src="[^"]*taskrunner\.php[^>]*>'
 SITE=$WORK/wiki
 bench_seed_wiki "$SITE" "$PAGES"
-three_modes "sample wiki, $PAGES pages" --root "$SITE" --site-url http://localhost:8080/ --strip "$STRIP"
+crawl_modes "sample wiki, $PAGES pages" --root "$SITE" --site-url http://localhost:8080/ --strip "$STRIP"
 
 # 2. The real DokuWiki, as bench-apps.sh crawls it (the profile is detected).
 echo
@@ -87,7 +97,7 @@ dokuwiki_site "$WORK/dw" >"$WORK/dw.out" 2>&1 ||
 	{ echo "workers: cannot seed DokuWiki: $(tail -3 "$WORK/dw.out")"; exit 1; }
 cp -a "$DW_DATA" "$WORK/data.seeded" || exit 1
 fresh_data() { rm -rf "$DW_DATA" && cp -a "$WORK/data.seeded" "$DW_DATA"; }
-BEFORE=fresh_data three_modes "Debian's DokuWiki $(cat "$DW_ROOT/VERSION"), $(wc -l <"$DW_PAGES_FILE") pages" \
+BEFORE=fresh_data crawl_modes "Debian's DokuWiki $(cat "$DW_ROOT/VERSION"), $(wc -l <"$DW_PAGES_FILE") pages" \
 	--root "$DW_ROOT" --site-url "$DW_URL"
 fresh_data
 
