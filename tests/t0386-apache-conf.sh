@@ -66,12 +66,16 @@ check_eq 0 $? "exit status ($(cat "$TESTDIR/err2"))"
 check_contains "$(cat "$TESTDIR/out2/index.html" 2>/dev/null)" "mode given on other.example.org" "--env and --site-url"
 check_contains "$(sed -n 2p "$TESTDIR/err2")" "Alias /lib (mounted by the options)" "the Alias the options replace"
 
-try "a configuration that cannot be read is a set-up error naming the file and line"
+try "a configuration that cannot be read is a set-up error naming the file and line; with --origin, a usage error"
 printf '<Directory /x>\nOptions None\n' >"$TESTDIR/bad.conf"
 err=$("$CGISNAP" snapshot --apache-conf "$TESTDIR/bad.conf" "$TESTDIR/bad" 2>&1)
 check_eq 2 $? "exit status"
-check_eq "cgisnap snapshot: $TESTDIR/bad.conf:1: <Directory> is not closed (see 'cgisnap snapshot --help')" "$err" "message"
+check_eq "cgisnap: error: $TESTDIR/bad.conf:1: <Directory> is not closed" "$err" "message: the file's, not the usage's"
 check_no_file "$TESTDIR/bad" "no tree made"
+err=$("$CGISNAP" watch --apache-conf "$TESTDIR/none.conf" "$TESTDIR/bad" 2>&1)
+check_eq 2 $? "watch's exit status"
+check_eq "cgisnap: error: cannot read Apache configuration '$TESTDIR/none.conf': No such file or directory" "$err" \
+	"watch's message"
 err=$("$CGISNAP" snapshot --apache-conf "$TESTDIR/site.conf" --origin http://127.0.0.1:9/ "$TESTDIR/bad" 2>&1)
 check_eq 2 $? "exit status with --origin"
 check_eq "cgisnap snapshot: --apache-conf is for CGI and FastCGI origins: an --origin server has its own (see 'cgisnap snapshot --help')" "$err" \

@@ -51,7 +51,7 @@ struct opt {
 enum {
 	OPTS_OK = 0,
 	OPTS_HELP = 1,        /* -h or --help was given */
-	OPTS_VERSION = 3,     /* -V or --version was given (2 is PROFILE_LISTED) */
+	OPTS_VERSION = 3,     /* -V or --version was given (2 and 4 are profileopts.h's) */
 	OPTS_ERROR = -1,      /* err says what was wrong */
 };
 

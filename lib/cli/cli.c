@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "base/log.h"
 #include "cli/profileopts.h"
 
 int cli_parsed(const char *command, int rc, const char *err,
@@ -19,6 +20,9 @@ int cli_parsed(const char *command, int rc, const char *err,
 		return 0;
 	case OPTS_ERROR:
 		return usage_error(command, err);
+	case PROFILE_SETUP_FAILED:
+		log_error("%s", err);
+		return EXIT_USAGE;
 	default:
 		return CLI_GO_ON;
 	}

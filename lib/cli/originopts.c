@@ -203,7 +203,7 @@ int origin_opts_apache_conf(bool say, char *err)
 		return err_set(err, "--apache-conf is for CGI and FastCGI origins: an --origin server has its own");
 	struct apache_conf c;
 	if (apache_conf_read(origin_apache_conf, &c, err) < 0)
-		return -1;
+		return APACHE_CONF_UNREADABLE;
 	struct buf took = BUF_INIT;
 	struct strlist not = STRLIST_INIT;
 	if (c.document_root && !origin_options.root) {

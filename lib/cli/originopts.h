@@ -32,7 +32,11 @@ extern char *origin_apache_conf;
  * same prefix), SetEnv (the command line's --env after them) and
  * --no-follow-symlinks. Call once after each parse of the options,
  * before origin_opts_site_url(). With say, logs one line naming what it
- * took and one naming what it does not honour. 0, or -1 with err. */
+ * took and one naming what it does not honour. 0; -1 with err for a
+ * usage error (--apache-conf with --origin); APACHE_CONF_UNREADABLE with
+ * err when FILE cannot be read or parsed: a set-up error, not the
+ * command line's. */
+#define APACHE_CONF_UNREADABLE (-2)
 int origin_opts_apache_conf(bool say, char *err);
 
 /* The largest output of --site-url-command read: one URL. */

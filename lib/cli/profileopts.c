@@ -260,8 +260,9 @@ int profile_opts_parse(const char *command, const struct opt *const *tables, int
 		goto out;
 	/* Before the profile's choice: a DocumentRoot names the files it
 	 * looks at. Said once, here; taken again after a profile's parse. */
-	if (origin_opts_apache_conf(!crawl_options.quiet, err) < 0) {
-		rc = OPTS_ERROR;
+	int conf = origin_opts_apache_conf(!crawl_options.quiet, err);
+	if (conf < 0) {
+		rc = conf == APACHE_CONF_UNREADABLE ? PROFILE_SETUP_FAILED : OPTS_ERROR;
 		goto out;
 	}
 	if (list_profiles) {
@@ -287,8 +288,8 @@ int profile_opts_parse(const char *command, const struct opt *const *tables, int
 	if (origin_site_url_command)
 		profile_command = xstrdup(origin_site_url_command);
 	rc = opts_parse(tables, argc, argv, OPTS_CONFIG_FILE, args, err);
-	if (rc == OPTS_OK && origin_opts_apache_conf(false, err) < 0)
-		rc = OPTS_ERROR;
+	if (rc == OPTS_OK && (conf = origin_opts_apache_conf(false, err)) < 0)
+		rc = conf == APACHE_CONF_UNREADABLE ? PROFILE_SETUP_FAILED : OPTS_ERROR;
 	if (rc == OPTS_OK && !crawl_options.quiet) {
 		if (used.found)
 			log_info("using profile %s (found %s); --profile none to turn it off", used.name,

@@ -16,9 +16,11 @@
 
 extern const struct opt profile_opts[];
 
-/* opts_parse's result, or this one: --list-profiles was given and the
- * list printed (exit 0). */
+/* opts_parse's result, or one of these: --list-profiles was given and the
+ * list printed (exit 0); a file an option names cannot be used (err says
+ * why: a set-up error, exit 2, not a usage error). */
 #define PROFILE_LISTED 2
+#define PROFILE_SETUP_FAILED 4
 
 /* Parse the command line twice: first to learn --root and --profile, then,
  * with the tables back at their defaults, the profile's options (detected
