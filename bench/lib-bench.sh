@@ -133,10 +133,9 @@ bench_need_packages() {
 	shift
 	for p in "$@"; do
 		case "$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)" in
-		ii*) ;;
+		ii*) [ "$p" != php-fpm ] || [ -n "$FPM" ] || missing="$missing php-fpm" ;; # its binary
 		*) missing="$missing $p" ;;
 		esac
-		[ "$p" != php-fpm ] || [ -n "$FPM" ] || missing="$missing php-fpm"
 	done
 	if [ -n "$missing" ]; then
 		echo "$name: missing Debian packages:$missing (make deps-bench, as root, installs them)"
