@@ -21,6 +21,10 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CGISNAP=${CGISNAP:-$ROOT/cgisnap}
 TEST_NAME=$(basename "$0" .sh)
 TESTDIR=$(mktemp -d "${TMPDIR:-/tmp}/cgisnap-$TEST_NAME.XXXXXX")
+# What the programs a test runs keep in TMPDIR (cgisnap's PHP session and
+# worker directories) goes with the test's directory, also when the test
+# kills them with SIGKILL before they could remove it.
+mkdir -p "$TESTDIR/tmp" && export TMPDIR=$TESTDIR/tmp
 # Numbered like git's tests: the number picks a port range of its own.
 TEST_NUMBER=$(printf '%s' "$TEST_NAME" | sed -n 's/^t0*\([0-9][0-9]*\).*/\1/p')
 TEST_NUMBER=${TEST_NUMBER:-0}
