@@ -101,6 +101,21 @@ watch_idle() {
 	"$CGISNAP" notify -q "$1" --path "$(cd "$1" && pwd)/.cgisnap/idle" >/dev/null
 }
 
+# watch_quiet DIR LOG: return when the watcher of the tree DIR (logging
+# to LOG) is between batches and the last batch held no page: a page held
+# (a source was being written as it rendered) is retried in a batch of its
+# own about a second later, which this waits for. 1 when that never comes.
+watch_quiet() {
+	local i n
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		watch_idle "$1" || return 1
+		n=$(batches "$2")
+		grep '^cgisnap: batch: ' "$2" | tail -1 | grep -q ' held (' || return 0
+		wait_batches "$2" $((n + 1)) || return 1
+	done
+	return 1
+}
+
 # watch_site DIR: the tiny PHP site of tests/fixtures/watch-site (an index
 # listing data/items, the items, a page that renders slowly on demand) in
 # DIR, with an empty DIR/data/items.

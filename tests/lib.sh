@@ -337,9 +337,33 @@ wait_until() {
 	done
 }
 
-# wait_port PORT [SECONDS]: wait until something accepts on 127.0.0.1:PORT.
+# wait_port PORT [SECONDS]: wait until a server of this test accepts on
+# 127.0.0.1:PORT; 1 when none did in time. A program outside the test
+# that took the port after port() reserved it (the one race a reservation
+# leaves) is not taken for the test's server: 2, with a comment line
+# naming it, so that the test fails saying so instead of talking to it.
 wait_port() {
-	wait_until "${2:-10}" bash -c "exec 3<>/dev/tcp/127.0.0.1/$1"
+	wait_until "${2:-10}" bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" || return 1
+	_port_ours "$1" && return 0
+	printf '# wait_port: port %s is held by a program outside this test: %s\n' "$1" \
+		"$(ss -Hltnp "sport = :$1" 2>/dev/null | grep -o 'users:.*' | head -1)" >&2
+	return 2
+}
+
+# _port_ours PORT: a process listening on PORT is this test's: of its
+# session, or marked as its by tests/run (a daemon may leave the session).
+# Without ss(8) to ask, any listener is taken as the test's.
+_port_ours() {
+	local pid sid
+	command -v ss >/dev/null || return 0
+	for pid in $(ss -Hltnp "sport = :$1" 2>/dev/null | grep -oE 'pid=[0-9]+' | cut -d= -f2); do
+		sid=$(ps -o sid= -p "$pid" 2>/dev/null | tr -d ' ')
+		[ "$sid" = "$_bg_sid" ] && return 0
+		[ -n "${CGISNAP_TEST_RUN:-}" ] &&
+			tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF "CGISNAP_TEST_RUN=$CGISNAP_TEST_RUN" &&
+			return 0
+	done
+	return 1
 }
 
 # cgi_env DOCROOT SCRIPT_NAME TARGET: print env(1) arguments for a CGI request.

@@ -123,6 +123,32 @@ alive slow && fail "its background sleep still runs"
 check_file "$pids/testdir" "the script wrote its directory's name"
 [ -s "$pids/testdir" ] && check_no_file "$(cat "$pids/testdir")" "its directory"
 
+try "wait_port takes the test's own server, never a program outside the test that took its port"
+# listener PORT PIDFILE: listen on PORT until killed, pid in PIDFILE.
+listener() {
+	python3 -c 'import os, socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen()
+open(sys.argv[2], "w").write("%d\n" % os.getpid())
+time.sleep(600)' "$@"
+}
+P=$(port 0)
+# Outside: a session of its own, without the run's mark (as any program
+# of the machine).
+env -u CGISNAP_TEST_RUN setsid -f bash -c "$(declare -f listener); listener $P '$pids/outside'"
+wait_until 10 test -s "$pids/outside"
+err=$(wait_port "$P" 5 2>&1)
+check_eq 2 $? "wait_port's status on an outside program"
+check_contains "$err" "port $P is held by a program outside this test: users:((\"python3\"" "it names the program"
+kill "$(cat "$pids/outside")"
+wait_until 10 sh -c "! kill -0 $(cat "$pids/outside") 2>/dev/null"
+bg_start listener "$P" "$pids/ours"
+wait_port "$P" 5
+check_eq 0 $? "wait_port's status on the test's own server"
+bg_stop "$BG_PID"
+
 # What a broken runner left is not this script's leftover.
 for f in "$pids"/*; do
 	[ "${f##*/}" != testdir ] || continue

@@ -8,7 +8,7 @@
 # tests/run points the sanitizers of SANITIZE=1 builds at a log file; the
 # fuzzers report on stderr, where these checks read them.
 unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
-secs=${FUZZ_SECONDS:-2}
+secs=${FUZZ_SECONDS:-1}
 names=$(cd "$ROOT/tests/fuzz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')
 # At least this many inputs in $secs seconds: far below what the slowest
 # target does on a loaded machine, far above what a target that stopped
