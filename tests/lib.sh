@@ -36,7 +36,7 @@ _case_failures=0
 _bg_pids=""
 
 _cleanup() {
-	local p
+	local p status=$?
 	# Only the script's own shell cleans up: a subshell may inherit the trap
 	# (one signalled before it could exec its command runs it).
 	[ "$BASHPID" = "$$" ] || return 0
@@ -55,7 +55,11 @@ _cleanup() {
 	done
 	# Only once the servers are gone can their ports go to another test.
 	_ports_release
-	if [ -n "${KEEP_TESTDIR:-}" ]; then
+	# KEEP_TESTDIR=1 keeps every script's directory, =failed only a failed
+	# one's (to look into a failure a loop of runs met once).
+	if [ "${KEEP_TESTDIR:-}" = failed ] && [ "$status" -eq 0 ] && [ "${_cases_failed:-0}" -eq 0 ]; then
+		rm -rf "$TESTDIR"
+	elif [ -n "${KEEP_TESTDIR:-}" ]; then
 		echo "# kept $TESTDIR"
 	else
 		rm -rf "$TESTDIR"

@@ -24,6 +24,20 @@ check_eq 0 $? "runner exit status"
 check_not_contains "$out" "# failed:" "no failed list"
 check_eq "3 passed, 0 failed" "$(printf '%s\n' "$out" | tail -1)" "closing line"
 
+try "KEEP_TESTDIR=failed keeps the directory of a failed script only"
+d3=$TESTDIR/keep
+mkdir -p "$d3"
+for n in t9010-keep-pass t9011-keep-fail; do
+	printf '#!/bin/bash\n. "%s/tests/lib.sh"\ntry x\necho "$TESTDIR" >"%s/%s.dir"\n%s\nfinish\n' \
+		"$ROOT" "$d3" "$n" "$([ "$n" = t9011-keep-fail ] && echo 'fail "on purpose"')" >"$d3/$n.sh"
+done
+out=$(KEEP_TESTDIR=failed TESTS_DIR=$d3 "$ROOT/tests/run" t9 2>&1)
+check_eq "1 passed, 1 failed" "$(printf '%s\n' "$out" | tail -1)" "closing line"
+check_no_file "$(cat "$d3/t9010-keep-pass.dir")" "the passed script's directory"
+[ -d "$(cat "$d3/t9011-keep-fail.dir")" ] || fail "the failed script's directory is gone"
+check_contains "$out" "# kept $(cat "$d3/t9011-keep-fail.dir")" "named"
+rm -rf "$(cat "$d3/t9011-keep-fail.dir")"
+
 # Scripts that leave processes behind write their pids to $pids/NAME.
 pids=$TESTDIR/pids
 mkdir -p "$pids"
