@@ -152,14 +152,14 @@ P=$(port 0)
 # Outside: a session of its own, without the run's mark (as any program
 # of the machine).
 env -u CGISNAP_TEST_RUN setsid -f bash -c "$(declare -f listener); listener $P '$pids/outside'"
-wait_until 10 test -s "$pids/outside"
-err=$(wait_port "$P" 5 2>&1)
+wait_until 30 test -s "$pids/outside"
+err=$(wait_port "$P" 30 2>&1)
 check_eq 2 $? "wait_port's status on an outside program"
 check_contains "$err" "port $P is held by a program outside this test: users:((\"python3\"" "it names the program"
 kill "$(cat "$pids/outside")"
-wait_until 10 sh -c "! kill -0 $(cat "$pids/outside") 2>/dev/null"
+wait_until 30 sh -c "! kill -0 $(cat "$pids/outside") 2>/dev/null"
 bg_start listener "$P" "$pids/ours"
-wait_port "$P" 5
+wait_port "$P" 30
 check_eq 0 $? "wait_port's status on the test's own server"
 bg_stop "$BG_PID"
 
