@@ -51,29 +51,32 @@ tree_mtimes() {
 # target the manifest does not know; prints nothing when all resolve.
 linkcheck() {
 	local out=$1 site=${2%/}
-	awk -F'\t' '!/^#/ && $4 ~ /^text\/html/ && $2 != "-" { print $1 "\t" $2 }' <("$CGISNAP" ls "$out") |
-		while IFS=$'\t' read -r target key; do
-			grep -oE '<(a|link|img|script)[[:space:]][^>]*>' "$out/$key" | sed "s|^|$target\t|"
-		done |
-		awk -F'\t' -v site="$site" -v manifest=<("$CGISNAP" ls "$out") '
-		BEGIN {
-			while ((getline line < manifest) > 0) {
-				if (line ~ /^#/) continue
-				split(line, f, "\t"); known[f[1]] = 1
+	# One awk reads the manifest, then each HTML page's lines for their
+	# tags (as grep -o would, a line at a time): no process per page.
+	awk -F'\t' -v site="$site" -v dir="$out" '
+		!/^#/ { known[$1] = 1; if ($4 ~ /^text\/html/ && $2 != "-") { n++; target[n] = $1; key[n] = $2 } }
+		END {
+			for (i = 1; i <= n; i++) {
+				file = dir "/" key[i]
+				while ((getline line < file) > 0)
+					while (match(line, /<(a|link|img|script)[[:space:]][^>]*>/)) {
+						check(target[i], substr(line, RSTART, RLENGTH))
+						line = substr(line, RSTART + RLENGTH)
+					}
+				close(file)
 			}
 		}
-		{
-			page = $1; tag = $2
-			if (tag ~ /rel="[^"]*nofollow/) next
-			if (!match(tag, /(href|src)="[^"]*"/)) next
+		function check(page, tag,    url) {
+			if (tag ~ /rel="[^"]*nofollow/) return
+			if (!match(tag, /(href|src)="[^"]*"/)) return
 			url = substr(tag, RSTART, RLENGTH); sub(/^[a-z]+="/, "", url); sub(/"$/, "", url)
 			gsub(/&amp;/, "\\&", url); sub(/#.*/, "", url)
-			if (url == "") next
+			if (url == "") return
 			if (index(url, site "/") == 1) url = substr(url, length(site) + 1)
-			else if (url ~ /^[a-z]+:/) next
-			if (url !~ /^\//) next
+			else if (url ~ /^[a-z]+:/) return
+			if (url !~ /^\//) return
 			if (!(url in known)) print page " -> " url
-		}' | LC_ALL=C sort -u
+		}' <("$CGISNAP" ls "$out") | LC_ALL=C sort -u
 }
 
 # direct_render ROOT SCRIPT TARGET: the body php-cgi gives for TARGET.

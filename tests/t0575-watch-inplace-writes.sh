@@ -42,31 +42,47 @@ mapfile -t ARGS < <(watch_wiki_args "$WSITE")
 ARGS+=(--exclude 'do=backlink' --seed /)
 ARGS+=(${T0575_V:+-v})
 
+# pad SIZE: about SIZE bytes of x in lines of 70, made once per size
+# (PADS) by run_style, outside the subshells that call version.
+declare -A PADS
+pad() {
+	[ -n "${PADS[$1]:-}" ] || PADS[$1]=$(head -c "$1" /dev/zero | tr '\0' 'x' | fold -w 70)
+}
+
 # version K SIZE: the text of version K, about SIZE bytes: its begin marker
 # first, its end marker last.
 version() {
-	local pad
-	pad=$(head -c "$2" /dev/zero | tr '\0' 'x' | fold -w 70)
-	printf '====== In place ======\n\nInplace begin %s.\n\n%s\n\nInplace end %s.\n' "$1" "$pad" "$1"
+	printf '====== In place ======\n\nInplace begin %s.\n\n%s\n\nInplace end %s.\n' "$1" "${PADS[$2]}" "$1"
 }
 
 # check_versions WHAT: every copy the hook made holds one version whole;
-# the copies are then forgotten.
+# the copies are then forgotten. One awk reads them all: "FILE BEGIN END"
+# for each copy whose first begin and first end marker are not one
+# version (an empty copy too).
 check_versions() {
-	local v b e bad=0 n=0
-	for v in "$VERS"/*; do
-		[ -e "$v" ] || continue
-		n=$((n + 1))
-		b=$(sed -n 's/.*Inplace begin \([0-9]*\)\..*/\1/p' "$v" | head -1)
-		e=$(sed -n 's/.*Inplace end \([0-9]*\)\..*/\1/p' "$v" | head -1)
-		if [ -z "$b" ] || [ "$b" != "$e" ]; then
-			bad=$((bad + 1))
-			[ "$bad" -le 3 ] && fail "$1: a version published from half a source (begin '$b', end '$e'): $(grep -c . "$v") lines"
-			[ -n "${KEEP_TESTDIR:-}" ] && cp "$v" "$TESTDIR/bad.$bad"
-		fi
-	done
+	local copies=("$VERS"/*) bad n=0 line
+	[ -e "${copies[0]}" ] && n=${#copies[@]}
 	check_ne 0 "$n" "$1: the hook copied the page"
-	echo "    # $1: $n versions published, $bad from half a source"
+	[ "$n" -gt 0 ] || return 0
+	bad=$(awk 'BEGIN {
+		for (i = 1; i < ARGC; i++) {
+			b = ""; e = ""
+			while ((getline line < ARGV[i]) > 0) {
+				if (b == "" && match(line, /Inplace begin [0-9]+\./)) b = substr(line, RSTART + 14, RLENGTH - 15)
+				if (e == "" && match(line, /Inplace end [0-9]+\./)) e = substr(line, RSTART + 12, RLENGTH - 13)
+			}
+			close(ARGV[i])
+			if (b == "" || b != e) printf "%s \047%s\047 \047%s\047\n", ARGV[i], b, e
+		}
+	}' "${copies[@]}")
+	local count=0
+	while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		count=$((count + 1))
+		[ "$count" -le 3 ] && fail "$1: a version published from half a source (begin, end: ${line#* }): $(grep -c . "${line%% *}") lines"
+		[ -n "${KEEP_TESTDIR:-}" ] && cp "${line%% *}" "$TESTDIR/bad.$count"
+	done <<<"$bad"
+	echo "    # $1: $n versions published, $count from half a source"
 	rm -f "$VERS"/*
 }
 
@@ -92,6 +108,7 @@ k=0
 run_style() {
 	local what=$1 rounds=$2 writer=$3 size=$4 i
 	try "$what: no page from half a source"
+	pad "$size"
 	for i in $(seq 1 "$rounds"); do
 		k=$((k + 1))
 		"$writer" "$F" "$(version "$k" "$size")" "$k"

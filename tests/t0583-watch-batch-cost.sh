@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # t0583-watch-batch-cost: a watch batch's commit costs what the batch
 # changed, not what the tree holds (issue 14). On the synthetic site of
-# bench/synth (2,000 pages, each reading its own data file), one page's
-# edit makes a batch whose -v debug line says how many manifest entries
-# its commit visited and how many rows its save compared: a handful, where a
-# commit walking the whole manifest visits thousands. Counts, never
-# times. The delta save leaves every other row as it was, and an edit of
-# the shared template visits every page (the counters count). Also: a
-# tree whose depset_by_dir index predates the covering one gets it
-# upgraded on first open.
+# bench/synth (1,200 pages in two data directories, each page reading its
+# own data file), one page's edit makes a batch whose -v debug line says
+# how many manifest entries its commit visited and how many rows its save
+# compared: a handful, where a commit walking the whole manifest visits
+# them all. Counts, never times. The delta save leaves every other row as
+# it was, and an edit of the shared template visits every page (the
+# counters count). Also: a tree whose depset_by_dir index predates the
+# covering one gets it upgraded on first open.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
-PAGES=2000
+PAGES=1200
 watch_test_dirs site
 
 # wait_commit_lines N: the log holds N commit lines (each follows its
@@ -47,11 +47,11 @@ check_not_contains "$(cat "$LOG")" "catching up" "nothing to catch up with"
 
 try "one page's edit: the commit visits a handful of entries, not the tree"
 # other_rows: the manifest's lines but those of the pages edited below.
-other_rows() { "$CGISNAP" ls "$OUT" | grep -v '^/page.cgi?id=\(1234\|7\)	'; }
+other_rows() { "$CGISNAP" ls "$OUT" | grep -v '^/page.cgi?id=\(1134\|7\)	'; }
 other_rows >"$TESTDIR/others.txt"
 n=$(batches "$LOG")
-echo "Page 1234, edited." >"$SITE/data/pages/1/1234.txt"
-wait_file_has "$OUT/page.cgi@id=1234.html" "Page 1234, edited."
+echo "Page 1134, edited." >"$SITE/data/pages/1/1134.txt"
+wait_file_has "$OUT/page.cgi@id=1134.html" "Page 1134, edited."
 check_eq 0 $? "published"
 wait_batches "$LOG" $((n + 1))
 wait_commit_lines $((n + 1))
@@ -66,8 +66,8 @@ check_le "${compared:-99999}" 10 "rows compared"
 try "the manifest still holds every page, the edited one as published"
 check_eq "$PAGES" "$("$CGISNAP" ls "$OUT" | grep -c '^/page.cgi?id=')" "entries"
 check_cmp "$TESTDIR/others.txt" <(other_rows) "every other row as it was"
-sha=$(sha256sum "$OUT/page.cgi@id=1234.html" | cut -d' ' -f1)
-check_eq "$sha" "$(manifest_field "$OUT" '/page.cgi?id=1234' 6)" "its sha256"
+sha=$(sha256sum "$OUT/page.cgi@id=1134.html" | cut -d' ' -f1)
+check_eq "$sha" "$(manifest_field "$OUT" '/page.cgi?id=1134' 6)" "its sha256"
 
 try "a second edit elsewhere costs the same"
 n=$(batches "$LOG")

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
-N=1000
+N=600
 watch_test_dirs site
 synth_site "$SITE" "$N" || { echo "Bail out! cannot build page.c or generate the site"; exit 1; }
 COMMON=(--root "$SITE" --seed '/page.cgi?id=0' -j 2)

@@ -17,14 +17,39 @@ for cmd in $cmds; do
 	*) page=$docs/$cmd.md ;;
 	esac
 	[ -f "$page" ] || { echo "$cmd: no docs page '$(basename "$page")'"; continue; }
+	# One awk per command: the page (and options.md) read once, every
+	# option looked for in it, followed by the end of a line or a
+	# character no option name holds.
 	"$(dirname "$0")/mkdocopts.sh" "$bin" "$cmd" | sed -n 's/^- `\([^`]*\)`.*/\1/p' |
-		grep -o -- '--[a-z][a-z0-9-]*' | sort -u | while read -r opt; do
-			case $opt in
-			--help | --version | --config) also=$docs/options.md ;;
-			*) also=/dev/null ;;
-			esac
-			grep -q -e "$opt\$" -e "$opt[^a-z0-9-]" "$page" "$also" ||
-				echo "$cmd: '$opt' is in its --help but not in docs/$(basename "$page")"
-		done
+		grep -o -- '--[a-z][a-z0-9-]*' | sort -u |
+		awk -v cmd="$cmd" -v page="$page" -v common="$docs/options.md" '
+			function slurp(file, into,    line, k) {
+				k = 0
+				while ((getline line < file) > 0)
+					into[++k] = line
+				close(file)
+				return k
+			}
+			function holds(lines, k, opt,    j) {
+				for (j = 1; j <= k; j++)
+					if (match(lines[j], opt "($|[^a-z0-9-])"))
+						return 1
+				return 0
+			}
+			{ opts[++n] = $0 }
+			END {
+				np = slurp(page, text)
+				nc = slurp(common, shared)
+				name = page
+				sub(/.*\//, "", name)
+				for (i = 1; i <= n; i++) {
+					opt = opts[i]
+					if (holds(text, np, opt))
+						continue
+					if ((opt == "--help" || opt == "--version" || opt == "--config") && holds(shared, nc, opt))
+						continue
+					printf "%s: \047%s\047 is in its --help but not in docs/%s\n", cmd, opt, name
+				}
+			}'
 done | grep . && exit 1
 exit 0
