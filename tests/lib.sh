@@ -17,6 +17,11 @@
 # started with bg_start are stopped at exit, with whatever they forked.
 
 set -u
+# The suite runs the programs of Debian's packages (tools/deps.sh installs
+# them), not what a user's PATH puts first: a version manager's shim
+# (pyenv's python3 is a bash script) took 0.7 s of CPU a call here, and
+# another python3 may lack what the tests import.
+PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CGISNAP=${CGISNAP:-$ROOT/cgisnap}
 TEST_NAME=$(basename "$0" .sh)
