@@ -217,9 +217,134 @@ void profile_release(struct profile *p)
 	free(p->path);
 	free(p->description);
 	free(p->found);
+	free(p->base);
+	free(p->app_dir);
 	strlist_clear(&p->rules);
 	buf_release(&p->data);
 	memset(p, 0, sizeof *p);
+}
+
+/* The option keys whose values a mount moves (profile_options_for). */
+enum moved_as { MOVED_NOT, MOVED_REGEX, MOVED_PATH, MOVED_REGEX_TO_PATH, MOVED_REGEX_TO_OTHER, MOVED_COMMAND };
+
+static const struct {
+	const char *key;
+	enum moved_as as;
+} moved_keys[] = {
+	{ "include", MOVED_REGEX },
+	{ "exclude", MOVED_REGEX },
+	{ "seed", MOVED_PATH },
+	{ "always", MOVED_PATH },
+	{ "not-found", MOVED_PATH },
+	{ "front-controller", MOVED_PATH },
+	{ "canonical", MOVED_REGEX_TO_PATH },
+	{ "depends", MOVED_REGEX_TO_PATH },
+	{ "render-query", MOVED_REGEX_TO_OTHER },
+	{ "site-url-command", MOVED_COMMAND },
+	{ "seed-command", MOVED_COMMAND },
+	{ "source-command", MOVED_COMMAND },
+};
+
+static enum moved_as moved_as(const char *key, size_t len)
+{
+	for (size_t i = 0; i < sizeof moved_keys / sizeof moved_keys[0]; i++)
+		if (strlen(moved_keys[i].key) == len && !strncmp(moved_keys[i].key, key, len))
+			return moved_keys[i].as;
+	return MOVED_NOT;
+}
+
+/* A regex anchored at the root, anchored at base instead. */
+static void add_moved_regex(struct buf *out, const char *re, size_t len, const char *base)
+{
+	size_t skip = len >= 2 && !strncmp(re, "^/", 2) ? 1 : len >= 3 && !strncmp(re, "^(/", 3) ? 2 : 0;
+	buf_add(out, re, skip);
+	for (const char *b = skip ? base : ""; *b; b++) {
+		if (strchr(".[]()*+?{}|^$\\", *b))
+			buf_adds(out, "\\");
+		buf_add(out, b, 1);
+	}
+	buf_add(out, re + skip, len - skip);
+}
+
+static void add_moved_path(struct buf *out, const char *path, size_t len, const char *base)
+{
+	if (len && path[0] == '/')
+		buf_adds(out, base);
+	buf_add(out, path, len);
+}
+
+/* value (len bytes) of a key moved as `as`, under base, into out. */
+static void add_moved_value(struct buf *out, enum moved_as as, const char *value, size_t len, const struct profile *p)
+{
+	const char *arrow = NULL;
+	for (size_t i = 0; i + 1 < len && !arrow; i++)
+		if (value[i] == '=' && value[i + 1] == '>')
+			arrow = value + i;
+	switch (as) {
+	case MOVED_NOT:
+		buf_add(out, value, len);
+		break;
+	case MOVED_REGEX:
+		add_moved_regex(out, value, len, p->base);
+		break;
+	case MOVED_PATH:
+		add_moved_path(out, value, len, p->base);
+		break;
+	case MOVED_REGEX_TO_PATH:
+	case MOVED_REGEX_TO_OTHER:
+		if (!arrow) {
+			buf_add(out, value, len);
+			break;
+		}
+		const char *right = arrow + 2, *end = value + len;
+		size_t left = (size_t)(arrow - value);
+		while (left && isspace((unsigned char)value[left - 1]))
+			left--;
+		while (right < end && isspace((unsigned char)*right))
+			right++;
+		add_moved_regex(out, value, left, p->base);
+		buf_adds(out, " => ");
+		if (as == MOVED_REGEX_TO_PATH)
+			add_moved_path(out, right, (size_t)(end - right), p->base);
+		else
+			buf_add(out, right, (size_t)(end - right));
+		break;
+	case MOVED_COMMAND:
+		/* cd 'DIR' && COMMAND: the directory single-quoted, each ' as '\'' */
+		buf_adds(out, "cd '");
+		for (const char *d = p->app_dir; *d; d++)
+			buf_adds(out, *d == '\'' ? "'\\''" : (char[]){ *d, '\0' });
+		buf_adds(out, "' && ");
+		buf_add(out, value, len);
+		break;
+	}
+}
+
+/* One option line, moved under p's base when its key is one a mount moves. */
+static void add_line(struct buf *out, const char *s, size_t n, const struct profile *p)
+{
+	const char *t = s, *e = s + n, *eq = memchr(s, '=', n);
+	while (t < e && isspace((unsigned char)*t))
+		t++;
+	if (!p->base || !*p->base || !p->app_dir || !eq || t == eq || *t == '#') {
+		buf_add(out, s, n);
+		return;
+	}
+	const char *key_end = eq;
+	while (key_end > t && isspace((unsigned char)key_end[-1]))
+		key_end--;
+	enum moved_as as = moved_as(t, (size_t)(key_end - t));
+	if (as == MOVED_NOT) {
+		buf_add(out, s, n);
+		return;
+	}
+	const char *v = eq + 1, *ve = e;
+	while (v < ve && isspace((unsigned char)*v))
+		v++;
+	while (ve > v && isspace((unsigned char)ve[-1]))
+		ve--;
+	buf_add(out, s, (size_t)(v - s));
+	add_moved_value(out, as, v, (size_t)(ve - v), p);
 }
 
 void profile_options_for(const struct profile *p, const char *command, struct buf *out)
@@ -239,7 +364,7 @@ void profile_options_for(const struct profile *p, const char *command, struct bu
 			section = t + 1;
 			section_len = (size_t)(e - t - 2);
 		} else if (!section || (strlen(command) == section_len && !strncmp(section, command, section_len))) {
-			buf_add(out, s, n);
+			add_line(out, s, n, p);
 		}
 		buf_adds(out, "\n");
 		s += n + 1;
@@ -302,7 +427,8 @@ int profile_match_generator(const struct profile *p, const char *generator)
 	return 0;
 }
 
-int profile_detect_root(const char *dir, const char *root, struct profile *out, char *err)
+/* The first profile of dir whose files are in where, into out. */
+static int detect_files(const char *dir, const char *where, struct profile *out, char *err)
 {
 	struct strlist names = STRLIST_INIT;
 	int rc = 0;
@@ -314,7 +440,7 @@ int profile_detect_root(const char *dir, const char *root, struct profile *out, 
 			rc = -1;
 			break;
 		}
-		if (profile_match_root(&p, root) == 1) {
+		if (profile_match_root(&p, where) == 1) {
 			*out = p;
 			rc = 1;
 		} else {
@@ -322,5 +448,25 @@ int profile_detect_root(const char *dir, const char *root, struct profile *out, 
 		}
 	}
 	strlist_clear(&names);
+	return rc;
+}
+
+int profile_detect_root(const char *dir, const char *root, struct profile *out, char *err)
+{
+	int rc = detect_files(dir, root, out, err);
+	if (rc == 1) {
+		out->base = xstrdup("");
+		out->app_dir = xstrdup(root);
+	}
+	return rc;
+}
+
+int profile_detect_mount(const char *dir, const char *base, const char *mount_dir, struct profile *out, char *err)
+{
+	int rc = detect_files(dir, mount_dir, out, err);
+	if (rc == 1) {
+		out->base = xstrdup(base);
+		out->app_dir = xstrdup(mount_dir);
+	}
 	return rc;
 }

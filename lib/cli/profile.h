@@ -38,6 +38,12 @@ struct profile {
 	struct strlist rules;   /* each "detect:" line's text, in order */
 	struct buf data;        /* the whole file, for opts_load_data */
 	char *found;            /* the marker file that matched, or NULL */
+	/* Where detection found the application: base is the URL path it
+	 * is mounted at ("" at the site's root, "/dokuwiki" for its files
+	 * under --path-alias /dokuwiki=DIR), app_dir the directory that
+	 * held its marker files (NULL: not found by its files). */
+	char *base;
+	char *app_dir;
 };
 
 /* The directory holding the profiles: $CGISNAP_PROFILE_DIR when set, else
@@ -61,7 +67,17 @@ void profile_release(struct profile *p);
 /* p's option text for command: the lines for every command and those of
  * its "[command]" sections; the others (and the section lines) are left
  * empty, so that opts_load_data's messages name the file's own lines.
- * Fills out, which the caller releases. */
+ * Fills out, which the caller releases.
+ *
+ * A profile is written for an application at the site's root. Found
+ * under a mount (p->base not ""), its lines are moved there: a URL
+ * regex anchored at the root ("^/x", "^(/x") is anchored at the base
+ * (--include, --exclude, --render-query, --canonical, --depends: the
+ * part before "=>"), a URL path ("/x": --seed, --always, --not-found,
+ * --front-controller, the URL after a "=>") gets the base before it,
+ * and a command (--site-url-command, --seed-command, --source-command)
+ * runs in p->app_dir, as it runs in --root otherwise. Unanchored
+ * regexes match anywhere and stay as they are. */
 void profile_options_for(const struct profile *p, const char *command, struct buf *out);
 
 /* Whether a rule's file terms all hold under root (a rule with a
@@ -77,5 +93,9 @@ int profile_match_generator(const struct profile *p, const char *generator);
  * root (out->found set). 1 when one matched, 0 none (out untouched), -1
  * with err. */
 int profile_detect_root(const char *dir, const char *root, struct profile *out, char *err);
+
+/* The same for the files of a --path-alias: the first profile of dir
+ * whose files are in mount_dir, base its URL prefix ("/dokuwiki"). */
+int profile_detect_mount(const char *dir, const char *base, const char *mount_dir, struct profile *out, char *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/crawlopts.h"
 #include "base/log.h"
+#include "origin/mount.h"
 #include "origin/origin.h"
 #include "cli/originopts.h"
 #include "cli/profile.h"
@@ -27,7 +28,7 @@ static char *used_generator;  /* detected by the first page's generator */
 
 const struct opt profile_opts[] = {
 	{ "profile", 0, OPT_STR, &profile_name, "NAME",
-	  "apply site profile NAME (default: detected from --root, or the first page's generator; 'none': no profile)", 0, 0 },
+	  "apply site profile NAME (default: detected from --root, then the --path-alias directories, or the first page's generator; 'none': no profile)", 0, 0 },
 	{ "list-profiles", 0, OPT_BOOL, &list_profiles, NULL,
 	  "list the site profiles and what each sets (as 'cgisnap profiles')", 0, 0 },
 	OPT_END
@@ -96,7 +97,7 @@ out:
 	return rc;
 }
 
-static bool is_profile_dir(const char *dir)
+static bool is_dir(const char *dir)
 {
 	struct stat st;
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
@@ -229,16 +230,31 @@ static int choose(char *err)
 		have_used = true;
 		goto out;
 	}
-	/* Detection by --root's marker files; without a root (--origin), by
-	 * the first page's generator. A missing profile directory is no
-	 * error: an installation without profiles crawls as before. */
-	if (!is_profile_dir(dir))
+	/* Detection by the marker files under --root, then under each
+	 * --path-alias directory; with neither, by the first page's
+	 * generator. A missing profile directory is no error: an
+	 * installation without profiles crawls as before. */
+	if (!is_dir(dir))
 		goto out;
-	if (!origin_options.root) {
+	if (origin_options.root)
+		rc = profile_detect_root(dir, origin_options.root, &used, err);
+	/* Then the directories of the --path-alias mounts, as Debian's
+	 * packages mount an application (Alias /dokuwiki /usr/share/dokuwiki). */
+	for (size_t i = 0; rc == 0 && i < origin_options.path_aliases.n; i++) {
+		struct mount m;
+		char why[ERR_LEN];
+		if (mount_parse(&m, origin_options.path_aliases.items[i], false, why) < 0)
+			continue; /* said by the origin, once it opens */
+		char *real = realpath(m.path, NULL); /* its commands run there */
+		if (real && is_dir(real))
+			rc = profile_detect_mount(dir, m.prefix, real, &used, err);
+		free(real);
+		mount_release(&m);
+	}
+	if (rc == 0 && !origin_options.root) {
 		rc = detect_generator(dir, err);
 		goto out;
 	}
-	rc = profile_detect_root(dir, origin_options.root, &used, err);
 	if (rc > 0)
 		have_used = true;
 	rc = rc < 0 ? -1 : 0;
@@ -291,7 +307,10 @@ int profile_opts_parse(const char *command, const struct opt *const *tables, int
 	if (rc == OPTS_OK && (conf = origin_opts_apache_conf(false, err)) < 0)
 		rc = conf == APACHE_CONF_UNREADABLE ? PROFILE_SETUP_FAILED : OPTS_ERROR;
 	if (rc == OPTS_OK && !crawl_options.quiet) {
-		if (used.found)
+		if (used.found && used.base && *used.base)
+			log_info("using profile %s (found %s under --path-alias %s=%s); --profile none to turn it off",
+				 used.name, used.found, used.base, used.app_dir);
+		else if (used.found)
 			log_info("using profile %s (found %s); --profile none to turn it off", used.name,
 				 used.found);
 		else if (used_generator)

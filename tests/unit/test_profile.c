@@ -131,6 +131,65 @@ TEST(profile_sections_pick_the_command_lines)
 	free(dir);
 }
 
+/* A profile found under a mount (--path-alias /wiki.x=DIR) moves there:
+ * anchored URL regexes, URL paths and the URL after "=>" get the base
+ * (regex-escaped where a regex), commands run in the mount's directory
+ * (single-quoted, a quote in it too); the rest stays, line for line. */
+TEST(profile_found_under_a_mount_moves_there)
+{
+	char *dir = unit_temp_dir("profile-mount");
+	char err[ERR_LEN];
+	struct profile p;
+	unit_put(dir, "m.conf",
+		 "# detect: file x\n"
+		 "exclude = ^/lib/exe/taskrunner\\.php\n"
+		 "exclude = [?&]do=edit\n"
+		 "include=^(/[0-9]+/)$\n"
+		 "canonical = [?&]do=index =>  /doku.php?id=start\n"
+		 "render-query = ^/feed\\.php(\\?|$) => purge=1\n"
+		 "strip = <img src=\"/lib/x\">\n"
+		 "seed = /start\n"
+		 "front-controller = /index.php\n"
+		 "# exclude = ^/a comment\n"
+		 "[watch]\n"
+		 "source-command = php -f \"$CGISNAP_PROFILE_DIR/s.php\"\n"
+		 "depends = ^(/[0-9]{4}/)$ => $1feed/\n"
+		 "always = /feed/\n");
+	CHECK_INT(0, profile_load(&p, dir, "m", err));
+	p.base = xstrdup("/wiki.x");
+	p.app_dir = xstrdup("/srv/it's");
+	struct buf b = BUF_INIT;
+	profile_options_for(&p, "watch", &b);
+	buf_adds(&b, "");
+	CHECK_STR("# detect: file x\n"
+		  "exclude = ^/wiki\\.x/lib/exe/taskrunner\\.php\n"
+		  "exclude = [?&]do=edit\n"
+		  "include=^(/wiki\\.x/[0-9]+/)$\n"
+		  "canonical = [?&]do=index => /wiki.x/doku.php?id=start\n"
+		  "render-query = ^/wiki\\.x/feed\\.php(\\?|$) => purge=1\n"
+		  "strip = <img src=\"/lib/x\">\n"
+		  "seed = /wiki.x/start\n"
+		  "front-controller = /wiki.x/index.php\n"
+		  "# exclude = ^/a comment\n"
+		  "\n"
+		  "source-command = cd '/srv/it'\\''s' && php -f \"$CGISNAP_PROFILE_DIR/s.php\"\n"
+		  "depends = ^(/wiki\\.x/[0-9]{4}/)$ => $1feed/\n"
+		  "always = /wiki.x/feed/\n",
+		  b.data);
+	buf_release(&b);
+	/* at the root: as written */
+	free(p.base);
+	p.base = xstrdup("");
+	profile_options_for(&p, "snapshot", &b);
+	buf_adds(&b, "");
+	CHECK(strstr(b.data, "exclude = ^/lib/exe/taskrunner\\.php\n") != NULL);
+	CHECK(strstr(b.data, "canonical = [?&]do=index =>  /doku.php?id=start\n") != NULL);
+	buf_release(&b);
+	profile_release(&p);
+	unit_remove_tree(dir);
+	free(dir);
+}
+
 /* The shipped profiles: each has a description and a rule, and every line
  * is an option snapshot knows (a typo would fail every run it applies to). */
 TEST(profile_shipped_profiles_load)
