@@ -207,12 +207,15 @@ demo:
 # Fuzzing: each tests/fuzz/fuzz_NAME.c is a libFuzzer target, linked with
 # the library sources it needs, all instrumented, under build/fuzz/ (apart
 # from build/obj and build/san: SANITIZE does not change it). make fuzz runs
-# each for FUZZ_SECONDS on FUZZ_CORPUS/NAME, a working copy of the committed
+# each for FUZZ_SECONDS (or FUZZ_RUNS inputs) on FUZZ_CORPUS/NAME, a working copy of the committed
 # seeds in tests/fuzz/corpus/NAME (which a run never writes); what it finds
 # is saved as FUZZ_ARTIFACTS/NAME-crash-... and fails the run.
 FUZZ_CC ?= clang
 FUZZ_CFLAGS ?= -O1 -g
 FUZZ_SECONDS ?= 60
+# At most this many inputs each (-1: as many as FUZZ_SECONDS allows): a
+# count, unlike a time, does not shrink on a loaded machine (make test).
+FUZZ_RUNS ?= -1
 FUZZ_BUILD = build/fuzz
 FUZZ_CORPUS = $(FUZZ_BUILD)/corpus
 FUZZ_ARTIFACTS = $(FUZZ_BUILD)/artifacts
@@ -259,7 +262,7 @@ fuzz:
 	$(Q)for t in $(FUZZ_NAMES); do \
 		mkdir -p $(FUZZ_CORPUS)/$$t && cp tests/fuzz/corpus/$$t/* $(FUZZ_CORPUS)/$$t/ && \
 		echo "fuzz $$t: $(FUZZ_SECONDS) s" && \
-		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \
+		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -timeout=10 -print_final_stats=1 \
 			-artifact_prefix=$(FUZZ_ARTIFACTS)/$$t- $(FUZZ_CORPUS)/$$t || \
 		{ echo "fuzz $$t: failed, see $(FUZZ_ARTIFACTS)/$$t-*" >&2; exit 1; }; \
 	done
