@@ -2,7 +2,7 @@
 # t0394-snapshot-rel-canonical: a page whose <link rel="canonical"> names
 # another page of the site is an alias of it, as search engines read it:
 # recorded as a 301 to that page (which is crawled, linked or not), never
-# stored twice. Pages naming each other never make a loop (the first stays
+# stored twice; a chain of them ends in one hop at its page. Pages naming each other never make a loop (the first stays
 # a redirect, the other a page), and a page whose canonical URL redirects
 # back to it (DokuWiki's start page) or answers 404 stays a page; a canonical outside the site, excluded by
 # --exclude, or another spelling of the same file (the spellings' own rule
@@ -24,7 +24,14 @@ cat >"$SITE/index.php" <<'PHP'
 <a href="/spelled.php?name=docs%2Fa">spelled</a>
 <a href="/hidden.php?v=1">hidden</a>
 <a href="/back.php">back</a> <a href="/lost.php">lost</a>
+<a href="/chain.php?step=2">step 2</a> <a href="/chain.php?step=1">step 1</a>
 </body></html>
+PHP
+# chain.php: step 1 names step 2, which names step 3, the page.
+cat >"$SITE/chain.php" <<'PHP'
+<?php $step = (int)$_GET['step']; ?>
+<html><head><?php if ($step < 3) { ?><link rel="canonical" href="/chain.php?step=<?= $step + 1 ?>"><?php } ?></head>
+<body><p>step <?= $step ?></p></body></html>
 PHP
 # As DokuWiki's start page: its canonical URL redirects back to it.
 cat >"$SITE/back.php" <<'PHP'
@@ -82,6 +89,13 @@ check_eq 200 "$(status_of "$OUT" '/item.php?id=2')" "the page only its canonical
 check_eq 200 "$(status_of "$OUT" /pic.png)" "the pages' image"
 check_no_file "$OUT/item.php@id=1&sort=asc.html" "no file for the alias"
 
+try "a chain of aliases (1 names 2, which names 3) ends in one hop at its page, whichever is taken first"
+check_eq "301 http://localhost/chain.php?step=3" \
+	"$(status_of "$OUT" '/chain.php?step=1') $(location_of "$OUT" '/chain.php?step=1')" "step 1"
+check_eq "301 http://localhost/chain.php?step=3" \
+	"$(status_of "$OUT" '/chain.php?step=2') $(location_of "$OUT" '/chain.php?step=2')" "step 2"
+check_eq 200 "$(status_of "$OUT" '/chain.php?step=3')" "step 3, the page"
+
 try "pages naming each other: one redirect and one page, never a loop"
 check_eq "200 301" "$( (status_of "$OUT" '/loop.php?n=a'; status_of "$OUT" '/loop.php?n=b') | sort | tr '\n' ' ' | sed 's/ $//')" \
 	"the two loop pages"
@@ -108,7 +122,7 @@ check_eq 200 "$(status_of "$OUT" '/spelled.php?name=docs/a')" "another spelling 
 
 try "the summary counts them and names the option"
 check_contains "$(cat "$OUT.err")" \
-	"cgisnap: 3 URLs recorded as a redirect to the page their <link rel=canonical> names: " "the line"
+	"cgisnap: 5 URLs recorded as a redirect to the page their <link rel=canonical> names: " "the line"
 check_contains "$(cat "$OUT.err")" "--no-canonical-links to store them" "the option"
 
 try "cgisnap serve answers the alias with its 301"

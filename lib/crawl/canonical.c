@@ -22,6 +22,22 @@ static bool one_file(const char *a, const char *b, const char *type)
 	return same;
 }
 
+/* Where the chain of aliases from to ends: the first URL that is no
+ * alias; NULL when it comes back to from (a loop) or is longer than
+ * CANONICAL_CHAIN_MAX. Locked. */
+static const char *chain_end_locked(struct crawl *c, const char *to, const char *from)
+{
+	for (int i = 0; i <= CANONICAL_CHAIN_MAX; i++) {
+		if (from && !strcmp(to, from))
+			return NULL;
+		const char *next = hashmap_get(&c->canonical_from, to);
+		if (!next)
+			return to;
+		to = next;
+	}
+	return NULL;
+}
+
 bool canonical_alias(struct crawl *c, struct page *p, const struct page_meta *meta)
 {
 	const struct crawl_config *cfg = c->cfg;
@@ -39,7 +55,7 @@ bool canonical_alias(struct crawl *c, struct page *p, const struct page_meta *me
 		     !one_file(t, target, p->rs.content_type);
 	if (alias) {
 		pthread_mutex_lock(&c->lock);
-		alias = !hashmap_get(&c->canonical_from, t) && (!c->have_robots || robots_allowed(&c->robots, t));
+		alias = chain_end_locked(c, t, target) && (!c->have_robots || robots_allowed(&c->robots, t));
 		if (alias)
 			free(hashmap_put(&c->canonical_from, target, xstrdup(t)));
 		pthread_mutex_unlock(&c->lock);
@@ -67,11 +83,16 @@ long settle_canonicals(struct crawl *c)
 	void *v;
 	pthread_mutex_lock(&c->lock);
 	while (hashmap_next(&c->canonical_from, &it, &target, &v)) {
-		const char *to = v;
-		const struct manifest_entry *named = entry_by_now_locked(c, to);
+		const char *end = chain_end_locked(c, v, NULL);
+		const struct manifest_entry *named = end ? entry_by_now_locked(c, end) : NULL;
 		struct manifest_entry *now = manifest_get(&c->next, target);
 		if (stored_page(named)) {
-			strlist_add_owned(&c->res->canonical_links, xasprintf("%s \u2192 %s", target, to));
+			if (now && now->location && strcmp(end, v)) {
+				/* one hop to the end, not through the other aliases */
+				free(now->location);
+				now->location = site_url_for(c->site, end);
+			}
+			strlist_add_owned(&c->res->canonical_links, xasprintf("%s \u2192 %s", target, end));
 		} else if (now && now->location) {
 			/* its render moves it out of the redirects */
 			requeue_locked(c, target)->as_page = true;
