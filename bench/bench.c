@@ -363,11 +363,8 @@ static void serve_argv(struct strlist *a, bool dynamic, int port)
 
 static int start_server(struct spawned *s, bool dynamic, char *err)
 {
-	int port = spawn_free_port(err);
-	if (port < 0)
-		return -1;
 	struct strlist a = STRLIST_INIT;
-	serve_argv(&a, dynamic, port);
+	serve_argv(&a, dynamic, 0); /* the port it gets, it says (spawn.h) */
 	strlist_add_owned(&a, NULL); /* execv's terminator */
 	a.n--;
 	if (verbose) {
@@ -377,8 +374,8 @@ static int start_server(struct spawned *s, bool dynamic, char *err)
 		log_info("starting: %s", line.data);
 		buf_release(&line);
 	}
-	int rc = spawn_start(s, dynamic ? "dynamic server" : "static server", a.items, port,
-			     START_TIMEOUT_MS, &stop_requested, err);
+	int rc = spawn_start(s, dynamic ? "dynamic server" : "static server", a.items, START_TIMEOUT_MS,
+			     &stop_requested, err);
 	strlist_clear(&a);
 	return rc;
 }

@@ -36,23 +36,6 @@ static struct sockaddr_in loopback(int port)
 	return sa;
 }
 
-int spawn_free_port(char *err)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return err_sys(err, "cannot create a socket");
-	struct sockaddr_in sa = loopback(0);
-	socklen_t len = sizeof sa;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&sa, &len) < 0) {
-		err_sys(err, "cannot find a free port on 127.0.0.1");
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return ntohs(sa.sin_port);
-}
-
 /* Does 127.0.0.1:port accept a connection now? */
 static int accepts(int port)
 {
@@ -90,16 +73,31 @@ static int temp_log(char *err)
 	return fd;
 }
 
-int spawn_start(struct spawned *s, const char *name, char *const *argv, int port, int timeout_ms,
-		volatile sig_atomic_t *stop, char *err)
+/* The port of serve's "serving ... on http://127.0.0.1:PORT/" line in the
+ * child's log, or 0 while there is none. */
+static int said_port(const struct spawned *s)
+{
+	char buf[8192];
+	ssize_t n = pread(s->log_fd, buf, sizeof buf - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	const char *at = strstr(buf, " on http://127.0.0.1:");
+	if (!at)
+		return 0;
+	char *end;
+	long port = strtol(at + strlen(" on http://127.0.0.1:"), &end, 10);
+	return *end == '/' && port > 0 && port < 65536 ? (int)port : 0;
+}
+
+int spawn_start(struct spawned *s, const char *name, char *const *argv, int timeout_ms, volatile sig_atomic_t *stop,
+		char *err)
 {
 	memset(s, 0, sizeof *s);
 	s->log_fd = temp_log(err);
 	if (s->log_fd < 0)
 		return -1;
-	s->port = port;
 	s->name = xstrdup(name);
-	s->url = xasprintf("http://127.0.0.1:%d/", port);
 	pid_t parent = getpid();
 	fflush(NULL);
 	pid_t pid = fork();
@@ -143,7 +141,9 @@ int spawn_start(struct spawned *s, const char *name, char *const *argv, int port
 			release(s);
 			return -1;
 		}
-		if (accepts(port))
+		if (!s->port && (s->port = said_port(s)) > 0)
+			s->url = xasprintf("http://127.0.0.1:%d/", s->port);
+		if (s->port && accepts(s->port))
 			return 0;
 		if (waited >= timeout_ms || (stop && *stop)) {
 			char *line = spawn_last_line(s);
@@ -151,7 +151,7 @@ int spawn_start(struct spawned *s, const char *name, char *const *argv, int port
 				err_set(err, "interrupted while the %s was starting", name);
 			else
 				err_set(err, "the %s did not accept connections on 127.0.0.1:%d within %d s%s%s",
-					name, port, timeout_ms / 1000, line ? ": " : "", line ? line : "");
+					name, s->port, timeout_ms / 1000, line ? ": " : "", line ? line : "");
 			free(line);
 			spawn_stop(s, 2000);
 			return -1;

@@ -7,11 +7,16 @@
  * goes to /dev/null, its standard error to a temporary file that
  * spawn_last_line() reads for messages.
  *
- *     int port = spawn_free_port(err);
- *     ... argv with "--listen", "127.0.0.1:PORT" ...
+ * The server takes port 0, the kernel's choice, and says which it got
+ * ("serving ... on http://127.0.0.1:PORT/"): a port found free here and
+ * bound by the child later could be taken meanwhile (a connection's
+ * ephemeral port on a busy machine), and bench would then measure
+ * nothing or, worse, another program.
+ *
+ *     ... argv with "--listen", "127.0.0.1:0" ...
  *     struct spawned s = SPAWNED_INIT;
- *     if (spawn_start(&s, "static server", argv, port, 10000, &stop, err) < 0) ...
- *     ... s.url ...
+ *     if (spawn_start(&s, "static server", argv, 10000, &stop, err) < 0) ...
+ *     ... s.port, s.url ...
  *     spawn_stop(&s, 5000);
  */
 #ifndef CGISNAP_BENCH_SPAWN_H
@@ -31,17 +36,14 @@ struct spawned {
 /* Not running: spawn_stop() on it does nothing. */
 #define SPAWNED_INIT { 0, 0, NULL, NULL, -1 }
 
-/* A TCP port of 127.0.0.1 that is free right now (the kernel's choice);
- * -1 with err. */
-int spawn_free_port(char *err);
-
 /* Run /proc/self/exe with argv (argv[0] is the name it sees; the list ends
- * with NULL) and wait until 127.0.0.1:port accepts connections, the child
- * exits, timeout_ms pass or *stop is set. 0 when it accepts; else the
+ * with NULL; a serve listening on 127.0.0.1:0) and wait until it says its
+ * port and that port accepts connections, the child exits, timeout_ms
+ * pass or *stop is set. 0 when it accepts (s->port, s->url set); else the
  * child is stopped and reaped, s is released and -1 returned with err
  * ("the static server did not start: LAST LINE OF ITS STDERR"). */
-int spawn_start(struct spawned *s, const char *name, char *const *argv, int port, int timeout_ms,
-		volatile sig_atomic_t *stop, char *err);
+int spawn_start(struct spawned *s, const char *name, char *const *argv, int timeout_ms, volatile sig_atomic_t *stop,
+		char *err);
 
 /* The child's peak resident memory in KiB (VmHWM of /proc/PID/status),
  * -1 when it cannot be read. */
