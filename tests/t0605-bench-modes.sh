@@ -39,7 +39,7 @@ check_eq 30 "$(json "$TESTDIR/w.json" '$j["dynamic"]["complete"]')" "dynamic: co
 check_le "$(sort -u "$PIDS" | wc -l)" 2 "processes that rendered $(wc -l <"$PIDS") requests"
 check_le 30 "$(wc -l <"$PIDS")" "renders"
 "$CGISNAP" bench --root "$SITE" --cgi php=php-cgi "${BENCH[@]}" >"$TESTDIR/w.txt" 2>"$TESTDIR/err"
-check_eq 0 $? "exit status, text"
+check_eq 0 $? "exit status, text ($(cat "$TESTDIR/err"))"
 check_contains "$(cat "$TESTDIR/w.txt")" "dynamic  mode: php-cgi workers (2)" "dynamic mode (text)"
 check_contains "$(cat "$TESTDIR/w.txt")" "static   mode: static files" "static mode (text)"
 
