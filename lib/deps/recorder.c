@@ -186,12 +186,19 @@ static void record_render(void *arg, struct manifest_entry *e, const struct orig
 		filter_deps(r, &rs->deps_read, &e->deps_read);
 		filter_deps(r, &rs->deps_exist, &e->deps_exist);
 		filter_deps(r, &rs->deps_listed, &e->deps_listed);
+		split_absent(&e->deps_read, &e->deps_absent);
+		split_absent(&e->deps_exist, &e->deps_absent);
+		strlist_sort(&e->deps_absent);
+		strlist_uniq(&e->deps_absent);
 		compact_deps(e);
-		/* What it wrote, kept with the page: a later run (a watch on a
-		 * snapshot's tree) knows whom another program's write concerns.
-		 * What is not there any more is sorted out at the run's end
-		 * (split_as_left). */
+		/* What it wrote and left there, kept with the page: a later run
+		 * (a watch on a snapshot's tree) knows whom another program's
+		 * write concerns. A temporary renamed away, a journal deleted,
+		 * would only make every render's list differ. */
+		struct strlist gone = STRLIST_INIT;
 		filter_deps(r, &rs->deps_written, &e->deps_wrote);
+		split_absent(&e->deps_wrote, &gone);
+		strlist_clear(&gone);
 		if (rs->untraced)
 			strlist_add(&e->deps_untraced, rs->untraced);
 	}
@@ -407,25 +414,6 @@ static int first_written_dependents(struct dep_recorder *r, struct manifest *m, 
 	return rc;
 }
 
-/* At the end of a run, as it leaves the files: a path the render read or
- * looked for that is not there is A, and what it wrote that is gone (a
- * temporary renamed away, a journal deleted: they would only make every
- * render's list differ) is no W. At the end of the run, not of the
- * render: what the other renders of the run made or removed meanwhile
- * would make the lists differ with the renders' order (worker and fork
- * mode, -j), and the run's end is what a later watch's catch-up compares
- * with. */
-static void split_as_left(struct manifest_entry *e)
-{
-	split_absent(&e->deps_read, &e->deps_absent);
-	split_absent(&e->deps_exist, &e->deps_absent);
-	strlist_sort(&e->deps_absent);
-	strlist_uniq(&e->deps_absent);
-	struct strlist gone = STRLIST_INIT;
-	split_absent(&e->deps_wrote, &gone);
-	strlist_clear(&gone);
-}
-
 static void record_commit(void *arg, struct manifest *m, struct strlist *changed, struct tree *t)
 {
 	struct dep_recorder *r = arg;
@@ -434,10 +422,8 @@ static void record_commit(void *arg, struct manifest *m, struct strlist *changed
 	pthread_mutex_lock(&r->lock);
 	for (size_t i = 0; changed && i < changed->n; i++) {
 		struct manifest_entry *e = manifest_get(m, changed->items[i]);
-		if (e) {
-			split_as_left(e);
+		if (e)
 			drop_written(r, e);
-		}
 	}
 	/* Older pages can hold only the paths first written now. Without
 	 * the index (an error reading it) every page is gone through. */
@@ -448,10 +434,8 @@ static void record_commit(void *arg, struct manifest *m, struct strlist *changed
 	if (!changed) {
 		size_t it = 0;
 		void *v;
-		while (hashmap_next(&m->entries, &it, NULL, &v)) {
-			split_as_left(v);
+		while (hashmap_next(&m->entries, &it, NULL, &v))
 			drop_written(r, v);
-		}
 	}
 	strlist_clear(&r->fresh);
 	forget_vanished_writes(r);
