@@ -92,7 +92,8 @@ static void compact_deps(struct manifest_entry *e)
 {
 	struct strlist exist = STRLIST_INIT, read = STRLIST_INIT;
 	for (size_t i = 0; i < e->deps_exist.n; i++)
-		if (!bsearch(&e->deps_exist.items[i], e->deps_read.items, e->deps_read.n, sizeof(char *),
+		if (!e->deps_read.n || /* bsearch's array may not be NULL, even empty */
+		    !bsearch(&e->deps_exist.items[i], e->deps_read.items, e->deps_read.n, sizeof(char *),
 			     cmp_strp))
 			strlist_add(&exist, e->deps_exist.items[i]);
 	strlist_clear(&e->deps_exist);
