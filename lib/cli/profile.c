@@ -451,16 +451,6 @@ static int detect_files(const char *dir, const char *where, struct profile *out,
 	return rc;
 }
 
-int profile_detect_root(const char *dir, const char *root, struct profile *out, char *err)
-{
-	int rc = detect_files(dir, root, out, err);
-	if (rc == 1) {
-		out->base = xstrdup("");
-		out->app_dir = xstrdup(root);
-	}
-	return rc;
-}
-
 int profile_detect_mount(const char *dir, const char *base, const char *mount_dir, struct profile *out, char *err)
 {
 	int rc = detect_files(dir, mount_dir, out, err);
@@ -469,4 +459,10 @@ int profile_detect_mount(const char *dir, const char *base, const char *mount_di
 		out->app_dir = xstrdup(mount_dir);
 	}
 	return rc;
+}
+
+/* --root is the mount of the site's root: base "". */
+int profile_detect_root(const char *dir, const char *root, struct profile *out, char *err)
+{
+	return profile_detect_mount(dir, "", root, out, err);
 }
