@@ -74,6 +74,9 @@ trap _cleanup EXIT
 
 _end_case() {
 	[ -n "$_case" ] || return 0
+	# CASE_TIMES=1: each case's seconds, to find where a script's time goes.
+	[ -z "${CASE_TIMES:-}" ] || awk -v a="$_case_start" -v b="$EPOCHREALTIME" -v c="$_case" \
+		'BEGIN { printf "# %7.1f s  %s\n", b - a, c }'
 	if [ "$_case_failures" -eq 0 ]; then
 		_cases_passed=$((_cases_passed + 1))
 		echo "ok - $TEST_NAME: $_case"
@@ -89,6 +92,7 @@ try() {
 	_end_case
 	_case=$1
 	_case_failures=0
+	_case_start=$EPOCHREALTIME
 }
 
 # fail WHAT: record a failure of the current case with a message.
@@ -221,9 +225,17 @@ port_reserve() (
 # range. CGISNAP_TEST_PORT_BASE (default 20000) moves the first tries.
 port() {
 	local p=$((${CGISNAP_TEST_PORT_BASE:-20000} + (TEST_NUMBER % 4000) * 10 + ${1:-0})) tries=0 rc
+	local lo=32768 hi=60999
+	read -r lo hi </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null
 	while :; do
-		port_reserve "$p"
-		rc=$?
+		# Never a port of the kernel's ephemeral range: any program's
+		# outgoing connection may be given one of those at any moment.
+		if [ "$p" -ge "$lo" ] && [ "$p" -le "$hi" ]; then
+			rc=1
+		else
+			port_reserve "$p"
+			rc=$?
+		fi
 		[ "$rc" -eq 0 ] && break
 		[ "$rc" -eq 1 ] && [ "$tries" -lt 200 ] || return 1
 		p=$((10000 + RANDOM % 10000))

@@ -163,6 +163,13 @@ wait_port "$P" 30
 check_eq 0 $? "wait_port's status on the test's own server"
 bg_stop "$BG_PID"
 
+try "port never hands out a port of the kernel's ephemeral range, where outgoing connections get theirs"
+read -r lo hi </proc/sys/net/ipv4/ip_local_port_range
+# A base that would put this script's first tries inside the range.
+P=$(CGISNAP_TEST_PORT_BASE=$((lo - (TEST_NUMBER % 4000) * 10)) port 5)
+check_eq 0 $? "port's status"
+[ "$P" -lt "$lo" ] || [ "$P" -gt "$hi" ] || fail "port $P is in the ephemeral range $lo-$hi"
+
 # What a broken runner left is not this script's leftover.
 for f in "$pids"/*; do
 	[ "${f##*/}" != testdir ] || continue
