@@ -81,6 +81,41 @@ check_contains "$(cat "$TESTDIR/err")" "--max-depth 3 reached" "warning"
 check_contains "$(targets "$TESTDIR/b")" "/cal/month.cgi?m=3" "depth 3 reached"
 check_not_contains "$(targets "$TESTDIR/b")" "/cal/month.cgi?m=4" "depth 4 not crawled"
 
+try "what --max-pages keeps, and which views are cut, are the same at any --jobs and on a re-run"
+# A tree of pages, each linking three more and a view of itself (noindex);
+# one page in three renders slowly, so that with several jobs the renders
+# end in another order than they were queued.
+cat >"$SITE/tree.cgi" <<'SH'
+#!/bin/sh
+n=${QUERY_STRING#n=}
+n=${n%%&*}
+case $QUERY_STRING in
+*action=edit*)
+	printf 'Content-Type: text/html\n\n<html><head><meta name="robots" content="noindex"></head><body>edit %s</body></html>\n' "$n"
+	exit 0 ;;
+esac
+[ $((n % 3)) -eq 1 ] && sleep 0.15
+printf 'Content-Type: text/html\n\n<p>node %s</p>' "$n"
+for k in 1 2 3; do printf '<a href="/tree.cgi?n=%s">child</a>' $((3 * n + k)); done
+printf '<a href="/tree.cgi?n=%s&amp;action=edit">edit</a>\n' "$n"
+SH
+chmod +x "$SITE/tree.cgi"
+tree_snap() {
+	"$CGISNAP" snapshot --root "$SITE" --seed '/tree.cgi?n=0' --max-pages 40 --noindex-sample 2 "$@" 2>"$TESTDIR/tree.err"
+}
+tree_snap -j 1 "$TESTDIR/t1"
+check_eq 4 $? "exit status: cut short"
+cut1=$(grep -o 'skipped [0-9]* URLs not rendered' "$TESTDIR/tree.err")
+check_ne "" "$cut1" "views cut ($(tail -3 "$TESTDIR/tree.err"))"
+for run in a b; do
+	tree_snap -j 4 "$TESTDIR/t4$run"
+	check_eq "$(targets "$TESTDIR/t1")" "$(targets "$TESTDIR/t4$run")" "-j 4 (run $run) keeps what -j 1 keeps"
+	check_eq "$cut1" "$(grep -o 'skipped [0-9]* URLs not rendered' "$TESTDIR/tree.err")" "-j 4 (run $run) cuts what -j 1 cuts"
+done
+tree_snap -j 4 "$TESTDIR/t4a"
+check_eq "$(targets "$TESTDIR/t1")" "$(targets "$TESTDIR/t4a")" "a re-run over the same tree keeps the same URLs, no more"
+rm "$SITE/tree.cgi"
+
 try "--exclude and --include filter targets"
 snap --exclude '^/cal/' "$TESTDIR/c" 2>"$TESTDIR/err-c"
 check_eq 0 $? "exit status"

@@ -206,9 +206,10 @@ static void warn_runaway_locked(struct crawl *c, const char *target, long depth)
 	}
 }
 
-/* Put j at the end of the queue. Called locked. */
+/* Put j at the end of the queue, numbered. Called locked. */
 void append_job_locked(struct crawl *c, struct job *j)
 {
+	j->seq = c->next_seq++;
 	if (c->tail)
 		c->tail->next = j;
 	else
@@ -266,6 +267,7 @@ struct job *enqueue_locked(struct crawl *c, const char *target, long depth, unsi
 	j->depth = depth;
 	j->optional = how & ENQUEUE_OPTIONAL;
 	j->requisite = how & ENQUEUE_REQUISITE;
+	j->ticket = views_admit(&c->views, target);
 	append_job_locked(c, j);
 	return j;
 }
@@ -274,7 +276,93 @@ void job_free(struct job *j)
 {
 	free(j->target);
 	free(j->referrer);
+	views_ticket_free(j->ticket);
+	strlist_clear(&j->yield.resources);
+	strlist_clear(&j->yield.links);
+	free(j->yield.canonical_to);
+	free(j->yield.family_sha256);
+	free(j->yield.family_type);
 	free(j);
+}
+
+/* Insert j into the list at *list, kept in seq order. */
+static void insert_by_seq(struct job **list, struct job *j)
+{
+	while (*list && (*list)->seq < j->seq)
+		list = &(*list)->next;
+	j->next = *list;
+	*list = j;
+}
+
+/* What j found, into the queue; what it said, to its families. */
+static void apply_yield_locked(struct crawl *c, struct job *j)
+{
+	struct job_yield *y = &j->yield;
+	views_settle(j->ticket, y->view);
+	if (y->family_sha256)
+		families_note(&c->families, j->target, y->family_sha256, y->family_type);
+	if (y->canonical_to) {
+		struct job *nj = enqueue_locked(c, y->canonical_to, j->depth, 0);
+		if (nj && y->seeds)
+			nj->seed = true;
+	}
+	for (size_t i = 0; i < y->resources.n; i++) {
+		struct job *r = enqueue_locked(c, y->resources.items[i], j->depth, ENQUEUE_REQUISITE);
+		if (r)
+			r->referrer = xstrdup(j->target);
+	}
+	for (size_t i = 0; i < y->links.n; i++) {
+		struct job *next = enqueue_locked(c, y->links.items[i], j->depth + 1, 0);
+		if (next && y->seeds)
+			next->seed = true;
+	}
+}
+
+void finish_job_locked(struct crawl *c, struct job *j)
+{
+	j->finished = true;
+	insert_by_seq(&c->done, j);
+	while (c->done && c->done->seq == c->drain_seq) {
+		struct job *d = c->done;
+		c->done = d->next;
+		c->drain_seq++;
+		apply_yield_locked(c, d);
+		job_free(d);
+	}
+}
+
+/* Whether j may not be decided yet: a view candidate whose families
+ * have not heard every member queued before it. */
+static bool before_its_turn(const struct job *j)
+{
+	return j->ticket && !j->seed && !j->optional && !views_turn(j->ticket);
+}
+
+/* The next job to process: a deferred one whose turn came, else the
+ * queue's first that may go (those before their turn are deferred);
+ * NULL when none may. Locked. */
+static struct job *take_job_locked(struct crawl *c)
+{
+	for (struct job **pp = &c->deferred; *pp; pp = &(*pp)->next) {
+		struct job *j = *pp;
+		if (!before_its_turn(j)) {
+			*pp = j->next;
+			c->queued--;
+			return j;
+		}
+	}
+	while (c->head) {
+		struct job *j = c->head;
+		c->head = j->next;
+		if (!c->head)
+			c->tail = NULL;
+		if (!before_its_turn(j)) {
+			c->queued--;
+			return j;
+		}
+		insert_by_seq(&c->deferred, j);
+	}
+	return NULL;
 }
 
 bool stopped(const struct crawl *c)
@@ -287,23 +375,32 @@ static void *worker(void *arg)
 	struct crawl *c = arg;
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
-		while (!c->head && c->busy > 0 && !stopped(c))
+		struct job *j;
+		while (!(j = take_job_locked(c)) && c->busy > 0 && !stopped(c))
 			pthread_cond_wait(&c->cond, &c->lock);
-		if (!c->head || stopped(c))
+		if (!j && c->deferred && !stopped(c)) {
+			/* Nothing runs, yet a view waits for its turn: cannot
+			 * be (its earlier members run, or wait for earlier
+			 * ones still); should it, it goes now, not for ever. */
+			j = c->deferred;
+			c->deferred = j->next;
+			c->queued--;
+			views_settle(j->ticket, VIEW_HEARD_NOTHING);
+		}
+		if (!j)
 			break;
-		struct job *j = c->head;
-		c->head = j->next;
-		if (!c->head)
-			c->tail = NULL;
-		c->queued--;
+		if (stopped(c)) {
+			job_free(j);
+			break;
+		}
 		c->busy++;
 		snprintf(c->current, sizeof c->current, "%s", j->target);
 		pthread_mutex_unlock(&c->lock);
 
 		page_process(c, j);
-		job_free(j);
 
 		pthread_mutex_lock(&c->lock);
+		finish_job_locked(c, j);
 		c->busy--;
 		progress_show_locked(c, false);
 		pthread_cond_broadcast(&c->cond);
@@ -340,15 +437,22 @@ static void run_queue(struct crawl *c)
 	free(threads);
 }
 
-/* A stopped run leaves jobs that will never run. Locked. */
+static void free_jobs(struct job *j)
+{
+	while (j) {
+		struct job *next = j->next;
+		job_free(j);
+		j = next;
+	}
+}
+
+/* A stopped run leaves jobs that will never run, or never drain. Locked. */
 static void drop_queue_locked(struct crawl *c)
 {
-	while (c->head) {
-		struct job *j = c->head;
-		c->head = j->next;
-		job_free(j);
-	}
-	c->tail = NULL;
+	free_jobs(c->head);
+	free_jobs(c->deferred);
+	free_jobs(c->done);
+	c->head = c->tail = c->deferred = c->done = NULL;
 	c->queued = 0;
 }
 
@@ -358,6 +462,7 @@ static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 	c->res = res;
 	c->update_mode = update;
 	c->dropped_depth = c->dropped_pages = 0;
+	c->next_seq = c->drain_seq = 0;
 	loops_init(&c->loops, c->cfg->loop_warn);
 	/* A full crawl samples the families afresh; an update (watch's
 	 * batches) cuts what the last full crawl found, or nothing. */
@@ -365,6 +470,7 @@ static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 		views_release(&c->views);
 		views_init(&c->views, c->cfg->robots_meta == ROBOTS_META_IGNORE ? 0 : c->cfg->noindex_sample);
 	}
+	views_new_run(&c->views);
 	families_release(&c->families);
 	families_set_now(&c->families, (long long)time(NULL));
 	c->near_bound_said = false;
@@ -468,9 +574,9 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 	c->head = c->tail = NULL;
 	c->queued = 0;
 	page_process(c, first);
-	job_free(first);
 
 	pthread_mutex_lock(&c->lock);
+	finish_job_locked(c, first);
 	if (c->cfg->seeds.n == 0) {
 		char *t = site_target(c->site, c->site->url);
 		struct job *j = enqueue_locked(c, t ? t : "/", 0, ENQUEUE_FORCED);
@@ -549,11 +655,7 @@ void crawl_free(struct crawl *c)
 	robots_release(&c->robots);
 	strlist_clear(&c->not_found_404);
 	strlist_clear(&c->missing_requisites);
-	while (c->head) {
-		struct job *j = c->head;
-		c->head = j->next;
-		job_free(j);
-	}
+	drop_queue_locked(c);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->cond);
 	free(c);

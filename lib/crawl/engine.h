@@ -27,9 +27,27 @@
 #define ROBOTS_TARGET "/robots.txt"
 #define SITEMAP_TARGET "/sitemap.xml"
 
+/* What a finished job gives the run: applied in the order the jobs were
+ * queued (drain_locked), never in the order their renders ended, so that
+ * what a run queues, which views it cuts and where --max-pages stops
+ * depend on the site, not on --jobs or timing. */
+struct job_yield {
+	struct strlist resources; /* requisites found: queued at the job's depth */
+	struct strlist links;     /* pages found: queued one deeper */
+	char *canonical_to;       /* a --canonical rule's URL: queued at the job's depth */
+	bool seeds;               /* links and canonical_to are seeds */
+	enum view_heard view;     /* what its page says to its view families */
+	char *family_sha256;      /* for families_note: the body's hash, or NULL */
+	char *family_type;        /* ... and its type */
+};
+
 struct job {
 	char *target;
 	long depth;
+	unsigned long seq;        /* its place in the queue's order (append_job_locked) */
+	bool finished;            /* processed: its yield waits for the drain */
+	struct view_ticket *ticket; /* its place in its view families, or NULL */
+	struct job_yield yield;
 	bool optional; /* robots.txt, sitemaps: a 404 is neither recorded nor a failure */
 	bool own_file; /* stored as itself, never as a redirect to its slash form */
 	bool as_page;  /* stored as a page, its rel=canonical aside (canonical.h) */
@@ -61,6 +79,12 @@ struct crawl {
 	pthread_cond_t cond;
 	struct job *head, *tail;
 	long queued;
+	/* The drain: jobs numbered as queued, their yields applied in that
+	 * order. deferred: views taken from the queue before their turn
+	 * (views_turn), done: finished jobs whose turn to drain has not
+	 * come; each list in seq order. */
+	unsigned long next_seq, drain_seq;
+	struct job *deferred, *done;
 	int busy;
 	bool update_mode;
 	struct hashmap seen;   /* target -> depth + 1 */
@@ -105,6 +129,10 @@ struct crawl {
 struct job *enqueue_locked(struct crawl *c, const char *target, long depth, unsigned how);
 /* Free a job and what it holds. */
 void job_free(struct job *j);
+/* j is processed: apply its yield, and those of the jobs finished after
+ * it that were queued after it, as soon as every job queued before them
+ * is done. Locked. */
+void finish_job_locked(struct crawl *c, struct job *j);
 /* Put j at the end of the queue. Locked. */
 void append_job_locked(struct crawl *c, struct job *j);
 /* Queue target, already seen this run, to be rendered again (a spelling

@@ -101,7 +101,7 @@ static char *seed_error(const char *target, const struct origin_response *rs)
  * replacement is a seed). When a rule matches to as well, every client
  * would be sent on again (a loop, or a chain): the target fails instead,
  * naming both rules. Unlocked. */
-static void record_canonical(struct crawl *c, const struct job *j, const char *to, size_t rule)
+static void record_canonical(struct crawl *c, struct job *j, const char *to, size_t rule)
 {
 	size_t again;
 	char *next = site_canonical_redirect(c->site, to, &again);
@@ -120,9 +120,8 @@ static void record_canonical(struct crawl *c, const struct job *j, const char *t
 		manifest_put(&c->next, e);
 		tally_locked(c, j->target, OUTCOME_REDIRECT, 302, 0, 0);
 		c->res->canonical++;
-		struct job *nj = enqueue_locked(c, to, j->depth, 0);
-		if (nj && j->seed)
-			nj->seed = true;
+		j->yield.canonical_to = xstrdup(to);
+		j->yield.seeds = j->seed;
 	}
 	pthread_mutex_unlock(&c->lock);
 	free(next);
@@ -472,9 +471,10 @@ static void read_robots(struct crawl *c, struct page *p)
 	}
 }
 
-/* Step 3: what the page gave, into the run's result and manifest, and
- * its links into the queue. Locked. */
-static void record_locked(struct crawl *c, struct page *p)
+/* Step 3: what the page gave, into the run's result and manifest; its
+ * links, and what it says to its families, into the job's yield (for
+ * the queue, in queue order: finish_job_locked). Locked. */
+static void record_locked(struct crawl *c, struct page *p, struct job_yield *y)
 {
 	const struct job *j = p->j;
 	struct manifest_entry *e = p->e;
@@ -507,10 +507,12 @@ static void record_locked(struct crawl *c, struct page *p)
 				 : p->stored;
 		tally_locked(c, j->target, o, e->status, e->render_ms, e->key ? e->bytes : 0);
 		strlist_add(&c->res->rendered, j->target);
-		if (!c->update_mode && e->key)
-			families_note(&c->families, j->target, e->sha256, e->content_type);
+		if (!c->update_mode && e->key) {
+			y->family_sha256 = xstrdup(e->sha256);
+			y->family_type = e->content_type ? xstrdup(e->content_type) : NULL;
+		}
 		if (e->key && e->status >= 200 && e->status < 300)
-			views_note(&c->views, j->target, false);
+			y->view = VIEW_HEARD_STORED;
 		manifest_put(&c->next, e);
 		p->e = NULL; /* the run's manifest has it */
 		break;
@@ -526,36 +528,34 @@ static void record_locked(struct crawl *c, struct page *p)
 	case PAGE_SKIPPED:
 		skip_locked(c, j->target, p->skip, &p->rs);
 		if (p->skip == CRAWL_SKIP_NOINDEX)
-			views_note(&c->views, j->target, true);
+			y->view = VIEW_HEARD_NOINDEX;
 		break;
 	}
-	for (size_t i = 0; i < p->links.resources.n; i++) {
-		struct job *r = enqueue_locked(c, p->links.resources.items[i], j->depth, ENQUEUE_REQUISITE);
-		if (r)
-			r->referrer = xstrdup(j->target);
-	}
-	for (size_t i = 0; i < p->links.targets.n; i++) {
-		struct job *next = enqueue_locked(c, p->links.targets.items[i], j->depth + 1, 0);
-		if (next && p->seed_moved)
-			next->seed = true;
-	}
+	y->resources = p->links.resources;
+	y->links = p->links.targets;
+	p->links.resources = (struct strlist)STRLIST_INIT;
+	p->links.targets = (struct strlist)STRLIST_INIT;
+	y->seeds = p->seed_moved;
 }
 
 /* Whether j's target is one of a family of views (views.h): not
- * rendered, counted as skipped. A seed always is rendered. */
+ * rendered, counted as skipped. A seed always is rendered. Asked at the
+ * job's turn (the worker takes it then). */
 static bool skip_view(struct crawl *c, const struct job *j)
 {
-	if (j->seed || j->optional)
+	if (j->seed || j->optional || !j->ticket)
 		return false;
 	pthread_mutex_lock(&c->lock);
-	bool cut = views_cut(&c->views, j->target) != NULL;
-	if (cut)
+	bool cut = views_cut(&c->views, j->ticket) != NULL;
+	if (cut) {
 		skip_locked(c, j->target, CRAWL_SKIP_VIEW, NULL);
+		views_settle(j->ticket, VIEW_HEARD_NOTHING); /* the next member need not wait */
+	}
 	pthread_mutex_unlock(&c->lock);
 	return cut;
 }
 
-void page_process(struct crawl *c, const struct job *j)
+void page_process(struct crawl *c, struct job *j)
 {
 	size_t rule;
 	if (skip_view(c, j))
@@ -573,7 +573,7 @@ void page_process(struct crawl *c, const struct job *j)
 		take(c, &p);
 	read_robots(c, &p);
 	pthread_mutex_lock(&c->lock);
-	record_locked(c, &p);
+	record_locked(c, &p, &j->yield);
 	pthread_mutex_unlock(&c->lock);
 	page_release(&p);
 }

@@ -6,7 +6,9 @@
  *                whose links are parsed (page.c, links.h) and whose file
  *                is keyed and published (store.c, claims.h)
  *   record       under the crawl's lock: the result's tally, the run's
- *                manifest, the links queued (page.c)
+ *                manifest; the links, into the job's yield (page.c)
+ *   drain        the yields, in the order their jobs were queued: the
+ *                links queued, the view families told (crawl.c)
  *
  * A worker calls page_process for each job; everything before record
  * runs unlocked, beside the other workers.
@@ -62,6 +64,6 @@ struct page {
 };
 
 /* Render j's target and record what it gave. Unlocked. */
-void page_process(struct crawl *c, const struct job *j);
+void page_process(struct crawl *c, struct job *j);
 
 #endif

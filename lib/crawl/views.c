@@ -11,6 +11,17 @@ struct view_family {
 	long noindex;  /* members rendered that said noindex */
 	long stored;   /* members rendered and stored */
 	long cut;      /* members not rendered */
+	long admitted; /* members queued this run: the next one's place */
+	long settled;  /* members settled this run: always the first ones */
+};
+
+struct view_ticket {
+	size_t n;
+	bool settled;
+	struct view_place {
+		struct view_family *family;
+		long place; /* members of the family queued before this one */
+	} places[];
 };
 
 struct piece {
@@ -145,10 +156,15 @@ size_t views_keys(const char *target, char **keys, size_t max)
 	return n;
 }
 
-void views_note(struct views *v, const char *target, bool noindex)
+struct view_ticket *views_admit(struct views *v, const char *target)
 {
+	if (v->sample <= 0)
+		return NULL;
 	char *keys[VIEWS_MAX_KEYS];
 	size_t n = views_keys(target, keys, VIEWS_MAX_KEYS);
+	if (!n)
+		return NULL;
+	struct view_ticket *t = xcalloc(1, sizeof *t + n * sizeof t->places[0]);
 	for (size_t i = 0; i < n; i++) {
 		struct view_family *f = hashmap_get(&v->fams, keys[i]);
 		if (!f && v->fams.count < VIEWS_MAX_FAMILIES) {
@@ -156,31 +172,63 @@ void views_note(struct views *v, const char *target, bool noindex)
 			f->name = xstrdup(keys[i]);
 			hashmap_put(&v->fams, keys[i], f);
 		}
-		if (f && noindex)
-			f->noindex++;
-		else if (f)
-			f->stored++;
+		if (f)
+			t->places[t->n++] = (struct view_place){ f, f->admitted++ };
 		free(keys[i]);
+	}
+	return t;
+}
+
+bool views_turn(const struct view_ticket *t)
+{
+	for (size_t i = 0; t && i < t->n; i++)
+		if (t->places[i].family->settled < t->places[i].place)
+			return false;
+	return true;
+}
+
+const char *views_cut(struct views *v, const struct view_ticket *t)
+{
+	if (!t || v->sample <= 0)
+		return NULL;
+	for (size_t i = 0; i < t->n; i++) {
+		struct view_family *f = t->places[i].family;
+		if (!f->stored && f->noindex >= v->sample) {
+			f->cut++;
+			return f->name;
+		}
+	}
+	return NULL;
+}
+
+void views_settle(struct view_ticket *t, enum view_heard heard)
+{
+	if (!t || t->settled)
+		return;
+	t->settled = true;
+	for (size_t i = 0; i < t->n; i++) {
+		struct view_family *f = t->places[i].family;
+		f->settled++;
+		if (heard == VIEW_HEARD_NOINDEX)
+			f->noindex++;
+		else if (heard == VIEW_HEARD_STORED)
+			f->stored++;
 	}
 }
 
-const char *views_cut(struct views *v, const char *target)
+void views_ticket_free(struct view_ticket *t)
 {
-	if (v->sample <= 0)
-		return NULL;
-	char *keys[VIEWS_MAX_KEYS];
-	size_t n = views_keys(target, keys, VIEWS_MAX_KEYS);
-	struct view_family *cut = NULL;
-	for (size_t i = 0; i < n; i++) {
-		struct view_family *f = hashmap_get(&v->fams, keys[i]);
-		if (!cut && f && !f->stored && f->noindex >= v->sample)
-			cut = f;
-		free(keys[i]);
+	free(t);
+}
+
+void views_new_run(struct views *v)
+{
+	size_t it = 0;
+	void *val;
+	while (hashmap_next(&v->fams, &it, NULL, &val)) {
+		struct view_family *f = val;
+		f->admitted = f->settled = 0;
 	}
-	if (!cut)
-		return NULL;
-	cut->cut++;
-	return cut->name;
 }
 
 static int by_cut_then_name(const void *a, const void *b)

@@ -25,10 +25,21 @@
  * site's pages live, and their order of discovery (views first, from a
  * sidebar) must not cut them.
  *
+ * Whether a URL is cut depends on the URLs queued before it only, never
+ * on which render ended first (or on --jobs): each URL takes a ticket
+ * when it is queued, its place in each of its families; it is decided
+ * at its turn, once every member queued before it is settled (heard
+ * from, or cut), and a rendered member is heard in queue order (the
+ * crawl's drain). A family's first `sample` members are thus always its
+ * first queued, and so is what they said.
+ *
  *     struct views v;
  *     views_init(&v, 8);
- *     if (views_cut(&v, "/i.php?title=P&action=edit"))  ... skip it
- *     views_note(&v, "/i.php?title=Q&action=edit", true);  // rendered: noindex
+ *     struct view_ticket *t = views_admit(&v, "/i.php?title=P&action=edit");
+ *     ...                              // at its turn: views_turn(t)
+ *     if (views_cut(&v, t))  ... skip it, views_settle(t, VIEW_HEARD_NOTHING)
+ *     else ... render it, then, in queue order: views_settle(t, VIEW_HEARD_NOINDEX)
+ *     views_ticket_free(t);
  *     views_release(&v);
  *
  * Memory: one record per family met, at most VIEWS_MAX_FAMILIES (later
@@ -60,13 +71,35 @@ void views_release(struct views *v);
  * caller): how many, at most max. */
 size_t views_keys(const char *target, char **keys, size_t max);
 
-/* A rendered URL: noindex (not stored), or stored. */
-void views_note(struct views *v, const char *target, bool noindex);
+/* What a member said, as it settles. */
+enum view_heard {
+	VIEW_HEARD_NOTHING, /* cut, not rendered, or neither stored nor noindex */
+	VIEW_HEARD_NOINDEX, /* rendered: robots noindex, not stored */
+	VIEW_HEARD_STORED,  /* rendered and stored */
+};
 
-/* Whether target belongs to a family cut as a view: the family (the
- * views' own string), counted as one more URL not rendered; NULL when
- * target is to be rendered. */
-const char *views_cut(struct views *v, const char *target);
+/* target's place in each of its families, taken as it is queued; NULL
+ * when it belongs to none (or nothing is ever cut). */
+struct view_ticket *views_admit(struct views *v, const char *target);
+
+/* Whether every member queued before t's URL, in each of its families,
+ * has settled: then (and only then) views_cut may be asked. */
+bool views_turn(const struct view_ticket *t);
+
+/* Whether t's URL is cut as a view, at its turn: the family (the views'
+ * own string), counted as one more URL not rendered; NULL when it is to
+ * be rendered. t NULL: NULL. */
+const char *views_cut(struct views *v, const struct view_ticket *t);
+
+/* t's URL is done with: its families hear what it said, and their next
+ * member may take its turn. A second call does nothing; t NULL neither. */
+void views_settle(struct view_ticket *t, enum view_heard heard);
+
+void views_ticket_free(struct view_ticket *t);
+
+/* A new run numbers the members afresh: what a run stopped halfway left
+ * unsettled never waits again. The families keep what they heard. */
+void views_new_run(struct views *v);
 
 /* The summary of what was cut, the largest families first (at most
  * `most` named): "N URLs of K families …"; empty when nothing was. */

@@ -50,6 +50,18 @@ TEST(views_keys_of_views_and_of_pages)
 	CHECK_KEYS("", "/x?a=1&b=2&c=3&d=4&e=5&f=6&g=7&h=8&i=9");
 }
 
+/* target queued, then decided at its turn as the crawl does: its
+ * family (cut) or NULL; a rendered one settles saying `heard`. */
+static const char *queue_and_decide(struct views *v, const char *target, enum view_heard heard)
+{
+	struct view_ticket *t = views_admit(v, target);
+	CHECK(views_turn(t));
+	const char *cut = views_cut(v, t);
+	views_settle(t, cut ? VIEW_HEARD_NOTHING : heard);
+	views_ticket_free(t);
+	return cut;
+}
+
 TEST(views_a_family_of_noindex_renders_is_cut_after_the_sample)
 {
 	struct views v;
@@ -57,13 +69,13 @@ TEST(views_a_family_of_noindex_renders_is_cut_after_the_sample)
 	char t[64];
 	for (int i = 1; i <= 3; i++) {
 		snprintf(t, sizeof t, "/i.php?title=P%d&action=edit", i);
-		CHECK(!views_cut(&v, t));
-		views_note(&v, t, true);
+		CHECK(!queue_and_decide(&v, t, VIEW_HEARD_NOINDEX));
 	}
-	CHECK_STR("/i.php?action=…&title=…", views_cut(&v, "/i.php?title=P4&action=history"));
-	CHECK(views_cut(&v, "/i.php?title=P5&action=edit") != NULL);
+	CHECK_STR("/i.php?action=…&title=…",
+		  queue_and_decide(&v, "/i.php?title=P4&action=history", VIEW_HEARD_NOINDEX));
+	CHECK(queue_and_decide(&v, "/i.php?title=P5&action=edit", VIEW_HEARD_NOINDEX) != NULL);
 	/* A page of one piece is no member. */
-	CHECK(!views_cut(&v, "/i.php?title=P4"));
+	CHECK(!views_admit(&v, "/i.php?title=P4"));
 	struct buf b = BUF_INIT;
 	views_summary(&v, 3, &b);
 	CHECK_STR("2 URLs not rendered, in 1 family whose first 3 pages all said robots noindex "
@@ -76,22 +88,58 @@ TEST(views_a_family_with_a_stored_member_is_never_cut)
 {
 	struct views v;
 	views_init(&v, 2);
-	views_note(&v, "/list?cat=a&page=2", false);
+	CHECK(!queue_and_decide(&v, "/list?cat=a&page=2", VIEW_HEARD_STORED));
 	for (int i = 0; i < 10; i++) {
 		char t[64];
 		snprintf(t, sizeof t, "/list?cat=b%d&page=%d", i, i);
-		views_note(&v, t, true);
+		CHECK(!queue_and_decide(&v, t, VIEW_HEARD_NOINDEX));
 	}
-	CHECK(!views_cut(&v, "/list?cat=z&page=9"));
 	views_release(&v);
-	/* Sample 0: nothing is ever cut. */
+	/* Sample 0: nothing is ever cut, nor waits. */
 	views_init(&v, 0);
-	for (int i = 0; i < 10; i++)
-		views_note(&v, "/x?a=1&b=2", true);
-	CHECK(!views_cut(&v, "/x?a=1&b=3"));
-	struct buf b = BUF_INIT;
-	views_summary(&v, 3, &b);
-	CHECK_STR("", buf_str(&b));
-	buf_release(&b);
+	CHECK(!views_admit(&v, "/x?a=1&b=2"));
+	CHECK(views_turn(NULL) && !views_cut(&v, NULL));
+	views_release(&v);
+}
+
+/* Renders end in any order; the families hear their members in the
+ * order they were queued, and a member is decided only once every
+ * earlier one has settled: what is cut never depends on timing. */
+TEST(views_members_are_decided_in_the_order_they_were_queued)
+{
+	struct views v;
+	views_init(&v, 2);
+	struct view_ticket *m[4];
+	for (int i = 0; i < 4; i++) {
+		char t[64];
+		snprintf(t, sizeof t, "/i.php?title=P%d&action=edit", i);
+		m[i] = views_admit(&v, t);
+	}
+	CHECK(views_turn(m[0]));
+	CHECK(!views_turn(m[1]) && !views_turn(m[2]) && !views_turn(m[3]));
+	CHECK(!views_cut(&v, m[0]));
+	views_settle(m[0], VIEW_HEARD_NOINDEX);
+	views_settle(m[0], VIEW_HEARD_NOINDEX); /* once only */
+	CHECK(views_turn(m[1]) && !views_turn(m[2]));
+	CHECK(!views_cut(&v, m[1])); /* one of 2 heard: rendered */
+	views_settle(m[1], VIEW_HEARD_NOINDEX);
+	CHECK(views_turn(m[2]));
+	CHECK_STR("/i.php?action=…&title=…", views_cut(&v, m[2]));
+	views_settle(m[2], VIEW_HEARD_NOTHING);
+	CHECK(views_turn(m[3]) && views_cut(&v, m[3]) != NULL);
+	for (int i = 0; i < 4; i++)
+		views_ticket_free(m[i]);
+	/* A run stopped halfway leaves members unsettled: the next run's
+	 * first member does not wait for them. */
+	struct view_ticket *left = views_admit(&v, "/i.php?title=Q1&action=info");
+	struct view_ticket *waits = views_admit(&v, "/i.php?title=Q2&action=info");
+	CHECK(!views_turn(waits));
+	views_ticket_free(left);
+	views_ticket_free(waits);
+	views_new_run(&v);
+	struct view_ticket *first = views_admit(&v, "/i.php?title=Q3&action=info");
+	CHECK(views_turn(first));
+	CHECK(views_cut(&v, first) != NULL); /* what the families heard stays */
+	views_ticket_free(first);
 	views_release(&v);
 }
