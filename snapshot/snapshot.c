@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "cli/originopts.h"
 #include "cli/profileopts.h"
+#include "snapshot/learned.h"
 #include "trace/tracer.h"
 #include "base/xalloc.h"
 
@@ -43,11 +44,15 @@ static void catch_sigint(void)
 }
 static struct {
 	bool no_trace;
+	char *write_profile;
 } snapshot_options;
 
 static const struct opt snapshot_opts[] = {
 	{ "no-trace", 0, OPT_BOOL, &snapshot_options.no_trace, NULL,
 	  "do not record what CGI renders read (then 'watch' re-crawls the tree before watching)", 0, 0 },
+	{ "write-profile", 0, OPT_STR, &snapshot_options.write_profile, "FILE",
+	  "write what the run learned by itself (views cut, spans that change on every render; aliases "
+	  "and suggestions as comments) to FILE, an option file for -c: the next run starts from it", 0, 0 },
 	OPT_END
 };
 
@@ -89,7 +94,8 @@ static void print_help(const struct opt *const *tables)
 	printf("\nExit status: 0 all pages stored (or skipped: archives, responses over\n"
 	       "--max-output, each kind named in the summary); 1 some URLs failed (the rest\n"
 	       "is published), or a seed answered an error, or most URLs answered 404 (more\n"
-	       "than half, and at least %d: a wrong --root or --site-url); 2 usage or set-up\n"
+	       "than half, and at least %d: a wrong --root or --site-url), or the\n"
+	       "--write-profile FILE could not be written; 2 usage or set-up\n"
 	       "error (nothing changed); 4 --max-pages (default %d) stopped the crawl: what\n"
 	       "it reached is published, nothing is pruned, and the summary names the URL\n"
 	       "families that took the budget; 75 the tree is busy: another snapshot, watch or\n"
@@ -169,6 +175,10 @@ int cmd_snapshot(int argc, char **argv)
 		rc = usage_error("snapshot", args.n ? "give one output directory" : "no output directory given");
 		goto out;
 	}
+	if (snapshot_options.write_profile && learned_check(snapshot_options.write_profile, err) < 0) {
+		rc = usage_error("snapshot", err);
+		goto out;
+	}
 	links_init();
 	links_ready = true;
 	/* Trace as watch does, where it can: a CGI origin with the library
@@ -228,6 +238,15 @@ int cmd_snapshot(int argc, char **argv)
 	free(what);
 	if (res.interrupted)
 		rc = EXIT_INTERRUPTED;
+	else if (snapshot_options.write_profile) {
+		if (learned_write(snapshot_options.write_profile, &res, s.site.url, err) < 0) {
+			log_error("%s", err);
+			if (rc == 0)
+				rc = EXIT_PARTIAL;
+		} else if (!crawl_options.quiet) {
+			log_info("wrote what the run learned to '%s' (-c to start from it)", snapshot_options.write_profile);
+		}
+	}
 	crawl_record_run(&s.tree, "snapshot", &res, rc);
 out:
 	crawl_result_release(&res);

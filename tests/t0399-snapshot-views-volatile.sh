@@ -11,6 +11,8 @@
 #    rewrites no file (.cgisnap/volatile names the spans), an edit of one
 #    page's text rewrites that page alone, and watch republishes nothing
 #    when a source is rewritten with the same text.
+#  - --write-profile writes both down; -c with that file gives the same
+#    tree in a new directory without learning them again.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/lib-snapshot.sh"
 . "$ROOT/tests/lib-watch.sh"
@@ -78,6 +80,47 @@ check_eq 0 $? "exit status"
 check_eq "/index.php?page=p05" "$(sed -nE 's/^cgisnap: 200 (new|changed) [0-9]+ ms [0-9]+ bytes //p' "$TESTDIR/snap3.err")" \
 	"pages written"
 check_contains "$(cat "$OUT/$(manifest_field "$OUT" "/index.php?page=p05" 2)")" "Page 05 was edited." "the edit stored"
+
+try "--write-profile keeps what the run learned: the view families and the spans, the aliases as comments"
+snap "$OUT" --write-profile "$TESTDIR/learned.conf" >/dev/null 2>"$TESTDIR/wp.err"
+check_eq 0 $? "exit status ($(tail -2 "$TESTDIR/wp.err"))"
+check_contains "$(cat "$TESTDIR/wp.err")" "wrote what the run learned to '$TESTDIR/learned.conf'" "said"
+profile=$(cat "$TESTDIR/learned.conf")
+check_eq "# cgisnap profile, written by 'cgisnap snapshot --write-profile'" "$(head -1 <<<"$profile")" "first line"
+check_eq "$(printf '%s\n' "view-family = '/index.php?action=…&page=…'  # 32 URLs not rendered" \
+	"view-family = '/index.php?page=…&returnto=…'  # 12 URLs not rendered")" \
+	"$(grep '^view-family' <<<"$profile")" "the view families, with what each left out"
+check_eq "$(grep -v '^#' "$OUT/.cgisnap/volatile" | sort)" \
+	"$(sed -n "s/^volatile = '\(.*\)'\$/\1/p" <<<"$profile" | sort)" "the spans, as the tree keeps them"
+
+try "-c with that profile gives the same tree in a new directory, and a second run there learns nothing again"
+snap "$TESTDIR/p" -v -j 2 -c "$TESTDIR/learned.conf" >/dev/null 2>"$TESTDIR/p1.err"
+check_eq 0 $? "exit status ($(grep -v ' ms ' "$TESTDIR/p1.err" | tail -3))"
+check_eq "$(manifest_targets "$OUT")" "$(manifest_targets "$TESTDIR/p")" "the same URLs"
+check_eq 16 "$(count "$TESTDIR/p1.err" '^cgisnap: 200 skipped ')" "views rendered: the first of each family, as sampled"
+check_contains "$(cat "$TESTDIR/p1.err")" \
+	"cgisnap: skipped 44 URLs not rendered, in 2 families --view-family names ('/index.php?action=…&page=…' 32, '/index.php?page=…&returnto=…' 12): without those --view-family lines they are sampled" \
+	"the summary names the given families"
+snap "$TESTDIR/p" -c "$TESTDIR/learned.conf" >/dev/null 2>"$TESTDIR/p2.err"
+check_eq 0 $? "exit status"
+check_contains "$(cat "$TESTDIR/p2.err")" "stored $((PAGES + 1)) files (0 new, 0 changed, $((PAGES + 1)) unchanged)" \
+	"every page unchanged"
+# Learning a span writes .cgisnap/volatile; the profile's spans left nothing to learn.
+check_no_file "$TESTDIR/p/.cgisnap/volatile" "spans learned again"
+
+try "--write-profile never overwrites a file it did not write; bad --view-family and --volatile are set-up errors"
+printf 'my notes\n' >"$TESTDIR/notes"
+err=$(snap "$TESTDIR/q" --write-profile "$TESTDIR/notes" 2>&1)
+check_eq 2 $? "exit status"
+check_contains "$err" "--write-profile '$TESTDIR/notes' exists and is not a profile cgisnap wrote: not overwritten" "message"
+check_eq "my notes" "$(cat "$TESTDIR/notes")" "the file"
+check_no_file "$TESTDIR/q" "no tree made"
+err=$(snap "$TESTDIR/q" --view-family edit 2>&1)
+check_eq 2 $? "bad --view-family: exit status"
+check_contains "$err" "bad --view-family 'edit': a family as the summary names it" "message"
+err=$(snap "$TESTDIR/q" --volatile 'nonce="' 2>&1)
+check_eq 2 $? "bad --volatile: exit status"
+check_contains "$err" "bad --volatile 'nonce=\"': the bytes a span may hold, a tab, the text before it" "message"
 
 try "watch: a source rewritten with the same text republishes nothing; an edit is published"
 LOG=$TESTDIR/watch.log

@@ -9,6 +9,8 @@
 #include "cli/crawlopts.h"
 #include "cli/apacheconf.h"
 #include "crawl/lastrun.h"
+#include "crawl/views.h"
+#include "crawl/volatile.h"
 #include "cli/cli.h"
 #include "base/log.h"
 #include "cli/originopts.h"
@@ -73,6 +75,13 @@ const struct opt crawl_opts[] = {
 	  "a URL family (edit, history, login?returnto= views) whose first N pages said robots noindex, "
 	  "none stored, is not rendered further (default " STR(CRAWL_NOINDEX_SAMPLE) "; 0: render every URL)",
 	  0, 1L << 20 },
+	{ "view-family", 0, OPT_LIST, &crawl_options.view_families, "FAMILY",
+	  "a URL family known to be views (as the summary names it: '/index.php?action=…&title=…'): "
+	  "its first --noindex-sample URLs are rendered for their links, the rest not, whatever those say "
+	  "(--write-profile writes them; repeatable)", 0, 0 },
+	{ "volatile", 0, OPT_LIST, &crawl_options.volatiles, "'SET<TAB>TEXT'",
+	  "compare pages without the span after TEXT made of SET's bytes, as learned spans are "
+	  "(.cgisnap/volatile's lines; --write-profile writes them; repeatable)", 0, 0 },
 	{ "respect-no-store", 0, OPT_BOOL, &crawl_options.respect_no_store, NULL,
 	  "skip pages sent with Cache-Control no-store/no-cache/private", 0, 0 },
 	{ "not-found", 0, OPT_STR, &crawl_options.not_found, "TARGET",
@@ -211,6 +220,22 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 	copy_list(&s->crawl.exclude, &o->exclude);
 	copy_list(&s->crawl.strip, &o->strip);
 	copy_list(&s->crawl.render_query, &o->render_query);
+	for (size_t i = 0; i < o->view_families.n; i++)
+		if (!views_family_shape(o->view_families.items[i]))
+			return err_set(err, "bad --view-family '%s': a family as the summary names it, "
+					    "such as '/index.php?action=…&title=…'", o->view_families.items[i]);
+	copy_list(&s->crawl.view_families, &o->view_families);
+	for (size_t i = 0; i < o->volatiles.n; i++) {
+		struct volatiles v;
+		volatiles_init(&v);
+		volatiles_parse(&v, o->volatiles.items[i], strlen(o->volatiles.items[i]));
+		size_t n = v.n;
+		volatiles_release(&v);
+		if (n != 1 || strchr(o->volatiles.items[i], '\n'))
+			return err_set(err, "bad --volatile '%s': the bytes a span may hold, a tab, the text "
+					    "before it (a line of .cgisnap/volatile)", o->volatiles.items[i]);
+	}
+	copy_list(&s->crawl.volatile_rules, &o->volatiles);
 	if (o->jobs > 0)
 		s->crawl.jobs = o->jobs;
 	if (o->max_pages >= 0)
@@ -359,6 +384,8 @@ void crawl_setup_close(struct crawl_setup *s)
 	strlist_clear(&s->crawl.exclude);
 	strlist_clear(&s->crawl.strip);
 	strlist_clear(&s->crawl.render_query);
+	strlist_clear(&s->crawl.view_families);
+	strlist_clear(&s->crawl.volatile_rules);
 	crawl_config_release(&s->crawl);
 	site_release(&s->site);
 	memset(s, 0, sizeof *s);

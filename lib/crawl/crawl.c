@@ -86,6 +86,23 @@ static void load_volatiles(struct crawl *c)
 			log_warn("%s", err);
 	}
 	buf_release(&text);
+	for (size_t i = 0; i < c->cfg->volatile_rules.n; i++)
+		volatiles_parse(&c->volatiles, c->cfg->volatile_rules.items[i], strlen(c->cfg->volatile_rules.items[i]));
+}
+
+/* The rules c knows, one line each as .cgisnap/volatile has them, into out. */
+static void volatile_lines(const struct crawl *c, struct strlist *out)
+{
+	struct buf text = BUF_INIT;
+	volatiles_format(&c->volatiles, &text);
+	for (const char *s = buf_str(&text), *nl; *s; s = nl + 1) {
+		nl = strchr(s, '\n');
+		if (!nl)
+			break;
+		if (*s != '#')
+			strlist_add_owned(out, xstrndup(s, (size_t)(nl - s)));
+	}
+	buf_release(&text);
 }
 
 /* Keep what this run learned for the next. */
@@ -469,6 +486,8 @@ static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 	if (!update) {
 		views_release(&c->views);
 		views_init(&c->views, c->cfg->robots_meta == ROBOTS_META_IGNORE ? 0 : c->cfg->noindex_sample);
+		for (size_t i = 0; i < c->cfg->view_families.n; i++)
+			views_give(&c->views, c->cfg->view_families.items[i]);
 	}
 	views_new_run(&c->views);
 	families_release(&c->families);
@@ -517,6 +536,8 @@ static void finish_result(struct crawl *c, struct crawl_result *res)
 		res->bound_note = xasprintf("--max-depth %ld reached: %ld links not crawled",
 					    c->cfg->max_depth, c->dropped_depth);
 	res->interrupted = stopped(c);
+	views_cut_list(&c->views, &res->views_cut);
+	volatile_lines(c, &res->volatile_rules);
 	res->complete = !res->failed && !res->held && !res->bounded && !res->errors.n && !res->interrupted;
 	skip_notes(c, res);
 	strlist_clear(&c->not_found_404);

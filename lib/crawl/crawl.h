@@ -97,6 +97,9 @@ struct crawl_config {
 	enum robots_meta robots_meta; /* what <meta name=robots> decides */
 	long noindex_sample;         /* a URL family whose first N renders said noindex
 				      * is not rendered further (views.h); 0: never */
+	struct strlist view_families; /* --view-family: cut from their first member (views.h) */
+	struct strlist volatile_rules; /* --volatile: spans compared without, as the lines of
+					* .cgisnap/volatile (volatile.h), beside the tree's */
 	bool respect_no_store;
 	bool gzip;                   /* .gz siblings for compressible files */
 	bool prune;
@@ -208,6 +211,10 @@ struct crawl_result {
 	 * and URL families that multiplied URLs, with the options that
 	 * remove them (none: nothing fired), and one line per parameter. */
 	struct strlist family_notes, family_table;
+	/* What a run learned, as --write-profile keeps it: the view families
+	 * cut ("FAMILY<TAB>N", views.h), and the spans compared without (the
+	 * lines of .cgisnap/volatile). */
+	struct strlist views_cut, volatile_rules;
 };
 
 struct crawl;

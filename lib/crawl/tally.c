@@ -238,8 +238,15 @@ void skip_notes(const struct crawl *c, struct crawl_result *res)
 	if (n) {
 		struct buf b = BUF_INIT;
 		buf_adds(&b, "skipped ");
-		views_summary(&c->views, 3, &b);
-		buf_adds(&b, ": --noindex-sample 0 to render them");
+		views_summary(&c->views, false, 3, &b);
+		if (b.len > strlen("skipped "))
+			buf_adds(&b, ": --noindex-sample 0 to render them");
+		struct buf given = BUF_INIT;
+		views_summary(&c->views, true, 3, &given);
+		if (given.len)
+			buf_addf(&b, "%s%s: without those --view-family lines they are sampled",
+				 b.len > strlen("skipped ") ? "; " : "", buf_str(&given));
+		buf_release(&given);
 		s[CRAWL_SKIP_VIEW].note = buf_detach(&b, NULL);
 	}
 	n = s[CRAWL_SKIP_NO_STORE].n;
@@ -276,6 +283,8 @@ void crawl_result_release(struct crawl_result *res)
 	strlist_clear(&res->errors);
 	strlist_clear(&res->family_notes);
 	strlist_clear(&res->family_table);
+	strlist_clear(&res->views_cut);
+	strlist_clear(&res->volatile_rules);
 	memset(res, 0, sizeof *res);
 }
 

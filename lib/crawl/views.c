@@ -11,6 +11,7 @@ struct view_family {
 	long noindex;  /* members rendered that said noindex */
 	long stored;   /* members rendered and stored */
 	long cut;      /* members not rendered */
+	bool given;    /* named by views_give: cut from its first member */
 	long admitted; /* members queued this run: the next one's place */
 	long settled;  /* members settled this run: always the first ones */
 };
@@ -156,9 +157,34 @@ size_t views_keys(const char *target, char **keys, size_t max)
 	return n;
 }
 
+static struct view_family *family_named(struct views *v, const char *name)
+{
+	struct view_family *f = hashmap_get(&v->fams, name);
+	if (!f && v->fams.count < VIEWS_MAX_FAMILIES) {
+		f = xcalloc(1, sizeof *f);
+		f->name = xstrdup(name);
+		hashmap_put(&v->fams, name, f);
+	}
+	return f;
+}
+
+void views_give(struct views *v, const char *family)
+{
+	struct view_family *f = family_named(v, family);
+	if (f && !f->given) {
+		f->given = true;
+		v->given++;
+	}
+}
+
+bool views_family_shape(const char *s)
+{
+	return s[0] == '/' && strstr(s, "…") && !strpbrk(s, " \t\n#");
+}
+
 struct view_ticket *views_admit(struct views *v, const char *target)
 {
-	if (v->sample <= 0)
+	if (v->sample <= 0 && !v->given)
 		return NULL;
 	char *keys[VIEWS_MAX_KEYS];
 	size_t n = views_keys(target, keys, VIEWS_MAX_KEYS);
@@ -166,12 +192,7 @@ struct view_ticket *views_admit(struct views *v, const char *target)
 		return NULL;
 	struct view_ticket *t = xcalloc(1, sizeof *t + n * sizeof t->places[0]);
 	for (size_t i = 0; i < n; i++) {
-		struct view_family *f = hashmap_get(&v->fams, keys[i]);
-		if (!f && v->fams.count < VIEWS_MAX_FAMILIES) {
-			f = xcalloc(1, sizeof *f);
-			f->name = xstrdup(keys[i]);
-			hashmap_put(&v->fams, keys[i], f);
-		}
+		struct view_family *f = family_named(v, keys[i]);
 		if (f)
 			t->places[t->n++] = (struct view_place){ f, f->admitted++ };
 		free(keys[i]);
@@ -189,11 +210,14 @@ bool views_turn(const struct view_ticket *t)
 
 const char *views_cut(struct views *v, const struct view_ticket *t)
 {
-	if (!t || v->sample <= 0)
+	if (!t)
 		return NULL;
 	for (size_t i = 0; i < t->n; i++) {
 		struct view_family *f = t->places[i].family;
-		if (!f->stored && f->noindex >= v->sample) {
+		/* A given family's first members are rendered as a sampled
+		 * family's are: their links are the same run's. */
+		bool given_cut = f->given && t->places[i].place >= (v->sample > 0 ? v->sample : 0);
+		if (given_cut || (v->sample > 0 && !f->stored && f->noindex >= v->sample)) {
 			f->cut++;
 			return f->name;
 		}
@@ -239,26 +263,50 @@ static int by_cut_then_name(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-void views_summary(const struct views *v, size_t most, struct buf *out)
+/* The families cut, given ones or sampled ones, the largest first: how
+ * many, into *out (the caller frees the array). */
+static size_t cut_families(const struct views *v, int given, struct view_family ***out)
 {
 	struct view_family **cut = NULL;
-	size_t n = 0;
-	long urls = 0;
-	size_t it = 0;
+	size_t n = 0, it = 0;
 	void *val;
 	while (hashmap_next(&v->fams, &it, NULL, &val)) {
 		struct view_family *f = val;
-		if (!f->cut)
+		if (!f->cut || (given >= 0 && f->given != given))
 			continue;
 		cut = xrealloc(cut, (n + 1) * sizeof *cut);
 		cut[n++] = f;
-		urls += f->cut;
 	}
+	if (n)
+		qsort(cut, n, sizeof *cut, by_cut_then_name);
+	*out = cut;
+	return n;
+}
+
+void views_cut_list(const struct views *v, struct strlist *out)
+{
+	struct view_family **cut;
+	size_t n = cut_families(v, -1, &cut);
+	for (size_t i = 0; i < n; i++)
+		strlist_add_owned(out, xasprintf("%s\t%ld", cut[i]->name, cut[i]->cut));
+	free(cut);
+}
+
+void views_summary(const struct views *v, bool given, size_t most, struct buf *out)
+{
+	struct view_family **cut;
+	size_t n = cut_families(v, given, &cut);
+	long urls = 0;
+	for (size_t i = 0; i < n; i++)
+		urls += cut[i]->cut;
 	if (!n)
 		return;
-	qsort(cut, n, sizeof *cut, by_cut_then_name);
-	buf_addf(out, "%ld URL%s not rendered, in %zu famil%s whose first %ld pages all said robots noindex (",
-		 urls, urls == 1 ? "" : "s", n, n == 1 ? "y" : "ies", v->sample);
+	buf_addf(out, "%ld URL%s not rendered, in %zu famil%s ", urls, urls == 1 ? "" : "s", n,
+		 n == 1 ? "y" : "ies");
+	if (given)
+		buf_adds(out, "--view-family names (");
+	else
+		buf_addf(out, "whose first %ld pages all said robots noindex (", v->sample);
 	for (size_t i = 0; i < n && i < most; i++)
 		buf_addf(out, "%s'%.200s' %ld", i ? ", " : "", cut[i]->name, cut[i]->cut);
 	if (n > most)

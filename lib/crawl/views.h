@@ -61,7 +61,8 @@
 
 struct views {
 	struct hashmap fams; /* family -> struct view_family * */
-	long sample;         /* 0: nothing is ever cut */
+	long sample;         /* 0: no family is cut by its sample */
+	long given;          /* families views_give named */
 };
 
 void views_init(struct views *v, long sample);
@@ -101,8 +102,25 @@ void views_ticket_free(struct view_ticket *t);
  * unsettled never waits again. The families keep what they heard. */
 void views_new_run(struct views *v);
 
+/* A family the user names (--view-family, as the summary writes it): its
+ * first `sample` members are rendered (for their links, as a sampled
+ * family's are), the rest cut, whatever the first said: a profile
+ * --write-profile wrote gives the next run the same tree without the
+ * decision. With sample 0, cut from its first member. */
+void views_give(struct views *v, const char *family);
+
+/* Whether s is written as a family is: a path, "…" for what varies. */
+bool views_family_shape(const char *s);
+
+/* The families cut, as "FAMILY<TAB>N" (N: URLs not rendered), the
+ * largest first, into out. */
+void views_cut_list(const struct views *v, struct strlist *out);
+
 /* The summary of what was cut, the largest families first (at most
- * `most` named): "N URLs of K families …"; empty when nothing was. */
-void views_summary(const struct views *v, size_t most, struct buf *out);
+ * `most` named): "N URLs not rendered, in K families whose first S pages
+ * all said robots noindex (…)", and "N URLs not rendered, in K families
+ * --view-family names (…)" for the given ones (given true); empty when
+ * nothing was. */
+void views_summary(const struct views *v, bool given, size_t most, struct buf *out);
 
 #endif

@@ -77,7 +77,7 @@ TEST(views_a_family_of_noindex_renders_is_cut_after_the_sample)
 	/* A page of one piece is no member. */
 	CHECK(!views_admit(&v, "/i.php?title=P4"));
 	struct buf b = BUF_INIT;
-	views_summary(&v, 3, &b);
+	views_summary(&v, false, 3, &b);
 	CHECK_STR("2 URLs not rendered, in 1 family whose first 3 pages all said robots noindex "
 		  "('/i.php?action=…&title=…' 2)", buf_str(&b));
 	buf_release(&b);
@@ -141,5 +141,38 @@ TEST(views_members_are_decided_in_the_order_they_were_queued)
 	CHECK(views_turn(first));
 	CHECK(views_cut(&v, first) != NULL); /* what the families heard stays */
 	views_ticket_free(first);
+	views_release(&v);
+}
+
+/* --view-family: the family's first `sample` members are rendered (their
+ * links count, as in the sampled run), the rest cut whatever those said;
+ * the summary names them apart. */
+TEST(views_a_given_family_renders_its_sample_then_cuts)
+{
+	struct views v;
+	views_init(&v, 2);
+	CHECK(views_family_shape("/i.php?action=…&title=…"));
+	CHECK(!views_family_shape("edit") && !views_family_shape("/i.php?action=edit"));
+	views_give(&v, "/i.php?action=…&title=…");
+	/* stored, which would keep a sampled family whole */
+	CHECK(!queue_and_decide(&v, "/i.php?title=P1&action=edit", VIEW_HEARD_STORED));
+	CHECK(!queue_and_decide(&v, "/i.php?title=P2&action=edit", VIEW_HEARD_STORED));
+	CHECK_STR("/i.php?action=…&title=…", queue_and_decide(&v, "/i.php?title=P3&action=edit", VIEW_HEARD_STORED));
+	struct buf b = BUF_INIT;
+	views_summary(&v, true, 3, &b);
+	CHECK_STR("1 URL not rendered, in 1 family --view-family names ('/i.php?action=…&title=…' 1)", buf_str(&b));
+	buf_reset(&b);
+	views_summary(&v, false, 3, &b);
+	CHECK_STR("", buf_str(&b));
+	struct strlist cut = STRLIST_INIT;
+	views_cut_list(&v, &cut);
+	CHECK(cut.n == 1 && !strcmp(cut.items[0], "/i.php?action=…&title=…\t1"));
+	strlist_clear(&cut);
+	buf_release(&b);
+	views_release(&v);
+	/* With no sample (--robots-meta ignore), cut from the first. */
+	views_init(&v, 0);
+	views_give(&v, "/i.php?action=…&title=…");
+	CHECK(queue_and_decide(&v, "/i.php?title=P1&action=edit", VIEW_HEARD_STORED) != NULL);
 	views_release(&v);
 }
