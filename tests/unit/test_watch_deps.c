@@ -47,6 +47,47 @@ static void ix_close(struct ix_tree *it)
 	it->open = false;
 }
 
+/* What the dependency tests share: a manifest and its index (built by
+ * fx_index, in a tree of its own), the --depends rules and the site at
+ * base. fx_release frees them all. */
+struct deps_fixture {
+	struct manifest m;
+	struct dep_index ix;
+	struct ix_tree it;
+	struct watch_rules rules;
+	struct site site;
+	char err[ERR_LEN];
+};
+
+static void fx_init(struct deps_fixture *fx, const char *base)
+{
+	*fx = (struct deps_fixture){ .m = MANIFEST_INIT, .ix = DEP_INDEX_INIT, .rules = WATCH_RULES_INIT };
+	CHECK_INT(0, site_init(&fx->site, base, fx->err));
+}
+
+static void fx_index(struct deps_fixture *fx)
+{
+	ix_build(&fx->ix, &fx->it, &fx->m);
+}
+
+static void fx_release(struct deps_fixture *fx)
+{
+	ix_close(&fx->it);
+	manifest_release(&fx->m);
+	watch_rules_release(&fx->rules);
+	site_release(&fx->site);
+}
+
+/* The targets in t joined by spaces; t is emptied. */
+static char *joined(struct strlist *t)
+{
+	struct buf b = BUF_INIT;
+	for (size_t i = 0; i < t->n; i++)
+		buf_addf(&b, "%s%s", i ? " " : "", t->items[i]);
+	strlist_clear(t);
+	return buf_detach(&b, NULL);
+}
+
 TEST(watch_changes_merge_flags_and_keep_order)
 {
 	struct changes c = CHANGES_INIT;
@@ -129,56 +170,50 @@ TEST(watch_rules_parse_and_reject)
 	site_release(&site);
 }
 
-/* A page reading the given files and listing the given directories. */
-static void page(struct manifest *m, const char *target, const char *reads, const char *lists)
+/* A page reading the given files and listing the given directories (each
+ * list split at spaces), put in m; returned, for the dependencies of
+ * other kinds a test gives it. */
+static struct manifest_entry *page(struct manifest *m, const char *target, const char *reads, const char *lists)
 {
 	struct manifest_entry *e = manifest_entry_new(target);
 	strlist_split(&e->deps_read, reads, ' ');
 	strlist_split(&e->deps_listed, lists, ' ');
 	manifest_put(m, e);
+	return e;
 }
 
 /* The targets for one change, joined by spaces. */
-static char *targets_for(const struct dep_index *ix, const struct watch_rules *r, const struct site *site,
-			 const char *path, unsigned flags)
+static char *targets_for(const struct deps_fixture *fx, const char *path, unsigned flags)
 {
 	struct changes c = CHANGES_INIT;
 	struct strlist t = STRLIST_INIT;
-	struct buf b = BUF_INIT;
 	changes_add(&c, path, flags);
-	deps_targets(ix, r, site, &c, &t);
-	for (size_t i = 0; i < t.n; i++)
-		buf_addf(&b, "%s%s", i ? " " : "", t.items[i]);
-	strlist_clear(&t);
+	deps_targets(&fx->ix, &fx->rules, &fx->site, &c, &t);
 	changes_clear(&c);
-	return buf_detach(&b, NULL);
+	return joined(&t);
 }
 
-#define CHECK_TARGETS(want, path, flags)                                     \
-	do {                                                                 \
-		char *got_ = targets_for(&ix, &rules, &site, path, flags);   \
-		CHECK_STR(want, got_);                                       \
-		free(got_);                                                  \
+/* The targets for one change in the test's fixture fx. */
+#define CHECK_TARGETS(want, path, flags)                               \
+	do {                                                           \
+		char *got_ = targets_for(&fx, path, flags);            \
+		CHECK_STR(want, got_);                                 \
+		free(got_);                                            \
 	} while (0)
 
 TEST(watch_deps_recorded_reads_and_listings)
 {
-	struct manifest m = MANIFEST_INIT;
-	struct dep_index ix = DEP_INDEX_INIT;
-	struct ix_tree ixt = { .open = false };
-	struct watch_rules rules = WATCH_RULES_INIT;
-	struct site site;
-	char err[ERR_LEN];
-	CHECK_INT(0, site_init(&site, "http://localhost/", err));
+	struct deps_fixture fx;
+	fx_init(&fx, "http://localhost/");
 
 	/* a and b are page views; "index" lists the directory and stats
 	 * every file (an aggregate: many dependencies); b checks whether
 	 * the missing page c exists. */
-	page(&m, "/a", "/s/p/a.txt /s/p/side.txt", "");
-	page(&m, "/b", "/s/p/b.txt /s/p/side.txt /s/p/c.txt", "");
-	page(&m, "/index", "/s/p/a.txt /s/p/b.txt /s/p/side.txt /s/p/sub/d.txt", "/s/p /s/p/sub");
-	page(&m, "/other", "/s/q/x.txt", "");
-	ix_build(&ix, &ixt, &m);
+	page(&fx.m, "/a", "/s/p/a.txt /s/p/side.txt", "");
+	page(&fx.m, "/b", "/s/p/b.txt /s/p/side.txt /s/p/c.txt", "");
+	page(&fx.m, "/index", "/s/p/a.txt /s/p/b.txt /s/p/side.txt /s/p/sub/d.txt", "/s/p /s/p/sub");
+	page(&fx.m, "/other", "/s/q/x.txt", "");
+	fx_index(&fx);
 
 	/* content changes: the readers, specific pages first */
 	CHECK_TARGETS("/a /index", "/s/p/a.txt", FSW_CHANGED);
@@ -197,35 +232,23 @@ TEST(watch_deps_recorded_reads_and_listings)
 	CHECK_TARGETS("", "/s/q/x", FSW_REMOVED | FSW_DIR);
 
 	/* the next save replaces the old content */
-	manifest_remove(&m, "/index");
-	ix_build(&ix, &ixt, &m);
+	manifest_remove(&fx.m, "/index");
+	fx_index(&fx);
 	CHECK_TARGETS("/a", "/s/p/a.txt", FSW_CHANGED);
 
-	ix_close(&ixt);
-	manifest_release(&m);
-	site_release(&site);
+	fx_release(&fx);
 }
 
 TEST(watch_deps_existence_checks_and_whole_directories)
 {
-	struct manifest m = MANIFEST_INIT;
-	struct dep_index ix = DEP_INDEX_INIT;
-	struct ix_tree ixt = { .open = false };
-	struct watch_rules rules = WATCH_RULES_INIT;
-	struct site site;
-	char err[ERR_LEN];
-	CHECK_INT(0, site_init(&site, "http://localhost/", err));
+	struct deps_fixture fx;
+	fx_init(&fx, "http://localhost/");
 
 	/* /a links to b and c: it only asked whether they exist (E);
 	 * /backlinks read every file of /s/p (C). */
-	struct manifest_entry *e = manifest_entry_new("/a");
-	strlist_split(&e->deps_read, "/s/p/a.txt", ' ');
-	strlist_split(&e->deps_exist, "/s/p/b.txt /s/p/c.txt", ' ');
-	manifest_put(&m, e);
-	e = manifest_entry_new("/backlinks");
-	strlist_split(&e->deps_contents, "/s/p", ' ');
-	manifest_put(&m, e);
-	ix_build(&ix, &ixt, &m);
+	strlist_split(&page(&fx.m, "/a", "/s/p/a.txt", "")->deps_exist, "/s/p/b.txt /s/p/c.txt", ' ');
+	strlist_add(&page(&fx.m, "/backlinks", "", "")->deps_contents, "/s/p");
+	fx_index(&fx);
 
 	/* b's content changed: /a does not care, /backlinks does */
 	CHECK_TARGETS("/backlinks", "/s/p/b.txt", FSW_CHANGED);
@@ -238,51 +261,33 @@ TEST(watch_deps_existence_checks_and_whole_directories)
 	CHECK_TARGETS("/a /backlinks", "/s/p/a.txt", FSW_CHANGED);
 	CHECK_TARGETS("/a /backlinks", "/s/p", FSW_REMOVED | FSW_DIR);
 
-	ix_close(&ixt);
-	manifest_release(&m);
-	site_release(&site);
+	fx_release(&fx);
 }
 
 TEST(watch_deps_untraced_pages_follow_every_change)
 {
-	struct manifest m = MANIFEST_INIT;
-	struct dep_index ix = DEP_INDEX_INIT;
-	struct ix_tree ixt = { .open = false };
-	struct watch_rules rules = WATCH_RULES_INIT;
-	struct site site;
-	char err[ERR_LEN];
-	CHECK_INT(0, site_init(&site, "http://localhost/", err));
+	struct deps_fixture fx;
+	fx_init(&fx, "http://localhost/");
 
 	/* /static.cgi's render could not be traced: nobody knows what it read */
-	struct manifest_entry *e = manifest_entry_new("/a");
-	strlist_split(&e->deps_read, "/s/p/a.txt", ' ');
-	manifest_put(&m, e);
-	e = manifest_entry_new("/static.cgi");
-	strlist_add(&e->deps_untraced, "/srv/static.cgi");
-	manifest_put(&m, e);
-	ix_build(&ix, &ixt, &m);
+	page(&fx.m, "/a", "/s/p/a.txt", "");
+	strlist_add(&page(&fx.m, "/static.cgi", "", "")->deps_untraced, "/srv/static.cgi");
+	fx_index(&fx);
 
-	CHECK_TARGETS("/a /static.cgi", "/s/p/a.txt", FSW_CHANGED);
-	CHECK_TARGETS("/static.cgi", "/s/p/other.txt", FSW_CHANGED);
 	CHECK_TARGETS("/static.cgi", "/s/q", FSW_REMOVED | FSW_DIR);
+	CHECK_TARGETS("/static.cgi", "/s/p/other.txt", FSW_CHANGED);
+	CHECK_TARGETS("/a /static.cgi", "/s/p/a.txt", FSW_CHANGED);
 
-	ix_close(&ixt);
-	manifest_release(&m);
-	site_release(&site);
+	fx_release(&fx);
 }
 
 TEST(watch_deps_rules_and_always)
 {
-	struct manifest m = MANIFEST_INIT;
-	struct dep_index ix = DEP_INDEX_INIT;
-	struct ix_tree ixt = { .open = false };
-	struct watch_rules rules = WATCH_RULES_INIT;
-	struct site site;
-	char err[ERR_LEN];
-	CHECK_INT(0, site_init(&site, "http://localhost:8080/", err));
-	CHECK_INT(0, watch_rules_add(&rules, "pages/([a-z_]+)\\.txt$ => /doku.php?id=$1", err));
-	CHECK_INT(0, watch_rules_add(&rules, "pages/.*\\.txt$ => /doku.php?id=start&do=index", err));
-	CHECK_INT(0, watch_rules_always(&rules, &site, "/doku.php?id=start&do=recent", err));
+	struct deps_fixture fx;
+	fx_init(&fx, "http://localhost:8080/");
+	CHECK_INT(0, watch_rules_add(&fx.rules, "pages/([a-z_]+)\\.txt$ => /doku.php?id=$1", fx.err));
+	CHECK_INT(0, watch_rules_add(&fx.rules, "pages/.*\\.txt$ => /doku.php?id=start&do=index", fx.err));
+	CHECK_INT(0, watch_rules_always(&fx.rules, &fx.site, "/doku.php?id=start&do=recent", fx.err));
 
 	/* without recorded dependencies: rules, then the --always pages last */
 	CHECK_TARGETS("/doku.php?id=foo /doku.php?id=start&do=index /doku.php?id=start&do=recent",
@@ -292,33 +297,26 @@ TEST(watch_deps_rules_and_always)
 
 	/* with recorded ones too: no repeats; a rule's page known to the
 	 * index sorts by its weight */
-	page(&m, "/doku.php?id=foo", "/w/data/pages/foo.txt", "");
-	page(&m, "/doku.php?id=start&do=index", "/w/data/pages/foo.txt /w/data/pages/bar.txt /w/x", "/w/data/pages");
-	page(&m, "/doku.php?id=start&do=recent", "/w/data/pages/foo.txt", "");
-	ix_build(&ix, &ixt, &m);
+	page(&fx.m, "/doku.php?id=foo", "/w/data/pages/foo.txt", "");
+	page(&fx.m, "/doku.php?id=start&do=index", "/w/data/pages/foo.txt /w/data/pages/bar.txt /w/x", "/w/data/pages");
+	page(&fx.m, "/doku.php?id=start&do=recent", "/w/data/pages/foo.txt", "");
+	fx_index(&fx);
 	CHECK_TARGETS("/doku.php?id=foo /doku.php?id=start&do=recent /doku.php?id=start&do=index",
 		      "/w/data/pages/foo.txt", FSW_CHANGED);
 
-	ix_close(&ixt);
-	manifest_release(&m);
-	watch_rules_release(&rules);
-	site_release(&site);
+	fx_release(&fx);
 }
 
 TEST(watch_deps_empty_batch_has_no_targets)
 {
-	struct dep_index ix = DEP_INDEX_INIT;
-	struct watch_rules rules = WATCH_RULES_INIT;
-	struct site site;
+	struct deps_fixture fx;
 	struct changes c = CHANGES_INIT;
 	struct strlist t = STRLIST_INIT;
-	char err[ERR_LEN];
-	CHECK_INT(0, site_init(&site, "http://localhost/", err));
-	CHECK_INT(0, watch_rules_always(&rules, &site, "/", err));
-	deps_targets(&ix, &rules, &site, &c, &t);
+	fx_init(&fx, "http://localhost/");
+	CHECK_INT(0, watch_rules_always(&fx.rules, &fx.site, "/", fx.err));
+	deps_targets(&fx.ix, &fx.rules, &fx.site, &c, &t);
 	CHECK_INT(0, t.n); /* --always needs a change */
-	watch_rules_release(&rules);
-	site_release(&site);
+	fx_release(&fx);
 }
 
 /* The crawl's hooks: a render's traced paths under the roots become the
@@ -470,71 +468,55 @@ TEST(watch_dep_recorder_resolves_links)
  * --always pages; each once, however often it was named. */
 TEST(watch_deps_notified_urls)
 {
-	struct dep_index ix = DEP_INDEX_INIT;
-	struct watch_rules rules = WATCH_RULES_INIT;
-	struct site site;
+	struct deps_fixture fx;
 	struct changes c = CHANGES_INIT;
 	struct strlist t = STRLIST_INIT;
-	struct buf b = BUF_INIT;
-	char err[ERR_LEN];
-	CHECK_INT(0, site_init(&site, "http://localhost/", err));
-	CHECK_INT(0, watch_rules_add(&rules, "^/post\\?id=([0-9]+)$ => /feed?post=$1", err));
-	CHECK_INT(0, watch_rules_add(&rules, "pages/(.*)\\.txt$ => /doku.php?id=$1", err));
-	CHECK_INT(0, watch_rules_always(&rules, &site, "/", err));
+	fx_init(&fx, "http://localhost/");
+	CHECK_INT(0, watch_rules_add(&fx.rules, "^/post\\?id=([0-9]+)$ => /feed?post=$1", fx.err));
+	CHECK_INT(0, watch_rules_add(&fx.rules, "pages/(.*)\\.txt$ => /doku.php?id=$1", fx.err));
+	CHECK_INT(0, watch_rules_always(&fx.rules, &fx.site, "/", fx.err));
 	changes_add_url(&c, "/post?id=3");
 	changes_add_url(&c, "/post?id=3");
 	CHECK_INT(0, changes_count(&c)); /* no path changed */
 	CHECK_INT(1, c.urls.n);
-	deps_targets(&ix, &rules, &site, &c, &t);
-	for (size_t i = 0; i < t.n; i++)
-		buf_addf(&b, "%s%s", i ? " " : "", t.items[i]);
-	CHECK_STR("/feed?post=3 /post?id=3 /", buf_str(&b));
-	buf_release(&b);
-	strlist_clear(&t);
+	deps_targets(&fx.ix, &fx.rules, &fx.site, &c, &t);
+	char *got = joined(&t);
+	CHECK_STR("/feed?post=3 /post?id=3 /", got);
+	free(got);
 	changes_clear(&c);
 	CHECK_INT(0, c.urls.n);
-	watch_rules_release(&rules);
-	site_release(&site);
+	fx_release(&fx);
 }
 
 /* A poll: the --always pages, each rule URL without references, and the
  * manifest's targets a rule URL with references can name. */
 TEST(watch_deps_poll_targets)
 {
-	struct watch_rules rules = WATCH_RULES_INIT;
-	struct manifest m = MANIFEST_INIT;
-	struct site site;
+	struct deps_fixture fx;
 	struct strlist t = STRLIST_INIT;
-	struct buf b = BUF_INIT;
-	char err[ERR_LEN];
-	CHECK_INT(0, site_init(&site, "http://localhost/", err));
+	fx_init(&fx, "http://localhost/");
 	const char *targets[] = { "/post?id=1", "/post?id=22", "/about", "/p/x/", "/posts" };
 	for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
-		manifest_put(&m, manifest_entry_new(targets[i]));
-	CHECK_INT(0, watch_rules_add(&rules, "db => /post?id=$1", err));
-	CHECK_INT(0, watch_rules_add(&rules, "x => /about", err));
-	CHECK_INT(0, watch_rules_add(&rules, "y => http://localhost/p/$1/", err));
-	CHECK_INT(0, watch_rules_add(&rules, "z => /cost$$", err)); /* "$$": one literal dollar */
-	CHECK_INT(0, watch_rules_always(&rules, &site, "/", err));
-	CHECK_INT(0, watch_rules_always(&rules, &site, "/about", err));
-	deps_poll_targets(&rules, &site, &m, &t);
-	for (size_t i = 0; i < t.n; i++)
-		buf_addf(&b, "%s%s", i ? " " : "", t.items[i]);
-	CHECK_STR("/ /about /cost$ /p/x/ /post?id=1 /post?id=22", buf_str(&b));
-	buf_release(&b);
-	strlist_clear(&t);
-	manifest_release(&m);
-	watch_rules_release(&rules);
-	site_release(&site);
+		manifest_put(&fx.m, manifest_entry_new(targets[i]));
+	CHECK_INT(0, watch_rules_add(&fx.rules, "db => /post?id=$1", fx.err));
+	CHECK_INT(0, watch_rules_add(&fx.rules, "x => /about", fx.err));
+	CHECK_INT(0, watch_rules_add(&fx.rules, "y => http://localhost/p/$1/", fx.err));
+	CHECK_INT(0, watch_rules_add(&fx.rules, "z => /cost$$", fx.err)); /* "$$": one literal dollar */
+	CHECK_INT(0, watch_rules_always(&fx.rules, &fx.site, "/", fx.err));
+	CHECK_INT(0, watch_rules_always(&fx.rules, &fx.site, "/about", fx.err));
+	deps_poll_targets(&fx.rules, &fx.site, &fx.m, &t);
+	char *got = joined(&t);
+	CHECK_STR("/ /about /cost$ /p/x/ /post?id=1 /post?id=22", got);
+	free(got);
+	fx_release(&fx);
 }
 
 /* The reason of each page for one batch, "TARGET: WHY" joined by "|". */
-static char *reasons_for(const struct dep_index *ix, const struct watch_rules *r, const struct site *site,
-			 const struct changes *c)
+static char *reasons_for(const struct deps_fixture *fx, const struct changes *c)
 {
 	struct strlist t = STRLIST_INIT, why = STRLIST_INIT;
 	struct buf b = BUF_INIT;
-	deps_targets_why(ix, r, site, c, &t, &why);
+	deps_targets_why(&fx->ix, &fx->rules, &fx->site, c, &t, &why);
 	CHECK_INT(t.n, why.n);
 	for (size_t i = 0; i < t.n && i < why.n; i++)
 		buf_addf(&b, "%s%s: %s", i ? "|" : "", t.items[i], why.items[i]);
@@ -545,34 +527,25 @@ static char *reasons_for(const struct dep_index *ix, const struct watch_rules *r
 
 TEST(watch_deps_reasons_name_the_path_and_the_kind)
 {
-	struct manifest m = MANIFEST_INIT;
-	struct dep_index ix = DEP_INDEX_INIT;
-	struct ix_tree it = { .open = false };
-	struct watch_rules rules = WATCH_RULES_INIT;
-	struct site site;
-	char err[ERR_LEN];
-	CHECK_INT(0, site_init(&site, "http://localhost/", err));
-	page(&m, "/a", "/s/p/a.txt", "");
-	page(&m, "/index", "", "/s/p");
-	struct manifest_entry *e = manifest_entry_new("/back");
-	strlist_add(&e->deps_contents, "/s/p");
-	manifest_put(&m, e);
-	e = manifest_entry_new("/ex");
-	strlist_add(&e->deps_exist, "/s/p/new.txt");
-	manifest_put(&m, e);
-	ix_build(&ix, &it, &m);
-	CHECK_INT(0, watch_rules_add(&rules, "conf\\.php$ => /a", err));
-	CHECK_INT(0, watch_rules_always(&rules, &site, "/always", err));
+	struct deps_fixture fx;
+	fx_init(&fx, "http://localhost/");
+	page(&fx.m, "/a", "/s/p/a.txt", "");
+	page(&fx.m, "/index", "", "/s/p");
+	strlist_add(&page(&fx.m, "/back", "", "")->deps_contents, "/s/p");
+	strlist_add(&page(&fx.m, "/ex", "", "")->deps_exist, "/s/p/new.txt");
+	fx_index(&fx);
+	CHECK_INT(0, watch_rules_add(&fx.rules, "conf\\.php$ => /a", fx.err));
+	CHECK_INT(0, watch_rules_always(&fx.rules, &fx.site, "/always", fx.err));
 
 	struct changes c = CHANGES_INIT;
 	changes_add(&c, "/s/p/a.txt", FSW_CHANGED);
-	char *got = reasons_for(&ix, &rules, &site, &c);
+	char *got = reasons_for(&fx, &c);
 	CHECK_STR("/a: /s/p/a.txt changed (R /s/p/a.txt)|/back: /s/p/a.txt changed (C /s/p)|/always: --always", got);
 	free(got);
 	changes_clear(&c);
 
 	changes_add(&c, "/s/p/new.txt", FSW_CREATED);
-	got = reasons_for(&ix, &rules, &site, &c);
+	got = reasons_for(&fx, &c);
 	CHECK_STR("/ex: /s/p/new.txt created (E /s/p/new.txt)|/index: /s/p/new.txt created (L /s/p)|"
 		  "/back: /s/p/new.txt created (C /s/p)|/always: --always", got);
 	free(got);
@@ -580,20 +553,17 @@ TEST(watch_deps_reasons_name_the_path_and_the_kind)
 
 	changes_add(&c, "/s/conf.php", FSW_CHANGED | FSW_CREATED | FSW_REMOVED); /* a notified path */
 	changes_add_url(&c, "/index");
-	got = reasons_for(&ix, &rules, &site, &c);
+	got = reasons_for(&fx, &c);
 	CHECK_STR("/index: notified|/a: /s/conf.php changed (--depends 'conf\\.php$ => /a')|/always: --always", got);
 	free(got);
 	changes_clear(&c);
 
 	changes_add(&c, "/s/p", FSW_DIR | FSW_REMOVED);
-	got = reasons_for(&ix, &rules, &site, &c);
+	got = reasons_for(&fx, &c);
 	CHECK(strstr(got, "/a: /s/p removed (a dependency recorded below it)") != NULL);
 	CHECK(strstr(got, "/index: /s/p removed (L /s/p)") != NULL);
 	free(got);
 	changes_clear(&c);
 
-	watch_rules_release(&rules);
-	ix_close(&it);
-	manifest_release(&m);
-	site_release(&site);
+	fx_release(&fx);
 }
