@@ -39,6 +39,13 @@ void unit_fail(const char *file, int line, const char *fmt, ...)
 	putchar('\n');
 }
 
+void unit_check_str(const char *file, int line, const char *expected, const char *actual, const char *what)
+{
+	if ((expected == NULL) != (actual == NULL) || (expected && strcmp(expected, actual)))
+		unit_fail(file, line, "expected \"%s\", saw \"%s\" (%s)", expected ? expected : "(null)",
+			  actual ? actual : "(null)", what);
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(((const struct unit_case *)a)->name, ((const struct unit_case *)b)->name);

@@ -55,12 +55,7 @@ int render(struct origin *o, const char *target, const char *method,
 
 /* The value of a "KEY=VALUE" line of a body (fresh), or NULL. */
 char *line_value(const struct buf *body, const char *key);
-#define CHECK_LINE(expected, body, key)                 \
-	do {                                            \
-		char *v_ = line_value((body), (key));   \
-		CHECK_STR((expected), v_);              \
-		free(v_);                               \
-	} while (0)
+#define CHECK_LINE(expected, body, key) CHECK_STR_FREE((expected), line_value((body), (key)))
 
 /* stderr into a file while the log is watched: capture_begin, then
  * capture_end gives what was logged (fresh). */

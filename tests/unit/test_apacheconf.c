@@ -20,12 +20,7 @@ static char *joined(const struct strlist *l)
 	return buf_detach(&b, NULL);
 }
 
-#define CHECK_LIST(want, list)                                                                                 \
-	do {                                                                                                   \
-		char *got_ = joined(list);                                                                     \
-		CHECK_STR(want, got_);                                                                         \
-		free(got_);                                                                                    \
-	} while (0)
+#define CHECK_LIST(want, list) CHECK_STR_FREE(want, joined(list))
 
 TEST(apacheconf_vhost)
 {

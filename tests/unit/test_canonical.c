@@ -53,9 +53,7 @@ TEST(canonical_rewrite_names_its_option)
 	CHECK_STR("bad --depends rule 'x': expected 'REGEX => URL'", err);
 	CHECK_INT(0, rewrite_parse(&rw, "a(b) => /c?$1", "--canonical", err));
 	CHECK_STR("/c?$1", rw.url);
-	char *got = rewrite_apply(&rw, "xab");
-	CHECK_STR("/c?b", got);
-	free(got);
+	CHECK_STR_FREE("/c?b", rewrite_apply(&rw, "xab"));
 	CHECK(rewrite_apply(&rw, "xa") == NULL);
 	rewrite_release(&rw);
 	rewrite_release(&rw); /* harmless twice */

@@ -15,12 +15,7 @@ static char *decode(const char *s, size_t len, const char *http, enum charset_do
 	return buf_detach(&out, NULL);
 }
 
-#define CHECK_DECODES(want, s, http, kind)                                  \
-	do {                                                                \
-		char *got_ = decode((s), sizeof(s) - 1, (http), (kind));    \
-		CHECK_STR((want), got_);                                    \
-		free(got_);                                                 \
-	} while (0)
+#define CHECK_DECODES(want, s, http, kind) CHECK_STR_FREE((want), decode((s), sizeof(s) - 1, (http), (kind)))
 
 TEST(charset_utf8_is_cleaned_byte_by_byte)
 {

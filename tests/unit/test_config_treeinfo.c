@@ -84,9 +84,7 @@ TEST(config_treeinfo_rule_key_table)
 		{ "/lib/exe/css.php", "t=x", ".css", "lib/exe/css.php@t=x.css" },
 	};
 	for (size_t i = 0; i < COUNT(cases); i++) {
-		char *key = treeinfo_rule_key(cases[i].path, cases[i].query, cases[i].suffix);
-		CHECK_STR(cases[i].key, key);
-		free(key);
+		CHECK_STR_FREE(cases[i].key, treeinfo_rule_key(cases[i].path, cases[i].query, cases[i].suffix));
 	}
 }
 
@@ -112,9 +110,7 @@ TEST(config_treeinfo_rule_key_agrees_with_urlkey)
 		char *key = urlkey_for(cases[i].target, cases[i].type, NULL);
 		char *path, *query;
 		treeinfo_split(cases[i].target, &path, &query);
-		char *rule = treeinfo_rule_key(path, query, treeinfo_suffix(key));
-		CHECK_STR(key, rule);
-		free(rule);
+		CHECK_STR_FREE(key, treeinfo_rule_key(path, query, treeinfo_suffix(key)));
 		free(path);
 		free(query);
 		free(key);

@@ -55,9 +55,7 @@ TEST(excerpt_table)
 
 TEST(excerpt_first_line_and_types)
 {
-	char *line = excerpt_first_line("\n\n<p>first</p><p>second</p>", 27, true, 200);
-	CHECK_STR("first", line);
-	free(line);
+	CHECK_STR_FREE("first", excerpt_first_line("\n\n<p>first</p><p>second</p>", 27, true, 200));
 	CHECK(excerpt_first_line("<br>", 4, true, 200) == NULL);
 	/* Bytes past the scanned start are not looked at. */
 	size_t n = EXCERPT_SCAN_MAX + 10;

@@ -314,10 +314,8 @@ TEST(families_a_parameter_irrelevant_everywhere_is_ignored)
 		note(&f, "text/html", 10 + i, "/%s.cgi", ids[i]);
 		note(&f, "text/html", 10 + i, "/%s.cgi?utm_source=feed", ids[i]);
 	}
-	char *out = report(&f, NULL);
-	CHECK_STR("  --ignore-param utm_source  # 'utm_source' never changed a body: 3 URLs on 3 paths "
-		  "(e.g. /a.cgi?utm_source=feed)\n", out);
-	free(out);
+	CHECK_STR_FREE("  --ignore-param utm_source  # 'utm_source' never changed a body: 3 URLs on 3 paths "
+		       "(e.g. /a.cgi?utm_source=feed)\n", report(&f, NULL));
 	families_release(&f);
 }
 

@@ -268,13 +268,7 @@ TEST(fswatch_paths_join_once)
 {
 	struct fsw_dir root = { "/", true, 0, NULL, 1 }, slash = { "out/", true, 0, NULL, 2 },
 		       plain = { "out", true, 0, NULL, 3 };
-	char *p = fswatch_path(&root, "a");
-	CHECK_STR("/a", p);
-	free(p);
-	p = fswatch_path(&slash, "a");
-	CHECK_STR("out/a", p);
-	free(p);
-	p = fswatch_path(&plain, "a");
-	CHECK_STR("out/a", p);
-	free(p);
+	CHECK_STR_FREE("/a", fswatch_path(&root, "a"));
+	CHECK_STR_FREE("out/a", fswatch_path(&slash, "a"));
+	CHECK_STR_FREE("out/a", fswatch_path(&plain, "a"));
 }

@@ -29,12 +29,7 @@ static char *links_of(const char *type, const char *body)
 	return buf_detach(&b, NULL);
 }
 
-#define CHECK_LINKS_OF(type, body, want)              \
-	do {                                          \
-		char *got_ = links_of(type, body);    \
-		CHECK_STR(want, got_);                \
-		free(got_);                           \
-	} while (0)
+#define CHECK_LINKS_OF(type, body, want) CHECK_STR_FREE(want, links_of(type, body))
 
 /* What WordPress sends: the slash: count must never become a URL (it
  * resolved to /feed/0 before), the wfw: comment feed is one. */

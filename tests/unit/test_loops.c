@@ -57,9 +57,7 @@ TEST(loops_links_side_by_side_are_no_loop)
 	/* An index of many items at one depth, each item page one deeper. */
 	for (long i = 0; i < 500; i++) {
 		char *t = xasprintf("/item?id=%ld", i);
-		char *msg = loops_note(&l, t, 1);
-		CHECK_STR(NULL, msg);
-		free(msg);
+		CHECK_STR_FREE(NULL, loops_note(&l, t, 1));
 		free(t);
 	}
 	char *msg = loops_note(&l, "/item?id=x&do=edit", 2); /* another family */
@@ -94,9 +92,7 @@ TEST(loops_memory_is_bounded)
 	char *msg = loops_note(&l, "/f0?x=2", 1);
 	CHECK(msg != NULL);
 	free(msg);
-	msg = loops_note(&l, "/new?x=2", 1);
-	CHECK_STR(NULL, msg);
-	free(msg);
+	CHECK_STR_FREE(NULL, loops_note(&l, "/new?x=2", 1));
 	loops_release(&l);
 	CHECK_INT(0, l.families.count);
 }

@@ -54,9 +54,7 @@ TEST(publish_new_unchanged_changed)
 	CHECK(t1.tv_sec == t2.tv_sec && t1.tv_nsec == t2.tv_nsec);
 	CHECK_INT(PUBLISH_CHANGED, publish_data(fd, "a/b/index.html", "two!", 4, false, err));
 	size_t len;
-	char *s = read_all(fd, "a/b/index.html", &len);
-	CHECK_STR("two!", s);
-	free(s);
+	CHECK_STR_FREE("two!", read_all(fd, "a/b/index.html", &len));
 	/* same size, different bytes */
 	CHECK_INT(PUBLISH_CHANGED, publish_data(fd, "a/b/index.html", "tw0!", 4, false, err));
 	CHECK_INT(PUBLISH_NEW, publish_data(fd, "empty", "", 0, false, err));
@@ -143,12 +141,7 @@ static char *joined(struct strlist *l)
 	return buf_detach(&b, NULL);
 }
 
-#define CHECK_NOTED(want, list)          \
-	do {                             \
-		char *got_ = joined(list); \
-		CHECK_STR(want, got_);   \
-		free(got_);              \
-	} while (0)
+#define CHECK_NOTED(want, list) CHECK_STR_FREE(want, joined(list))
 
 TEST(publish_notes_every_path_it_writes_and_removes)
 {
@@ -212,9 +205,7 @@ TEST(publish_copy_and_remove)
 	CHECK_INT(0, publish_remove(fd, "x/y/style.css", -1, NULL, err)); /* missing is fine */
 	CHECK_INT(0, write_file_atomic(fd, "meta", "abc", 3, err));
 	size_t len;
-	char *s = read_all(fd, "meta", &len);
-	CHECK_STR("abc", s);
-	free(s);
+	CHECK_STR_FREE("abc", read_all(fd, "meta", &len));
 	free(src);
 	close(fd);
 	unit_remove_tree(path);
@@ -254,9 +245,7 @@ TEST(publish_never_writes_through_a_symbolic_link)
 	free(cmd);
 	int ofd = open(outside, O_RDONLY | O_DIRECTORY);
 	size_t len;
-	char *s = read_all(ofd, "page/index.html", &len);
-	CHECK_STR("outside", s);
-	free(s);
+	CHECK_STR_FREE("outside", read_all(ofd, "page/index.html", &len));
 	/* A link deeper down, and the key itself a link. */
 	CHECK_INT(PUBLISH_NEW, publish_data(fd, "a/b.html", "b", 1, false, err));
 	CHECK_INT(0, symlinkat(outside, fd, "a/c"));
@@ -265,9 +254,7 @@ TEST(publish_never_writes_through_a_symbolic_link)
 	CHECK_INT(0, symlinkat("b.html", fd, "a/l.html"));
 	CHECK_INT(-1, publish_data(fd, "a/l.html", "mine", 4, false, err));
 	CHECK_STR("cannot publish 'a/l.html': a symbolic link is in the way", err);
-	s = read_all(fd, "a/b.html", &len);
-	CHECK_STR("b", s);
-	free(s);
+	CHECK_STR_FREE("b", read_all(fd, "a/b.html", &len));
 	close(ofd);
 	close(fd);
 	unit_remove_tree(path);

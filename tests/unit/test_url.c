@@ -99,9 +99,7 @@ static const struct {
 TEST(url_resolve_more)
 {
 	for (size_t i = 0; i < COUNT(resolve_cases); i++) {
-		char *got = url_resolve(resolve_cases[i].base, resolve_cases[i].ref);
-		CHECK_STR(resolve_cases[i].want, got);
-		free(got);
+		CHECK_STR_FREE(resolve_cases[i].want, url_resolve(resolve_cases[i].base, resolve_cases[i].ref));
 	}
 }
 
@@ -200,9 +198,7 @@ TEST(url_normalize_table)
 		CHECK_STR(normalize_cases[i].want, got);
 		if (got) {
 			/* Normalising a normalised URL changes nothing. */
-			char *again = url_normalize(got);
-			CHECK_STR(got, again);
-			free(again);
+			CHECK_STR_FREE(got, url_normalize(got));
 		}
 		free(got);
 	}
@@ -251,9 +247,7 @@ TEST(url_why_not_table)
 	got = url_resolve_why("http://a/b/", "//b:70000/x", &why);
 	CHECK_STR(NULL, got);
 	CHECK_STR("port out of range", why);
-	got = url_resolve_why("http://a/b/", "c?d", &why);
-	CHECK_STR("http://a/b/c?d", got);
-	free(got);
+	CHECK_STR_FREE("http://a/b/c?d", url_resolve_why("http://a/b/", "c?d", &why));
 }
 
 TEST(url_origin_and_target)
@@ -325,9 +319,7 @@ TEST(site_init_and_aliases)
 	CHECK_INT(2, s.aliases.n);
 	CHECK_STR("https://www.example.com", s.aliases.items[0]);
 	CHECK_STR("http://localhost:8080", s.aliases.items[1]);
-	char *u = site_url_for(&s, "/a?b=1");
-	CHECK_STR("http://example.com/a?b=1", u);
-	free(u);
+	CHECK_STR_FREE("http://example.com/a?b=1", site_url_for(&s, "/a?b=1"));
 	CHECK_INT(-1, site_add_alias(&s, "ftp://x/", err));
 	CHECK_STR("invalid alias URL 'ftp://x/': not an http or https URL", err);
 	site_release(&s);
@@ -357,9 +349,7 @@ static void check_site_targets(bool policy, char *(*fn)(const struct site *, con
 		char *got = fn(&s, cases[i].in);
 		CHECK_STR(cases[i].want, got);
 		if (got && stable) {
-			char *again = fn(&s, got);
-			CHECK_STR(got, again);
-			free(again);
+			CHECK_STR_FREE(got, fn(&s, got));
 		}
 		free(got);
 	}
@@ -468,22 +458,14 @@ TEST(site_canonical_query_policies)
 	CHECK_INT(0, site_init(&s, "http://a/", err));
 
 	/* No policy: the query comes back as given. */
-	char *q = site_canonical_query(&s, "b=1&&a=2&");
-	CHECK_STR("b=1&&a=2&", q);
-	free(q);
+	CHECK_STR_FREE("b=1&&a=2&", site_canonical_query(&s, "b=1&&a=2&"));
 
 	/* Only ignoring, no sorting: order kept, empties dropped. */
 	strlist_add(&s.ignore_params, "utm_*");
 	strlist_add(&s.ignore_params, "s[ei]d");
-	q = site_canonical_query(&s, "z=1&utm_x=2&&sid=3&sed=4&sod=5&a");
-	CHECK_STR("z=1&sod=5&a", q);
-	free(q);
-	q = site_canonical_query(&s, "utm_a&utm_b=");
-	CHECK_STR("", q);
-	free(q);
-	q = site_canonical_query(&s, "");
-	CHECK_STR("", q);
-	free(q);
+	CHECK_STR_FREE("z=1&sod=5&a", site_canonical_query(&s, "z=1&utm_x=2&&sid=3&sed=4&sod=5&a"));
+	CHECK_STR_FREE("", site_canonical_query(&s, "utm_a&utm_b="));
+	CHECK_STR_FREE("", site_canonical_query(&s, ""));
 
 	/* Sorting many repeated names stays stable (more than fit the
 	 * small array on the stack). */
@@ -494,9 +476,7 @@ TEST(site_canonical_query_policies)
 	for (int k = 0; k < 3; k++)
 		for (int i = k; i < 50; i += 3)
 			buf_addf(&want, "%sk%d=%d", want.len ? "&" : "", k, i);
-	q = site_canonical_query(&s, in.data);
-	CHECK_STR(want.data, q);
-	free(q);
+	CHECK_STR_FREE(want.data, site_canonical_query(&s, in.data));
 	buf_release(&in);
 	buf_release(&want);
 
@@ -506,9 +486,7 @@ TEST(site_canonical_query_policies)
 	for (int i = 0; i < 300; i++)
 		buf_addc(&name, 'x');
 	buf_adds(&name, "=1&b=2");
-	q = site_canonical_query(&s, name.data);
-	CHECK_STR("b=2", q);
-	free(q);
+	CHECK_STR_FREE("b=2", site_canonical_query(&s, name.data));
 	buf_release(&name);
 	site_release(&s);
 }

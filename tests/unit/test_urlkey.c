@@ -159,9 +159,7 @@ TEST(urlkey_for_table)
 		CHECK_STR(want, back);
 		if (back) {
 			/* The target read back gives the same key. */
-			char *again = urlkey_for(back, key_cases[i].type, err);
-			CHECK_STR(key, again);
-			free(again);
+			CHECK_STR_FREE(key, urlkey_for(back, key_cases[i].type, err));
 		}
 		free(back);
 		free(key);
@@ -216,9 +214,7 @@ TEST(urlkey_hashes_long_names)
 	buf_adds(&want, "d/");
 	hashed(&want, long_seg.data, long_seg.len);
 	buf_adds(&want, "/index.html");
-	key = urlkey_for(target.data, NULL, err);
-	CHECK_STR(want.data, key);
-	free(key);
+	CHECK_STR_FREE(want.data, urlkey_for(target.data, NULL, err));
 
 	/* A long file name keeps its extension, so it keeps its type. */
 	buf_reset(&target);
@@ -252,9 +248,7 @@ TEST(urlkey_hashes_long_names)
 	for (int i = 0; i < URLKEY_MAX_NAME - 4; i++)
 		buf_addc(&target, 'n');
 	buf_adds(&target, ".txt");
-	key = urlkey_for(target.data, NULL, err);
-	CHECK_STR(target.data + 1, key);
-	free(key);
+	CHECK_STR_FREE(target.data + 1, urlkey_for(target.data, NULL, err));
 	buf_truncate(&target, target.len - 4);
 	buf_adds(&target, "n.txt");
 	key = urlkey_for(target.data, NULL, err);
@@ -359,21 +353,13 @@ TEST(urlkey_target_rejects)
 		"",
 	};
 	for (size_t i = 0; i < COUNT(keys); i++) {
-		char *t = urlkey_target(keys[i]);
-		CHECK_STR(NULL, t);
-		free(t);
+		CHECK_STR_FREE(NULL, urlkey_target(keys[i]));
 	}
-	char *t = urlkey_target("a/b.php@x=1&y.bin");
-	CHECK_STR("/a/b.php?x=1&y", t);
-	free(t);
+	CHECK_STR_FREE("/a/b.php?x=1&y", urlkey_target("a/b.php@x=1&y.bin"));
 	/* "%2E" is a dot only where a name starts: elsewhere urlkey_for
 	 * never writes it, and it is read as the '%' it would be. */
-	t = urlkey_target("%2Ea/%2Eb@x.html");
-	CHECK_STR("/.a/.b?x", t);
-	free(t);
-	t = urlkey_target("a%2Eb@x.html");
-	CHECK_STR("/a%252Eb?x", t);
-	free(t);
+	CHECK_STR_FREE("/.a/.b?x", urlkey_target("%2Ea/%2Eb@x.html"));
+	CHECK_STR_FREE("/a%252Eb?x", urlkey_target("a%2Eb@x.html"));
 }
 
 TEST(urlkey_suffix_table)

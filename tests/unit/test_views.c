@@ -20,12 +20,7 @@ static char *keys_of(const char *target)
 	return buf_detach(&b, NULL);
 }
 
-#define CHECK_KEYS(want, target)                 \
-	do {                                     \
-		char *got_ = keys_of(target);    \
-		CHECK_STR(want, got_);           \
-		free(got_);                      \
-	} while (0)
+#define CHECK_KEYS(want, target) CHECK_STR_FREE(want, keys_of(target))
 
 TEST(views_keys_of_views_and_of_pages)
 {

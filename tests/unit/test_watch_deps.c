@@ -98,14 +98,10 @@ TEST(watch_changes_merge_flags_and_keep_order)
 	CHECK_INT(FSW_CREATED | FSW_CHANGED, changes_flags(&c, "/s/b"));
 	CHECK_INT(FSW_CHANGED, changes_flags(&c, "/s/a"));
 	CHECK_INT(0, changes_flags(&c, "/s/none"));
-	char *s = changes_summary(&c, 3);
-	CHECK_STR("/s/b, /s/a", s);
-	free(s);
+	CHECK_STR_FREE("/s/b, /s/a", changes_summary(&c, 3));
 	changes_add(&c, "/s/c", FSW_REMOVED);
 	changes_add(&c, "/s/d", FSW_REMOVED);
-	s = changes_summary(&c, 2);
-	CHECK_STR("/s/b, /s/a and 2 more", s);
-	free(s);
+	CHECK_STR_FREE("/s/b, /s/a and 2 more", changes_summary(&c, 2));
 	changes_clear(&c);
 	CHECK_INT(0, changes_count(&c));
 	changes_clear(&c);
@@ -129,9 +125,7 @@ TEST(watch_rule_expand_table)
 		regmatch_t m[10];
 		CHECK_INT(0, regcomp(&re, cases[i].re, REG_EXTENDED));
 		CHECK_INT(0, regexec(&re, cases[i].subject, 10, m, 0));
-		char *got = rewrite_expand(cases[i].tmpl, cases[i].subject, m, 10);
-		CHECK_STR(cases[i].want, got);
-		free(got);
+		CHECK_STR_FREE(cases[i].want, rewrite_expand(cases[i].tmpl, cases[i].subject, m, 10));
 		regfree(&re);
 	}
 }
@@ -194,12 +188,7 @@ static char *targets_for(const struct deps_fixture *fx, const char *path, unsign
 }
 
 /* The targets for one change in the test's fixture fx. */
-#define CHECK_TARGETS(want, path, flags)                               \
-	do {                                                           \
-		char *got_ = targets_for(&fx, path, flags);            \
-		CHECK_STR(want, got_);                                 \
-		free(got_);                                            \
-	} while (0)
+#define CHECK_TARGETS(want, path, flags) CHECK_STR_FREE(want, targets_for(&fx, path, flags))
 
 TEST(watch_deps_recorded_reads_and_listings)
 {
@@ -480,9 +469,7 @@ TEST(watch_deps_notified_urls)
 	CHECK_INT(0, changes_count(&c)); /* no path changed */
 	CHECK_INT(1, c.urls.n);
 	deps_targets(&fx.ix, &fx.rules, &fx.site, &c, &t);
-	char *got = joined(&t);
-	CHECK_STR("/feed?post=3 /post?id=3 /", got);
-	free(got);
+	CHECK_STR_FREE("/feed?post=3 /post?id=3 /", joined(&t));
 	changes_clear(&c);
 	CHECK_INT(0, c.urls.n);
 	fx_release(&fx);
@@ -505,9 +492,7 @@ TEST(watch_deps_poll_targets)
 	CHECK_INT(0, watch_rules_always(&fx.rules, &fx.site, "/", fx.err));
 	CHECK_INT(0, watch_rules_always(&fx.rules, &fx.site, "/about", fx.err));
 	deps_poll_targets(&fx.rules, &fx.site, &fx.m, &t);
-	char *got = joined(&t);
-	CHECK_STR("/ /about /cost$ /p/x/ /post?id=1 /post?id=22", got);
-	free(got);
+	CHECK_STR_FREE("/ /about /cost$ /p/x/ /post?id=1 /post?id=22", joined(&t));
 	fx_release(&fx);
 }
 
@@ -539,27 +524,23 @@ TEST(watch_deps_reasons_name_the_path_and_the_kind)
 
 	struct changes c = CHANGES_INIT;
 	changes_add(&c, "/s/p/a.txt", FSW_CHANGED);
-	char *got = reasons_for(&fx, &c);
-	CHECK_STR("/a: /s/p/a.txt changed (R /s/p/a.txt)|/back: /s/p/a.txt changed (C /s/p)|/always: --always", got);
-	free(got);
+	CHECK_STR_FREE("/a: /s/p/a.txt changed (R /s/p/a.txt)|/back: /s/p/a.txt changed (C /s/p)|/always: --always",
+		       reasons_for(&fx, &c));
 	changes_clear(&c);
 
 	changes_add(&c, "/s/p/new.txt", FSW_CREATED);
-	got = reasons_for(&fx, &c);
-	CHECK_STR("/ex: /s/p/new.txt created (E /s/p/new.txt)|/index: /s/p/new.txt created (L /s/p)|"
-		  "/back: /s/p/new.txt created (C /s/p)|/always: --always", got);
-	free(got);
+	CHECK_STR_FREE("/ex: /s/p/new.txt created (E /s/p/new.txt)|/index: /s/p/new.txt created (L /s/p)|"
+		       "/back: /s/p/new.txt created (C /s/p)|/always: --always", reasons_for(&fx, &c));
 	changes_clear(&c);
 
 	changes_add(&c, "/s/conf.php", FSW_CHANGED | FSW_CREATED | FSW_REMOVED); /* a notified path */
 	changes_add_url(&c, "/index");
-	got = reasons_for(&fx, &c);
-	CHECK_STR("/index: notified|/a: /s/conf.php changed (--depends 'conf\\.php$ => /a')|/always: --always", got);
-	free(got);
+	CHECK_STR_FREE("/index: notified|/a: /s/conf.php changed (--depends 'conf\\.php$ => /a')|/always: --always",
+		       reasons_for(&fx, &c));
 	changes_clear(&c);
 
 	changes_add(&c, "/s/p", FSW_DIR | FSW_REMOVED);
-	got = reasons_for(&fx, &c);
+	char *got = reasons_for(&fx, &c);
 	CHECK(strstr(got, "/a: /s/p removed (a dependency recorded below it)") != NULL);
 	CHECK(strstr(got, "/index: /s/p removed (L /s/p)") != NULL);
 	free(got);

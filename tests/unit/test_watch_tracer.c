@@ -47,17 +47,11 @@ TEST(watch_tracer_find_order)
 	CHECK(strstr(err, built) && strstr(err, installed) && strstr(err, "set CGISNAP_TRACE_LIB"));
 
 	touch(installed);
-	got = tracer_find(NULL, exe, lib, err);
-	CHECK_STR(installed, got);
-	free(got);
+	CHECK_STR_FREE(installed, tracer_find(NULL, exe, lib, err));
 	touch(built); /* a build tree beside the binary wins */
-	got = tracer_find("", exe, lib, err);
-	CHECK_STR(built, got);
-	free(got);
+	CHECK_STR_FREE(built, tracer_find("", exe, lib, err));
 	touch(env); /* the environment wins over both */
-	got = tracer_find(env, exe, lib, err);
-	CHECK_STR(env, got);
-	free(got);
+	CHECK_STR_FREE(env, tracer_find(env, exe, lib, err));
 	/* and when it names nothing, nothing else is tried */
 	got = tracer_find("/nonexistent/trace.so", exe, lib, err);
 	CHECK(got == NULL);

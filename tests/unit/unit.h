@@ -42,13 +42,18 @@ void unit_fail(const char *file, int line, const char *fmt, ...) __attribute__((
 	} while (0)
 
 /* Strings; NULL is shown as (null) and equals only NULL. */
-#define CHECK_STR(expected, actual)                                         \
-	do {                                                                \
-		const char *e_ = (expected), *a_ = (actual);                \
-		if ((e_ == NULL) != (a_ == NULL) || (e_ && strcmp(e_, a_))) \
-			unit_fail(__FILE__, __LINE__, "expected \"%s\", saw \"%s\" (%s)", \
-				  e_ ? e_ : "(null)", a_ ? a_ : "(null)", #actual); \
+#define CHECK_STR(expected, actual) unit_check_str(__FILE__, __LINE__, (expected), (actual), #actual)
+
+/* The same for a fresh string, freed after: the many "char *got = f();
+ * CHECK_STR(want, got); free(got);" in one line. */
+#define CHECK_STR_FREE(expected, fresh)                                          \
+	do {                                                                     \
+		char *f_ = (fresh);                                              \
+		unit_check_str(__FILE__, __LINE__, (expected), f_, #fresh);      \
+		free(f_);                                                        \
 	} while (0)
+
+void unit_check_str(const char *file, int line, const char *expected, const char *actual, const char *what);
 
 #define CHECK_INT(expected, actual)                                          \
 	do {                                                                 \
@@ -72,6 +77,7 @@ void unit_fail(const char *file, int line, const char *fmt, ...) __attribute__((
 			unit_fail(__FILE__, __LINE__, "expected the output not to contain \"%s\"", u_); \
 	} while (0)
 
+#include <stdlib.h>
 #include <string.h>
 
 #endif
