@@ -84,6 +84,13 @@ void unit_treeinfo_add(struct treeinfo *ti, const char *target, int status, cons
 	manifest_entry_free(e);
 }
 
+void unit_empty_tree(struct treeinfo *ti, const char *site_url)
+{
+	treeinfo_init(ti, site_url);
+	ti->dir = xstrdup("t");
+	ti->root = xstrdup("/t");
+}
+
 void unit_blog_tree(struct treeinfo *ti, const char *root, const char *cost_to)
 {
 	treeinfo_init(ti, "http://blog.example.com/");
@@ -98,7 +105,7 @@ void unit_blog_tree(struct treeinfo *ti, const char *root, const char *cost_to)
 	unit_treeinfo_add(ti, "/gone", 410, NULL, NULL, NULL);
 }
 
-char *unit_config_text(const struct treeinfo *ti, const char *listen, const char *cc, bool apache)
+static char *config_text(const struct treeinfo *ti, const char *listen, const char *cc, bool apache)
 {
 	struct config_params p;
 	char err[ERR_LEN];
@@ -110,6 +117,16 @@ char *unit_config_text(const struct treeinfo *ti, const char *listen, const char
 		nginx_write(&out, ti, &p);
 	config_params_release(&p);
 	return buf_detach(&out, NULL);
+}
+
+char *unit_apache_text(const struct treeinfo *ti, const char *listen, const char *cc)
+{
+	return config_text(ti, listen, cc, true);
+}
+
+char *unit_nginx_text(const struct treeinfo *ti, const char *listen, const char *cc)
+{
+	return config_text(ti, listen, cc, false);
 }
 
 static const char *shown(const char *s)

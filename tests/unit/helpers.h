@@ -47,16 +47,20 @@ struct manifest_entry *unit_entry(const char *target, int status, const char *ke
 void unit_treeinfo_add(struct treeinfo *ti, const char *target, int status, const char *key, const char *type,
 		       const char *location);
 
+/* ti initialised for site_url in "t", served from /t, nothing recorded. */
+void unit_empty_tree(struct treeinfo *ti, const char *site_url);
+
 /* The start of a blog-like tree for the config writers' tests: ti
  * initialised for http://blog.example.com/ in "out", served from root,
  * with a 404 page, its front page, a 301, a 302 from /cost to cost_to, a
  * feed, a 404 and a 410. The caller adds what its writer needs more. */
 void unit_blog_tree(struct treeinfo *ti, const char *root, const char *cost_to);
 
-/* What the Apache writer (apache true) or the nginx one writes for ti,
- * listening on listen with the cache control cc (NULL: the defaults);
- * the caller frees it. */
-char *unit_config_text(const struct treeinfo *ti, const char *listen, const char *cc, bool apache);
+/* What the Apache writer, or the nginx one, writes for ti, listening on
+ * listen with the cache control cc (NULL: the defaults); the caller frees
+ * it. */
+char *unit_apache_text(const struct treeinfo *ti, const char *listen, const char *cc);
+char *unit_nginx_text(const struct treeinfo *ti, const char *listen, const char *cc);
 
 /* Table tests of a function of one string: each case is what goes in and
  * what must come out, a string (NULL equals only NULL) or a yes or no.

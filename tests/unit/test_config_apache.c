@@ -18,16 +18,11 @@ static void blog(struct treeinfo *ti)
 	unit_treeinfo_add(ti, "/style.css?ver=1.0", 200, "style.css@ver=1.0.css", "text/css; charset=utf-8", NULL);
 }
 
-static char *apache_text(const struct treeinfo *ti, const char *listen, const char *cc)
-{
-	return unit_config_text(ti, listen, cc, true);
-}
-
 TEST(config_apache_virtual_host)
 {
 	struct treeinfo ti;
 	blog(&ti);
-	char *t = apache_text(&ti, "127.0.0.1:8091", NULL);
+	char *t = unit_apache_text(&ti, "127.0.0.1:8091", NULL);
 	CHECK_HAS(t, "# REGENERATE this file");
 	CHECK_HAS(t, "a2enmod rewrite headers");
 	CHECK_HAS(t, "\nListen 127.0.0.1:8091\n\n<VirtualHost 127.0.0.1:8091>\n    ServerName blog.example.com\n"
@@ -65,7 +60,7 @@ TEST(config_apache_recorded_urls)
 {
 	struct treeinfo ti;
 	blog(&ti);
-	char *t = apache_text(&ti, "127.0.0.1:8091", NULL);
+	char *t = unit_apache_text(&ti, "127.0.0.1:8091", NULL);
 	CHECK_HAS(t, "    RewriteCond %{ENV:CGISNAP_Q} \"=p=5\"\n"
 	       "    RewriteRule \"^\\/$\" \"http://blog.example.com/2020/05/x/\" [R=301,NE,QSD,L]\n");
 	/* '$' and '%' would be references in a substitution. */
@@ -93,19 +88,17 @@ TEST(config_apache_recorded_urls)
 TEST(config_apache_listen_and_names)
 {
 	struct treeinfo ti;
-	treeinfo_init(&ti, "http://example.com/");
+	unit_empty_tree(&ti, "http://example.com/");
 	char err[ERR_LEN];
 	CHECK_INT(0, site_add_alias(&ti.site, "http://www.example.com/", err));
-	ti.dir = xstrdup("t");
-	ti.root = xstrdup("/t");
-	char *t = apache_text(&ti, "*:80", "off");
+	char *t = unit_apache_text(&ti, "*:80", "off");
 	CHECK_HAS(t, "# Listen 80\n");
 	CHECK_HAS(t, "<VirtualHost *:80>\n    ServerName example.com\n    ServerAlias www.example.com\n");
 	CHECK_LACKS(t, "\nListen");
 	CHECK_LACKS(t, "Cache-Control");
 	CHECK_LACKS(t, "ErrorDocument");
 	free(t);
-	t = apache_text(&ti, "*:8080", NULL);
+	t = unit_apache_text(&ti, "*:8080", NULL);
 	CHECK_HAS(t, "\nListen 8080\n");
 	free(t);
 	treeinfo_release(&ti);

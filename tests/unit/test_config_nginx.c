@@ -23,16 +23,11 @@ static void blog(struct treeinfo *ti)
 	unit_treeinfo_add(ti, "/odd", 300, NULL, NULL, "http://blog.example.com/choices");
 }
 
-static char *nginx_text(const struct treeinfo *ti, const char *listen, const char *cc)
-{
-	return unit_config_text(ti, listen, cc, false);
-}
-
 TEST(config_nginx_server_block)
 {
 	struct treeinfo ti;
 	blog(&ti);
-	char *t = nginx_text(&ti, "127.0.0.1:8090", NULL);
+	char *t = unit_nginx_text(&ti, "127.0.0.1:8090", NULL);
 	CHECK_HAS(t, "# REGENERATE this file");
 	CHECK_HAS(t, "No module beyond nginx's default build");
 	CHECK_HAS(t, "server {\n    listen 127.0.0.1:8090;\n    server_name blog.example.com;\n"
@@ -62,7 +57,7 @@ TEST(config_nginx_maps)
 {
 	struct treeinfo ti;
 	blog(&ti);
-	char *t = nginx_text(&ti, "127.0.0.1:8090", NULL);
+	char *t = unit_nginx_text(&ti, "127.0.0.1:8090", NULL);
 	CHECK_HAS(t, "map \"$cgisnap_blog_example_com_8090_case$uri?$args\" $cgisnap_blog_example_com_8090_301 {\n"
 	       "    \"/?p=5\" \"http://blog.example.com/2020/05/x/\";\n");
 	/* nginx compares map strings ignoring case: "/?P=5" finds the key
@@ -110,7 +105,7 @@ TEST(config_nginx_keys_alike_but_for_case)
 	unit_treeinfo_add(&ti, "/?P=5", 301, NULL, NULL, "http://blog.example.com/upper/");
 	unit_treeinfo_add(&ti, "/About/", 200, "About/index.html", "text/plain", NULL);
 	unit_treeinfo_add(&ti, "/about/", 200, "about/index.html", "text/plain", NULL);
-	char *t = nginx_text(&ti, "127.0.0.1:8090", NULL);
+	char *t = unit_nginx_text(&ti, "127.0.0.1:8090", NULL);
 	CHECK_HAS(t, "    \"/?p=5\" \"http://blog.example.com/2020/05/x/\";\n");
 	CHECK_LACKS(t, "    \"/?P=5\" \"");
 	CHECK_HAS(t, "    if ($request_uri = \"/?P=5\") {\n        return 301 \"http://blog.example.com/upper/\";\n");
@@ -124,10 +119,8 @@ TEST(config_nginx_keys_alike_but_for_case)
 TEST(config_nginx_options_change_the_output)
 {
 	struct treeinfo ti;
-	treeinfo_init(&ti, "http://localhost/");
-	ti.dir = xstrdup("t");
-	ti.root = xstrdup("/t");
-	char *t = nginx_text(&ti, "[::1]:8081", "off");
+	unit_empty_tree(&ti, "http://localhost/");
+	char *t = unit_nginx_text(&ti, "[::1]:8081", "off");
 	CHECK_HAS(t, "    listen [::1]:8081;\n    server_name localhost;\n");
 	/* Nothing recorded: no maps; no 404 page: the server's own. */
 	CHECK_LACKS(t, "_key {");
@@ -136,7 +129,7 @@ TEST(config_nginx_options_change_the_output)
 	CHECK_LACKS(t, "error_page");
 	CHECK_LACKS(t, ".cgisnap-file");
 	free(t);
-	t = nginx_text(&ti, NULL, "no-store");
+	t = unit_nginx_text(&ti, NULL, "no-store");
 	CHECK_HAS(t, "    listen 127.0.0.1:8080;\n");
 	CHECK_HAS(t, "    200 \"no-store\";\n");
 	free(t);
@@ -147,14 +140,12 @@ TEST(config_nginx_hash_sizes_for_long_urls)
 {
 	struct treeinfo ti;
 	struct buf target = BUF_INIT;
-	treeinfo_init(&ti, "http://localhost/");
-	ti.dir = xstrdup("t");
-	ti.root = xstrdup("/t");
+	unit_empty_tree(&ti, "http://localhost/");
 	buf_adds(&target, "/?p=");
 	for (int i = 0; i < 100; i++)
 		buf_addc(&target, 'x');
 	unit_treeinfo_add(&ti, target.data, 301, NULL, NULL, "http://localhost/");
-	char *t = nginx_text(&ti, NULL, NULL);
+	char *t = unit_nginx_text(&ti, NULL, NULL);
 	CHECK_HAS(t, "map_hash_bucket_size 128;\nmap_hash_max_size 2048;\n");
 	free(t);
 	buf_release(&target);
