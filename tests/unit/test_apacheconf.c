@@ -22,48 +22,64 @@ static char *joined(const struct strlist *l)
 
 #define CHECK_LIST(want, list) CHECK_STR_FREE(want, joined(list))
 
+/* Write text to dir/name and read it into c: no error, no message. */
+static void read_conf(const char *dir, const char *name, const char *text, struct apache_conf *c)
+{
+	char *path = xasprintf("%s/%s", dir, name), err[ERR_LEN] = "";
+	unit_put(dir, name, text);
+	CHECK_INT(0, apache_conf_read(path, c, err));
+	CHECK_STR("", err);
+	free(path);
+}
+
+/* The end of a test that read c from dir: both go. */
+static void conf_done(struct apache_conf *c, char *dir)
+{
+	apache_conf_release(c);
+	unit_remove_tree(dir);
+	free(dir);
+}
+
 TEST(apacheconf_vhost)
 {
 	char *dir = unit_temp_dir("apacheconf");
 	unit_make_dir(dir, "conf.d");
 	unit_put(dir, "conf.d/env.conf", "SetEnv FROM_INCLUDE yes\n");
-	unit_put(dir, "site.conf",
-		 "# a vhost as Debian's sites-available holds them\n"
-		 "Define APPDIR /srv/app\n"
-		 "<VirtualHost *:443>\n"
-		 "\tServerName www.example.org\n"
-		 "\tDocumentRoot \"/var/www/site\"\n"
-		 "\tAlias /static/ ${APPDIR}/static/\n"
-		 "\tScriptAlias /cgi-bin/app/ \\\n"
-		 "\t\t/usr/lib/cgi-bin/app/\n"
-		 "\tDirectoryIndex index.php index.html\n"
-		 "\tFallbackResource /index.php\n"
-		 "\tSetEnv APP_MODE \"static snapshot\"\n"
-		 "\tInclude conf.d/*.conf\n"
-		 "\t<FilesMatch \\.php$>\n"
-		 "\t\tSetHandler \"proxy:unix:/run/php/php8.2-fpm.sock|fcgi://localhost\"\n"
-		 "\t</FilesMatch>\n"
-		 "\t<Directory /var/www/site/>\n"
-		 "\t\tOptions -FollowSymLinks\n"
-		 "\t\tRequire all granted\n"
-		 "\t</Directory>\n"
-		 "\t<IfModule !mod_rewrite.c>\n"
-		 "\t\tAlias /never /nowhere\n"
-		 "\t</IfModule>\n"
-		 "\t<IfVersion < 2.3>\n"
-		 "\t\tAlias /old /nowhere\n"
-		 "\t</IfVersion>\n"
-		 "\t<IfModule mod_rewrite.c>\n"
-		 "\t\tRewriteEngine on\n"
-		 "\t\tRewriteRule ^/a$ /b [R]\n"
-		 "\t\tRewriteRule ^/c$ /d [R]\n"
-		 "\t</IfModule>\n"
-		 "\tErrorLog ${APACHE_LOG_DIR}/error.log\n"
-		 "</VirtualHost>\n");
-	char *path = xasprintf("%s/site.conf", dir), err[ERR_LEN] = "";
 	struct apache_conf c;
-	CHECK_INT(0, apache_conf_read(path, &c, err));
-	CHECK_STR("", err);
+	read_conf(dir, "site.conf",
+		  "# a vhost as Debian's sites-available holds them\n"
+		  "Define APPDIR /srv/app\n"
+		  "<VirtualHost *:443>\n"
+		  "\tServerName www.example.org\n"
+		  "\tDocumentRoot \"/var/www/site\"\n"
+		  "\tAlias /static/ ${APPDIR}/static/\n"
+		  "\tScriptAlias /cgi-bin/app/ \\\n"
+		  "\t\t/usr/lib/cgi-bin/app/\n"
+		  "\tDirectoryIndex index.php index.html\n"
+		  "\tFallbackResource /index.php\n"
+		  "\tSetEnv APP_MODE \"static snapshot\"\n"
+		  "\tInclude conf.d/*.conf\n"
+		  "\t<FilesMatch \\.php$>\n"
+		  "\t\tSetHandler \"proxy:unix:/run/php/php8.2-fpm.sock|fcgi://localhost\"\n"
+		  "\t</FilesMatch>\n"
+		  "\t<Directory /var/www/site/>\n"
+		  "\t\tOptions -FollowSymLinks\n"
+		  "\t\tRequire all granted\n"
+		  "\t</Directory>\n"
+		  "\t<IfModule !mod_rewrite.c>\n"
+		  "\t\tAlias /never /nowhere\n"
+		  "\t</IfModule>\n"
+		  "\t<IfVersion < 2.3>\n"
+		  "\t\tAlias /old /nowhere\n"
+		  "\t</IfVersion>\n"
+		  "\t<IfModule mod_rewrite.c>\n"
+		  "\t\tRewriteEngine on\n"
+		  "\t\tRewriteRule ^/a$ /b [R]\n"
+		  "\t\tRewriteRule ^/c$ /d [R]\n"
+		  "\t</IfModule>\n"
+		  "\tErrorLog ${APACHE_LOG_DIR}/error.log\n"
+		  "</VirtualHost>\n",
+		  &c);
 	CHECK_STR("/var/www/site", c.document_root);
 	CHECK_STR("www.example.org", c.server_name);
 	CHECK(c.https);
@@ -76,35 +92,30 @@ TEST(apacheconf_vhost)
 	CHECK_STR("unix:/run/php/php8.2-fpm.sock", c.php_fastcgi);
 	CHECK_LIST("/var/www/site", &c.no_symlinks);
 	CHECK_LIST("RewriteEngine (site.conf:27) | RewriteRule (site.conf:28, 2 times)", &c.ignored);
-	apache_conf_release(&c);
-	free(path);
-	unit_remove_tree(dir);
-	free(dir);
+	conf_done(&c, dir);
 }
 
 TEST(apacheconf_debian_conf_available)
 {
 	/* The shape of Debian's mediawiki.conf and serve-cgi-bin.conf. */
 	char *dir = unit_temp_dir("apacheconf");
-	unit_put(dir, "app.conf",
-		 "Alias /mediawiki /var/lib/mediawiki\n"
-		 "<Directory /var/lib/mediawiki/>\n"
-		 "\tOptions +FollowSymLinks\n"
-		 "\t<IfVersion >= 2.3>\n\t\tRequire all granted\n\t</IfVersion>\n"
-		 "</Directory>\n"
-		 "<Directory /var/lib/mediawiki/images>\n"
-		 "\tOptions -FollowSymLinks\n"
-		 "\t<IfModule mod_php7.c>\n\t\tphp_admin_flag engine off\n\t</IfModule>\n"
-		 "</Directory>\n"
-		 "<IfModule mod_cgi.c>\n\tDefine ENABLE_CGI_BIN\n</IfModule>\n"
-		 "<IfDefine ENABLE_CGI_BIN>\n\tScriptAlias /cgi-bin/ /usr/lib/cgi-bin/\n</IfDefine>\n"
-		 "<IfDefine !ENABLE_CGI_BIN>\n\tAlias /cgi-bin/ /nowhere/\n</IfDefine>\n"
-		 "<FilesMatch \".+\\.ph(?:ar|p|tml)$\">\n\tSetHandler application/x-httpd-php\n</FilesMatch>\n"
-		 "<FilesMatch \".+\\.phps$\">\n\tSetHandler application/x-httpd-php-source\n</FilesMatch>\n");
-	char *path = xasprintf("%s/app.conf", dir), err[ERR_LEN] = "";
 	struct apache_conf c;
-	CHECK_INT(0, apache_conf_read(path, &c, err));
-	CHECK_STR("", err);
+	read_conf(dir, "app.conf",
+		  "Alias /mediawiki /var/lib/mediawiki\n"
+		  "<Directory /var/lib/mediawiki/>\n"
+		  "\tOptions +FollowSymLinks\n"
+		  "\t<IfVersion >= 2.3>\n\t\tRequire all granted\n\t</IfVersion>\n"
+		  "</Directory>\n"
+		  "<Directory /var/lib/mediawiki/images>\n"
+		  "\tOptions -FollowSymLinks\n"
+		  "\t<IfModule mod_php7.c>\n\t\tphp_admin_flag engine off\n\t</IfModule>\n"
+		  "</Directory>\n"
+		  "<IfModule mod_cgi.c>\n\tDefine ENABLE_CGI_BIN\n</IfModule>\n"
+		  "<IfDefine ENABLE_CGI_BIN>\n\tScriptAlias /cgi-bin/ /usr/lib/cgi-bin/\n</IfDefine>\n"
+		  "<IfDefine !ENABLE_CGI_BIN>\n\tAlias /cgi-bin/ /nowhere/\n</IfDefine>\n"
+		  "<FilesMatch \".+\\.ph(?:ar|p|tml)$\">\n\tSetHandler application/x-httpd-php\n</FilesMatch>\n"
+		  "<FilesMatch \".+\\.phps$\">\n\tSetHandler application/x-httpd-php-source\n</FilesMatch>\n",
+		  &c);
 	CHECK(c.document_root == NULL);
 	CHECK(c.server_name == NULL);
 	CHECK_LIST("/mediawiki=/var/lib/mediawiki", &c.path_aliases);
@@ -113,10 +124,7 @@ TEST(apacheconf_debian_conf_available)
 	CHECK(c.php_fastcgi == NULL);
 	CHECK_LIST("/var/lib/mediawiki/images", &c.no_symlinks);
 	CHECK_LIST("php_admin_flag (app.conf:11)", &c.ignored);
-	apache_conf_release(&c);
-	free(path);
-	unit_remove_tree(dir);
-	free(dir);
+	conf_done(&c, dir);
 }
 
 TEST(apacheconf_errors)
