@@ -84,6 +84,14 @@ void unit_treeinfo_add(struct treeinfo *ti, const char *target, int status, cons
 	manifest_entry_free(e);
 }
 
+char *unit_joined(const struct strlist *l, const char *sep)
+{
+	struct buf b = BUF_INIT;
+	for (size_t i = 0; i < l->n; i++)
+		buf_addf(&b, "%s%s", i ? sep : "", l->items[i]);
+	return buf_detach(&b, NULL);
+}
+
 void unit_empty_tree(struct treeinfo *ti, const char *site_url)
 {
 	treeinfo_init(ti, site_url);

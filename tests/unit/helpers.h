@@ -14,6 +14,7 @@
 
 struct buf;
 struct manifest_entry;
+struct strlist;
 struct tree;
 struct treeinfo;
 
@@ -37,6 +38,10 @@ void unit_put(const char *dir, const char *name, const char *text);
 
 /* Make the directory dir/name. */
 void unit_make_dir(const char *dir, const char *name);
+
+/* The items of l joined by sep ("a | b"), for one comparison of a whole
+ * list; the caller frees it. */
+char *unit_joined(const struct strlist *l, const char *sep);
 
 /* A manifest entry as the snapshot would have recorded it; key, type and
  * location may be NULL. The caller frees it (manifest_entry_free). */

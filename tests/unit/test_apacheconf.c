@@ -11,16 +11,7 @@
 #include "helpers.h"
 #include "unit.h"
 
-/* The list joined with " | ", for one comparison. */
-static char *joined(const struct strlist *l)
-{
-	struct buf b = BUF_INIT;
-	for (size_t i = 0; i < l->n; i++)
-		buf_addf(&b, "%s%s", i ? " | " : "", l->items[i]);
-	return buf_detach(&b, NULL);
-}
-
-#define CHECK_LIST(want, list) CHECK_STR_FREE(want, joined(list))
+#define CHECK_LIST(want, list) CHECK_STR_FREE(want, unit_joined(list, " | "))
 
 /* Write text to dir/name and read it into c: no error, no message. */
 static void read_conf(const char *dir, const char *name, const char *text, struct apache_conf *c)

@@ -81,11 +81,9 @@ static void fx_release(struct deps_fixture *fx)
 /* The targets in t joined by spaces; t is emptied. */
 static char *joined(struct strlist *t)
 {
-	struct buf b = BUF_INIT;
-	for (size_t i = 0; i < t->n; i++)
-		buf_addf(&b, "%s%s", i ? " " : "", t->items[i]);
+	char *s = unit_joined(t, " ");
 	strlist_clear(t);
-	return buf_detach(&b, NULL);
+	return s;
 }
 
 TEST(watch_changes_merge_flags_and_keep_order)
