@@ -38,6 +38,9 @@ struct fixture {
 /* Open the origin of f->cfg for site_url (NULL: the default); false with
  * f->err printed when it cannot be. */
 bool fixture_open(struct fixture *f, const char *site_url);
+/* The same with f->cfg as it is, saying nothing when it fails (a test
+ * may expect it to). */
+bool fixture_start(struct fixture *f);
 void fixture_close(struct fixture *f);
 
 /* A GET of target in fixture f renders, with the status want. */

@@ -6,6 +6,7 @@
 
 #include "origin/cgienv.h"
 #include "helpers.h"
+#include "originfix.h"
 #include "base/log.h"
 #include "origin/origin.h"
 #include "unit.h"
@@ -32,12 +33,10 @@ static int env_count(const struct strlist *env, const char *name)
 	return c;
 }
 
+/* The origin tests' fixture (originfix.h) on a scratch root. */
 struct env_fixture {
+	struct fixture fx;
 	char *root;
-	struct origin_config cfg;
-	struct site site;
-	struct origin *o;
-	char err[ERR_LEN];
 };
 
 static bool env_open(struct env_fixture *f, const char *site_url, const char *user_env)
@@ -46,22 +45,16 @@ static bool env_open(struct env_fixture *f, const char *site_url, const char *us
 	f->root = unit_temp_dir("cgienv");
 	if (!f->root)
 		return false;
-	f->cfg.root = xstrdup(f->root);
-	f->cfg.site_url = xstrdup(site_url);
+	f->fx.cfg.root = xstrdup(f->root);
+	f->fx.cfg.site_url = xstrdup(site_url);
 	if (user_env)
-		strlist_add(&f->cfg.env, user_env);
-	origin_defaults(&f->cfg);
-	if (site_init(&f->site, f->cfg.site_url, f->err) < 0)
-		return false;
-	f->o = origin_open(&f->cfg, &f->site, f->err);
-	return f->o != NULL;
+		strlist_add(&f->fx.cfg.env, user_env);
+	return fixture_start(&f->fx);
 }
 
 static void env_close(struct env_fixture *f)
 {
-	origin_close(f->o);
-	origin_config_release(&f->cfg);
-	site_release(&f->site);
+	fixture_close(&f->fx);
 	if (f->root)
 		unit_remove_tree(f->root);
 	free(f->root);
@@ -78,7 +71,7 @@ TEST(cgienv_plain_request)
 	}
 	char *filename = xasprintf("%s/hello.cgi", f.root);
 	struct origin_script s = { filename, f.root, "/hello.cgi", "", NULL };
-	origin_cgi_env(f.o, "GET", "/hello.cgi?x=1&y=%20", NULL, &s, &env);
+	origin_cgi_env(f.fx.o, "GET", "/hello.cgi?x=1&y=%20", NULL, &s, &env);
 	CHECK_STR("CGI/1.1", env_get(&env, "GATEWAY_INTERFACE"));
 	CHECK_STR("HTTP/1.1", env_get(&env, "SERVER_PROTOCOL"));
 	CHECK_STR("example.org", env_get(&env, "SERVER_NAME"));
@@ -116,7 +109,7 @@ TEST(cgienv_path_info_https_and_user_env)
 	char *dir = xasprintf("%s/wiki", f.root);
 	char *translated = xasprintf("%s/a b/c", f.root);
 	struct origin_script s = { filename, dir, "/wiki/doku.php", "/a b/c", NULL };
-	origin_cgi_env(f.o, "HEAD", "/wiki/doku.php/a%20b/c", "10.0.0.7", &s, &env);
+	origin_cgi_env(f.fx.o, "HEAD", "/wiki/doku.php/a%20b/c", "10.0.0.7", &s, &env);
 	CHECK_STR("HEAD", env_get(&env, "REQUEST_METHOD"));
 	CHECK_STR("/a b/c", env_get(&env, "PATH_INFO"));
 	CHECK_STR(translated, env_get(&env, "PATH_TRANSLATED"));

@@ -9,6 +9,7 @@
 
 #include "origin/docroot.h"
 #include "helpers.h"
+#include "originfix.h"
 #include "base/log.h"
 #include "origin/origin.h"
 #include "tree/tree.h"
@@ -33,13 +34,11 @@ static const char *kind_name(enum resolve_kind k)
 	return (unsigned)k < COUNT(names) ? names[k] : "?";
 }
 
+/* The origin tests' fixture (originfix.h) on a scratch root. */
 struct docroot_fixture {
+	struct fixture fx;
 	char *root;
 	char *outside;
-	struct origin_config cfg;
-	struct site site;
-	struct origin *o;
-	char err[ERR_LEN];
 };
 
 static void link_at(const char *root, const char *target, const char *name)
@@ -93,17 +92,13 @@ static bool docroot_open_with(struct docroot_fixture *f, const char *front_contr
 	free(lib);
 	free(gone);
 
-	f->cfg.root = xstrdup(f->root);
-	f->cfg.site_url = xstrdup("http://example.org/");
-	strlist_add(&f->cfg.cgi, "php=/bin/sh");
+	f->fx.cfg.root = xstrdup(f->root);
+	f->fx.cfg.site_url = xstrdup("http://example.org/");
+	strlist_add(&f->fx.cfg.cgi, "php=/bin/sh");
 	if (front_controller)
-		f->cfg.front_controller = xstrdup(front_controller);
-	f->cfg.no_follow_symlinks = no_follow;
-	origin_defaults(&f->cfg);
-	if (site_init(&f->site, f->cfg.site_url, f->err) < 0)
-		return false;
-	f->o = origin_open(&f->cfg, &f->site, f->err);
-	return f->o != NULL;
+		f->fx.cfg.front_controller = xstrdup(front_controller);
+	f->fx.cfg.no_follow_symlinks = no_follow;
+	return fixture_start(&f->fx);
 }
 
 static bool docroot_open(struct docroot_fixture *f, const char *front_controller)
@@ -113,9 +108,7 @@ static bool docroot_open(struct docroot_fixture *f, const char *front_controller
 
 static void docroot_close(struct docroot_fixture *f)
 {
-	origin_close(f->o);
-	origin_config_release(&f->cfg);
-	site_release(&f->site);
+	fixture_close(&f->fx);
 	if (f->root)
 		unit_remove_tree(f->root);
 	if (f->outside)
@@ -134,9 +127,9 @@ static void check_rows(struct docroot_fixture *f, const struct docroot_row *rows
 		const char *query = strchr(row->target, '?');
 		size_t len = query ? (size_t)(query - row->target) : strlen(row->target);
 		struct resolved r;
-		docroot_resolve(f->o, row->target, len, query ? query + 1 : NULL, &r);
-		if (r.kind == RESOLVE_MISSING && f->o->front_controller)
-			docroot_front_controller(f->o, &r);
+		docroot_resolve(f->fx.o, row->target, len, query ? query + 1 : NULL, &r);
+		if (r.kind == RESOLVE_MISSING && f->fx.o->front_controller)
+			docroot_front_controller(f->fx.o, &r);
 		if (r.kind != row->kind)
 			unit_fail(__FILE__, __LINE__, "'%s': expected %s, saw %s", row->target,
 				  kind_name(row->kind), kind_name(r.kind));
@@ -164,7 +157,7 @@ static void check_rows(struct docroot_fixture *f, const struct docroot_row *rows
 			char err[ERR_LEN] = "";
 			char *what = xasprintf("'%s'", r.path ? r.path + root_len + 1 : "?");
 			if (r.kind == RESOLVE_SOURCE)
-				CHECK_INT(-1, docroot_source_error(f->o, what, r.path, err));
+				CHECK_INT(-1, docroot_source_error(f->fx.o, what, r.path, err));
 			if (r.kind == RESOLVE_REFUSED && r.why)
 				snprintf(err, sizeof err, "%s", r.why);
 			if (strcmp(row->message, err))
@@ -250,7 +243,7 @@ TEST(docroot_table)
 	if (docroot_open(&f, NULL))
 		check_rows(&f, rows, COUNT(rows));
 	else
-		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.err);
+		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.fx.err);
 	docroot_close(&f);
 }
 
@@ -277,7 +270,7 @@ TEST(docroot_front_controller_table)
 	if (docroot_open(&f, "/app.php"))
 		check_rows(&f, rows, COUNT(rows));
 	else
-		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.err);
+		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.fx.err);
 	docroot_close(&f);
 }
 
@@ -310,7 +303,7 @@ TEST(docroot_refusals_say_why)
 	};
 	struct docroot_fixture f;
 	if (!docroot_open_with(&f, NULL, true)) { /* --no-follow-symlinks */
-		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.err);
+		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.fx.err);
 		docroot_close(&f);
 		return;
 	}
@@ -325,8 +318,8 @@ TEST(docroot_refusals_say_why)
 		const char *query = strchr(rows[i].target, '?');
 		size_t len = query ? (size_t)(query - rows[i].target) : strlen(rows[i].target);
 		struct resolved r;
-		docroot_resolve(f.o, rows[i].target, len, NULL, &r);
-		char *want = rows[i].why ? xasprintf(rows[i].why, f.o->root) : NULL;
+		docroot_resolve(f.fx.o, rows[i].target, len, NULL, &r);
+		char *want = rows[i].why ? xasprintf(rows[i].why, f.fx.o->root) : NULL;
 		if (r.kind != rows[i].kind)
 			unit_fail(__FILE__, __LINE__, "'%s': expected %s, saw %s", rows[i].target,
 				  kind_name(rows[i].kind), kind_name(r.kind));
@@ -342,7 +335,7 @@ TEST(docroot_front_controller_refusal_says_why)
 {
 	struct docroot_fixture f;
 	if (!docroot_open(&f, "/app.php")) {
-		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.err);
+		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.fx.err);
 		docroot_close(&f);
 		return;
 	}
@@ -350,10 +343,10 @@ TEST(docroot_front_controller_refusal_says_why)
 	unlink(app);
 	free(app);
 	struct resolved r;
-	docroot_resolve(f.o, "/nothing", 8, NULL, &r);
-	docroot_front_controller(f.o, &r);
+	docroot_resolve(f.fx.o, "/nothing", 8, NULL, &r);
+	docroot_front_controller(f.fx.o, &r);
 	CHECK_INT(RESOLVE_REFUSED, r.kind);
-	char *want = xasprintf("front controller '/app.php' is not a file under '%s'", f.o->root);
+	char *want = xasprintf("front controller '/app.php' is not a file under '%s'", f.fx.o->root);
 	CHECK_STR(want, r.why);
 	free(want);
 	docroot_release(&r);
@@ -382,7 +375,7 @@ TEST(docroot_no_follow_symlinks_table)
 	if (docroot_open_with(&f, NULL, true))
 		check_rows(&f, rows, COUNT(rows));
 	else
-		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.err);
+		unit_fail(__FILE__, __LINE__, "origin_open: %s", f.fx.err);
 	docroot_close(&f);
 }
 
@@ -394,7 +387,7 @@ TEST(docroot_link_into_the_tree_refused)
 		struct docroot_fixture f;
 		char *tree = unit_temp_dir("docroot-tree");
 		if (!docroot_open_with(&f, NULL, no_follow)) {
-			unit_fail(__FILE__, __LINE__, "origin_open: %s", f.err);
+			unit_fail(__FILE__, __LINE__, "origin_open: %s", f.fx.err);
 			docroot_close(&f);
 			free(tree);
 			return;
@@ -406,13 +399,13 @@ TEST(docroot_link_into_the_tree_refused)
 		link_at(f.root, tree, "out");
 		link_at(f.root, manifest, "manifest.txt");
 		link_at(f.outside, tree, "tree");
-		origin_keep_out(f.o, tree);
+		origin_keep_out(f.fx.o, tree);
 		char *real = realpath(tree, NULL);
 		static const char *targets[] = { "/out/page.html", "/manifest.txt", "/link-out-dir/tree/page.html" };
 		static const char *names[] = { "out", "manifest.txt", "link-out-dir/tree" };
 		for (size_t i = 0; i < 3; i++) {
 			struct resolved r;
-			docroot_resolve(f.o, targets[i], strlen(targets[i]), NULL, &r);
+			docroot_resolve(f.fx.o, targets[i], strlen(targets[i]), NULL, &r);
 			CHECK_INT(RESOLVE_REFUSED, r.kind);
 			char *want = no_follow && i != 2
 				     ? xasprintf("'%s' is a symbolic link leaving the document root; "
@@ -426,7 +419,7 @@ TEST(docroot_link_into_the_tree_refused)
 		}
 		/* What the links do not lead into the tree stays. */
 		struct resolved r;
-		docroot_resolve(f.o, "/link-out.html", strlen("/link-out.html"), NULL, &r);
+		docroot_resolve(f.fx.o, "/link-out.html", strlen("/link-out.html"), NULL, &r);
 		CHECK_INT(no_follow ? RESOLVE_REFUSED : RESOLVE_STATIC, r.kind);
 		docroot_release(&r);
 		free(real);
@@ -456,7 +449,7 @@ TEST(docroot_front_controller_checked_at_open)
 		CHECK(!docroot_open(&f, cases[i].front_controller));
 		if (f.root) {
 			char *want = xasprintf(cases[i].message, f.root);
-			CHECK_STR(want, f.err);
+			CHECK_STR(want, f.fx.err);
 			free(want);
 		}
 		docroot_close(&f);
