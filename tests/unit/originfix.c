@@ -73,6 +73,20 @@ bool fixture_open(struct fixture *f, const char *site_url)
 	return false;
 }
 
+void check_open_fails(const char *file, int line, struct fixture *f, const char *want)
+{
+	origin_defaults(&f->cfg);
+	if (site_init(&f->site, "http://localhost/", f->err) < 0)
+		unit_fail(file, line, "expected the site to be good: %s", f->err);
+	f->o = origin_open(&f->cfg, &f->site, f->err);
+	if (f->o)
+		unit_fail(file, line, "expected origin_open to fail");
+	char *message = xasprintf(want, docroot());
+	unit_check_str(file, line, message, f->o ? "(opened)" : f->err, "the error");
+	free(message);
+	fixture_close(f);
+}
+
 void fixture_close(struct fixture *f)
 {
 	origin_close(f->o);

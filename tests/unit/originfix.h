@@ -43,6 +43,11 @@ bool fixture_open(struct fixture *f, const char *site_url);
 bool fixture_start(struct fixture *f);
 void fixture_close(struct fixture *f);
 
+/* Opening the origin of f->cfg for http://localhost/ fails, saying
+ * want (a format: "%s" is the docroot); f is closed after. */
+#define CHECK_OPEN_FAILS(f, want) check_open_fails(__FILE__, __LINE__, (f), (want))
+void check_open_fails(const char *file, int line, struct fixture *f, const char *want);
+
 /* A GET of target in fixture f renders, with the status want. */
 #define CHECK_STATUS(f, target, want)                                              \
 	do {                                                                       \

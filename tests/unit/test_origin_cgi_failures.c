@@ -119,13 +119,7 @@ TEST(origin_cgi_never_serves_a_scripts_source)
 	 * with a handler runs. */
 	f.cfg.root = xstrdup(dir);
 	f.cfg.front_controller = xstrdup("/index.php");
-	origin_defaults(&f.cfg);
-	CHECK_INT(0, site_init(&f.site, "http://localhost/", f.err));
-	f.o = origin_open(&f.cfg, &f.site, f.err);
-	CHECK(f.o == NULL);
-	CHECK_STR("front controller '/index.php' would be published as source: add --cgi php=php-cgi",
-		  f.err);
-	fixture_close(&f);
+	CHECK_OPEN_FAILS(&f, "front controller '/index.php' would be published as source: add --cgi php=php-cgi");
 	f.cfg.root = xstrdup(dir);
 	f.cfg.front_controller = xstrdup("/index.php");
 	strlist_add(&f.cfg.cgi, "php=/bin/cat");
@@ -134,12 +128,7 @@ TEST(origin_cgi_never_serves_a_scripts_source)
 
 	f.cfg.root = xstrdup(dir);
 	strlist_add(&f.cfg.static_exts, "a.b");
-	origin_defaults(&f.cfg);
-	CHECK_INT(0, site_init(&f.site, "http://localhost/", f.err));
-	f.o = origin_open(&f.cfg, &f.site, f.err);
-	CHECK(f.o == NULL);
-	CHECK_STR("bad --static-ext value 'a.b' (expected an extension, e.g. sh)", f.err);
-	fixture_close(&f);
+	CHECK_OPEN_FAILS(&f, "bad --static-ext value 'a.b' (expected an extension, e.g. sh)");
 
 	unlink(link);
 	free(link);

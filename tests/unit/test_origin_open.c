@@ -101,14 +101,7 @@ TEST(origin_open_errors)
 			f.cfg.origin_url = xstrdup(c->origin);
 		if (c->front)
 			f.cfg.front_controller = xstrdup(c->front);
-		origin_defaults(&f.cfg);
-		CHECK_INT(0, site_init(&f.site, "http://localhost/", f.err));
-		f.o = origin_open(&f.cfg, &f.site, f.err);
-		CHECK(f.o == NULL);
-		char *want = xasprintf(c->err, docroot());
-		CHECK_STR(want, f.o ? "(opened)" : f.err);
-		free(want);
-		fixture_close(&f);
+		CHECK_OPEN_FAILS(&f, c->err);
 	}
 }
 
@@ -135,40 +128,21 @@ TEST(origin_open_mount_errors)
 			strlist_add_owned(&f.cfg.script_aliases, xasprintf(cases[i].script, docroot()));
 		if (cases[i].path)
 			strlist_add_owned(&f.cfg.path_aliases, xasprintf(cases[i].path, docroot()));
-		origin_defaults(&f.cfg);
-		CHECK_INT(0, site_init(&f.site, "http://localhost/", f.err));
-		f.o = origin_open(&f.cfg, &f.site, f.err);
-		CHECK(f.o == NULL);
-		char *want = xasprintf(cases[i].err, docroot());
-		CHECK_STR(want, f.o ? "(opened)" : f.err);
-		free(want);
-		fixture_close(&f);
+		CHECK_OPEN_FAILS(&f, cases[i].err);
 	}
 	/* Mounts belong to the CGI environment: an HTTP origin has its own. */
 	struct fixture f = { 0 };
 	strlist_add(&f.cfg.script_aliases, "/tool=/bin/true");
 	f.cfg.origin_url = xstrdup("http://127.0.0.1:9/");
-	origin_defaults(&f.cfg);
-	CHECK_INT(0, site_init(&f.site, "http://localhost/", f.err));
-	f.o = origin_open(&f.cfg, &f.site, f.err);
-	CHECK(f.o == NULL);
-	CHECK_STR("--script-alias is for CGI and FastCGI origins: with --origin, mount on the HTTP server",
-		  f.o ? "(opened)" : f.err);
-	fixture_close(&f);
+	CHECK_OPEN_FAILS(&f, "--script-alias is for CGI and FastCGI origins: with --origin, mount on the HTTP "
+			     "server");
 	/* A FastCGI server runs only *.php: a program is checked before connecting. */
 	memset(&f, 0, sizeof f);
 	cgi_config(&f.cfg);
 	f.cfg.fastcgi = xstrdup("127.0.0.1:9");
 	strlist_add_owned(&f.cfg.script_aliases, xasprintf("/tool=%s/pathinfo.cgi", docroot()));
-	origin_defaults(&f.cfg);
-	CHECK_INT(0, site_init(&f.site, "http://localhost/", f.err));
-	f.o = origin_open(&f.cfg, &f.site, f.err);
-	CHECK(f.o == NULL);
-	char *want = xasprintf("--script-alias program '%s/pathinfo.cgi' cannot run over FastCGI: the FastCGI "
-			       "server runs only *.php", docroot());
-	CHECK_STR(want, f.o ? "(opened)" : f.err);
-	free(want);
-	fixture_close(&f);
+	CHECK_OPEN_FAILS(&f, "--script-alias program '%s/pathinfo.cgi' cannot run over FastCGI: the FastCGI "
+			     "server runs only *.php");
 }
 
 TEST(origin_config_defaults_and_options)
