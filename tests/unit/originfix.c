@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -61,6 +62,13 @@ bool fixture_start(struct fixture *f)
 	return f->o != NULL;
 }
 
+struct fixture cgi_fixture(void)
+{
+	struct fixture f = { 0 };
+	cgi_config(&f.cfg);
+	return f;
+}
+
 /* Open the origin of f->cfg for site_url (NULL: the default). */
 bool fixture_open(struct fixture *f, const char *site_url)
 {
@@ -85,6 +93,25 @@ void check_open_fails(const char *file, int line, struct fixture *f, const char 
 	unit_check_str(file, line, message, f->o ? "(opened)" : f->err, "the error");
 	free(message);
 	fixture_close(f);
+}
+
+void check_lines(const char *file, int line, struct fixture *f, const char *target, int want, ...)
+{
+	struct origin_response rs;
+	if (render(f->o, target, NULL, &rs, f->err) != 0)
+		unit_fail(file, line, "expected %s to render: %s", target, f->err);
+	if (want && rs.status != want)
+		unit_fail(file, line, "expected the status %d, saw %d (%s)", want, rs.status, target);
+	va_list ap;
+	va_start(ap, want);
+	for (const char *key; (key = va_arg(ap, const char *));) {
+		const char *value = va_arg(ap, const char *);
+		char *got = line_value(&rs.body, key);
+		unit_check_str(file, line, value, got, key);
+		free(got);
+	}
+	va_end(ap);
+	origin_response_release(&rs);
 }
 
 void fixture_close(struct fixture *f)

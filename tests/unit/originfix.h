@@ -2,8 +2,7 @@
  * fixture docroot of CGI programs, an origin opened on it, renders, the
  * log captured, and php-cgi -b or php -S started as a server.
  *
- *     struct fixture f = { 0 };
- *     cgi_config(&f.cfg);          // then set what the test needs
+ *     struct fixture f = cgi_fixture();   // then set what the test needs
  *     if (fixture_open(&f, NULL)) { render(f.o, "/env.cgi", NULL, &rs, f.err); ... }
  *     fixture_close(&f);
  */
@@ -35,6 +34,8 @@ struct fixture {
 	struct origin *o;
 	char err[ERR_LEN];
 };
+/* A fixture whose configuration is cgi_config's, not yet opened. */
+struct fixture cgi_fixture(void);
 /* Open the origin of f->cfg for site_url (NULL: the default); false with
  * f->err printed when it cannot be. */
 bool fixture_open(struct fixture *f, const char *site_url);
@@ -56,6 +57,13 @@ void check_open_fails(const char *file, int line, struct fixture *f, const char 
 		CHECK_INT((want), rs_.status);                                     \
 		origin_response_release(&rs_);                                     \
 	} while (0)
+
+/* A GET of target in fixture f renders with the status want (0: any),
+ * its body holding each line "KEY=VALUE" given as "KEY", "VALUE":
+ * CHECK_LINE's lines of one render, in one go. */
+#define CHECK_LINES(f, target, want, ...) \
+	check_lines(__FILE__, __LINE__, (f), (target), (want), __VA_ARGS__, (const char *)NULL)
+void check_lines(const char *file, int line, struct fixture *f, const char *target, int want, ...);
 
 /* origin_render of target with method (NULL: GET). */
 int render(struct origin *o, const char *target, const char *method,

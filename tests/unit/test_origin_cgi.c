@@ -36,8 +36,7 @@ extern char **environ;
  * defaults. */
 TEST(origin_limits)
 {
-	struct fixture f = { 0 };
-	cgi_config(&f.cfg);
+	struct fixture f = cgi_fixture();
 	f.cfg.timeout_s = 7;
 	f.cfg.max_output_mb = 3;
 	if (fixture_open(&f, NULL)) {
@@ -48,8 +47,7 @@ TEST(origin_limits)
 	}
 	fixture_close(&f);
 
-	struct fixture d = { 0 };
-	cgi_config(&d.cfg);
+	struct fixture d = cgi_fixture();
 	if (fixture_open(&d, NULL)) {
 		CHECK_INT(ORIGIN_TIMEOUT_S, origin_timeout_s(d.o));
 		CHECK_INT(ORIGIN_MAX_OUTPUT_MB, origin_max_output_mb(d.o));
@@ -61,9 +59,8 @@ TEST(origin_limits)
 
 TEST(origin_cgi_environment)
 {
-	struct fixture f = { 0 };
+	struct fixture f = cgi_fixture();
 	struct origin_response rs;
-	cgi_config(&f.cfg);
 	strlist_add(&f.cfg.env, "CUSTOM=from --env");
 	strlist_add(&f.cfg.env, "HTTP_USER_AGENT=overridden");
 	if (!fixture_open(&f, "http://Example.ORG:8080/")) {
@@ -119,17 +116,14 @@ TEST(origin_cgi_environment)
 
 TEST(origin_cgi_https_site_and_default_port)
 {
-	struct fixture f = { 0 };
-	struct origin_response rs;
-	cgi_config(&f.cfg);
+	struct fixture f = cgi_fixture();
 	CHECK(fixture_open(&f, "https://secure.example/"));
-	CHECK_INT(0, render(f.o, "/hello.cgi", NULL, &rs, f.err));
-	CHECK_LINE("on", &rs.body, "HTTPS");
-	CHECK_LINE("https", &rs.body, "REQUEST_SCHEME");
-	CHECK_LINE("443", &rs.body, "SERVER_PORT");
-	CHECK_LINE("secure.example", &rs.body, "HTTP_HOST");
-	CHECK_LINE("", &rs.body, "QUERY_STRING");
-	origin_response_release(&rs);
+	CHECK_LINES(&f, "/hello.cgi", 0,
+		    "HTTPS", "on",
+		    "REQUEST_SCHEME", "https",
+		    "SERVER_PORT", "443",
+		    "HTTP_HOST", "secure.example",
+		    "QUERY_STRING", "");
 	fixture_close(&f);
 }
 
@@ -204,33 +198,26 @@ TEST(origin_cgi_files_and_directories)
 
 TEST(origin_cgi_path_info)
 {
-	struct fixture f = { 0 };
-	struct origin_response rs;
-	cgi_config(&f.cfg);
+	struct fixture f = cgi_fixture();
 	CHECK(fixture_open(&f, NULL));
-	CHECK_INT(0, render(f.o, "/pathinfo.cgi/a/b%20c/?q=1", NULL, &rs, f.err));
-	CHECK_LINE("/pathinfo.cgi", &rs.body, "SCRIPT_NAME");
-	CHECK_LINE("/a/b c/", &rs.body, "PATH_INFO");
 	char *translated = xasprintf("%s/a/b c/", docroot());
-	CHECK_LINE(translated, &rs.body, "PATH_TRANSLATED");
+	CHECK_LINES(&f, "/pathinfo.cgi/a/b%20c/?q=1", 0,
+		    "SCRIPT_NAME", "/pathinfo.cgi",
+		    "PATH_INFO", "/a/b c/",
+		    "PATH_TRANSLATED", translated,
+		    "REQUEST_URI", "/pathinfo.cgi/a/b%20c/?q=1",
+		    "QUERY_STRING", "q=1");
 	free(translated);
-	CHECK_LINE("/pathinfo.cgi/a/b%20c/?q=1", &rs.body, "REQUEST_URI");
-	CHECK_LINE("q=1", &rs.body, "QUERY_STRING");
-	origin_response_release(&rs);
 
-	CHECK_INT(0, render(f.o, "/pathinfo.cgi", NULL, &rs, f.err));
-	CHECK_LINE("(unset)", &rs.body, "PATH_INFO");
-	CHECK_LINE("(unset)", &rs.body, "PATH_TRANSLATED");
-	origin_response_release(&rs);
+	CHECK_LINES(&f, "/pathinfo.cgi", 0, "PATH_INFO", "(unset)", "PATH_TRANSLATED", "(unset)");
 	fixture_close(&f);
 }
 
 /* --script-alias and --path-alias, as Apache's ScriptAlias and Alias. */
 TEST(origin_cgi_mounts)
 {
-	struct fixture f = { 0 };
+	struct fixture f = cgi_fixture();
 	struct origin_response rs;
-	cgi_config(&f.cfg);
 	char *spec = xasprintf("/tool=%s/pathinfo.cgi", docroot());
 	strlist_add_owned(&f.cfg.script_aliases, spec);
 	strlist_add_owned(&f.cfg.path_aliases, xasprintf("/m=%s/sub", docroot()));
@@ -240,24 +227,17 @@ TEST(origin_cgi_mounts)
 
 	/* The rest of the path, decoded as a web server passes it: spaces,
 	 * UTF-8 and an encoded slash. REQUEST_URI stays as it came. */
-	CHECK_INT(0, render(f.o, "/tool/a%20b/%C3%A9t%C3%A9/x%2Fy?q=1", NULL, &rs, f.err));
-	CHECK_INT(200, rs.status);
-	CHECK_LINE("/tool", &rs.body, "SCRIPT_NAME");
-	CHECK_LINE("/a b/\xc3\xa9t\xc3\xa9/x/y", &rs.body, "PATH_INFO");
 	char *translated = xasprintf("%s/a b/\xc3\xa9t\xc3\xa9/x/y", docroot());
-	CHECK_LINE(translated, &rs.body, "PATH_TRANSLATED");
+	CHECK_LINES(&f, "/tool/a%20b/%C3%A9t%C3%A9/x%2Fy?q=1", 200,
+		    "SCRIPT_NAME", "/tool",
+		    "PATH_INFO", "/a b/\xc3\xa9t\xc3\xa9/x/y",
+		    "PATH_TRANSLATED", translated,
+		    "REQUEST_URI", "/tool/a%20b/%C3%A9t%C3%A9/x%2Fy?q=1",
+		    "QUERY_STRING", "q=1");
 	free(translated);
-	CHECK_LINE("/tool/a%20b/%C3%A9t%C3%A9/x%2Fy?q=1", &rs.body, "REQUEST_URI");
-	CHECK_LINE("q=1", &rs.body, "QUERY_STRING");
-	origin_response_release(&rs);
 	/* The prefix itself runs the program with no PATH_INFO; /tool/ has "/". */
-	CHECK_INT(0, render(f.o, "/tool?x", NULL, &rs, f.err));
-	CHECK_LINE("/tool", &rs.body, "SCRIPT_NAME");
-	CHECK_LINE("(unset)", &rs.body, "PATH_INFO");
-	origin_response_release(&rs);
-	CHECK_INT(0, render(f.o, "/tool/", NULL, &rs, f.err));
-	CHECK_LINE("/", &rs.body, "PATH_INFO");
-	origin_response_release(&rs);
+	CHECK_LINES(&f, "/tool?x", 0, "SCRIPT_NAME", "/tool", "PATH_INFO", "(unset)");
+	CHECK_LINES(&f, "/tool/", 0, "PATH_INFO", "/");
 	/* Only at a segment boundary; a NUL in PATH_INFO is refused. */
 	CHECK_STATUS(&f, "/toolbox", 404);
 	CHECK_STATUS(&f, "/tool/a%00b", 404);
@@ -274,17 +254,11 @@ TEST(origin_cgi_mounts)
 	CHECK_INT(0, render(f.o, "/m/page.html", NULL, &rs, f.err));
 	CHECK(rs.static_path && strstr(rs.static_path, "/sub/page.html"));
 	origin_response_release(&rs);
-	CHECK_INT(0, render(f.o, "/m/app/front.cgi/x%20y", NULL, &rs, f.err));
-	CHECK_LINE("/m/app/front.cgi", &rs.body, "SCRIPT_NAME");
-	CHECK_LINE("/x y", &rs.body, "PATH_INFO");
-	origin_response_release(&rs);
+	CHECK_LINES(&f, "/m/app/front.cgi/x%20y", 0, "SCRIPT_NAME", "/m/app/front.cgi", "PATH_INFO", "/x y");
 	CHECK_STATUS(&f, "/cgi/.hidden", 404);
 	CHECK_STATUS(&f, "/m/nope.html", 404);
 	/* Scripts under a mounted directory: SCRIPT_NAME under the prefix. */
-	CHECK_INT(0, render(f.o, "/cgi/pathinfo.cgi/p", NULL, &rs, f.err));
-	CHECK_LINE("/cgi/pathinfo.cgi", &rs.body, "SCRIPT_NAME");
-	CHECK_LINE("/p", &rs.body, "PATH_INFO");
-	origin_response_release(&rs);
+	CHECK_LINES(&f, "/cgi/pathinfo.cgi/p", 0, "SCRIPT_NAME", "/cgi/pathinfo.cgi", "PATH_INFO", "/p");
 	CHECK_INT(-1, render(f.o, "/cgi/noexec.cgi", NULL, &rs, f.err));
 	origin_response_release(&rs);
 	fixture_close(&f);
@@ -330,42 +304,33 @@ TEST(origin_cgi_script_alias_handler)
 {
 	if (!have_program("php-cgi"))
 		return;
-	struct fixture f = { 0 };
-	struct origin_response rs;
-	cgi_config(&f.cfg);
+	struct fixture f = cgi_fixture();
 	strlist_add(&f.cfg.cgi, "php=php-cgi");
 	strlist_add_owned(&f.cfg.script_aliases, xasprintf("/blog=%s/info.php", docroot()));
 	CHECK(fixture_open(&f, NULL));
-	CHECK_INT(0, render(f.o, "/blog/2019/post?nosession", NULL, &rs, f.err));
-	CHECK_INT(200, rs.status);
-	CHECK_LINE("/blog", &rs.body, "SCRIPT_NAME");
-	CHECK_LINE("/2019/post", &rs.body, "PATH_INFO");
 	char *fn = xasprintf("%s/info.php", docroot());
-	CHECK_LINE(fn, &rs.body, "SCRIPT_FILENAME");
+	CHECK_LINES(&f, "/blog/2019/post?nosession", 200,
+		    "SCRIPT_NAME", "/blog",
+		    "PATH_INFO", "/2019/post",
+		    "SCRIPT_FILENAME", fn,
+		    "REQUEST_URI", "/blog/2019/post?nosession");
 	free(fn);
-	CHECK_LINE("/blog/2019/post?nosession", &rs.body, "REQUEST_URI");
-	origin_response_release(&rs);
 	fixture_close(&f);
 }
 
 TEST(origin_cgi_front_controller)
 {
-	struct fixture f = { 0 };
+	struct fixture f = cgi_fixture();
 	struct origin_response rs;
-	cgi_config(&f.cfg);
 	f.cfg.front_controller = xstrdup("/app/front.cgi");
 	CHECK(fixture_open(&f, NULL));
-	CHECK_INT(0, render(f.o, "/2024/05/a-post/?replytocom=3", NULL, &rs, f.err));
-	CHECK_INT(200, rs.status);
-	CHECK_LINE("/app/front.cgi", &rs.body, "SCRIPT_NAME");
-	CHECK_LINE("(unset)", &rs.body, "PATH_INFO");
-	CHECK_LINE("/2024/05/a-post/?replytocom=3", &rs.body, "REQUEST_URI");
-	CHECK_LINE("replytocom=3", &rs.body, "QUERY_STRING");
-	origin_response_release(&rs);
+	CHECK_LINES(&f, "/2024/05/a-post/?replytocom=3", 200,
+		    "SCRIPT_NAME", "/app/front.cgi",
+		    "PATH_INFO", "(unset)",
+		    "REQUEST_URI", "/2024/05/a-post/?replytocom=3",
+		    "QUERY_STRING", "replytocom=3");
 	/* The root has no index file either: the front controller answers. */
-	CHECK_INT(0, render(f.o, "/", NULL, &rs, f.err));
-	CHECK_LINE("/app/front.cgi", &rs.body, "SCRIPT_NAME");
-	origin_response_release(&rs);
+	CHECK_LINES(&f, "/", 0, "SCRIPT_NAME", "/app/front.cgi");
 	/* Files still win; refused paths stay refused. */
 	CHECK_INT(0, render(f.o, "/style.css", NULL, &rs, f.err));
 	CHECK(rs.static_path != NULL);

@@ -146,9 +146,8 @@ TEST(origin_cgi_never_serves_a_scripts_source)
 
 TEST(origin_cgi_failures)
 {
-	struct fixture f = { 0 };
+	struct fixture f = cgi_fixture();
 	struct origin_response rs;
-	cgi_config(&f.cfg);
 	CHECK(fixture_open(&f, NULL));
 	char *noexec = xasprintf("cannot run '%s/noexec.cgi': Permission denied", docroot());
 	const struct failure_case cases[] = {
@@ -225,9 +224,8 @@ TEST(origin_cgi_failures)
 
 TEST(origin_cgi_timeout_and_output_cap)
 {
-	struct fixture f = { 0 };
+	struct fixture f = cgi_fixture();
 	struct origin_response rs;
-	cgi_config(&f.cfg);
 	f.cfg.timeout_s = 1;
 	f.cfg.max_output_mb = 1;
 	CHECK(fixture_open(&f, NULL));
@@ -308,9 +306,8 @@ TEST(origin_cgi_stderr_goes_to_the_log)
 
 TEST(origin_cgi_trace_pipe)
 {
-	struct fixture f = { 0 };
+	struct fixture f = cgi_fixture();
 	struct origin_response rs;
-	cgi_config(&f.cfg);
 	/* Preloading libc again is harmless: the fixture writes the trace. */
 	f.cfg.trace_lib = "libc.so.6";
 	CHECK(fixture_open(&f, NULL));
@@ -366,8 +363,7 @@ TEST(origin_cgi_trace_pipe)
 
 TEST(origin_cgi_concurrent_renders_do_not_share_pipes)
 {
-	struct fixture f = { 0 };
-	cgi_config(&f.cfg);
+	struct fixture f = cgi_fixture();
 	CHECK(fixture_open(&f, NULL));
 	/* A slow program next to fast ones; each lists its open files: had
 	 * a program inherited another render's pipe, that render would wait

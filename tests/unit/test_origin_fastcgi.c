@@ -138,8 +138,7 @@ TEST(origin_fastcgi_php_cgi_tcp)
 	pid_t pid = start_php_fcgi(&port);
 	if (!pid)
 		return;
-	struct fixture f = { 0 };
-	cgi_config(&f.cfg);
+	struct fixture f = cgi_fixture();
 	f.cfg.fastcgi = xasprintf("127.0.0.1:%d", port);
 	f.cfg.timeout_s = 10;
 	if (fixture_open(&f, "http://example.test:8080/")) {
@@ -170,18 +169,16 @@ TEST(origin_fastcgi_mounts)
 	strlist_add_owned(&f.cfg.script_aliases, xasprintf("/blog=%s/info.php", docroot()));
 	if (fixture_open(&f, NULL)) {
 		char *fn = xasprintf("%s/info.php", docroot());
-		CHECK_INT(0, render(f.o, "/p/info.php/x%20y?nosession=1", NULL, &rs, f.err));
-		CHECK_LINE("/p/info.php", &rs.body, "SCRIPT_NAME");
-		CHECK_LINE("/x y", &rs.body, "PATH_INFO");
-		CHECK_LINE(fn, &rs.body, "SCRIPT_FILENAME");
-		CHECK_LINE(dir, &rs.body, "DOCUMENT_ROOT");
-		origin_response_release(&rs);
-		CHECK_INT(0, render(f.o, "/blog/2019/post?nosession=1", NULL, &rs, f.err));
-		CHECK_LINE("/blog", &rs.body, "SCRIPT_NAME");
-		CHECK_LINE("/2019/post", &rs.body, "PATH_INFO");
-		CHECK_LINE(fn, &rs.body, "SCRIPT_FILENAME");
-		CHECK_LINE("/blog/2019/post?nosession=1", &rs.body, "REQUEST_URI");
-		origin_response_release(&rs);
+		CHECK_LINES(&f, "/p/info.php/x%20y?nosession=1", 0,
+			    "SCRIPT_NAME", "/p/info.php",
+			    "PATH_INFO", "/x y",
+			    "SCRIPT_FILENAME", fn,
+			    "DOCUMENT_ROOT", dir);
+		CHECK_LINES(&f, "/blog/2019/post?nosession=1", 0,
+			    "SCRIPT_NAME", "/blog",
+			    "PATH_INFO", "/2019/post",
+			    "SCRIPT_FILENAME", fn,
+			    "REQUEST_URI", "/blog/2019/post?nosession=1");
 		CHECK_INT(0, render(f.o, "/p/style.css", NULL, &rs, f.err));
 		CHECK(rs.static_path && strstr(rs.static_path, "/docroot/style.css"));
 		origin_response_release(&rs);
@@ -209,18 +206,14 @@ TEST(origin_fastcgi_php_cgi_unix_socket)
 	pid_t pid = spawn_server(argv, env);
 	CHECK(pid > 0 && wait_listening(pid, 0, sock));
 
-	struct fixture f = { 0 };
+	struct fixture f = cgi_fixture();
 	struct origin_response rs;
-	cgi_config(&f.cfg);
 	f.cfg.fastcgi = xasprintf("unix:%s", sock);
 	f.cfg.timeout_s = 10;
 	f.cfg.max_output_mb = 1;
 	if (fixture_open(&f, "http://example.test:8080/")) {
 		for (int i = 0; i < 8; i++) {
-			CHECK_INT(0, render(f.o, "/echo.php?n=u", NULL, &rs, f.err));
-			CHECK_LINE("u", &rs.body, "n");
-			CHECK_LINE("example.test:8080", &rs.body, "host");
-			origin_response_release(&rs);
+			CHECK_LINES(&f, "/echo.php?n=u", 0, "n", "u", "host", "example.test:8080");
 			/* Too much output: the connection is dropped, the next
 			 * render opens another. */
 			if (i == 3) {

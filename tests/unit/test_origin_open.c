@@ -122,8 +122,7 @@ TEST(origin_open_mount_errors)
 		{ NULL, "/a%%00=/tmp", "bad --path-alias prefix '/a%%00': a NUL byte" },
 	};
 	for (size_t i = 0; i < COUNT(cases); i++) {
-		struct fixture f = { 0 };
-		cgi_config(&f.cfg);
+		struct fixture f = cgi_fixture();
 		if (cases[i].script)
 			strlist_add_owned(&f.cfg.script_aliases, xasprintf(cases[i].script, docroot()));
 		if (cases[i].path)
@@ -185,9 +184,8 @@ static bool dir_exists(const char *path)
  * would pay for it) and from a persistent worker (opcache on). */
 static void php_cgi_defaults_in(const char *mode, const char *opcache)
 {
-	struct fixture f = { 0 };
+	struct fixture f = cgi_fixture();
 	struct origin_response rs;
-	cgi_config(&f.cfg);
 	f.cfg.cgi_mode = xstrdup(mode);
 	strlist_add(&f.cfg.cgi, "php=php-cgi");
 	strlist_add(&f.cfg.env, "CUSTOM=yes");
