@@ -270,10 +270,7 @@ TEST(links_html_inline_css)
 
 TEST(links_html_robots_meta_variants)
 {
-	static const struct {
-		const char *head;
-		bool noindex, nofollow;
-	} cases[] = {
+	static const struct { const char *head; bool noindex, nofollow; } cases[] = {
 		{ "<meta name=\"robots\" content=\"noindex,nofollow\">", true, true },
 		{ "<meta name=\"ROBOTS\" content=\"NoIndex\">", true, false },
 		{ "<meta name=robots content=\"index, nofollow\">", false, true },
