@@ -90,20 +90,39 @@ static bool no_dot_dirs(void *ctx, const char *path, const char *name)
 
 #define WANT (FSW_WATCH_WRITES | FSW_WATCH_NAMES | FSW_WATCH_SELF)
 
+/* A test's start: s seeing through walk (NULL: no tree followed) with a
+ * fresh watch that releases the data of its directories with release,
+ * and the scratch directory returned. */
+static char *see_start(struct seen *s, const struct fsw_walk *walk, void (*release)(void *data))
+{
+	char err[ERR_LEN];
+	*s = (struct seen){ fswatch_new(release, err), walk, FSW_EVENTS_INIT };
+	return unit_temp_dir("fswatch");
+}
+
+/* A test's end: the events, the watch and the directory d go. */
+static void see_end(struct seen *s, char *d)
+{
+	fsw_events_clear(&s->ev);
+	fswatch_free(s->w);
+	unit_remove_tree(d);
+	free(d);
+}
+
 TEST(fswatch_tree_walk_skips_and_reports)
 {
 	char err[ERR_LEN];
-	char *d = unit_temp_dir("fswatch");
+	struct fsw_events found = FSW_EVENTS_INIT;
+	const struct fsw_walk walk = { WANT, no_dot_dirs, NULL, NULL, &found };
+	struct seen s;
+	char *d = see_start(&s, &walk, NULL);
 	CHECK(d != NULL);
+	CHECK(s.w != NULL);
 	unit_make_dir(d, "a");
 	unit_make_dir(d, "a/b");
 	unit_make_dir(d, ".hidden");
 	unit_put(d, "a/b/f.txt", "f");
 	unit_put(d, ".hidden/h.txt", "h");
-	struct fsw_events found = FSW_EVENTS_INIT;
-	const struct fsw_walk walk = { WANT, no_dot_dirs, NULL, NULL, &found };
-	struct seen s = { fswatch_new(NULL, err), &walk, FSW_EVENTS_INIT };
-	CHECK(s.w != NULL);
 	CHECK_INT(0, fswatch_add_tree(s.w, d, &walk, err));
 	CHECK_INT(3, count_dirs(s.w)); /* d, a, a/b: not .hidden */
 	CHECK(dir_at(s.w, d, "a/b") && dir_at(s.w, d, "a/b")->tree);
@@ -124,21 +143,18 @@ TEST(fswatch_tree_walk_skips_and_reports)
 	CHECK_INT(0, fswatch_add_tree(s.w, "/nonexistent/cgisnap/tree", &walk, err));
 	CHECK_INT(3, count_dirs(s.w));
 
-	fsw_events_clear(&s.ev);
 	fsw_events_clear(&found);
-	fswatch_free(s.w);
-	unit_remove_tree(d);
-	free(d);
+	see_end(&s, d);
 }
 
 TEST(fswatch_rename_inside_a_tree_is_followed)
 {
 	char err[ERR_LEN];
-	char *d = unit_temp_dir("fswatch");
+	const struct fsw_walk walk = { WANT, NULL, NULL, NULL, NULL };
+	struct seen s;
+	char *d = see_start(&s, &walk, NULL);
 	unit_make_dir(d, "old");
 	unit_make_dir(d, "old/deep");
-	const struct fsw_walk walk = { WANT, NULL, NULL, NULL, NULL };
-	struct seen s = { fswatch_new(NULL, err), &walk, FSW_EVENTS_INIT };
 	CHECK_INT(0, fswatch_add_tree(s.w, d, &walk, err));
 	CHECK_INT(3, count_dirs(s.w));
 
@@ -156,12 +172,9 @@ TEST(fswatch_rename_inside_a_tree_is_followed)
 	CHECK_INT(FSW_CREATED | FSW_CHANGED, flags_of(&s.ev, d, "new/deep/x.txt"));
 	CHECK_INT(0, flags_of(&s.ev, d, "old/deep/x.txt"));
 
-	fsw_events_clear(&s.ev);
-	fswatch_free(s.w);
-	unit_remove_tree(d);
 	free(from);
 	free(to);
-	free(d);
+	see_end(&s, d);
 }
 
 static int released;
@@ -175,11 +188,10 @@ static void release_count(void *data)
 TEST(fswatch_deleted_directory_reports_itself_then_is_forgotten)
 {
 	char err[ERR_LEN];
-	char *d = unit_temp_dir("fswatch");
+	struct seen s; /* a single directory, not a tree: nothing follows it */
+	char *d = see_start(&s, NULL, release_count);
 	unit_make_dir(d, "gone");
 	char *gone = xasprintf("%s/gone", d);
-	/* a single directory, not a tree: nothing follows it */
-	struct seen s = { fswatch_new(release_count, err), NULL, FSW_EVENTS_INIT };
 	struct fsw_dir *g = fswatch_watch(s.w, gone, WANT, err);
 	CHECK(g != NULL);
 	CHECK(!g->tree);
@@ -202,12 +214,9 @@ TEST(fswatch_deleted_directory_reports_itself_then_is_forgotten)
 	CHECK_HAS(err, gone);
 	CHECK_HAS(err, "No such file or directory");
 
-	fswatch_free(s.w);
-	CHECK_INT(2, released);
-	fsw_events_clear(&s.ev);
-	unit_remove_tree(d);
 	free(gone);
-	free(d);
+	see_end(&s, d);
+	CHECK_INT(2, released); /* the watch freed */
 }
 
 /* A write to a file still open is told from its close (a save under way,
@@ -215,8 +224,8 @@ TEST(fswatch_deleted_directory_reports_itself_then_is_forgotten)
 TEST(fswatch_open_write_and_close_told_apart)
 {
 	char err[ERR_LEN];
-	char *d = unit_temp_dir("fswatch");
-	struct seen s = { fswatch_new(NULL, err), NULL, FSW_EVENTS_INIT };
+	struct seen s;
+	char *d = see_start(&s, NULL, NULL);
 	CHECK(fswatch_watch(s.w, d, FSW_WATCH_WRITES | FSW_WATCH_MODIFY | FSW_WATCH_NAMES, err) != NULL);
 	char *path = xasprintf("%s/f", d);
 	FILE *f = fopen(path, "w");
@@ -234,18 +243,15 @@ TEST(fswatch_open_write_and_close_told_apart)
 	drain(&s);
 	CHECK_INT(FSW_REMOVED, flags_of(&s.ev, d, "f"));
 
-	fsw_events_clear(&s.ev);
-	fswatch_free(s.w);
-	unit_remove_tree(d);
 	free(path);
-	free(d);
+	see_end(&s, d);
 }
 
 TEST(fswatch_narrowed_watch_asks_for_less)
 {
 	char err[ERR_LEN];
-	char *d = unit_temp_dir("fswatch");
-	struct seen s = { fswatch_new(NULL, err), NULL, FSW_EVENTS_INIT };
+	struct seen s;
+	char *d = see_start(&s, NULL, NULL);
 	struct fsw_dir *a = fswatch_watch(s.w, d, FSW_WATCH_NEW_NAMES | FSW_WATCH_SELF, err);
 	CHECK(a != NULL);
 	unit_put(d, "one", "1");
@@ -258,10 +264,7 @@ TEST(fswatch_narrowed_watch_asks_for_less)
 	CHECK_INT(0, s.ev.n);
 	CHECK_INT(1, count_dirs(s.w));
 
-	fsw_events_clear(&s.ev);
-	fswatch_free(s.w);
-	unit_remove_tree(d);
-	free(d);
+	see_end(&s, d);
 }
 
 TEST(fswatch_paths_join_once)
