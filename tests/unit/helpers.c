@@ -24,6 +24,12 @@ char *unit_temp_dir(const char *tag)
 	return real;
 }
 
+void unit_drop_dir(char *dir)
+{
+	unit_remove_tree(dir);
+	free(dir);
+}
+
 char *unit_tree_open(struct tree *t, const char *tag, const char *sub)
 {
 	char err[ERR_LEN];

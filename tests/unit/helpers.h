@@ -27,6 +27,9 @@ char *unit_temp_dir(const char *tag);
  * still there afterwards fails the running test. */
 void unit_remove_tree(const char *path);
 
+/* The end of a unit_temp_dir: unit_remove_tree(dir), then free(dir). */
+void unit_drop_dir(char *dir);
+
 /* A fresh scratch directory (unit_temp_dir(tag)) with a tree created and
  * opened in t at dir/sub (sub NULL: the directory itself); a failure fails
  * the running test. Returns the directory, for unit_remove_tree; the

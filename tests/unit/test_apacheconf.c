@@ -27,8 +27,7 @@ static void read_conf(const char *dir, const char *name, const char *text, struc
 static void conf_done(struct apache_conf *c, char *dir)
 {
 	apache_conf_release(c);
-	unit_remove_tree(dir);
-	free(dir);
+	unit_drop_dir(dir);
 }
 
 TEST(apacheconf_vhost)
@@ -151,8 +150,7 @@ TEST(apacheconf_errors)
 	free(want);
 	free(missing);
 	free(path);
-	unit_remove_tree(dir);
-	free(dir);
+	unit_drop_dir(dir);
 }
 
 TEST(apacheconf_alias_hint)
@@ -179,6 +177,5 @@ TEST(apacheconf_alias_hint)
 	free(want);
 	free(hint);
 	CHECK(apache_alias_hint(dir, "/other/") == NULL);
-	unit_remove_tree(dir);
-	free(dir);
+	unit_drop_dir(dir);
 }

@@ -105,8 +105,7 @@ static void see_end(struct seen *s, char *d)
 {
 	fsw_events_clear(&s->ev);
 	fswatch_free(s->w);
-	unit_remove_tree(d);
-	free(d);
+	unit_drop_dir(d);
 }
 
 TEST(fswatch_tree_walk_skips_and_reports)

@@ -18,8 +18,7 @@
 /* Remove the scratch directory of unit_tree_open and free its names. */
 static void remove_scratch(char *path, char *treepath)
 {
-	unit_remove_tree(path);
-	free(path);
+	unit_drop_dir(path);
 	free(treepath);
 }
 
@@ -384,8 +383,7 @@ TEST(tree_lock_excludes_a_second_writer)
 	struct tree missing;
 	CHECK_INT(-1, tree_open(&missing, "/nonexistent/tree", false, err));
 	CHECK_STR("cannot open tree '/nonexistent/tree': No such file or directory", err);
-	unit_remove_tree(path);
-	free(path);
+	unit_drop_dir(path);
 }
 
 TEST(tree_settings_round_trip)
@@ -407,8 +405,7 @@ TEST(tree_settings_round_trip)
 	site_release(&s);
 	site_release(&r);
 	tree_close(&t);
-	unit_remove_tree(path);
-	free(path);
+	unit_drop_dir(path);
 }
 
 /* A page published and pending, one pending whose rename never happened
@@ -454,8 +451,7 @@ TEST(manifest_journal_recovers_only_published_files)
 	CHECK_INT(0, manifest_journal_reset(&t, err)); /* none is fine */
 	manifest_release(&m);
 	tree_close(&t);
-	unit_remove_tree(path);
-	free(path);
+	unit_drop_dir(path);
 }
 
 /* A pending removal whose file could not be removed (a symbolic link on
@@ -503,8 +499,7 @@ TEST(manifest_recover_keeps_a_failed_removal_only_for_a_target_without_a_row)
 	manifest_release(&m);
 	tree_close(&t);
 	free(elsewhere);
-	unit_remove_tree(path);
-	free(path);
+	unit_drop_dir(path);
 }
 
 TEST(tree_claim_and_apart)

@@ -291,8 +291,7 @@ TEST(origin_cgi_path_alias_links)
 		origin_response_release(&rs);
 		fixture_close(&f);
 	}
-	unit_remove_tree(dir);
-	free(dir);
+	unit_drop_dir(dir);
 	free(target);
 	free(link);
 	free(inner);

@@ -188,8 +188,7 @@ TEST(origin_fastcgi_mounts)
 	}
 	fixture_close(&f);
 	stop_server(pid);
-	unit_remove_tree(dir);
-	free(dir);
+	unit_drop_dir(dir);
 }
 
 TEST(origin_fastcgi_php_cgi_unix_socket)

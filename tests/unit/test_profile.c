@@ -73,8 +73,7 @@ TEST(profile_reads_header_and_detects_by_files)
 	profile_release(&d);
 	char *empty = unit_temp_dir("profile-empty");
 	CHECK_INT(0, profile_detect_root(dir, empty, &d, err));
-	unit_remove_tree(empty);
-	free(empty);
+	unit_drop_dir(empty);
 
 	CHECK_INT(-1, profile_load(&p, dir, "missing", err));
 	CHECK_HAS(err, "no profile 'missing'");
@@ -104,8 +103,7 @@ TEST(profile_bad_detect_lines_are_named)
 		CHECK_INT(-1, profile_load(&p, dir, cases[i].name, err));
 		CHECK_HAS(err, cases[i].want);
 	}
-	unit_remove_tree(dir);
-	free(dir);
+	unit_drop_dir(dir);
 }
 
 /* "[watch]" lines apply to watch only; the others keep their line
@@ -127,8 +125,7 @@ TEST(profile_sections_pick_the_command_lines)
 	CHECK_STR("# detect: file x\nexclude = a\n\n\n\nstrip = c\n", b.data);
 	buf_release(&b);
 	profile_release(&p);
-	unit_remove_tree(dir);
-	free(dir);
+	unit_drop_dir(dir);
 }
 
 /* A profile found under a mount (--path-alias /wiki.x=DIR) moves there:
@@ -186,8 +183,7 @@ TEST(profile_found_under_a_mount_moves_there)
 	CHECK(strstr(b.data, "canonical = [?&]do=index =>  /doku.php?id=start\n") != NULL);
 	buf_release(&b);
 	profile_release(&p);
-	unit_remove_tree(dir);
-	free(dir);
+	unit_drop_dir(dir);
 }
 
 /* The shipped profiles: each has a description and a rule, and every line
@@ -232,6 +228,5 @@ TEST(profile_dokuwiki_detection)
 	CHECK_STR("dokuwiki", p.name);
 	CHECK_STR("doku.php", p.found);
 	profile_release(&p);
-	unit_remove_tree(root);
-	free(root);
+	unit_drop_dir(root);
 }

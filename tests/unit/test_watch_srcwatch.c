@@ -282,8 +282,7 @@ TEST(watch_sources_real_overflow_then_rescan)
 
 	fsw_events_clear(&ev);
 	srcwatch_free(w);
-	unit_remove_tree(d);
-	free(d);
+	unit_drop_dir(d);
 }
 
 TEST(watch_sources_missing_source_and_limit_message)

@@ -44,8 +44,7 @@ static bool held_late(const char *text, bool begun_first, long wait_ms, long lon
 	free(path);
 	manifest_entry_free(e);
 	stale_release(&s);
-	unit_remove_tree(dir);
-	free(dir);
+	unit_drop_dir(dir);
 	return hold;
 }
 

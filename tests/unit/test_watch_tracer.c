@@ -60,8 +60,7 @@ TEST(watch_tracer_find_order)
 	got = tracer_find(lib, exe, lib, err);
 	CHECK(got == NULL);
 
-	unit_remove_tree(d);
-	free(d);
+	unit_drop_dir(d);
 	free(bin);
 	free(build);
 	free(lib);
@@ -165,6 +164,13 @@ static size_t count_exact(const struct buf *trace, char kind, const char *dir, c
 	return n;
 }
 
+/* A traced test's end: its trace t and its directory d go. */
+static void trace_end(struct buf *t, char *d)
+{
+	buf_release(t);
+	unit_drop_dir(d);
+}
+
 TEST(watch_tracer_reports_reads_lists_and_writes)
 {
 	char *d = unit_temp_dir("trace");
@@ -206,11 +212,9 @@ TEST(watch_tracer_reports_reads_lists_and_writes)
 	CHECK(lines.n > 10);
 	strlist_clear(&lines);
 
-	buf_release(&t);
-	unit_remove_tree(d);
 	free(sub);
 	free(x);
-	free(d);
+	trace_end(&t, d);
 }
 
 TEST(watch_tracer_silent_without_a_usable_pipe)
@@ -232,19 +236,16 @@ TEST(watch_tracer_silent_without_a_usable_pipe)
 	CHECK_INT(0, traced(d, script, 'n', &t));
 	CHECK_INT(0, t.len);
 
-	buf_release(&t);
-	unit_remove_tree(d);
-	free(d);
+	trace_end(&t, d);
 }
 
 TEST(watch_tracer_says_when_the_program_takes_fd_3_away)
 {
 	char *d = unit_temp_dir("trace");
 	struct buf t = BUF_INIT;
-	char *x = xasprintf("%s/x", d), *y = xasprintf("%s/y", d), *z = xasprintf("%s/z", d);
-	touch(x);
-	touch(y);
-	touch(z);
+	unit_put(d, "x", "");
+	unit_put(d, "y", "");
+	unit_put(d, "z", "");
 
 	/* The shell closes fd 3: the programs it starts after that are not
 	 * traced, and one X line says so; the shell's own copy goes on. */
@@ -267,12 +268,7 @@ TEST(watch_tracer_says_when_the_program_takes_fd_3_away)
 	CHECK_INT(0, st.st_size);
 	free(own);
 
-	buf_release(&t);
-	unit_remove_tree(d);
-	free(x);
-	free(y);
-	free(z);
-	free(d);
+	trace_end(&t, d);
 }
 
 /* The library holds lines back and writes many with one write(2): none
@@ -284,9 +280,8 @@ TEST(watch_tracer_held_lines_are_written_once_whatever_ends_the_process)
 {
 	char *d = unit_temp_dir("trace");
 	struct buf t = BUF_INIT;
-	char *x = xasprintf("%s/x", d), *y = xasprintf("%s/y", d);
-	touch(x);
-	touch(y);
+	unit_put(d, "x", "");
+	unit_put(d, "y", "");
 
 	/* The shell's own checks, held when it execs cat. */
 	CHECK_INT(0, traced(d, "[ -r x ] && [ -r x ] && [ -r x ] && exec cat y >/dev/null", 'p', &t));
@@ -315,9 +310,5 @@ TEST(watch_tracer_held_lines_are_written_once_whatever_ends_the_process)
 	CHECK_INT(0, count_lines(&t, 'X'));
 	CHECK(has_line(&t, 'R', d, "x"));
 
-	buf_release(&t);
-	unit_remove_tree(d);
-	free(x);
-	free(y);
-	free(d);
+	trace_end(&t, d);
 }

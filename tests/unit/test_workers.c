@@ -99,8 +99,7 @@ TEST(workers_open_refuses_a_runtime_directory_too_deep_for_a_socket)
 	/* the directory made for the pool is gone too */
 	CHECK_INT(0, rmdir(deep));
 	free(deep);
-	unit_remove_tree(base);
-	free(base);
+	unit_drop_dir(base);
 }
 
 /* A worker that binds its socket itself ($FCGI_SOCKET, cfg.binds): one
