@@ -164,6 +164,24 @@ static size_t count_exact(const struct buf *trace, char kind, const char *dir, c
 	return n;
 }
 
+/* A traced test's scratch directory, holding the empty files named in
+ * files (separated by spaces; a name ending in '/' is a directory). */
+static char *trace_dir(const char *files)
+{
+	char *d = unit_temp_dir("trace");
+	struct strlist names = STRLIST_INIT;
+	strlist_split(&names, files, ' ');
+	for (size_t i = 0; i < names.n; i++) {
+		const char *name = names.items[i];
+		if (name[strlen(name) - 1] == '/')
+			unit_make_dir(d, name);
+		else
+			unit_put(d, name, "");
+	}
+	strlist_clear(&names);
+	return d;
+}
+
 /* A traced test's end: its trace t and its directory d go. */
 static void trace_end(struct buf *t, char *d)
 {
@@ -173,11 +191,8 @@ static void trace_end(struct buf *t, char *d)
 
 TEST(watch_tracer_reports_reads_lists_and_writes)
 {
-	char *d = unit_temp_dir("trace");
+	char *d = trace_dir("t/ t/x");
 	struct buf t = BUF_INIT;
-	char *sub = xasprintf("%s/t", d), *x = xasprintf("%s/t/x", d);
-	mkdir(sub, 0755);
-	touch(x);
 
 	int status = traced(d,
 			    "cat t/x >/dev/null && ls t >/dev/null && [ ! -e missing.txt ] && [ -r t/x ] && "
@@ -212,14 +227,12 @@ TEST(watch_tracer_reports_reads_lists_and_writes)
 	CHECK(lines.n > 10);
 	strlist_clear(&lines);
 
-	free(sub);
-	free(x);
 	trace_end(&t, d);
 }
 
 TEST(watch_tracer_silent_without_a_usable_pipe)
 {
-	char *d = unit_temp_dir("trace");
+	char *d = trace_dir("");
 	struct buf t = BUF_INIT;
 	const char *script = "for i in 1 2 3; do cat /etc/hostname >/dev/null; done; echo ok >out; cat out >/dev/null";
 
@@ -241,11 +254,8 @@ TEST(watch_tracer_silent_without_a_usable_pipe)
 
 TEST(watch_tracer_says_when_the_program_takes_fd_3_away)
 {
-	char *d = unit_temp_dir("trace");
+	char *d = trace_dir("x y z");
 	struct buf t = BUF_INIT;
-	unit_put(d, "x", "");
-	unit_put(d, "y", "");
-	unit_put(d, "z", "");
 
 	/* The shell closes fd 3: the programs it starts after that are not
 	 * traced, and one X line says so; the shell's own copy goes on. */
@@ -278,10 +288,8 @@ TEST(watch_tracer_says_when_the_program_takes_fd_3_away)
  * used. */
 TEST(watch_tracer_held_lines_are_written_once_whatever_ends_the_process)
 {
-	char *d = unit_temp_dir("trace");
+	char *d = trace_dir("x y");
 	struct buf t = BUF_INIT;
-	unit_put(d, "x", "");
-	unit_put(d, "y", "");
 
 	/* The shell's own checks, held when it execs cat. */
 	CHECK_INT(0, traced(d, "[ -r x ] && [ -r x ] && [ -r x ] && exec cat y >/dev/null", 'p', &t));
