@@ -22,6 +22,14 @@ static void wiki_site(struct site *s)
 	CHECK_INT(0, site_init(s, "http://wiki.example.org/", err));
 }
 
+/* The wiki's site with the one --canonical rule, which must parse. */
+static void wiki_site_with(struct site *s, const char *rule)
+{
+	char err[ERR_LEN];
+	wiki_site(s);
+	CHECK_INT(0, site_add_canonical(s, rule, err));
+}
+
 TEST(canonical_parse_errors_name_the_rule)
 {
 	static const struct str_case cases[] = {
@@ -96,8 +104,7 @@ TEST(canonical_literal_loops_are_refused)
 {
 	struct site s;
 	char err[ERR_LEN];
-	wiki_site(&s);
-	CHECK_INT(0, site_add_canonical(&s, "^/doku\\.php\\?.*do=index => /doku.php?do=index", err));
+	wiki_site_with(&s, "^/doku\\.php\\?.*do=index => /doku.php?do=index");
 	CHECK_INT(-1, site_check_canonical(&s, err));
 	CHECK_STR("bad --canonical rule '^/doku\\.php\\?.*do=index => /doku.php?do=index': its URL "
 		  "'/doku.php?do=index' is matched by --canonical '^/doku\\.php\\?.*do=index => "
@@ -106,8 +113,7 @@ TEST(canonical_literal_loops_are_refused)
 
 	/* With groups the replacement depends on the match: the crawl checks
 	 * each one (t0397). */
-	wiki_site(&s);
-	CHECK_INT(0, site_add_canonical(&s, "^/a(.*)$ => /a/$1", err));
+	wiki_site_with(&s, "^/a(.*)$ => /a/$1");
 	CHECK_INT(0, site_check_canonical(&s, err));
 	site_release(&s);
 }
@@ -215,8 +221,7 @@ TEST(canonical_config_refuses_what_it_cannot_write)
 {
 	struct site s;
 	char err[ERR_LEN];
-	wiki_site(&s);
-	CHECK_INT(0, site_add_canonical(&s, "^/(a)(b)(c)(d)(e)(f)(g)(h)(i)$ => /x?$0", err));
+	wiki_site_with(&s, "^/(a)(b)(c)(d)(e)(f)(g)(h)(i)$ => /x?$0");
 	CHECK_INT(-1, config_check_canonical(&s, err));
 	CHECK_HAS(err, "nginx has no $0");
 	site_release(&s);
