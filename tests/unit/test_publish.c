@@ -23,6 +23,13 @@ static int make_tree(char *path)
 	return open(path, O_RDONLY | O_DIRECTORY);
 }
 
+/* A test's end: the tree at path, open as fd, goes. */
+static void tree_done(int fd, const char *path)
+{
+	close(fd);
+	unit_remove_tree(path);
+}
+
 static char *read_all(int dirfd, const char *name, size_t *len)
 {
 	int fd = openat(dirfd, name, O_RDONLY);
@@ -59,8 +66,7 @@ TEST(publish_new_unchanged_changed)
 	CHECK_INT(PUBLISH_CHANGED, publish_data(fd, "a/b/index.html", "tw0!", 4, false, err));
 	CHECK_INT(PUBLISH_NEW, publish_data(fd, "empty", "", 0, false, err));
 	CHECK_INT(PUBLISH_UNCHANGED, publish_data(fd, "empty", "", 0, false, err));
-	close(fd);
-	unit_remove_tree(path);
+	tree_done(fd, path);
 }
 
 TEST(publish_leaves_no_temp_files_and_reports_conflicts)
@@ -77,8 +83,7 @@ TEST(publish_leaves_no_temp_files_and_reports_conflicts)
 	char *cmd = xasprintf("test -z \"$(find '%s' -name '.cgisnap-tmp-*')\"", path);
 	CHECK_INT(0, system(cmd));
 	free(cmd);
-	close(fd);
-	unit_remove_tree(path);
+	tree_done(fd, path);
 }
 
 TEST(publish_gzip_sibling_in_step)
@@ -126,8 +131,7 @@ TEST(publish_gzip_sibling_in_step)
 	CHECK_INT(PUBLISH_UNCHANGED, publish_data(fd, "p.html", page.data, page.len, false, err));
 	CHECK(faccessat(fd, "p.html.gz", F_OK, 0) < 0);
 	buf_release(&page);
-	close(fd);
-	unit_remove_tree(path);
+	tree_done(fd, path);
 }
 
 /* "a, b, " of a list: what the noted calls said they did. */
@@ -183,8 +187,7 @@ TEST(publish_notes_every_path_it_writes_and_removes)
 
 	close(dfd);
 	buf_release(&page);
-	close(fd);
-	unit_remove_tree(path);
+	tree_done(fd, path);
 }
 
 TEST(publish_copy_and_remove)
@@ -207,32 +210,26 @@ TEST(publish_copy_and_remove)
 	size_t len;
 	CHECK_STR_FREE("abc", read_all(fd, "meta", &len));
 	free(src);
-	close(fd);
-	unit_remove_tree(path);
+	tree_done(fd, path);
 }
 
-/* A directory outside the tree, made from the mkdtemp template outside,
- * holding page/index.html, and a symbolic
+/* make_tree(path), and a directory outside the tree, made from the
+ * mkdtemp template outside, holding page/index.html, with a symbolic
  * link x -> it inside the tree (the repro of issue 9, item 1). */
-static void link_outside(int fd, char *outside)
+static int make_tree_linking_out(char *path, char *outside)
 {
+	int fd = make_tree(path);
 	CHECK(mkdtemp(outside) != NULL);
-	char *page = xasprintf("%s/page", outside);
-	char *file = xasprintf("%s/page/index.html", outside);
-	mkdir(page, 0755);
-	FILE *f = fopen(file, "w");
-	fputs("outside", f);
-	fclose(f);
+	unit_make_dir(outside, "page");
+	unit_put(outside, "page/index.html", "outside");
 	CHECK_INT(0, symlinkat(outside, fd, "x"));
-	free(page);
-	free(file);
+	return fd;
 }
 
 TEST(publish_never_writes_through_a_symbolic_link)
 {
 	char path[] = "/tmp/cgisnap-pub-XXXXXX", outside[] = "/tmp/cgisnap-out-XXXXXX";
-	int fd = make_tree(path);
-	link_outside(fd, outside);
+	int fd = make_tree_linking_out(path, outside);
 	char err[ERR_LEN];
 	CHECK_INT(-1, publish_data(fd, "x/page/index.html", "mine", 4, false, err));
 	CHECK_STR("'x' is a symbolic link: cgisnap never writes or removes through one", err);
@@ -256,16 +253,14 @@ TEST(publish_never_writes_through_a_symbolic_link)
 	CHECK_STR("cannot publish 'a/l.html': a symbolic link is in the way", err);
 	CHECK_STR_FREE("b", read_all(fd, "a/b.html", &len));
 	close(ofd);
-	close(fd);
-	unit_remove_tree(path);
+	tree_done(fd, path);
 	unit_remove_tree(outside);
 }
 
 TEST(publish_remove_walks_without_links_and_checks_ownership)
 {
 	char path[] = "/tmp/cgisnap-pub-XXXXXX", outside[] = "/tmp/cgisnap-out-XXXXXX";
-	int fd = make_tree(path);
-	link_outside(fd, outside);
+	int fd = make_tree_linking_out(path, outside);
 	char err[ERR_LEN];
 	/* Through the link: refused, the outside file and directory stay. */
 	CHECK_INT(-1, publish_remove(fd, "x/page/index.html", -1, NULL, err));
@@ -299,8 +294,7 @@ TEST(publish_remove_walks_without_links_and_checks_ownership)
 	CHECK(faccessat(ofd, "page/index.html", F_OK, 0) == 0);
 	CHECK(faccessat(fd, "p/q", F_OK, AT_SYMLINK_NOFOLLOW) == 0);
 	close(ofd);
-	close(fd);
-	unit_remove_tree(path);
+	tree_done(fd, path);
 	unit_remove_tree(outside);
 }
 
@@ -319,8 +313,7 @@ TEST(publish_clean_temps_removes_only_temp_files)
 	CHECK(faccessat(fd, "a/.cgisnap-tmp-1-2", F_OK, 0) < 0);
 	CHECK(faccessat(fd, "a/.hidden", F_OK, 0) == 0);
 	CHECK(faccessat(fd, "a/page.html", F_OK, 0) == 0);
-	close(fd);
-	unit_remove_tree(path);
+	tree_done(fd, path);
 }
 
 /* A temp file holding prefix then data (a spilled body after its header). */
@@ -417,6 +410,5 @@ TEST(publish_fd_streams_a_range_compares_and_gzips_it)
 	free(cmd);
 	close(fd);
 	buf_release(&page);
-	close(tree);
-	unit_remove_tree(path);
+	tree_done(tree, path);
 }
