@@ -30,6 +30,14 @@ static enum settle_why run(struct settle *s, const struct step *steps, size_t n,
 	return why;
 }
 
+/* The batch of s is due at the time at (-1: none) for the reason want. */
+#define CHECK_DUE(s, at, want)                                   \
+	do {                                                     \
+		enum settle_why why_;                            \
+		CHECK_INT((at), settle_due((s), &why_));         \
+		CHECK_INT((want), why_);                         \
+	} while (0)
+
 #define RUN(s, steps, due) run((s), (steps), sizeof(steps) / sizeof((steps)[0]), (due))
 
 TEST(settle_a_closed_write_is_due_at_once)
@@ -38,8 +46,7 @@ TEST(settle_a_closed_write_is_due_at_once)
 	long long due;
 	enum settle_why why;
 	settle_init(&s, 10, 100);
-	CHECK_INT(-1, settle_due(&s, &why));
-	CHECK_INT(SETTLE_NONE, why);
+	CHECK_DUE(&s, -1, SETTLE_NONE);
 	const struct step echo[] = { { "/d/p/a.txt", W } };
 	CHECK_INT(SETTLE_AT_ONCE, RUN(&s, echo, &due));
 	CHECK_INT(1000, due);
@@ -64,27 +71,21 @@ TEST(settle_an_open_write_waits_for_its_close_or_the_quiet)
 	CHECK_INT(1001 + 10, due);
 	CHECK_INT(1, settle_open_count(&s));
 	settle_note(&s, "/d/db.sqlite", W, 1003);
-	enum settle_why why;
-	due = settle_due(&s, &why);
-	CHECK_INT(SETTLE_AT_ONCE, why);
-	CHECK_INT(1003, due);
+	CHECK_DUE(&s, 1003, SETTLE_AT_ONCE);
 	settle_reset(&s);
 	/* a file created, not closed yet (or a link, which never closes) */
 	settle_note(&s, "/d/link", C, 2000);
-	CHECK_INT(2010, settle_due(&s, &why));
-	CHECK_INT(SETTLE_QUIET, why);
+	CHECK_DUE(&s, 2010, SETTLE_QUIET);
 	settle_release(&s);
 }
 
 TEST(settle_a_stream_of_open_writes_is_cut_at_the_cap)
 {
 	struct settle s;
-	enum settle_why why;
 	settle_init(&s, 10, 100);
 	for (long long t = 0; t < 95; t += 5)
 		settle_note(&s, "/d/log", OPENW, 1000 + t);
-	CHECK_INT(1100, settle_due(&s, &why));
-	CHECK_INT(SETTLE_CAP, why);
+	CHECK_DUE(&s, 1100, SETTLE_CAP);
 	settle_release(&s);
 }
 
@@ -154,9 +155,7 @@ TEST(settle_a_removal_waits_for_what_may_follow)
 	settle_reset(&s);
 	CHECK_INT(0, settle_open_count(&s));
 	settle_note_now(&s, 7);
-	enum settle_why why;
-	CHECK_INT(7, settle_due(&s, &why));
-	CHECK_INT(SETTLE_AT_ONCE, why);
+	CHECK_DUE(&s, 7, SETTLE_AT_ONCE);
 	settle_release(&s);
 }
 
@@ -181,15 +180,13 @@ TEST(settle_quiet_waits_even_after_a_finished_save)
 	settle_set_quiet(&s, 50);
 	/* a finished write no longer starts at once: 50 ms of quiet first */
 	settle_note(&s, "/d/p/a.txt", W, 1000);
-	CHECK_INT(1050, settle_due(&s, &why));
-	CHECK_INT(SETTLE_QUIET, why);
+	CHECK_DUE(&s, 1050, SETTLE_QUIET);
 	/* the next file of the same save moves it on */
 	settle_note(&s, "/d/meta/a.changes", W, 1030);
 	CHECK_INT(1080, settle_due(&s, &why));
 	/* never past the cap */
 	settle_note(&s, "/d/meta/a.indexed", W, 1090);
-	CHECK_INT(1100, settle_due(&s, &why));
-	CHECK_INT(SETTLE_CAP, why);
+	CHECK_DUE(&s, 1100, SETTLE_CAP);
 	settle_reset(&s);
 	/* the setting outlives a batch */
 	settle_note(&s, "/d/p/b.txt", W, 2000);
@@ -207,8 +204,7 @@ TEST(settle_a_removal_waits_for_the_tree_window)
 	settle_note(&s, "/d/p/ns/a.txt", D, 1000);
 	settle_note(&s, "/d/p/ns/b.txt", D, 1001);
 	settle_note(&s, "/d/p/ns", D | FSW_DIR, 1300);
-	CHECK_INT(1800, settle_due(&s, &why));
-	CHECK_INT(SETTLE_QUIET, why);
+	CHECK_DUE(&s, 1800, SETTLE_QUIET);
 	/* past --debounce: a pause in the removal does not start the batch */
 	settle_note(&s, "/d/p/c.txt", D, 1700);
 	CHECK_INT(2200, settle_due(&s, &why));
@@ -216,21 +212,18 @@ TEST(settle_a_removal_waits_for_the_tree_window)
 	settle_reset(&s);
 	settle_note(&s, "/d/p/4913", C, 2000);
 	settle_note(&s, "/d/p/4913", D, 2001);
-	CHECK_INT(2501, settle_due(&s, &why));
-	CHECK_INT(SETTLE_QUIET, why);
+	CHECK_DUE(&s, 2501, SETTLE_QUIET);
 	/* a name saved again is no removal left open */
 	settle_reset(&s);
 	settle_note(&s, "/d/p/a.txt", D, 3000);
 	settle_note(&s, "/d/p/a.txt", C, 3001);
 	settle_note(&s, "/d/p/a.txt", W, 3002);
-	CHECK_INT(3002, settle_due(&s, &why));
-	CHECK_INT(SETTLE_AT_ONCE, why);
+	CHECK_DUE(&s, 3002, SETTLE_AT_ONCE);
 	/* a removal that never rests is cut at the tree cap */
 	settle_reset(&s);
 	for (long long t = 0; t < 10500; t += 100)
 		settle_note(&s, "/d/p/log.txt", D, 5000 + t);
-	CHECK_INT(15000, settle_due(&s, &why));
-	CHECK_INT(SETTLE_CAP, why);
+	CHECK_DUE(&s, 15000, SETTLE_CAP);
 	settle_release(&s);
 }
 
@@ -258,21 +251,17 @@ TEST(settle_a_source_back_waits_for_its_quiet_from_its_return)
 	settle_note(&s, "/d/p/a.txt", W, 1000);
 	settle_note_now(&s, 2000);
 	settle_note_back(&s, 60000);
-	CHECK_INT(60500, settle_due(&s, &why));
-	CHECK_INT(SETTLE_BACK, why);
+	CHECK_DUE(&s, 60500, SETTLE_BACK);
 	/* the copy goes on: finished files move it on */
 	settle_note(&s, "/d/p/b.txt", C, 60300);
 	settle_note(&s, "/d/p/b.txt", W, 60301);
-	CHECK_INT(60801, settle_due(&s, &why));
-	CHECK_INT(SETTLE_BACK, why);
+	CHECK_DUE(&s, 60801, SETTLE_BACK);
 	/* capped from the return */
 	settle_note(&s, "/d/p/c.txt", W, 69900);
-	CHECK_INT(70000, settle_due(&s, &why));
-	CHECK_INT(SETTLE_CAP, why);
+	CHECK_DUE(&s, 70000, SETTLE_CAP);
 	settle_reset(&s);
 	settle_note(&s, "/d/p/a.txt", W, 80000);
-	CHECK_INT(80000, settle_due(&s, &why));
-	CHECK_INT(SETTLE_AT_ONCE, why);
+	CHECK_DUE(&s, 80000, SETTLE_AT_ONCE);
 	/* without settle_set_tree, the windows are settle_init's */
 	settle_init(&s, 10, 100);
 	settle_note_back(&s, 1000);
@@ -294,8 +283,7 @@ TEST(settle_a_save_temporary_or_backup_left_waits_for_the_tree_window)
 	CHECK_INT(SETTLE_QUIET, RUN(&s, save, &due));
 	CHECK_INT(1004 + 50, due); /* not the 10 ms window: the save is not over */
 	settle_note(&s, "/d/p/a.txt~", D, 1040);
-	CHECK_INT(1040, settle_due(&s, &why));
-	CHECK_INT(SETTLE_AT_ONCE, why);
+	CHECK_DUE(&s, 1040, SETTLE_AT_ONCE);
 	settle_reset(&s);
 	/* backupcopy=yes: the backup is a copy, the file written in place */
 	const struct step copy[] = { { "/d/p/a.txt~", C }, { "/d/p/a.txt~", OPENW }, { "/d/p/a.txt~", W },
@@ -312,7 +300,6 @@ TEST(settle_a_save_temporary_or_backup_left_waits_for_the_tree_window)
 	 * quiet window only */
 	settle_note(&s, "/d/p/.a.txt.swp", C, 1000);
 	settle_note(&s, "/d/p/.#a.txt", C, 1001);
-	CHECK_INT(1001 + 10, settle_due(&s, &why));
-	CHECK_INT(SETTLE_QUIET, why);
+	CHECK_DUE(&s, 1001 + 10, SETTLE_QUIET);
 	settle_release(&s);
 }
