@@ -199,6 +199,13 @@ static void result_free(struct loadgen_result *r)
 	free(r);
 }
 
+/* A test's end: the result r and the server s go. */
+static void load_done(struct loadgen_result *r, struct test_server *s)
+{
+	result_free(r);
+	server_stop(s);
+}
+
 /* All n requests of r were answered, none failed. */
 #define CHECK_ALL_DONE(r, n)                          \
 	do {                                          \
@@ -221,8 +228,7 @@ TEST(bench_loadgen_keepalive_counts_and_connections)
 	CHECK_INT(200, r->latency.count);
 	CHECK_INT(2, r->threads);
 	CHECK(r->elapsed_s > 0);
-	result_free(r);
-	server_stop(s);
+	load_done(r, s);
 }
 
 TEST(bench_loadgen_connection_per_request_without_keepalive)
@@ -232,8 +238,7 @@ TEST(bench_loadgen_connection_per_request_without_keepalive)
 	CHECK_ALL_DONE(r, 60);
 	CHECK_INT(60, r->connections);
 	CHECK_INT(60, atomic_load(&s->connections));
-	result_free(r);
-	server_stop(s);
+	load_done(r, s);
 }
 
 TEST(bench_loadgen_reconnects_when_the_server_closes)
@@ -245,8 +250,7 @@ TEST(bench_loadgen_reconnects_when_the_server_closes)
 	struct loadgen_result *r = run_load(s->port, root_path, 1, 2, 1, 30, true, 5);
 	CHECK_ALL_DONE(r, 30);
 	CHECK_INT(30, atomic_load(&s->connections));
-	result_free(r);
-	server_stop(s);
+	load_done(r, s);
 }
 
 TEST(bench_loadgen_length_failures_per_url)
@@ -269,8 +273,7 @@ TEST(bench_loadgen_length_failures_per_url)
 	CHECK_STR("/b", s->paths[1]);
 	CHECK_STR("/c", s->paths[2]);
 	CHECK_STR("/a", s->paths[3]);
-	result_free(r);
-	server_stop(s);
+	load_done(r, s);
 }
 
 TEST(bench_loadgen_chunked_responses)
@@ -279,8 +282,7 @@ TEST(bench_loadgen_chunked_responses)
 	struct loadgen_result *r = run_load(s->port, root_path, 1, 2, 1, 10, true, 5);
 	CHECK_ALL_DONE(r, 10);
 	CHECK_INT(110, r->bytes_body);
-	result_free(r);
-	server_stop(s);
+	load_done(r, s);
 }
 
 TEST(bench_loadgen_non_2xx_counted_apart)
@@ -298,8 +300,7 @@ TEST(bench_loadgen_non_2xx_counted_apart)
 	CHECK_INT(10, (long long)r->paths[0].latency.count);
 	CHECK_INT(20, (long long)(r->paths[0].latency.count + r->paths[1].latency.count));
 	CHECK(r->paths[1].latency.max <= r->latency.max);
-	result_free(r);
-	server_stop(s);
+	load_done(r, s);
 }
 
 TEST(bench_loadgen_no_per_path_results_past_the_limit)
@@ -329,8 +330,7 @@ TEST(bench_loadgen_receive_connect_and_timeout_failures)
 	CHECK_INT(10, r->failed_receive);
 	CHECK_INT(10, loadgen_failed(r));
 	CHECK_HAS(r->first_failure, "receive");
-	result_free(r);
-	server_stop(s);
+	load_done(r, s);
 
 	s = server_start(M_SILENT);
 	r = run_load(s->port, root_path, 1, 2, 1, 4, true, 0.2);
