@@ -25,10 +25,7 @@ static void remove_scratch(char *path, char *treepath)
 /* A copy owns its strings: freeing the original leaves it whole. */
 TEST(manifest_entry_dup_is_deep)
 {
-	struct manifest_entry *e = manifest_entry_new("/doku.php?id=start");
-	e->key = xstrdup("doku.php@id=start.html");
-	e->status = 200;
-	e->content_type = xstrdup("text/html");
+	struct manifest_entry *e = unit_entry("/doku.php?id=start", 200, "doku.php@id=start.html", "text/html", NULL);
 	e->bytes = 42;
 	memset(e->sha256, 'b', 64);
 	e->render_ms = 7;
@@ -62,10 +59,8 @@ TEST(manifest_round_trip)
 	struct manifest m = MANIFEST_INIT;
 	CHECK_INT(0, manifest_load(&m, &t, err)); /* none yet: empty */
 	CHECK_INT(0, manifest_count(&m));
-	struct manifest_entry *e = manifest_entry_new("/doku.php?id=start");
-	e->key = xstrdup("doku.php@id=start.html");
-	e->status = 200;
-	e->content_type = xstrdup("text/html; charset=utf-8");
+	struct manifest_entry *e =
+		unit_entry("/doku.php?id=start", 200, "doku.php@id=start.html", "text/html; charset=utf-8", NULL);
 	e->bytes = 1234;
 	memset(e->sha256, 'a', 64);
 	e->render_ms = 35;
@@ -75,9 +70,7 @@ TEST(manifest_round_trip)
 	strlist_add(&e->deps_exist, "/site/data/pages/other.txt");
 	strlist_add(&e->deps_contents, "/site/data/pages/wiki");
 	manifest_put(&m, e);
-	e = manifest_entry_new("/?p=5");
-	e->status = 301;
-	e->location = xstrdup("http://localhost:8080/2025/03/x/");
+	e = unit_entry("/?p=5", 301, NULL, NULL, "http://localhost:8080/2025/03/x/");
 	e->render_ms = -1;
 	strlist_add(&e->deps_untraced, "/site/static.cgi");
 	manifest_put(&m, e);
@@ -415,9 +408,7 @@ TEST(manifest_journal_recovers_only_published_files)
 	struct tree t;
 	char *path = unit_tree_open(&t, "man", NULL);
 	char err[ERR_LEN];
-	struct manifest_entry *e = manifest_entry_new("/a/");
-	e->key = xstrdup("a/index.html");
-	e->status = 200;
+	struct manifest_entry *e = unit_entry("/a/", 200, "a/index.html", NULL, NULL);
 	e->bytes = 4;
 	sha256_hex("page", 4, e->sha256);
 	CHECK_INT(0, manifest_journal(&t, e, err));
