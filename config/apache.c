@@ -125,10 +125,8 @@ static bool entry_in_map(const struct ti_entry *e, const struct config_params *p
  * regenerate it. */
 static void write_header(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
 {
-	config_comment(out, "", "Apache configuration for the cgisnap tree %s (%s),", ti->dir, ti->site.url);
-	config_comment(out, "", "written by cgisnap %s: cgisnap config apache DIR", p->version);
-	buf_adds(out, "#\n"
-		      "# Put it in /etc/apache2/sites-available/NAME.conf and run a2ensite NAME.\n"
+	config_header(out, "Apache", "apache", ti, p);
+	buf_adds(out, "# Put it in /etc/apache2/sites-available/NAME.conf and run a2ensite NAME.\n"
 		      "# Needs mod_rewrite and mod_headers (a2enmod rewrite headers), and\n"
 		      "# Apache 2.4.60 or later (the rewrite flag UnsafeAllow3F, for names that\n"
 		      "# hold a '?'). Types are set by ForceType, a core directive: mod_mime's\n"

@@ -179,3 +179,11 @@ int config_check_canonical(const struct site *s, char *err)
 	}
 	return 0;
 }
+
+void config_header(struct buf *out, const char *server, const char *command, const struct treeinfo *ti,
+		   const struct config_params *p)
+{
+	config_comment(out, "", "%s configuration for the cgisnap tree %s (%s),", server, ti->dir, ti->site.url);
+	config_comment(out, "", "written by cgisnap %s: cgisnap config %s DIR", p->version, command);
+	buf_adds(out, "#\n");
+}

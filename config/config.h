@@ -98,6 +98,12 @@ void config_regex_escape(struct buf *out, const char *s);
  * configuration (control bytes, newlines). */
 bool config_unquotable(const char *s);
 
+/* The first lines of a configuration: "SERVER configuration for the
+ * cgisnap tree DIR (URL)," and "written by cgisnap VERSION: cgisnap
+ * config COMMAND DIR", then "#". */
+void config_header(struct buf *out, const char *server, const char *command, const struct treeinfo *ti,
+		   const struct config_params *p);
+
 /* Append a "# " comment line; text's control bytes are shown as '?' so
  * that a target can never end the comment. */
 void config_comment(struct buf *out, const char *indent, const char *fmt, ...)

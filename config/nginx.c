@@ -12,10 +12,8 @@
  * regenerate it. */
 static void write_header(struct buf *out, const struct treeinfo *ti, const struct config_params *p)
 {
-	config_comment(out, "", "nginx configuration for the cgisnap tree %s (%s),", ti->dir, ti->site.url);
-	config_comment(out, "", "written by cgisnap %s: cgisnap config nginx DIR", p->version);
-	buf_adds(out, "#\n"
-		      "# Include it at http level: put it in /etc/nginx/sites-available/NAME and\n"
+	config_header(out, "nginx", "nginx", ti, p);
+	buf_adds(out, "# Include it at http level: put it in /etc/nginx/sites-available/NAME and\n"
 		      "# run ln -s ../sites-available/NAME /etc/nginx/sites-enabled/ (Debian's\n"
 		      "# nginx.conf includes those inside http {}): map blocks are only allowed\n"
 		      "# there. No module beyond nginx's default build is needed (map, rewrite,\n"

@@ -15,13 +15,7 @@ const int nginx_redirect_codes[NGINX_REDIRECT_CODES] = { 301, 302, 303, 307, 308
 /* Append s quoted for nginx: '"' and '\' escaped. */
 void nginx_quote(struct buf *out, const char *s)
 {
-	buf_addc(out, '"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			buf_addc(out, '\\');
-		buf_addc(out, *s);
-	}
-	buf_addc(out, '"');
+	buf_add_quoted(out, s);
 }
 
 /* Append s quoted as a value nginx expands (a map value, a rewrite): a

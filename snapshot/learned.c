@@ -42,17 +42,10 @@ int learned_check(const char *path, char *err)
  * or where it holds one, in double quotes with \ and " escaped. */
 static void add_value(struct buf *b, const char *s)
 {
-	if (!strchr(s, '\'')) {
+	if (!strchr(s, '\''))
 		buf_addf(b, "'%s'", s);
-		return;
-	}
-	buf_addc(b, '"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			buf_addc(b, '\\');
-		buf_addc(b, *s);
-	}
-	buf_addc(b, '"');
+	else
+		buf_add_quoted(b, s);
 }
 
 /* Comment lines: a heading, then each item of list indented (at most

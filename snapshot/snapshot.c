@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "cli/cli.h"
 #include "cli/crawlopts.h"
 #include "deps/recorder.h"
 #include "deps/depstate.h"
@@ -257,8 +258,6 @@ out:
 	dep_recorder_release(&recorder);
 	if (links_ready)
 		links_cleanup();
-	strlist_clear(&args);
-	opts_release(tables);
-	profile_opts_release();
+	cli_release(&args, tables);
 	return rc;
 }

@@ -36,6 +36,34 @@ manifest_targets() {
 	grep -v '^#' <("$CGISNAP" ls "$1") | cut -f1 | LC_ALL=C sort
 }
 
+# stored_files OUT: how many of the tree's URLs are stored as files.
+stored_files() {
+	awk -F'\t' '!/^#/ && $2 != "-"' <("$CGISNAP" ls "$1") | wc -l
+}
+
+# skipped_patterns ERR...: each URL the -v runs that wrote ERR said they
+# skipped (noindex, or cut with its family), as an anchored regex a line
+# (one sed escapes them all: hundreds of URLs).
+skipped_patterns() {
+	sed -nE 's/^cgisnap: ([0-9]{3}|-) skipped [0-9]+ ms [0-9]+ bytes //p' "$@" |
+		sort -u | sed 's/[].[^$*+?(){}|\\]/\\&/g; s/^/^/; s/$/$/'
+}
+
+# check_links NAME SKIPPED PAGES LINKCHECK-ARGS...: tests/lib-linkcheck.py
+# run with the arguments (its output in $TESTDIR/links.out) finds nothing
+# broken, SKIPPED (a regex) URLs skipped, and at least PAGES pages; its
+# summary is said in a comment line, NAME first.
+check_links() {
+	local name=$1 skipped=$2 pages=$3 last
+	shift 3
+	python3 "$ROOT/tests/lib-linkcheck.py" "$@" >"$TESTDIR/links.out" 2>&1
+	check_eq 0 $? "link check ($(head -5 "$TESTDIR/links.out"))"
+	last=$(tail -1 "$TESTDIR/links.out")
+	check_match "$last" "^checked [0-9]+ pages, [0-9]+ links, [0-9]+ URLs, 0 broken, $skipped skipped\$" "summary"
+	check_le "$pages" "$(grep -oE '^checked [0-9]+' <<<"$last" | grep -oE '[0-9]+')" "pages checked, at least"
+	echo "# $name $last"
+}
+
 # manifest_field OUT TARGET COLUMN: one field of a manifest line (1-based).
 manifest_field() {
 	awk -F'\t' -v t="$2" -v c="$3" '$1 == t { print $c }' <("$CGISNAP" ls "$1")

@@ -42,7 +42,7 @@ try "zero configuration: every seeded page stored with its text, at most twice a
 snap -v >"$TESTDIR/snap1.out" 2>"$TESTDIR/snap1.err"
 check_eq 0 $? "exit status ($(grep -v ' ms ' "$TESTDIR/snap1.err" | tail -3))"
 check_eq "" "$(mediawiki_missing_pages "$OUT")" "seeded pages not stored with their text"
-stored=$(awk -F'\t' '!/^#/ && $2 != "-"' <("$CGISNAP" ls "$OUT") | wc -l)
+stored=$(stored_files "$OUT")
 check_le "$stored" $((2 * PAGES)) "files stored ($PAGES pages seeded)"
 grep -v ' ms ' "$TESTDIR/snap1.err" | sed 's/^/# /'
 
@@ -86,20 +86,13 @@ sed -i 's/^\(\/mediawiki\/index\.php?title=Page_05\t\).*/\1Seeded page 05 was ed
 try "a browser-style link check of the served tree finds nothing broken but the views left out"
 P=$(port 0)
 serve_start "$OUT" "$P"
-# Each URL the first run said it skipped (noindex, or cut with its family),
-# as a --skip of its own (one sed escapes them all: hundreds of URLs).
+# Each URL the runs said they skipped (noindex, or cut with its family),
+# as a --skip of its own.
 skips=()
 while read -r pattern; do
 	skips+=(--skip "$pattern")
-done < <(sed -nE 's/^cgisnap: ([0-9]{3}|-) skipped [0-9]+ ms [0-9]+ bytes //p' "$TESTDIR/snap1.err" "$TESTDIR/snap4.err" |
-	sort -u | sed 's/[].[^$*+?(){}|\\]/\\&/g; s/^/^/; s/$/$/')
-python3 "$ROOT/tests/lib-linkcheck.py" --site "$MW_URL" "${skips[@]}" "http://127.0.0.1:$P" "$OUT" \
-	>"$TESTDIR/links.out" 2>&1
-check_eq 0 $? "link check ($(head -5 "$TESTDIR/links.out"))"
-check_match "$(tail -1 "$TESTDIR/links.out")" '^checked [0-9]+ pages, [0-9]+ links, [0-9]+ URLs, 0 broken, [0-9]+ skipped$' "summary"
-check_le "$PAGES" "$(tail -1 "$TESTDIR/links.out" | grep -oE '^checked [0-9]+' | grep -oE '[0-9]+')" \
-	"every seeded page checked, at least"
-echo "# mediawiki $(tail -1 "$TESTDIR/links.out")"
+done < <(skipped_patterns "$TESTDIR/snap1.err" "$TESTDIR/snap4.err")
+check_links mediawiki '[0-9]+' "$PAGES" --site "$MW_URL" "${skips[@]}" "http://127.0.0.1:$P" "$OUT"
 bg_stop "$SERVE_PID"
 
 try "watch --source on the wiki's data directory settles: its own writes to its databases start no batch"

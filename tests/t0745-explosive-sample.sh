@@ -35,7 +35,7 @@ while IFS=$'\t' read -r target text; do
 	fi
 done <"$TESTDIR/expected"
 check_eq "" "$missing" "pages not stored with their text"
-stored=$(awk -F'\t' '!/^#/ && $2 != "-"' <("$CGISNAP" ls "$OUT") | wc -l)
+stored=$(stored_files "$OUT")
 check_le "$stored" $((2 * EXPECTED)) "files stored ($EXPECTED expected)"
 grep -v ' ms \|debug: \|^  ' "$TESTDIR/snap1.err" | sed 's/^/# /'
 
@@ -66,14 +66,10 @@ try "a browser-style link check of the served tree finds nothing broken but the 
 P=$(port 0)
 serve_start "$OUT" "$P"
 skips=()
-while read -r target; do
-	skips+=(--skip "^$(printf '%s' "$target" | sed 's/[].[^$*+?(){}|\\]/\\&/g')\$")
-done < <(sed -nE 's/^cgisnap: ([0-9]{3}|-) skipped [0-9]+ ms [0-9]+ bytes //p' "$TESTDIR/snap1.err" | sort -u)
-python3 "$ROOT/tests/lib-linkcheck.py" --site http://localhost/ "${skips[@]}" "http://127.0.0.1:$P" "$OUT" \
-	>"$TESTDIR/links.out" 2>&1
-check_eq 0 $? "link check ($(head -5 "$TESTDIR/links.out"))"
-check_match "$(tail -1 "$TESTDIR/links.out")" '^checked [0-9]+ pages, [0-9]+ links, [0-9]+ URLs, 0 broken, [0-9]+ skipped$' "summary"
-echo "# repo $(tail -1 "$TESTDIR/links.out")"
+while read -r pattern; do
+	skips+=(--skip "$pattern")
+done < <(skipped_patterns "$TESTDIR/snap1.err")
+check_links repo '[0-9]+' 0 --site http://localhost/ "${skips[@]}" "http://127.0.0.1:$P" "$OUT"
 bg_stop "$SERVE_PID"
 
 finish

@@ -36,6 +36,7 @@
 #include "commands.h"
 #include "base/log.h"
 #include "base/opts.h"
+#include "cli/cli.h"
 #include "cli/originopts.h"
 #include "cli/profileopts.h"
 #include "crawl/links.h"
@@ -190,8 +191,6 @@ out:
 	watcher_release(&w);
 	if (links_ready)
 		links_cleanup();
-	strlist_clear(&args);
-	opts_release(tables);
-	profile_opts_release();
+	cli_release(&args, tables);
 	return rc;
 }

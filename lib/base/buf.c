@@ -48,6 +48,17 @@ void buf_addc(struct buf *b, char c)
 	buf_add(b, &c, 1);
 }
 
+void buf_add_quoted(struct buf *b, const char *s)
+{
+	buf_addc(b, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			buf_addc(b, '\\');
+		buf_addc(b, *s);
+	}
+	buf_addc(b, '"');
+}
+
 void buf_addf(struct buf *b, const char *fmt, ...)
 {
 	va_list ap;

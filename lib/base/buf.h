@@ -30,6 +30,9 @@ void buf_add(struct buf *b, const void *p, size_t n);
 void buf_adds(struct buf *b, const char *s);
 void buf_addc(struct buf *b, char c);
 void buf_addf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s in double quotes, '"' and '\\' escaped with a backslash (nginx's
+ * quoting, and an option file's). */
+void buf_add_quoted(struct buf *b, const char *s);
 /* Empty the buffer, keeping its memory. */
 void buf_reset(struct buf *b);
 /* Cut the content to len bytes (len <= b->len). */

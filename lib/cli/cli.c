@@ -27,3 +27,10 @@ int cli_parsed(const char *command, int rc, const char *err,
 		return CLI_GO_ON;
 	}
 }
+
+void cli_release(struct strlist *args, const struct opt *const *tables)
+{
+	strlist_clear(args);
+	opts_release(tables);
+	profile_opts_release();
+}

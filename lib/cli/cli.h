@@ -35,4 +35,8 @@
 int cli_parsed(const char *command, int rc, const char *err,
 	       void (*help)(const struct opt *const *tables), const struct opt *const *tables);
 
+/* A command's end, where it read a profile (profileopts.h): its
+ * positional arguments, the options' values and the profile's, freed. */
+void cli_release(struct strlist *args, const struct opt *const *tables);
+
 #endif
