@@ -23,7 +23,8 @@ for group in "$@"; do
 		pkgs="$pkgs dokuwiki wordpress wordpress-theme-twentytwentythree mariadb-server php-mysql mediawiki"
 		# A second FastCGI program besides php-cgi, for --cgi-spawn (t0349).
 		pkgs="$pkgs libfcgi-perl" ;;
-	# php-fpm: bench-apps.sh serves the real DokuWiki through nginx + php-fpm.
+	# php-fpm: bench-apps.sh and bench-mediawiki.sh serve the real DokuWiki
+	# and MediaWiki through nginx + php-fpm.
 	bench) pkgs="$pkgs wrk nginx lighttpd apache2-utils wget php-fpm" ;;
 	# make fuzz alone; make test runs the fuzzers too (the test group).
 	fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
