@@ -45,6 +45,10 @@ const char *inspect_kind_name(char kind)
 		return "directory's files all read";
 	case 'U':
 		return "untraced program (any change may matter)";
+	case 'A':
+		return "looked for, absent (its creation matters)";
+	case 'W':
+		return "written by its render (another program's write matters)";
 	default:
 		return "?";
 	}

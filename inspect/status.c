@@ -48,7 +48,7 @@ static void print_urls(const struct manifest *m)
 	size_t ncounts = 0;
 	long files = 0, pages_with_deps = 0;
 	long long bytes = 0;
-	long kinds[5] = { 0 };
+	long kinds[sizeof MANIFEST_DEP_KINDS - 1] = { 0 };
 	for (size_t i = 0; i < n; i++) {
 		size_t j = 0;
 		while (j < ncounts && counts[j].status != e[i]->status)
@@ -64,7 +64,7 @@ static void print_urls(const struct manifest *m)
 		}
 		if (manifest_deps_count(e[i]))
 			pages_with_deps++;
-		for (int k = 0; k < 5; k++)
+		for (int k = 0; MANIFEST_DEP_KINDS[k]; k++)
 			kinds[k] += (long)manifest_deps(e[i], MANIFEST_DEP_KINDS[k])->n;
 	}
 	if (ncounts > 1)
@@ -73,8 +73,9 @@ static void print_urls(const struct manifest *m)
 	for (size_t j = 0; j < ncounts; j++)
 		printf("  %d: %ld\n", counts[j].status, counts[j].n);
 	if (pages_with_deps)
-		printf("dependencies: %ld pages record what their render read: R %ld, E %ld, L %ld, C %ld, U %ld\n",
-		       pages_with_deps, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4]);
+		printf("dependencies: %ld pages record what their render read: R %ld, E %ld, L %ld, C %ld, U %ld, "
+		       "A %ld, W %ld\n",
+		       pages_with_deps, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], kinds[5], kinds[6]);
 	else
 		printf("dependencies: none recorded (watch records them as it renders; snapshot does not)\n");
 	free(counts);

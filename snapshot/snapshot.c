@@ -144,7 +144,7 @@ static void set_dep_roots(struct crawl_setup *s, struct dep_recorder *r)
 static int record_depstate(struct crawl_setup *s, struct dep_recorder *r, struct depstate *ds, char *err)
 {
 	struct strlist written = STRLIST_INIT;
-	dep_recorder_written_list(r, &written);
+	dep_recorder_written_lines(r, &written);
 	int rc = depstate_save_written(&s->tree, &written, err);
 	strlist_clear(&written);
 	if (rc < 0)

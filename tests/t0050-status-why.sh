@@ -67,7 +67,7 @@ w=$("$CGISNAP" why "$OUT" --path "$src" 2>"$TESTDIR/err")
 check_eq 0 $? "exit status ($(cat "$TESTDIR/err"))"
 dir=${src%/*}
 expect=$(awk -F'\t' -v p="$src" -v d="$dir" '($2 ~ /^[RE]$/ && $3 == p) || ($2 ~ /^[LC]$/ && $3 == d) || $2 == "U" { print $1 }' "$D" | LC_ALL=C sort -u)
-got=$(printf '%s\n' "$w" | sed -n 's/^  [RELCU] \([^ ]*\)  (.*/\1/p' | LC_ALL=C sort -u)
+got=$(printf '%s\n' "$w" | sed -n 's/^  [RELCUA] \([^ ]*\)  (.*/\1/p' | LC_ALL=C sort -u)
 check_eq "$expect" "$got" "the pages whose recorded dependencies it touches"
 check_contains "$w" "  R $T  (read $src)" "the page itself, by R"
 check_contains "$w" "$(printf '%s\n' "$expect" | grep -c .) pages" "the count"
@@ -78,7 +78,7 @@ try "why --path a directory: also everything recorded below it"
 w=$("$CGISNAP" why "$OUT" --path "$SITE/data/pages/howto")
 expect=$(awk -F'\t' -v d="$SITE/data/pages/howto" -v up="$SITE/data/pages" \
 	'$3 == d || index($3, d "/") == 1 || ($2 ~ /^[LC]$/ && $3 == up) || $2 == "U" { print $1 }' "$D" | LC_ALL=C sort -u)
-got=$(printf '%s\n' "$w" | sed -n 's/^  [RELCU] \([^ ]*\)  (.*/\1/p' | LC_ALL=C sort -u)
+got=$(printf '%s\n' "$w" | sed -n 's/^  [RELCUA] \([^ ]*\)  (.*/\1/p' | LC_ALL=C sort -u)
 check_ne "" "$expect" "some pages"
 check_eq "$expect" "$got" "pages"
 w=$("$CGISNAP" why "$OUT" --path "$SITE/data/pages/howto" "$T")

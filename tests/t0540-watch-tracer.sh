@@ -126,19 +126,19 @@ for f in lib ctor main thread0 thread1 thread2 thread3; do
 done
 check_not_contains "$d" "U " "traced whole"
 
-try "C variants: recorded as R, L and E through watch"
+try "C variants: recorded as R, L, E and A (looked for, not there) through watch"
 d=$(deps_of /variants.cgi)
 for f in openat fopen stat lstat fstatat statx; do
 	check_contains "$d" "R $SITE/data/v/$f.txt" "$f"
 done
 check_contains "$d" "L $SITE/data/v/list" "listing"
-check_contains "$d" "E $SITE/data/v/access.txt" "access"
+check_contains "$d" "A $SITE/data/v/access.txt" "access of a missing file"
 check_contains "$d" "E $SITE/data/v/faccessat.txt" "faccessat"
 
 try "Perl, Python and shell: traced, their data files recorded"
 check_contains "$(deps_of /perl.pl)" "R $SITE/data/perl.txt" "perl"
 check_contains "$(deps_of /python.py)" "R $SITE/data/python.txt" "python"
-check_contains "$(deps_of /python.py)" "R $SITE/data/python-flag" "python's existence check (a stat)"
+check_contains "$(deps_of /python.py)" "A $SITE/data/python-flag" "python's existence check (a stat of a missing file)"
 check_contains "$(deps_of /shell.cgi)" "R $SITE/data/shell.txt" "the shell's cat"
 check_not_contains "$(deps_of /perl.pl; deps_of /python.py; deps_of /shell.cgi)" "U " "none untraced"
 

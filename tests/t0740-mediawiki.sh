@@ -14,7 +14,9 @@
 # --source on its data directory, the wiki's own writes to its SQLite
 # databases (caches, job queue) start no batch and hold no page, while an
 # edit made with maintenance/edit.php, written into the same database,
-# reaches the served page.
+# reaches the served page; started on the snapshots' tree, it crawls
+# nothing again (their traced renders recorded what each page read, and
+# the journals the renders looked for and did not find are no change).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-serve.sh"
@@ -95,12 +97,20 @@ done < <(skipped_patterns "$TESTDIR/snap1.err" "$TESTDIR/snap4.err")
 check_links mediawiki '[0-9]+' "$PAGES" --site "$MW_URL" "${skips[@]}" "http://127.0.0.1:$P" "$OUT"
 bg_stop "$SERVE_PID"
 
-try "watch --source on the wiki's data directory settles: its own writes to its databases start no batch"
+try "watch on the snapshots' tree starts without crawling again: the wiki's own database writes are no change"
+# As a site is run (a snapshot from cron, then watch): what the traced
+# renders of the snapshots recorded is complete, and what they wrote
+# themselves (the SQLite databases, their journals, looked for by every
+# render and gone again) changed nothing a page read.
 LOG=$TESTDIR/watch.log
-W=$TESTDIR/w
+W=$OUT
 watch_start "$LOG" --root "$MW_DOCROOT" --path-alias "/mediawiki=$MW_ROOT" --cgi php=php-cgi \
 	--site-url "$MW_URL" --source "$MW_DATA" --progress none "$W"
 check_eq 0 $? "watch came up ($(tail -3 "$LOG"))"
+check_eq "cgisnap: the tree's dependencies are complete and no source changed since its last run: no initial snapshot" \
+	"$(grep '^cgisnap: the tree' "$LOG")" "watch's start"
+
+try "watch --source on the wiki's data directory settles: its own writes to its databases start no batch"
 check_eq "" "$(mediawiki_missing_pages "$W")" "seeded pages not stored with their text"
 # A page rendered on request: MediaWiki writes its caches and job queue
 # (SQLite, in the data directory) as it renders.

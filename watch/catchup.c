@@ -141,7 +141,9 @@ void catchup_changes(const struct strlist *sources, const struct manifest *m, co
 			walk_dir(&w, fd, src);
 	}
 
-	/* Each recorded path once. */
+	/* Each recorded path once. Not the A ones: looked for and not found
+	 * then, their absence now is no change (their creation since is a
+	 * file the walk above finds). */
 	struct hashmap seen = HASHMAP_INIT;
 	size_t it = 0;
 	void *v;

@@ -13,7 +13,8 @@
  *   - every recorded dependency under a source that is gone now, when
  *     its directory changed since (or went too), is removed: what was
  *     deleted leaves no file to look at, only its directory's times; a
- *     path a page found missing before and still does is no change.
+ *     path a page found missing before and still does (an A
+ *     dependency) is no change.
  * A rename in keeps its mtime but gets a new ctime: both are compared.
  */
 #ifndef CGISNAP_WATCH_CATCHUP_H

@@ -129,7 +129,7 @@ struct pick {
 struct reason {
 	const char *path;    /* the changed path or notified target */
 	unsigned flags;      /* its FSW_* flags; 0 for a notified target */
-	char kind;           /* 'R', 'E', 'L', 'C', 'U', or 0: dep is the text */
+	char kind;           /* 'R', 'E', 'L', 'C', 'U', 'A', 'W', or 0: dep is the text */
 	const char *dep;     /* the recorded path, or "--depends 'SPEC'" ... */
 };
 
@@ -213,12 +213,18 @@ static void pick_recorded(struct picks *p, const struct dep_index *ix, const cha
 	char *dir = !slash ? NULL : slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
 	struct reason r = { path, flags, 'R', path };
 	pick_lookup(p, ix, 'R', path, &r);
+	/* A file the page's render wrote (a database): the change reaching
+	 * here is someone else's (watcher_ignored took the renders' own). */
+	r = (struct reason){ path, flags, 'W', path };
+	pick_lookup(p, ix, 'W', path, &r);
 	r = (struct reason){ path, flags, 'C', dir };
 	if (dir)
 		pick_lookup(p, ix, 'C', dir, &r);
 	if (flags & (FSW_CREATED | FSW_REMOVED)) {
 		r = (struct reason){ path, flags, 'E', path };
 		pick_lookup(p, ix, 'E', path, &r);
+		r = (struct reason){ path, flags, 'A', path };
+		pick_lookup(p, ix, 'A', path, &r);
 		r = (struct reason){ path, flags, 'L', dir };
 		if (dir)
 			pick_lookup(p, ix, 'L', dir, &r);

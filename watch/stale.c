@@ -115,7 +115,8 @@ static bool touches(struct stale *s, struct manifest_entry *e, const char *path,
 	bool names = flags & (FSW_CREATED | FSW_REMOVED);
 	if (strlist_contains(manifest_deps(e, 'R'), path) || has_dir_of(manifest_deps(e, 'C'), path))
 		return true;
-	if (names && (strlist_contains(manifest_deps(e, 'E'), path) || has_dir_of(manifest_deps(e, 'L'), path)))
+	if (names && (strlist_contains(manifest_deps(e, 'E'), path) || strlist_contains(manifest_deps(e, 'A'), path) ||
+		      has_dir_of(manifest_deps(e, 'L'), path)))
 		return true;
 	if ((flags & FSW_DIR) && (flags & FSW_REMOVED))
 		for (const char *k = "RELC"; *k; k++)

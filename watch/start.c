@@ -66,7 +66,13 @@ void watcher_state_advance(struct watcher *w)
 	memcpy(w->state.origin, w->fingerprint, sizeof w->state.origin);
 	w->state.since = now;
 	w->have_state = true;
-	if (depstate_save(&w->s.tree, &w->state, err) < 0)
+	/* With how the renders left what they wrote, as a snapshot leaves
+	 * it: a later start tells their writes from another program's. */
+	struct strlist written = STRLIST_INIT;
+	dep_recorder_written_lines(&w->recorder, &written);
+	int rc = depstate_save_written(&w->s.tree, &written, err);
+	strlist_clear(&written);
+	if (rc < 0 || depstate_save(&w->s.tree, &w->state, err) < 0)
 		log_warn("%s", err);
 }
 

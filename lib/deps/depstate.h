@@ -19,10 +19,13 @@
  * snapshot and by a run that does not trace, so a run killed midway, or
  * one that recorded nothing, never leaves a claim behind.
  *
- * written lists, one a line, the paths the snapshot's renders wrote (the
- * site's caches and indexes) that still existed at its end: their times
- * are the renders' own, not changes of the sources, and watch ignores
- * them as it ignores its own renders' writes.
+ * written lists, one a line, the paths the renders wrote (the site's
+ * caches and indexes), as a snapshot or watch saving depstate left them,
+ * that still existed then, each with how
+ * they were left ("PATH<TAB>DEV INO SIZE MTIME CTIME BTIME", recorder.h): their
+ * times are the renders' own, not changes of the sources, and watch
+ * ignores them as it ignores its own renders' writes while they are so
+ * (a line of an older cgisnap, the path alone, while they are there).
  */
 #ifndef CGISNAP_DEPSTATE_H
 #define CGISNAP_DEPSTATE_H

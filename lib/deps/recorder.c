@@ -7,7 +7,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "base/log.h"
 #include "tree/manifest.h"
@@ -73,6 +75,25 @@ static void filter_deps(struct dep_recorder *r, const struct strlist *in, struct
 	}
 	strlist_sort(out);
 	strlist_uniq(out);
+}
+
+/* Move the paths of list that are not there to absent: the render looked
+ * for them and found nothing (what changed since it looked, its event
+ * re-renders the page anyway). Their creation is what matters; their
+ * absence later is no change, which a catch-up (watch/catchup.c) could
+ * not tell from a removal if they stood as R or E. */
+static void split_absent(struct strlist *list, struct strlist *absent)
+{
+	struct strlist present = STRLIST_INIT;
+	for (size_t i = 0; i < list->n; i++) {
+		struct stat st;
+		if (lstat(list->items[i], &st) < 0 && (errno == ENOENT || errno == ENOTDIR))
+			strlist_add(absent, list->items[i]);
+		else
+			strlist_add(&present, list->items[i]);
+	}
+	strlist_clear(list);
+	*list = present;
 }
 
 /* A page that read this many files of one directory read it wholesale. */
@@ -167,6 +188,11 @@ static void record_render(void *arg, struct manifest_entry *e, const struct orig
 		filter_deps(r, &rs->deps_exist, &e->deps_exist);
 		filter_deps(r, &rs->deps_listed, &e->deps_listed);
 		compact_deps(e);
+		/* What it wrote, kept with the page: a later run (a watch on a
+		 * snapshot's tree) knows whom another program's write concerns.
+		 * What is not there any more is sorted out at the run's end
+		 * (split_as_left). */
+		filter_deps(r, &rs->deps_written, &e->deps_wrote);
 		if (rs->untraced)
 			strlist_add(&e->deps_untraced, rs->untraced);
 	}
@@ -219,36 +245,59 @@ static void record_render(void *arg, struct manifest_entry *e, const struct orig
  * renders), so forgetting it starts no batch. A render writing it again
  * puts it back. Only the paths this run wrote, those found gone last
  * time and VANISHED_ROUND others in turn are looked at. */
-/* How a run left a path it wrote. */
+/* How a run left a path it wrote. The birth time (0 where the file
+ * system keeps none) tells a file replaced whole from one written in
+ * place: ext4 gives a file made just after another was removed the
+ * freed inode again, so a cache rewritten by rename often keeps its
+ * inode number. */
 struct left_as {
 	bool exists;
 	dev_t dev;
 	ino_t ino;
 	off_t size;
-	struct timespec mtime, ctime;
+	struct timespec mtime, ctime, btime;
 };
+
+static struct timespec statx_time(struct statx_timestamp t)
+{
+	return (struct timespec){ (time_t)t.tv_sec, (long)t.tv_nsec };
+}
 
 static void look_at(const char *path, struct left_as *l)
 {
-	struct stat st;
+	struct statx st;
 	memset(l, 0, sizeof *l);
-	if (lstat(path, &st) < 0)
+	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME, &st) < 0)
 		return;
 	l->exists = true;
-	l->dev = st.st_dev;
-	l->ino = st.st_ino;
-	l->size = st.st_size;
-	l->mtime = st.st_mtim;
-	l->ctime = st.st_ctim;
+	l->dev = makedev(st.stx_dev_major, st.stx_dev_minor);
+	l->ino = (ino_t)st.stx_ino;
+	l->size = (off_t)st.stx_size;
+	l->mtime = statx_time(st.stx_mtime);
+	l->ctime = statx_time(st.stx_ctime);
+	if (st.stx_mask & STATX_BTIME)
+		l->btime = statx_time(st.stx_btime);
+}
+
+static bool same_time(struct timespec a, struct timespec b)
+{
+	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+/* Another file than the one the run left: another inode, or the same
+ * inode number born again. */
+static bool replaced_whole(const struct left_as *was, const struct left_as *now)
+{
+	bool births_known = (was->btime.tv_sec || was->btime.tv_nsec) && (now->btime.tv_sec || now->btime.tv_nsec);
+	return was->dev != now->dev || was->ino != now->ino || (births_known && !same_time(was->btime, now->btime));
 }
 
 static bool same_as_left(const struct left_as *a, const struct left_as *b)
 {
 	if (a->exists != b->exists)
 		return false;
-	return !a->exists || (a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-			      a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
-			      a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec);
+	return !a->exists || (!replaced_whole(a, b) && a->size == b->size && same_time(a->mtime, b->mtime) &&
+			      same_time(a->ctime, b->ctime));
 }
 
 /* Note how this run left each path it wrote. Locked. */
@@ -319,10 +368,10 @@ static void forget_vanished_writes(struct dep_recorder *r)
 }
 
 /* Files a render wrote are the site's own state, never dependencies:
- * drop them from e's R and E lists. Locked. */
+ * drop them from e's R, E and A lists. Locked. */
 static void drop_written(struct dep_recorder *r, struct manifest_entry *e)
 {
-	for (const char *kind = "RE"; *kind; kind++) {
+	for (const char *kind = "REA"; *kind; kind++) {
 		struct strlist *l = manifest_deps(e, *kind), keep = STRLIST_INIT;
 		for (size_t i = 0; i < l->n; i++)
 			if (!hashmap_get(&r->written, l->items[i]))
@@ -344,7 +393,7 @@ static int first_written_dependents(struct dep_recorder *r, struct manifest *m, 
 	for (size_t i = 0; i < changed->n; i++)
 		hashmap_put(&seen, changed->items[i], (void *)1);
 	for (size_t i = 0; rc == 0 && i < r->fresh.n; i++)
-		for (const char *kind = "RE"; rc == 0 && *kind; kind++)
+		for (const char *kind = "REA"; rc == 0 && *kind; kind++)
 			rc = manifest_dependents(t, *kind, r->fresh.items[i], &deps, err);
 	for (size_t i = 0; rc == 0 && i < deps.n; i++) {
 		struct manifest_entry *e = manifest_get(m, deps.items[i]);
@@ -359,6 +408,25 @@ static int first_written_dependents(struct dep_recorder *r, struct manifest *m, 
 	return rc;
 }
 
+/* At the end of a run, as it leaves the files: a path the render read or
+ * looked for that is not there is A, and what it wrote that is gone (a
+ * temporary renamed away, a journal deleted: they would only make every
+ * render's list differ) is no W. At the end of the run, not of the
+ * render: what the other renders of the run made or removed meanwhile
+ * would make the lists differ with the renders' order (worker and fork
+ * mode, -j), and the run's end is what a later watch's catch-up compares
+ * with. */
+static void split_as_left(struct manifest_entry *e)
+{
+	split_absent(&e->deps_read, &e->deps_absent);
+	split_absent(&e->deps_exist, &e->deps_absent);
+	strlist_sort(&e->deps_absent);
+	strlist_uniq(&e->deps_absent);
+	struct strlist gone = STRLIST_INIT;
+	split_absent(&e->deps_wrote, &gone);
+	strlist_clear(&gone);
+}
+
 static void record_commit(void *arg, struct manifest *m, struct strlist *changed, struct tree *t)
 {
 	struct dep_recorder *r = arg;
@@ -367,8 +435,10 @@ static void record_commit(void *arg, struct manifest *m, struct strlist *changed
 	pthread_mutex_lock(&r->lock);
 	for (size_t i = 0; changed && i < changed->n; i++) {
 		struct manifest_entry *e = manifest_get(m, changed->items[i]);
-		if (e)
+		if (e) {
+			split_as_left(e);
 			drop_written(r, e);
+		}
 	}
 	/* Older pages can hold only the paths first written now. Without
 	 * the index (an error reading it) every page is gone through. */
@@ -379,8 +449,10 @@ static void record_commit(void *arg, struct manifest *m, struct strlist *changed
 	if (!changed) {
 		size_t it = 0;
 		void *v;
-		while (hashmap_next(&m->entries, &it, NULL, &v))
+		while (hashmap_next(&m->entries, &it, NULL, &v)) {
+			split_as_left(v);
 			drop_written(r, v);
+		}
 	}
 	strlist_clear(&r->fresh);
 	forget_vanished_writes(r);
@@ -416,7 +488,10 @@ bool dep_recorder_own_change(struct dep_recorder *r, const char *path)
 	if (l) {
 		struct left_as now;
 		look_at(path, &now);
-		own = same_as_left(l, &now);
+		/* Replaced whole is a cache made again, by a render elsewhere
+		 * (the web server's): the site's own still. Written in place
+		 * is a database updated: a change. */
+		own = same_as_left(l, &now) || (l->exists && now.exists && replaced_whole(l, &now));
 	}
 	pthread_mutex_unlock(&r->lock);
 	return own;
@@ -432,14 +507,50 @@ void dep_recorder_writers(struct dep_recorder *r, const char *path, struct strli
 	pthread_mutex_unlock(&r->lock);
 }
 
-void dep_recorder_note_written(struct dep_recorder *r, const char *path)
+static bool valid_ns(long ns)
 {
-	pthread_mutex_lock(&r->lock);
-	note_written_locked(r, path);
-	pthread_mutex_unlock(&r->lock);
+	return ns >= 0 && ns <= 999999999;
 }
 
-void dep_recorder_written_list(struct dep_recorder *r, struct strlist *out)
+/* The left_as of a written list's STATE ("DEV INO SIZE MS.MNS CS.CNS
+ * BS.BNS": the birth time 0.000000000 where unknown); false when it is
+ * not one. */
+static bool parse_left(const char *state, struct left_as *l)
+{
+	unsigned long long dev, ino;
+	long long size, ms, cs, bs;
+	long mns, cns, bns;
+	int end = 0;
+	if (sscanf(state, "%llu %llu %lld %lld.%ld %lld.%ld %lld.%ld%n", &dev, &ino, &size, &ms, &mns, &cs, &cns, &bs,
+		   &bns, &end) != 9 ||
+	    state[end] || !valid_ns(mns) || !valid_ns(cns) || !valid_ns(bns))
+		return false;
+	*l = (struct left_as){ true,	       (dev_t)dev,	    (ino_t)ino,		  (off_t)size,
+			       { (time_t)ms, mns }, { (time_t)cs, cns }, { (time_t)bs, bns } };
+	return true;
+}
+
+void dep_recorder_note_written(struct dep_recorder *r, const char *line)
+{
+	const char *tab = strchr(line, '\t');
+	char *path = tab ? xstrndup(line, (size_t)(tab - line)) : xstrdup(line);
+	struct left_as l;
+	bool known = tab && parse_left(tab + 1, &l);
+	pthread_mutex_lock(&r->lock);
+	note_written_locked(r, path);
+	if (known) {
+		struct left_as *had = hashmap_get(&r->left, path);
+		if (!had) {
+			had = xmalloc(sizeof *had);
+			hashmap_put(&r->left, path, had);
+		}
+		*had = l;
+	}
+	pthread_mutex_unlock(&r->lock);
+	free(path);
+}
+
+void dep_recorder_written_lines(struct dep_recorder *r, struct strlist *out)
 {
 	struct strlist all = STRLIST_INIT;
 	pthread_mutex_lock(&r->lock);
@@ -450,9 +561,17 @@ void dep_recorder_written_list(struct dep_recorder *r, struct strlist *out)
 	pthread_mutex_unlock(&r->lock);
 	strlist_sort(&all);
 	for (size_t i = 0; i < all.n; i++) {
-		struct stat st;
-		if (recordable(r, all.items[i]) && lstat(all.items[i], &st) == 0)
-			strlist_add(out, all.items[i]);
+		struct left_as l;
+		if (!recordable(r, all.items[i]) || strchr(all.items[i], '\t'))
+			continue;
+		look_at(all.items[i], &l);
+		if (l.exists)
+			strlist_add_owned(out, xasprintf("%s\t%llu %llu %lld %lld.%09ld %lld.%09ld %lld.%09ld",
+							 all.items[i], (unsigned long long)l.dev,
+							 (unsigned long long)l.ino, (long long)l.size,
+							 (long long)l.mtime.tv_sec, l.mtime.tv_nsec,
+							 (long long)l.ctime.tv_sec, l.ctime.tv_nsec,
+							 (long long)l.btime.tv_sec, l.btime.tv_nsec));
 	}
 	strlist_clear(&all);
 }

@@ -1,5 +1,5 @@
 /* recorder.h - the dependency policy of the crawl's render hooks (struct
- * dep_recorder): which traced paths become a page's R/E/L/C/U
+ * dep_recorder): which traced paths become a page's R/E/L/C/U/A/W
  * dependencies, and which paths are the site's own writes. Used by watch
  * and by snapshot, so that both record the same dependencies.
  */
@@ -21,12 +21,15 @@
  * --source the link leads to, where inotify reports), compacted (an
  * existence check of a
  * file also read is dropped; CONTENTS_MIN reads in one directory become
- * one C line for it); paths any render wrote (a cache, an index, a
- * database) are the site's own state: never a page's R or E dependency,
- * and their events start nothing while they are as the renders left
- * them (dep_recorder_own_change, at their real path too); one written by
+ * one C line for it); a path read or checked that is not there is an A
+ * dependency (its creation matters, its absence later is no change);
+ * paths any render wrote (a cache, an index, a database) are the site's
+ * own state: never a page's R, E or A dependency, and their events start
+ * nothing while they are as the renders left them
+ * (dep_recorder_own_change, at their real path too); one written by
  * anyone else since re-renders the pages whose renders wrote it
- * (dep_recorder_writers). A written path gone at the end of two runs in
+ * (dep_recorder_writers in this process, the pages' W dependencies in
+ * the tree for later ones). A written path gone at the end of two runs in
  * a row is forgotten. A
  * render that could not be traced leaves the page a U line naming its
  * program, and a warning, once per program.
@@ -56,7 +59,8 @@ struct dep_recorder {
 	struct hashmap left;      /* written path -> struct left_as: how the last run
 				   * that wrote it left it */
 	struct hashmap writers;   /* written path -> struct strlist *: the pages whose
-				   * renders wrote it (in this process) */
+				   * renders wrote it (in this process; the pages' W
+				   * dependencies keep it for later runs) */
 	struct hashmap untraced;  /* programs already warned about */
 	struct real_paths real;   /* the traced paths' real paths, for a run */
 };
@@ -64,7 +68,7 @@ struct dep_recorder {
 /* The version of this policy: a tree's dependencies recorded by another
  * (depstate.h) are not taken as they are. Raise it whenever what is
  * recorded for the same renders changes. */
-#define DEPREC_POLICY 1
+#define DEPREC_POLICY 2
 
 void dep_recorder_init(struct dep_recorder *r);
 /* The hooks to give crawl_set_hooks(); r must outlive the crawl's runs. */
@@ -73,21 +77,28 @@ struct crawl_hooks dep_recorder_hooks(struct dep_recorder *r);
 bool dep_recorder_written(struct dep_recorder *r, const char *path);
 /* Whether a change of path seen after a run is the renders' own: a
  * render wrote path, and it is as the last run that wrote it left it
- * (there or not, its inode, size and times), or no run has said how
- * (a path an earlier watch's renders wrote). A write by anyone else (an
- * editor, a maintenance script, the web server) to a file the renders
- * write too, a database, is a change: the file is no longer as left. */
+ * (there or not, its inode, size and times), or replaced whole since
+ * (another inode, or the same inode number with another birth time: a
+ * cache made again by a render elsewhere, the web server's), or no run
+ * has said how (a path an older cgisnap's renders
+ * wrote). A write in place by anyone else (an editor, a maintenance
+ * script, the web server) to a file the renders write too, a database,
+ * is a change: the file is no longer as left. */
 bool dep_recorder_own_change(struct dep_recorder *r, const char *path);
 /* The pages whose renders (in this process) wrote path, appended to out
  * unless there: what a change of it by someone else re-renders, since a
  * file the renders write is no page's dependency (a database the pages
  * read and write alike). */
 void dep_recorder_writers(struct dep_recorder *r, const char *path, struct strlist *out);
-/* Count path as written by a render (one an earlier run's renders
- * wrote: depstate.h's written list). */
-void dep_recorder_note_written(struct dep_recorder *r, const char *path);
-/* The written paths that exist now, sorted, appended to out. */
-void dep_recorder_written_list(struct dep_recorder *r, struct strlist *out);
+/* Count path as written by a render, one an earlier run's renders wrote:
+ * a line of depstate.h's written list, "PATH" or "PATH<TAB>STATE", STATE
+ * how that run left it (dep_recorder_written_lines), so that a write by
+ * anyone else since is a change. */
+void dep_recorder_note_written(struct dep_recorder *r, const char *line);
+/* The written paths that exist now, sorted, as lines for
+ * dep_recorder_note_written ("PATH<TAB>STATE": its device, inode, size,
+ * mtime, ctime and birth time as they are now), appended to out. */
+void dep_recorder_written_lines(struct dep_recorder *r, struct strlist *out);
 void dep_recorder_release(struct dep_recorder *r);
 
 #endif

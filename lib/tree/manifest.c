@@ -39,6 +39,8 @@ void manifest_entry_free(struct manifest_entry *e)
 	strlist_clear(&e->deps_listed);
 	strlist_clear(&e->deps_contents);
 	strlist_clear(&e->deps_untraced);
+	strlist_clear(&e->deps_absent);
+	strlist_clear(&e->deps_wrote);
 	free(e);
 }
 
@@ -68,13 +70,16 @@ struct strlist *manifest_deps(struct manifest_entry *e, char kind)
 	case 'E': return &e->deps_exist;
 	case 'L': return &e->deps_listed;
 	case 'U': return &e->deps_untraced;
+	case 'A': return &e->deps_absent;
+	case 'W': return &e->deps_wrote;
 	default: return &e->deps_contents;
 	}
 }
 
 size_t manifest_deps_count(const struct manifest_entry *e)
 {
-	return e->deps_read.n + e->deps_exist.n + e->deps_listed.n + e->deps_contents.n + e->deps_untraced.n;
+	return e->deps_read.n + e->deps_exist.n + e->deps_listed.n + e->deps_contents.n + e->deps_untraced.n +
+	       e->deps_absent.n + e->deps_wrote.n;
 }
 
 struct manifest_entry *manifest_get(const struct manifest *m, const char *target)

@@ -20,11 +20,16 @@
  * --deps' prints "TARGET\tKIND\tPATH" lines): KIND R (file read or
  * stat'ed: any change matters), E (only
  * checked for existence: its creation or removal matters), L (directory
- * listed: a name appearing or going away in it matters) or C (directory
+ * listed: a name appearing or going away in it matters), C (directory
  * whose files the page read wholesale, as a backlinks page reads every
  * page: any change of a file directly in it matters; one C line stands for
- * what would be hundreds of R lines) or U (the render could not be traced,
- * PATH being the program that ran: any change may matter).
+ * what would be hundreds of R lines), U (the render could not be traced,
+ * PATH being the program that ran: any change may matter), A (looked
+ * for, read or checked, and not there: its creation matters; its being
+ * gone later is no change, so a catch-up never counts it) or W (written
+ * by the render, a database the pages read and write alike: never a
+ * dependency of another kind, but a write by anyone else re-renders
+ * the page).
  *
  * In tree.db the dependencies are grouped by (kind, directory) into sets
  * stored once and shared by every page that read the same names there
@@ -84,6 +89,8 @@ struct manifest_entry {
 	struct strlist deps_listed;   /* L */
 	struct strlist deps_contents; /* C */
 	struct strlist deps_untraced; /* U */
+	struct strlist deps_absent;   /* A */
+	struct strlist deps_wrote;    /* W */
 };
 
 struct manifest {
@@ -184,8 +191,8 @@ void manifest_remove(struct manifest *m, const char *target);
 size_t manifest_count(const struct manifest *m);
 
 /* The dependency kinds, in the order the deps file lists them. */
-#define MANIFEST_DEP_KINDS "RELCU"
-/* The list of one kind ('R', 'E', 'L', 'C' or 'U'). */
+#define MANIFEST_DEP_KINDS "RELCUAW"
+/* The list of one kind ('R', 'E', 'L', 'C', 'U', 'A' or 'W'). */
 struct strlist *manifest_deps(struct manifest_entry *e, char kind);
 size_t manifest_deps_count(const struct manifest_entry *e);
 

@@ -36,9 +36,9 @@ int manifest_journal(struct tree *t, const struct manifest_entry *e, char *err)
 static void keep_deps(struct manifest_entry *e, struct manifest_entry *had)
 {
 	struct strlist *to[] = { &e->deps_read, &e->deps_exist, &e->deps_listed, &e->deps_contents,
-				 &e->deps_untraced };
+				 &e->deps_untraced, &e->deps_absent, &e->deps_wrote };
 	struct strlist *from[] = { &had->deps_read, &had->deps_exist, &had->deps_listed, &had->deps_contents,
-				   &had->deps_untraced };
+				   &had->deps_untraced, &had->deps_absent, &had->deps_wrote };
 	for (size_t i = 0; i < sizeof to / sizeof *to; i++) {
 		if (to[i]->n)
 			continue;

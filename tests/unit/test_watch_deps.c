@@ -1,12 +1,16 @@
 /* test_watch_deps.c - from changed paths to pages: the change set, the
  * --depends rules, the index of recorded dependencies and the order of
  * the result. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "base/log.h"
 #include "origin/origin.h"
+#include "../../watch/catchup.h"
 #include "../../watch/deps.h"
 #include "base/fswatch.h"
 #include "helpers.h"
@@ -231,9 +235,13 @@ TEST(watch_deps_existence_checks_and_whole_directories)
 	struct deps_fixture fx;
 	fx_init(&fx, "http://localhost/");
 
-	/* /a links to b and c: it only asked whether they exist (E);
-	 * /backlinks read every file of /s/p (C). */
-	strlist_split(&page(&fx.m, "/a", "/s/p/a.txt", "")->deps_exist, "/s/p/b.txt /s/p/c.txt", ' ');
+	/* /a links to b and c: it only asked whether they exist (E), and
+	 * looked for d, which was not there (A); /backlinks read every file
+	 * of /s/p (C). */
+	struct manifest_entry *e = page(&fx.m, "/a", "/s/p/a.txt", "");
+	strlist_split(&e->deps_exist, "/s/p/b.txt /s/p/c.txt", ' ');
+	strlist_split(&e->deps_absent, "/s/p/d.txt", ' ');
+	strlist_split(&e->deps_wrote, "/s/site.sqlite", ' '); /* its render wrote it (W) */
 	strlist_add(&page(&fx.m, "/backlinks", "", "")->deps_contents, "/s/p");
 	fx_index(&fx);
 
@@ -242,6 +250,12 @@ TEST(watch_deps_existence_checks_and_whole_directories)
 	/* b went away or c appeared: /a shows it */
 	CHECK_TARGETS("/a /backlinks", "/s/p/b.txt", FSW_REMOVED);
 	CHECK_TARGETS("/a /backlinks", "/s/p/c.txt", FSW_CREATED | FSW_CHANGED);
+	/* d appeared: /a shows it; written again meanwhile, it is created */
+	CHECK_TARGETS("/a /backlinks", "/s/p/d.txt", FSW_CREATED | FSW_CHANGED);
+	CHECK_TARGETS("/backlinks", "/s/p/d.txt", FSW_CHANGED);
+	/* another program wrote what /a's render writes too (the renders'
+	 * own writes never come this far) */
+	CHECK_TARGETS("/a", "/s/site.sqlite", FSW_CHANGED);
 	/* a file in a subdirectory is not directly in /s/p */
 	CHECK_TARGETS("", "/s/p/sub/x.txt", FSW_CHANGED);
 	/* the specific page before the aggregate, whose one C line weighs more */
@@ -327,16 +341,28 @@ TEST(watch_dep_recorder_hooks)
 	struct origin_response rs;
 	origin_response_init(&rs);
 	char *page_txt = xasprintf("%s/page.txt", dir);
+	f = fopen(page_txt, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	/* Looked for and not there (a stat, an include path tried, an
+	 * access(2)): A, whatever call asked. */
+	char *missing = xasprintf("%s/missing.txt", dir), *checked = xasprintf("%s/checked.txt", dir);
+	char *under_file = xasprintf("%s/sub/x", page_txt); /* ENOTDIR */
 	strlist_add(&rs.deps_read, "/etc/hosts"); /* outside the roots */
 	strlist_add(&rs.deps_read, cache);        /* sorted, as the origin gives them */
+	strlist_add(&rs.deps_read, missing);
 	strlist_add(&rs.deps_read, page_txt);
+	strlist_add(&rs.deps_read, under_file);
+	strlist_add(&rs.deps_exist, checked);
+	strlist_add(&rs.deps_exist, missing);
 	strlist_add(&rs.deps_exist, page_txt); /* also read: says nothing more */
 	strlist_add(&rs.deps_listed, dir);
 	strlist_add(&rs.deps_written, cache);
 	struct manifest_entry *e = manifest_entry_new("/page");
 	h.on_render(h.arg, e, &rs);
-	CHECK_INT(2, e->deps_read.n);
-	CHECK_INT(0, e->deps_exist.n);
+	/* As the render left them: sorted out at the run's end. */
+	CHECK_INT(0, e->deps_absent.n);
 	CHECK_INT(1, e->deps_listed.n);
 	CHECK(dep_recorder_written(&r, cache));
 	CHECK(!dep_recorder_written(&r, page_txt));
@@ -355,6 +381,15 @@ TEST(watch_dep_recorder_hooks)
 	e = manifest_get(&m, "/page");
 	CHECK_INT(1, e ? e->deps_read.n : 0);
 	CHECK_STR(page_txt, e && e->deps_read.n ? e->deps_read.items[0] : NULL);
+	CHECK_INT(0, e ? e->deps_exist.n : -1);
+	CHECK_INT(3, e ? e->deps_absent.n : 0);
+	CHECK(e && strlist_contains(&e->deps_absent, missing));
+	CHECK(e && strlist_contains(&e->deps_absent, checked));
+	CHECK(e && strlist_contains(&e->deps_absent, under_file));
+	/* what it wrote and left there is kept with the page (W), for a
+	 * later process */
+	CHECK_INT(1, e ? e->deps_wrote.n : 0);
+	CHECK(e && strlist_contains(&e->deps_wrote, cache));
 	/* The renders' own write is no change; someone else's write is, and
 	 * names the pages whose renders wrote the file. */
 	CHECK(dep_recorder_own_change(&r, cache));
@@ -383,9 +418,49 @@ TEST(watch_dep_recorder_hooks)
 	dep_recorder_release(&r);
 	unlink(cache);
 	rmdir(dir);
+	unlink(page_txt);
 	free(cache);
 	free(tmp);
 	free(page_txt);
+	free(missing);
+	free(checked);
+	free(under_file);
+}
+
+/* A path the render looked for and did not find, which another render
+ * of the same run then made (-j 2, a worker's next request), is E at the
+ * run's end, not A: the lists never depend on the renders' order, and A
+ * means "not there when the run ended", what a later catch-up compares
+ * with. */
+TEST(watch_dep_recorder_absent_as_the_run_left_it)
+{
+	char *dir = unit_temp_dir("rec-absent");
+	char *later = xasprintf("%s/later.txt", dir), *never = xasprintf("%s/never.txt", dir);
+	struct dep_recorder r;
+	dep_recorder_init(&r);
+	strlist_add(&r.roots, dir);
+	struct crawl_hooks h = dep_recorder_hooks(&r);
+	struct origin_response rs;
+	origin_response_init(&rs);
+	strlist_add(&rs.deps_exist, later);
+	strlist_add(&rs.deps_exist, never);
+	struct manifest_entry *e = manifest_entry_new("/page");
+	h.on_render(h.arg, e, &rs);
+	unit_put(dir, "later.txt", "made by another render of the run");
+	struct manifest m = MANIFEST_INIT;
+	manifest_put(&m, e);
+	h.on_commit(h.arg, &m, NULL, NULL);
+	CHECK_INT(1, e->deps_exist.n);
+	CHECK_STR(later, e->deps_exist.n ? e->deps_exist.items[0] : NULL);
+	CHECK_INT(1, e->deps_absent.n);
+	CHECK_STR(never, e->deps_absent.n ? e->deps_absent.items[0] : NULL);
+	manifest_release(&m);
+	origin_response_release(&rs);
+	dep_recorder_release(&r);
+	unit_remove_tree(dir);
+	free(dir);
+	free(later);
+	free(never);
 }
 
 /* A page reading through a link under the document root depends on the
@@ -395,6 +470,7 @@ TEST(watch_dep_recorder_resolves_links)
 {
 	char *root = unit_temp_dir("rec-root"), *data = unit_temp_dir("rec-data");
 	unit_put(data, "page.txt", "text");
+	unit_put(root, "index.php", "<?php");
 	char *link = xasprintf("%s/data", root);
 	CHECK_INT(0, symlink(data, link));
 	char *real_data = realpath(data, NULL);
@@ -418,20 +494,24 @@ TEST(watch_dep_recorder_resolves_links)
 		strlist_add(&rs.deps_written, cache);
 		struct manifest_entry *e = manifest_entry_new("/page");
 		h.on_render(h.arg, e, &rs);
+		struct manifest m = MANIFEST_INIT;
+		manifest_put(&m, e);
+		h.on_commit(h.arg, &m, NULL, NULL); /* the absent split out */
 		CHECK_INT(2, e->deps_read.n);
-		CHECK_INT(1, e->deps_exist.n);
+		CHECK_INT(0, e->deps_exist.n);
+		CHECK_INT(1, e->deps_absent.n);
 		if (data_is_root) {
 			CHECK(strlist_contains(&e->deps_read, want_page));
 			CHECK(strlist_contains(&e->deps_read, script));
-			CHECK_STR(want_new, e->deps_exist.n ? e->deps_exist.items[0] : NULL);
+			CHECK_STR(want_new, e->deps_absent.n ? e->deps_absent.items[0] : NULL);
 		} else {
 			/* No root holds the real path: kept as traced. */
 			CHECK(strlist_contains(&e->deps_read, via_link));
-			CHECK_STR(missing, e->deps_exist.n ? e->deps_exist.items[0] : NULL);
+			CHECK_STR(missing, e->deps_absent.n ? e->deps_absent.items[0] : NULL);
 		}
 		CHECK(dep_recorder_written(&r, cache));
 		CHECK(dep_recorder_written(&r, want_cache));
-		manifest_entry_free(e);
+		manifest_release(&m);
 		origin_response_release(&rs);
 		dep_recorder_release(&r);
 	}
@@ -545,4 +625,143 @@ TEST(watch_deps_reasons_name_the_path_and_the_kind)
 	changes_clear(&c);
 
 	fx_release(&fx);
+}
+
+static bool skip_nothing(void *arg, const char *path)
+{
+	(void)arg;
+	(void)path;
+	return false;
+}
+
+/* watch's catch-up: a file a page read, gone since, is a removal; one a
+ * page looked for and did not find (A), still not there, is no change,
+ * though its directory changed (a site's journal files come and go). */
+TEST(watch_catchup_counts_a_removal_not_an_absence)
+{
+	char dir[] = "/tmp/cgisnap-catchup-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *read = xasprintf("%s/read.txt", dir), *never = xasprintf("%s/never.txt", dir);
+	FILE *f = fopen(read, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	struct timespec since;
+	clock_gettime(CLOCK_REALTIME, &since);
+	CHECK_INT(0, unlink(read)); /* the directory changes after since */
+
+	struct manifest m = MANIFEST_INIT;
+	struct manifest_entry *e = manifest_entry_new("/p");
+	strlist_add(&e->deps_read, read);
+	strlist_add(&e->deps_absent, never);
+	manifest_put(&m, e);
+	struct strlist sources = STRLIST_INIT;
+	strlist_add(&sources, dir);
+	struct changes c = CHANGES_INIT;
+	catchup_changes(&sources, &m, &since, skip_nothing, NULL, &c);
+	CHECK_INT(1, changes_count(&c));
+	CHECK(changes_flags(&c, read) & FSW_REMOVED);
+	CHECK_INT(0, changes_flags(&c, never));
+
+	changes_clear(&c);
+	strlist_clear(&sources);
+	manifest_release(&m);
+	rmdir(dir);
+	free(read);
+	free(never);
+}
+
+/* A written list's line for path as sx describes it, but 5 s older
+ * (not "as left"), born at birth (freed). */
+static char *line_as_left(const char *path, const struct statx *sx, char *birth)
+{
+	char *line = xasprintf("%s\t%llu %llu %llu %lld.%09u %lld.%09u %s", path,
+			       (unsigned long long)makedev(sx->stx_dev_major, sx->stx_dev_minor),
+			       (unsigned long long)sx->stx_ino, (unsigned long long)sx->stx_size,
+			       (long long)sx->stx_mtime.tv_sec - 5, sx->stx_mtime.tv_nsec,
+			       (long long)sx->stx_ctime.tv_sec - 5, sx->stx_ctime.tv_nsec, birth);
+	free(birth);
+	return line;
+}
+
+/* The written list a snapshot leaves says how its renders left each
+ * file: a watch reading it takes the file as it is, or replaced whole,
+ * for the renders' own, and a write in place by anyone else since as a
+ * change. A line of an older cgisnap (the path alone) is the renders'
+ * whatever it holds. */
+TEST(watch_dep_recorder_written_lines_keep_how_the_renders_left_a_file)
+{
+	char dir[] = "/tmp/cgisnap-wlines-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *db = xasprintf("%s/site.sqlite", dir), *old = xasprintf("%s/old.cache", dir);
+	unit_put(dir, "site.sqlite", "the renders' write");
+	unit_put(dir, "old.cache", "x");
+	struct dep_recorder snap;
+	dep_recorder_init(&snap);
+	strlist_add(&snap.roots, dir);
+	struct crawl_hooks h = dep_recorder_hooks(&snap);
+	struct origin_response rs;
+	origin_response_init(&rs);
+	strlist_add(&rs.deps_written, db);
+	h.on_render(h.arg, NULL, &rs);
+	struct strlist lines = STRLIST_INIT;
+	dep_recorder_written_lines(&snap, &lines);
+	CHECK_INT(1, lines.n);
+	CHECK(lines.n && !strncmp(lines.items[0], db, strlen(db)) && lines.items[0][strlen(db)] == '\t');
+	/* device, inode, size, then mtime, ctime and birth time */
+	size_t fields = 0;
+	for (const char *c = lines.n ? strchr(lines.items[0], '\t') : NULL; c && *c; c++)
+		fields += *c == ' ';
+	CHECK_INT(5, fields); /* spaces between six numbers */
+
+	struct dep_recorder w;
+	dep_recorder_init(&w);
+	for (size_t i = 0; i < lines.n; i++)
+		dep_recorder_note_written(&w, lines.items[i]);
+	dep_recorder_note_written(&w, old);
+	CHECK(dep_recorder_own_change(&w, db));
+	CHECK(dep_recorder_own_change(&w, old));
+	unit_put(dir, "site.sqlite", "an edit saved by another program");
+	unit_put(dir, "old.cache", "y");
+	CHECK(!dep_recorder_own_change(&w, db));
+	CHECK(dep_recorder_own_change(&w, old));
+	/* replaced whole (renamed over: a cache made again by a render
+	 * elsewhere) is the site's own */
+	char *tmp = xasprintf("%s/site.sqlite.tmp", dir);
+	unit_put(dir, "site.sqlite.tmp", "made again by the web server's render");
+	CHECK_INT(0, rename(tmp, db));
+	CHECK(dep_recorder_own_change(&w, db));
+	free(tmp);
+
+	/* ext4 gives a file made after another was removed the freed inode
+	 * number again: a cache made again can keep its number, and only
+	 * its birth time says it is another file. The lines are made by
+	 * hand from the file as it is now, with another birth time, or
+	 * none known, and another mtime (so not "as left"). */
+	struct statx sx;
+	CHECK_INT(0, statx(AT_FDCWD, db, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME, &sx));
+	if (sx.stx_mask & STATX_BTIME) {
+		struct dep_recorder born;
+		dep_recorder_init(&born);
+		char *again = line_as_left(db, &sx, xasprintf("%lld.%09u", (long long)sx.stx_btime.tv_sec - 5,
+							      sx.stx_btime.tv_nsec));
+		dep_recorder_note_written(&born, again);
+		CHECK(dep_recorder_own_change(&born, db));
+		free(again);
+		char *unknown = line_as_left(db, &sx, xstrdup("0.000000000"));
+		dep_recorder_note_written(&born, unknown);
+		CHECK(!dep_recorder_own_change(&born, db));
+		free(unknown);
+		dep_recorder_release(&born);
+	}
+
+	origin_response_release(&rs);
+	strlist_clear(&lines);
+	dep_recorder_release(&snap);
+	dep_recorder_release(&w);
+	unlink(db);
+	unlink(old);
+	rmdir(dir);
+	free(db);
+	free(old);
 }
