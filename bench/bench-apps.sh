@@ -65,23 +65,10 @@ JUNK='[?&]do=(edit|draft|revisions|diff|admin|login|register|resendpwd|profile|m
 
 # run_wget: a fresh mirror; prints "URLS PAGES SECONDS JUNK TIMEDOUT".
 run_wget() {
-	local t0 t1 st n
+	local n s t
 	fresh_data
-	rm -rf "$WORK/wget"
-	mkdir -p "$WORK/wget"
-	t0=$(now)
-	# --foreground: wget stays in this process group, so Ctrl-C stops it too.
-	(cd "$WORK/wget" && timeout --foreground "$WGET_SECONDS" wget -nv -o "$WORK/wget.log" --mirror --no-parent \
-		-e robots=off "http://127.0.0.1:$PORT/doku.php")
-	st=$?
-	t1=$(now)
-	# URLs fetched: wget's own count of what it downloaded (its last line,
-	# "Downloaded: N files"); each is a file of the mirror, query strings
-	# included in the names. A run cut short has no such line.
-	n=$(sed -n 's/^Downloaded: \([0-9]*\) files.*/\1/p' "$WORK/wget.log" | tail -1)
-	[ -n "$n" ] || n=$(find "$WORK/wget" -type f | wc -l)
-	echo "$n $(wget_pages "$WORK/wget") $(calc "$t1 - $t0")" \
-		"$(find "$WORK/wget" -type f | grep -cE "$JUNK")" "$([ "$st" = 124 ] && echo 1 || echo 0)"
+	read -r n s t < <(wget_mirror "http://127.0.0.1:$PORT/doku.php")
+	echo "$n $(wget_pages "$WORK/wget") $s $(find "$WORK/wget" -type f | grep -cE "$JUNK") $t"
 }
 
 # run_cgisnap NAME ORIGIN...: a fresh snapshot; prints "URLS PAGES SECONDS JUNK".

@@ -61,18 +61,9 @@ tree_needed() {
 
 # run_wget: a fresh mirror; prints "URLS FILES NEEDED SECONDS TIMEDOUT".
 run_wget() {
-	local t0 t1 st n
-	rm -rf "$WORK/wget"
-	mkdir -p "$WORK/wget"
-	t0=$(now)
-	(cd "$WORK/wget" && timeout --foreground "$WGET_SECONDS" wget -nv -o "$WORK/wget.log" --mirror --no-parent \
-		-e robots=off "http://127.0.0.1:$PORT/")
-	st=$?
-	t1=$(now)
-	n=$(sed -n 's/^Downloaded: \([0-9]*\) files.*/\1/p' "$WORK/wget.log" | tail -1)
-	[ -n "$n" ] || n=$(grep -c ' URL:' "$WORK/wget.log")
-	echo "$n $(find "$WORK/wget" -type f | wc -l) $(wget_needed "$WORK/wget") $(calc "$t1 - $t0")" \
-		"$([ "$st" = 124 ] && echo 1 || echo 0)"
+	local n s t
+	read -r n s t < <(wget_mirror "http://127.0.0.1:$PORT/")
+	echo "$n $(find "$WORK/wget" -type f | wc -l) $(wget_needed "$WORK/wget") $s $t"
 }
 
 # run_cgisnap: a fresh zero-config snapshot; prints "URLS FILES NEEDED SECONDS".

@@ -87,6 +87,26 @@ goal() { awk "BEGIN { print (($*) ? \"met\" : \"NOT met\") }"; }
 
 now() { date +%s.%N; }
 
+# wget_mirror URL: a fresh wget --mirror of URL into $WORK/wget (robots.txt
+# ignored: the crawlers compared are told nothing either), bounded by
+# WGET_SECONDS; prints "URLS SECONDS TIMEDOUT": the URLs it downloaded (its
+# own count, its last line; a run cut short has none: the URLs its log
+# names), its wall time, 1 when the bound stopped it.
+wget_mirror() {
+	local t0 t1 st n
+	rm -rf "$WORK/wget"
+	mkdir -p "$WORK/wget"
+	t0=$(now)
+	# --foreground: wget stays in this process group, so Ctrl-C stops it too.
+	(cd "$WORK/wget" && timeout --foreground "$WGET_SECONDS" wget -nv -o "$WORK/wget.log" --mirror --no-parent \
+		-e robots=off "$1")
+	st=$?
+	t1=$(now)
+	n=$(sed -n 's/^Downloaded: \([0-9]*\) files.*/\1/p' "$WORK/wget.log" | tail -1)
+	[ -n "$n" ] || n=$(grep -c ' URL:' "$WORK/wget.log")
+	echo "$n $(awk "BEGIN { printf \"%.3f\", $t1 - $t0 }") $([ "$st" = 124 ] && echo 1 || echo 0)"
+}
+
 # A section without its peers is skipped, not failed: make bench runs every
 # section, and a machine may lack one peer.
 bench_need_tools() {

@@ -41,6 +41,12 @@ stored_files() {
 	awk -F'\t' '!/^#/ && $2 != "-"' <("$CGISNAP" ls "$1") | wc -l
 }
 
+# render_counts ERR: "RENDERED CUT" of the -v run that wrote ERR: the
+# URLs it rendered, and those it cut with their view families unrendered.
+render_counts() {
+	echo "$(grep -cE '^cgisnap: [0-9]{3} [a-z-]+ [0-9]+ ms ' "$1") $(grep -cE '^cgisnap: - skipped 0 ms ' "$1")"
+}
+
 # skipped_patterns ERR...: each URL the -v runs that wrote ERR said they
 # skipped (noindex, or cut with its family), as an anchored regex a line
 # (one sed escapes them all: hundreds of URLs).

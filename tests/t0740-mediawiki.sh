@@ -49,8 +49,7 @@ check_le "$stored" $((2 * PAGES)) "files stored ($PAGES pages seeded)"
 grep -v ' ms ' "$TESTDIR/snap1.err" | sed 's/^/# /'
 
 try "the views of every page are cut by family once a sample said noindex, and the summary says so"
-rendered=$(grep -cE '^cgisnap: [0-9]{3} [a-z-]+ [0-9]+ ms ' "$TESTDIR/snap1.err")
-cut=$(grep -cE '^cgisnap: - skipped 0 ms ' "$TESTDIR/snap1.err")
+read -r rendered cut < <(render_counts "$TESTDIR/snap1.err")
 # Rendered, each page would cost nine views (MediaWiki's own count).
 check_le "$rendered" $((3 * PAGES)) "URLs rendered"
 check_le $((4 * PAGES)) "$cut" "URLs cut, not rendered"

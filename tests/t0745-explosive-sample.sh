@@ -40,8 +40,7 @@ check_le "$stored" $((2 * EXPECTED)) "files stored ($EXPECTED expected)"
 grep -v ' ms \|debug: \|^  ' "$TESTDIR/snap1.err" | sed 's/^/# /'
 
 try "the views are left out by what the pages say, each rule named in the summary"
-rendered=$(grep -cE '^cgisnap: [0-9]{3} [a-z-]+ [0-9]+ ms ' "$TESTDIR/snap1.err")
-cut=$(grep -cE '^cgisnap: - skipped 0 ms ' "$TESTDIR/snap1.err")
+read -r rendered cut < <(render_counts "$TESTDIR/snap1.err")
 check_le "$rendered" $((10 * EXPECTED)) "URLs rendered"
 check_le 200 "$cut" "URLs cut with their families, not rendered"
 err=$(cat "$TESTDIR/snap1.err")

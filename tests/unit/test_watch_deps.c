@@ -320,6 +320,17 @@ TEST(watch_deps_empty_batch_has_no_targets)
 	fx_release(&fx);
 }
 
+/* The start of a recorder test: r records what renders do under root
+ * (and nothing else), rs is an empty response to fill; the crawl's
+ * hooks into r. */
+static struct crawl_hooks recorder_start(struct dep_recorder *r, const char *root, struct origin_response *rs)
+{
+	dep_recorder_init(r);
+	strlist_add(&r->roots, root);
+	origin_response_init(rs);
+	return dep_recorder_hooks(r);
+}
+
 /* The crawl's hooks: a render's traced paths under the roots become the
  * page's dependencies, compacted; what any render wrote is no dependency
  * and is remembered until it is gone two runs in a row. */
@@ -334,12 +345,8 @@ TEST(watch_dep_recorder_hooks)
 		fclose(f);
 
 	struct dep_recorder r;
-	dep_recorder_init(&r);
-	strlist_add(&r.roots, dir);
-	struct crawl_hooks h = dep_recorder_hooks(&r);
-
 	struct origin_response rs;
-	origin_response_init(&rs);
+	struct crawl_hooks h = recorder_start(&r, dir, &rs);
 	char *page_txt = xasprintf("%s/page.txt", dir);
 	f = fopen(page_txt, "w");
 	CHECK(f != NULL);
@@ -437,11 +444,8 @@ TEST(watch_dep_recorder_absent_as_the_run_left_it)
 	char *dir = unit_temp_dir("rec-absent");
 	char *later = xasprintf("%s/later.txt", dir), *never = xasprintf("%s/never.txt", dir);
 	struct dep_recorder r;
-	dep_recorder_init(&r);
-	strlist_add(&r.roots, dir);
-	struct crawl_hooks h = dep_recorder_hooks(&r);
 	struct origin_response rs;
-	origin_response_init(&rs);
+	struct crawl_hooks h = recorder_start(&r, dir, &rs);
 	strlist_add(&rs.deps_exist, later);
 	strlist_add(&rs.deps_exist, never);
 	struct manifest_entry *e = manifest_entry_new("/page");
@@ -481,13 +485,10 @@ TEST(watch_dep_recorder_resolves_links)
 
 	for (int data_is_root = 0; data_is_root < 2; data_is_root++) {
 		struct dep_recorder r;
-		dep_recorder_init(&r);
-		strlist_add(&r.roots, root);
+		struct origin_response rs;
+		struct crawl_hooks h = recorder_start(&r, root, &rs);
 		if (data_is_root)
 			strlist_add(&r.roots, real_data);
-		struct crawl_hooks h = dep_recorder_hooks(&r);
-		struct origin_response rs;
-		origin_response_init(&rs);
 		strlist_add(&rs.deps_read, via_link);
 		strlist_add(&rs.deps_read, script);
 		strlist_add(&rs.deps_exist, missing); /* not there: its directory resolves */
@@ -697,11 +698,8 @@ TEST(watch_dep_recorder_written_lines_keep_how_the_renders_left_a_file)
 	unit_put(dir, "site.sqlite", "the renders' write");
 	unit_put(dir, "old.cache", "x");
 	struct dep_recorder snap;
-	dep_recorder_init(&snap);
-	strlist_add(&snap.roots, dir);
-	struct crawl_hooks h = dep_recorder_hooks(&snap);
 	struct origin_response rs;
-	origin_response_init(&rs);
+	struct crawl_hooks h = recorder_start(&snap, dir, &rs);
 	strlist_add(&rs.deps_written, db);
 	h.on_render(h.arg, NULL, &rs);
 	struct strlist lines = STRLIST_INIT;
