@@ -37,29 +37,6 @@ fpm_start "$SOCK" "$CORES" || exit 1
 PORT=$(free_port)
 nginx_start "$PORT" "$DW_ROOT" "$SOCK" doku.php || exit 1
 
-# wget_pages DIR: how many seeded pages are files of DIR named by their URL
-# (doku.php?id=ID) holding their sentence.
-wget_pages() {
-	local n=0 id sentence f
-	while IFS=$'\t' read -r id sentence; do
-		f=$1/127.0.0.1:$PORT/doku.php?id=$id
-		[ -f "$f" ] && grep -qF "$sentence" "$f" && n=$((n + 1))
-	done <"$DW_PAGES_FILE"
-	echo "$n"
-}
-
-# tree_pages DIR: how many seeded pages the tree stores at their URL
-# (/doku.php?id=ID, status 200) with their sentence.
-tree_pages() {
-	local n=0 id sentence key
-	while IFS=$'\t' read -r id sentence; do
-		key=$(awk -F'\t' -v u="/doku.php?id=$id" '!/^#/ && $1 == u && $3 == 200 { print $2; exit }' \
-			<("$CGISNAP" ls "$1"))
-		[ -n "$key" ] && [ "$key" != - ] && grep -qF "$sentence" "$1/$key" && n=$((n + 1))
-	done <"$DW_PAGES_FILE"
-	echo "$n"
-}
-
 # The URLs a snapshot must not hold: actions, old revisions, the web bug.
 JUNK='[?&]do=(edit|draft|revisions|diff|admin|login|register|resendpwd|profile|media|recent|backlink|subscribe|export_)|[?&]rev=|taskrunner\.php|mediamanager\.php'
 
@@ -68,7 +45,7 @@ run_wget() {
 	local n s t
 	fresh_data
 	read -r n s t < <(wget_mirror "http://127.0.0.1:$PORT/doku.php")
-	echo "$n $(wget_pages "$WORK/wget") $s $(find "$WORK/wget" -type f | grep -cE "$JUNK") $t"
+	echo "$n $(mirror_pages "$WORK/wget" "$DW_PAGES_FILE" '/doku.php?id=%s') $s $(find "$WORK/wget" -type f | grep -cE "$JUNK") $t"
 }
 
 # run_cgisnap NAME ORIGIN...: a fresh snapshot; prints "URLS PAGES SECONDS JUNK".
@@ -81,7 +58,7 @@ run_cgisnap() {
 	"$CGISNAP" snapshot "$@" --site-url "$DW_URL" "$WORK/$name" >"$WORK/$name.out" 2>"$WORK/$name.err"
 	t1=$(now)
 	n=$(grep -vc '^#' <("$CGISNAP" ls "$WORK/$name") 2>/dev/null)
-	echo "${n:-0} $(tree_pages "$WORK/$name") $(calc "$t1 - $t0")" \
+	echo "${n:-0} $(tree_pages "$WORK/$name" "$DW_PAGES_FILE" '/doku.php?id=%s') $(calc "$t1 - $t0")" \
 		"$(grep -v '^#' <("$CGISNAP" ls "$WORK/$name") 2>/dev/null | cut -f1 | grep -cE "$JUNK")"
 }
 

@@ -41,35 +41,12 @@ nginx_start "$PORT" "$NGXROOT" "$SOCK" index.php || exit 1
 # resources, not views.
 JUNK='[?&](action=(edit|history|info|raw)|oldid=|diff=|returnto=)'
 
-# wget_pages DIR: how many seeded pages the mirror holds at their URL with
-# their sentence.
-wget_pages() {
-	local n=0 target sentence f
-	while IFS=$'\t' read -r target sentence; do
-		f=$1/127.0.0.1:$PORT$target
-		[ -f "$f" ] && grep -qF "$sentence" "$f" && n=$((n + 1))
-	done <"$MW_PAGES_FILE"
-	echo "$n"
-}
-
-# tree_pages DIR: how many seeded pages the tree stores at their URL
-# (status 200) with their sentence.
-tree_pages() {
-	local n=0 target sentence key
-	while IFS=$'\t' read -r target sentence; do
-		key=$(awk -F'\t' -v u="$target" '!/^#/ && $1 == u && $3 == 200 { print $2; exit }' \
-			<("$CGISNAP" ls "$1"))
-		[ -n "$key" ] && [ "$key" != - ] && grep -qF "$sentence" "$1/$key" && n=$((n + 1))
-	done <"$MW_PAGES_FILE"
-	echo "$n"
-}
-
 # run_wget: a fresh mirror; prints "URLS FILES PAGES SECONDS JUNK TIMEDOUT".
 run_wget() {
 	local n s t
 	fresh_data
 	read -r n s t < <(wget_mirror "http://127.0.0.1:$PORT/mediawiki/index.php?title=Main_Page")
-	echo "$n $(find "$WORK/wget" -type f | wc -l) $(wget_pages "$WORK/wget") $s" \
+	echo "$n $(find "$WORK/wget" -type f | wc -l) $(mirror_pages "$WORK/wget" "$MW_PAGES_FILE" %s) $s" \
 		"$(find "$WORK/wget" -type f | grep -cE "$JUNK") $t"
 }
 
@@ -84,7 +61,7 @@ run_cgisnap() {
 	t1=$(now)
 	echo "$(grep -vc '^#' <("$CGISNAP" ls "$out") 2>/dev/null || echo 0)" \
 		"$(awk -F'\t' '!/^#/ && $2 != "-"' <("$CGISNAP" ls "$out") 2>/dev/null | wc -l)" \
-		"$(tree_pages "$out")" "$(calc "$t1 - $t0")" \
+		"$(tree_pages "$out" "$MW_PAGES_FILE" %s)" "$(calc "$t1 - $t0")" \
 		"$(grep -v '^#' <("$CGISNAP" ls "$out") 2>/dev/null | cut -f1 | grep -cE "$JUNK")"
 }
 

@@ -87,6 +87,32 @@ goal() { awk "BEGIN { print (($*) ? \"met\" : \"NOT met\") }"; }
 
 now() { date +%s.%N; }
 
+# mirror_pages DIR LIST FORMAT: how many lines "KEY<TAB>SENTENCE" of LIST
+# wget's mirror DIR holds at the URL printf FORMAT KEY makes (a target,
+# /doku.php?id=%s), with the sentence.
+mirror_pages() {
+	local n=0 key sentence f
+	while IFS=$'\t' read -r key sentence; do
+		# shellcheck disable=SC2059
+		f=$1/127.0.0.1:$PORT$(printf "$3" "$key")
+		[ -f "$f" ] && grep -qF "$sentence" "$f" && n=$((n + 1))
+	done <"$2"
+	echo "$n"
+}
+
+# tree_pages DIR LIST FORMAT: the same for a cgisnap tree: stored at that
+# URL with status 200.
+tree_pages() {
+	local n=0 key sentence file
+	while IFS=$'\t' read -r key sentence; do
+		# shellcheck disable=SC2059
+		file=$(awk -F'\t' -v u="$(printf "$3" "$key")" '!/^#/ && $1 == u && $3 == 200 { print $2; exit }' \
+			<("$CGISNAP" ls "$1"))
+		[ -n "$file" ] && [ "$file" != - ] && grep -qF "$sentence" "$1/$file" && n=$((n + 1))
+	done <"$2"
+	echo "$n"
+}
+
 # wget_mirror URL: a fresh wget --mirror of URL into $WORK/wget (robots.txt
 # ignored: the crawlers compared are told nothing either), bounded by
 # WGET_SECONDS; prints "URLS SECONDS TIMEDOUT": the URLs it downloaded (its
