@@ -13,7 +13,7 @@ cat >"$SITE/index.html" <<'HTML'
 <a href="/garbage.cgi">garbage</a> <a href="/notype.cgi">no type</a> <a href="/huge.cgi">huge</a>
 <a href="/local.cgi">local redirect</a> <a href="/loop.cgi">loop</a> <a href="/latin1.cgi">bytes</a>
 <a href="/broken.cgi">broken html</a> <a href="/fail.cgi">exit 3</a> <a href="/sub">dir without slash</a>
-<a href="/error.cgi">500</a> <a href="/missing.html">missing</a>
+<a href="/error.cgi">500</a> <a href="/missing.html">missing</a> <a href="/splitcr.cgi">bare CR</a>
 </body></html>
 HTML
 printf 'body { background: url(/bg.png) }\n' >"$SITE/style.css"
@@ -30,6 +30,8 @@ cgi loop.cgi 'printf "Location: /loop.cgi\n\n"'
 cgi latin1.cgi 'printf "Content-Type: text/html; charset=ISO-8859-1\n\n<p>caf\351 \377\376 na\357ve</p>\n"'
 cgi broken.cgi 'printf "Content-Type: text/html\n\n<html><body><div><p><table><tr><td><a href=/from-broken.html>x<b><i></div></table><a href=\"/also-broken.html\"\n"'
 cgi fail.cgi 'printf "Content-Type: text/html\n\n<p>looks fine</p>\n"; exit 3'
+# A bare CR in a header: a client would read two headers from it.
+cgi splitcr.cgi 'printf "Content-Type: text/html\rSet-Cookie: evil=1\n\n<p>split</p>\n"'
 cgi error.cgi 'printf "Status: 500 Internal Server Error\nContent-Type: text/html\n\n<p>oops</p>\n"'
 printf '<p>found from broken html</p>\n' >"$SITE/from-broken.html"
 printf '<p>also found</p>\n' >"$SITE/also-broken.html"
@@ -40,14 +42,16 @@ check_eq 1 $? "exit status"
 err=$(cat "$TESTDIR/err")
 check_contains "$err" "failed: /crash.cgi: killed by signal 11 (SIGSEGV)" "crash"
 check_contains "$err" "failed: /hang.cgi: timed out after 2 s" "hang"
-check_contains "$err" "failed: /garbage.cgi: bad header line 'this is not a header'" "garbage headers"
+check_contains "$err" "failed: /garbage.cgi: malformed header from script: 'this is not a header'" "garbage headers"
 check_contains "$err" "failed: /notype.cgi: no Content-Type" "no Content-Type"
 check_contains "$err" "skipped 1 response over --max-output 1 MiB (e.g. /huge.cgi)" "output cap: skipped, not failed"
 check_contains "$err" "failed: /loop.cgi: local redirect loop" "redirect loop"
 check_contains "$err" "warning: /fail.cgi: the CGI program exited with status 3 after a complete response" \
 	"non-zero exit after a complete response: a warning, not a failure (RFC 3875)"
 check_contains "$err" "failed: /error.cgi: HTTP status 500" "status 500"
-check_eq 6 "$(grep -c 'failed: ' "$TESTDIR/err")" "number of failed URLs"
+check_contains "$err" "failed: /splitcr.cgi: malformed header from script: 'Content-Type: text/html\x0dSet-Cookie: evil=1'" \
+	"a bare CR in a header line"
+check_eq 7 "$(grep -c 'failed: ' "$TESTDIR/err")" "number of failed URLs"
 
 try "the other pages are stored as the programs wrote them"
 check_eq "<p>good page</p>" "$(cat "$OUT/good.cgi" 2>/dev/null)" "good.cgi"
@@ -61,7 +65,7 @@ check_file "$OUT/bg.png" "image named by the stylesheet"
 check_file "$OUT/sub/index.html" "directory index"
 
 try "failed URLs leave no file, and what was published before stays"
-for f in crash.cgi hang.cgi garbage.cgi notype.cgi huge.cgi loop.cgi error.cgi; do
+for f in crash.cgi hang.cgi garbage.cgi notype.cgi huge.cgi loop.cgi error.cgi splitcr.cgi; do
 	check_no_file "$OUT/$f" "$f"
 done
 check_eq "" "$(find "$OUT" -name '.cgisnap-tmp-*')" "temporary files"

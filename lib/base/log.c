@@ -39,6 +39,20 @@ int err_sys(char *err, const char *fmt, ...)
 	return -1;
 }
 
+void err_escape(char *err)
+{
+	char out[ERR_LEN];
+	size_t n = 0;
+	for (const unsigned char *c = (const unsigned char *)err; *c && n + 5 < ERR_LEN; c++) {
+		if (*c < 0x20 || *c == 0x7f)
+			n += (size_t)snprintf(out + n, ERR_LEN - n, "\\x%02x", *c);
+		else
+			out[n++] = (char)*c;
+	}
+	out[n] = '\0';
+	memcpy(err, out, n + 1);
+}
+
 static double now_seconds(void)
 {
 	struct timespec ts;

@@ -25,6 +25,11 @@ int err_set(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* Like err_set, adding ": strerror(errno)" for the current errno. */
 int err_sys(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Rewrite err in place with each control byte (below 0x20, and 0x7f) as
+ * \xNN, cut to ERR_LEN: for a message that quotes what a file said, so
+ * that a stray CR or escape sequence shows rather than acts. */
+void err_escape(char *err);
+
 /* "cgisnap: error: MSG"; returns -1 so callers can 'return log_error(...)'. */
 int log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "cgisnap: warning: MSG" */

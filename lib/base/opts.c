@@ -271,8 +271,10 @@ int opts_load_data(const struct opt *const *tables, const char *path, const char
 		char *line = xstrndup(p, n);
 		int rc = load_line(tables, path, lineno, line, err);
 		free(line);
-		if (rc < 0)
+		if (rc < 0) {
+			err_escape(err); /* it quotes the line: a CR there would hide it */
 			return -1;
+		}
 		p += n + 1;
 	}
 	return 0;

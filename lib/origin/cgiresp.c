@@ -25,12 +25,13 @@ void cgiresp_quote(struct buf *out, const char *line, size_t len, size_t max)
 		buf_adds(out, "...");
 }
 
-/* err = "bad header line 'LINE'"; returns -1. */
+/* err = "malformed header from script: 'LINE'" (Apache's words);
+ * returns -1. */
 static int bad_line(char *err, const char *line, size_t len)
 {
 	struct buf q = BUF_INIT;
 	cgiresp_quote(&q, line, len, QUOTE_MAX);
-	err_set(err, "bad header line '%s'", buf_str(&q));
+	err_set(err, "malformed header from script: '%s'", buf_str(&q));
 	buf_release(&q);
 	return -1;
 }
@@ -107,8 +108,14 @@ static int parse_header_block(const char *data, size_t len, struct origin_respon
 			*body_start = next;
 			return 0;
 		}
-		if (memchr(line, '\0', llen))
-			return bad_line(err, line, llen);
+		/* A control byte other than a tab, a bare CR above all, is
+		 * refused as Apache refuses it: "Content-Type: text/html\r
+		 * Set-Cookie: x" is no type, and a client would split it. */
+		for (size_t i = 0; i < llen; i++) {
+			unsigned char c = (unsigned char)line[i];
+			if ((c < 0x20 && c != '\t') || c == 0x7f)
+				return bad_line(err, line, llen);
+		}
 		if (is_ows(line[0])) {
 			if (!rs->nheaders)
 				return bad_line(err, line, llen);

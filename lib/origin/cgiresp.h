@@ -10,8 +10,9 @@
  * render that target itself, RFC 3875 section 6.2.2). A response with a
  * body must say its Content-Type unless it is a redirect.
  *
- * What it refuses, with err: "bad header line 'LINE'" for a line without a
- * colon, an empty or invalid header name, a header block that never ends
+ * What it refuses, with err: "malformed header from script: 'LINE'" (as
+ * Apache says it) for a line without a colon, an empty or invalid header
+ * name, a control byte but a tab anywhere in a line (a bare CR too), a header block that never ends
  * (the last line is quoted) or one over CGIRESP_MAX_HEADER bytes (the line
  * crossing the limit is quoted); "empty response" when there was no output
  * at all; "no Content-Type". LINE is cut to 60 bytes (then "...") and its

@@ -159,6 +159,11 @@ TEST(opts_file_nul_bytes_and_lines)
 	CHECK_INT(0, opts_load_data(tables, "f.conf", crlf, 0, err));
 	CHECK_INT(-1, opts_load_data(tables, "f.conf", "\n\njobs\n", 7, err));
 	CHECK_STR("f.conf:3: expected 'name = value', saw 'jobs'", err);
+	/* What a message quotes of the file shows its control bytes. */
+	CHECK_INT(-1, opts_load_data(tables, "f.conf", "bo\rgus = 1\n", 11, err));
+	CHECK_STR("f.conf:1: unknown option 'bo\\x0dgus'", err);
+	CHECK_INT(-1, opts_load_data(tables, "f.conf", "x\x1b[2J\n", 8, err));
+	CHECK_STR("f.conf:1: expected 'name = value', saw 'x\\x1b[2J'", err);
 	CHECK_INT(-1, opts_load_file(tables, "/nonexistent/x.conf", err));
 	CHECK_STR("cannot read option file '/nonexistent/x.conf': No such file or directory", err);
 	CHECK_INT(-1, opts_load_file(tables, "/tmp", err));

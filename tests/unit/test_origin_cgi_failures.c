@@ -152,7 +152,7 @@ TEST(origin_cgi_failures)
 	char *noexec = xasprintf("cannot run '%s/noexec.cgi': Permission denied", docroot());
 	const struct failure_case cases[] = {
 		{ "/crash.cgi", "killed by signal 11 (SIGSEGV)" },
-		{ "/garbage.cgi", "bad header line 'this is not a header'" },
+		{ "/garbage.cgi", "malformed header from script: 'this is not a header'" },
 		{ "/notype.cgi", "no Content-Type" },
 		{ "/exit2-garbage.cgi", "exited with status 2" },
 		{ "/loop.cgi", "local redirect loop" },
