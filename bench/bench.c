@@ -271,7 +271,7 @@ static int check_origin(char *mode, size_t len, char *err)
 {
 	struct site site;
 	/* Run here once: the dynamic server gets its answer as --site-url. */
-	if (origin_opts_apache_conf(true, err) < 0)
+	if (origin_opts_apache_conf(true, err) < 0 || origin_opts_user(true, err) < 0)
 		return -1;
 	int ran = origin_opts_site_url(err);
 	if (ran < 0)
@@ -625,5 +625,6 @@ int cmd_bench(int argc, char **argv)
 	}
 	strlist_clear(&args);
 	opts_release(tables);
+	origin_opts_user_release();
 	return rc;
 }

@@ -26,6 +26,9 @@
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CGISNAP=${CGISNAP:-$ROOT/cgisnap}
+# The bench's sites live in private directories: run as root, render as
+# root (as nginx's php-fpm pool here runs them).
+if [ "$(id -u)" = 0 ]; then export CGISNAP_USER=${CGISNAP_USER:-root}; fi
 CORES=$(nproc)
 pids=""
 

@@ -493,7 +493,8 @@ int cmd_serve(int argc, char **argv)
 		goto out;
 	}
 	log_set_verbose(verbose);
-	int ran = origin_opts_apache_conf(true, err) < 0 ? -1 : origin_opts_site_url(err);
+	int ran = origin_opts_apache_conf(true, err) < 0 || origin_opts_user(true, err) < 0 ? -1
+												 : origin_opts_site_url(err);
 	if (ran < 0) {
 		log_error("%s", err);
 		rc = EXIT_USAGE;
@@ -557,5 +558,6 @@ out:
 	strlist_clear(&s.script_exts);
 	strlist_clear(&args);
 	opts_release(tables);
+	origin_opts_user_release();
 	return rc;
 }

@@ -24,6 +24,10 @@ set -u
 PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CGISNAP=${CGISNAP:-$ROOT/cgisnap}
+# Run as root (as CI is), cgisnap would render the tests' sites as
+# www-data, who cannot enter a test's private directory: the suite
+# renders as the user it runs as, and t0028 tests the switch itself.
+if [ "$(id -u)" = 0 ]; then export CGISNAP_USER=${CGISNAP_USER:-root}; fi
 TEST_NAME=$(basename "$0" .sh)
 TESTDIR=$(mktemp -d "${TMPDIR:-/tmp}/cgisnap-$TEST_NAME.XXXXXX")
 # What the programs a test runs keep in TMPDIR (cgisnap's PHP session and

@@ -57,7 +57,8 @@ static int run_source_command(const char *cmd, const char *dir, struct strlist *
 	struct buf out = BUF_INIT;
 	int status, rc = -1;
 	bool too_long;
-	if (shcmd_output("--source-command", cmd, dir, SOURCE_COMMAND_MAX, &out, &status, &too_long, err) < 0)
+	if (shcmd_output("--source-command", cmd, dir, origin_options.runas, SOURCE_COMMAND_MAX, &out, &status,
+			 &too_long, err) < 0)
 		return -1;
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		if (WIFEXITED(status))

@@ -15,6 +15,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/xalloc.h"
 
 /* The bound in ms: SHCMD_TIMEOUT_MS, or the test hook's. */
 static long timeout_ms(void)
@@ -120,8 +121,40 @@ static void bound_text(char *s, size_t n, long ms)
 		snprintf(s, n, "%ld s", ms / 1000);
 }
 
-int shcmd_output(const char *option, const char *cmd, const char *dir, size_t max, struct buf *out,
-		 int *status, bool *too_long, char *err)
+/* Our environment with HOME, USER and LOGNAME those of ra's user (when
+ * it is active), made before the fork. Free with free_env. */
+static char **user_env(const struct runas *ra)
+{
+	if (!ra || !ra->active)
+		return NULL;
+	size_t n = 0, k = 0;
+	while (environ[n])
+		n++;
+	char **env = xcalloc(n + 4, sizeof *env);
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "HOME=", 5) && strncmp(environ[i], "USER=", 5) &&
+		    strncmp(environ[i], "LOGNAME=", 8))
+			env[k++] = environ[i];
+	env[k++] = xasprintf("HOME=%s", ra->home);
+	env[k++] = xasprintf("USER=%s", ra->name);
+	env[k++] = xasprintf("LOGNAME=%s", ra->name);
+	return env;
+}
+
+static void free_env(char **env)
+{
+	if (!env)
+		return;
+	size_t n = 0;
+	while (env[n])
+		n++;
+	for (size_t i = n - 3; i < n; i++)
+		free(env[i]);
+	free(env);
+}
+
+int shcmd_output(const char *option, const char *cmd, const char *dir, const struct runas *ra, size_t max,
+		 struct buf *out, int *status, bool *too_long, char *err)
 {
 	long bound = timeout_ms();
 	long long deadline = now_ms() + bound;
@@ -130,10 +163,12 @@ int shcmd_output(const char *option, const char *cmd, const char *dir, size_t ma
 	*status = 0; /* should the shell be reaped elsewhere (SIGCHLD ignored) */
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return err_sys(err, "cannot run %s '%s'", option, cmd);
+	char **env = user_env(ra);
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
 		close(fds[1]);
+		free_env(env);
 		return err_sys(err, "cannot run %s '%s'", option, cmd);
 	}
 	if (pid == 0) {
@@ -144,13 +179,18 @@ int shcmd_output(const char *option, const char *cmd, const char *dir, size_t ma
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		if (dup2(fds[1], 1) < 0)
 			_exit(127);
+		/* The user first: its directory must be open to it. */
+		if (runas_enter(ra) < 0)
+			runas_enter_failed(ra, option);
 		if (dir && chdir(dir) < 0) {
 			dprintf(2, "cgisnap: cannot enter '%s': %s\n", dir, strerror(errno));
 			_exit(127);
 		}
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		char *const argv[] = { "sh", "-c", (char *)cmd, NULL };
+		execve("/bin/sh", argv, env ? env : environ);
 		_exit(127);
 	}
+	free_env(env);
 	/* Also here, so that the group exists before any kill(-pid) (the
 	 * child may not have run yet); EACCES once it has exec'ed is fine. */
 	setpgid(pid, pid);

@@ -22,18 +22,20 @@
 #include <stddef.h>
 
 #include "base/buf.h"
+#include "base/runas.h"
 
 #define SHCMD_TIMEOUT_MS 60000
 #define SHCMD_KILL_GRACE_MS 1000
 
-/* Run cmd in dir (NULL: the working directory) and read at most max
+/* Run cmd in dir (NULL: the working directory), as ra's user when it is
+ * active (base/runas.h; HOME, USER and LOGNAME then its), and read at most max
  * bytes of its stdout into out. -1 with err when it could not be started
  * ("cannot run OPTION 'CMD': ...") or ran past the bound ("OPTION 'CMD':
  * timed out after 60 s"; it was killed and reaped, out released); 0
  * otherwise, with *status its wait status and *too_long whether it
  * printed more than max (it was cut off there, and may have died of
  * SIGPIPE) or its output could not be read. */
-int shcmd_output(const char *option, const char *cmd, const char *dir, size_t max, struct buf *out,
-		 int *status, bool *too_long, char *err);
+int shcmd_output(const char *option, const char *cmd, const char *dir, const struct runas *ra, size_t max,
+		 struct buf *out, int *status, bool *too_long, char *err);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "base/log.h"
+#include "cli/originopts.h"
 #include "cli/profileopts.h"
 
 int cli_parsed(const char *command, int rc, const char *err,
@@ -33,4 +34,5 @@ void cli_release(struct strlist *args, const struct opt *const *tables)
 	strlist_clear(args);
 	opts_release(tables);
 	profile_opts_release();
+	origin_opts_user_release();
 }

@@ -127,7 +127,7 @@ static int run_seed_command(const char *cmd, struct strlist *seeds, char *err)
 	struct buf out = BUF_INIT;
 	int status, rc = -1;
 	bool too_long;
-	if (shcmd_output("--seed-command", cmd, origin_options.root, SEED_COMMAND_MAX, &out, &status, &too_long,
+	if (shcmd_output("--seed-command", cmd, origin_options.root, origin_options.runas, SEED_COMMAND_MAX, &out, &status, &too_long,
 			 err) < 0)
 		return -1;
 	if (too_long) {

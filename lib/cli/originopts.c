@@ -19,6 +19,7 @@
 #define STR(x) STR_(x)
 
 struct origin_config origin_options;
+static struct runas origin_runas = RUNAS_INIT;
 char *origin_site_url_command;
 char *origin_apache_conf;
 
@@ -53,6 +54,9 @@ const struct opt origin_opts[] = {
 	{ "env", 0, OPT_LIST, &origin_options.env, "NAME=VALUE",
 	  "add to the CGI environment (repeatable); programs run with Apache's PATH "
 	  "(/usr/local/sbin:...:/bin), not yours, unless --env PATH= says", 0, 0 },
+	{ "user", 0, OPT_STR, &origin_options.user, "USER[:GROUP]",
+	  "started as root, run the site's programs and commands as USER (default: the owner of --root"
+	  " when not root, else " RUNAS_DEFAULT_USER "; --user root renders as root)", 0, 0 },
 	{ "no-php-defaults", 0, OPT_BOOL, &origin_options.no_php_defaults, NULL,
 	  "run php-cgi without cgisnap's opcache and session settings", 0, 0 },
 	{ "fastcgi", 0, OPT_STR, &origin_options.fastcgi, "ADDR",
@@ -262,6 +266,42 @@ int origin_opts_apache_conf(bool say, char *err)
 	return 0;
 }
 
+/* The path whose owner renders by default: --root, else the first
+ * mount's program or directory. */
+static const char *site_files(void)
+{
+	if (origin_options.root)
+		return origin_options.root;
+	const struct strlist *mounts[] = { &origin_options.script_aliases, &origin_options.path_aliases };
+	for (size_t i = 0; i < 2; i++)
+		if (mounts[i]->n)
+			return strchr(mounts[i]->items[0], '=') + 1;
+	return NULL;
+}
+
+int origin_opts_user(bool say, char *err)
+{
+	origin_options.runas = NULL;
+	/* An HTTP server renders as its own user: only --user says to run
+	 * our commands (--seed-command, ...) as another. */
+	bool ours = !origin_options.origin_url || origin_options.user || getenv(RUNAS_ENV);
+	if (!ours)
+		return 0;
+	if (runas_resolve(&origin_runas, origin_options.user, site_files(), err) < 0)
+		return -1;
+	origin_options.runas = &origin_runas;
+	if (say && origin_runas.active && strcmp(origin_runas.why, "--user") && strcmp(origin_runas.why, RUNAS_ENV))
+		log_info("running the site as %s, not root: %s (--user USER to choose)", runas_text(&origin_runas),
+			 origin_runas.why);
+	return 0;
+}
+
+void origin_opts_user_release(void)
+{
+	origin_options.runas = NULL;
+	runas_release(&origin_runas);
+}
+
 int origin_opts_site_url(char *err)
 {
 	const char *cmd = origin_site_url_command, *dir = origin_options.root;
@@ -271,7 +311,8 @@ int origin_opts_site_url(char *err)
 	bool too_long;
 	if (origin_options.site_url || !cmd)
 		return 0;
-	if (shcmd_output("--site-url-command", cmd, dir, SITE_URL_COMMAND_MAX, &out, &status, &too_long, err) < 0)
+	if (shcmd_output("--site-url-command", cmd, dir, origin_options.runas, SITE_URL_COMMAND_MAX, &out, &status,
+			 &too_long, err) < 0)
 		return -1;
 	printed = printed_text(&out);
 	/* First: cut short, the command dies of SIGPIPE. */

@@ -5,7 +5,7 @@
  * takes an explicit struct origin_config.
  *
  * Steps: put origin_opts in the command's option tables; after parsing,
- * origin_opts_site_url(), origin_defaults(&origin_options), then
+ * origin_opts_user(), origin_opts_site_url(), origin_defaults(&origin_options), then
  * origin_open(&origin_options, ...). opts_release() frees what the options
  * filled. */
 #ifndef CGISNAP_ORIGINOPTS_H
@@ -38,6 +38,15 @@ extern char *origin_apache_conf;
  * command line's. */
 #define APACHE_CONF_UNREADABLE (-2)
 int origin_opts_apache_conf(bool say, char *err);
+
+/* Decide who runs the site's programs and commands (base/runas.h) into
+ * origin_options.runas: after origin_opts_apache_conf(), before
+ * origin_opts_site_url(). With say, logs the user when cgisnap runs as
+ * root and chose it by itself. -1 with err: no such user, another user
+ * when not root, or none to choose (a usage error). */
+int origin_opts_user(bool say, char *err);
+/* What origin_opts_user resolved, freed (at the command's end). */
+void origin_opts_user_release(void);
 
 /* The largest output of --site-url-command read: one URL. */
 #define SITE_URL_COMMAND_MAX 4096

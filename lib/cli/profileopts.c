@@ -321,7 +321,11 @@ int profile_opts_parse(const char *command, const struct opt *const *tables, int
 	}
 	if (rc != OPTS_OK)
 		goto out;
-site_url:;
+site_url:
+	if (origin_opts_user(!crawl_options.quiet, err) < 0) {
+		rc = OPTS_ERROR;
+		goto out;
+	}
 	/* A profile's command asks the application's files under --root;
 	 * without them (a profile found by the generator of an --origin's
 	 * page) the site stays --origin's, as before profiles. */

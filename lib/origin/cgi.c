@@ -124,9 +124,72 @@ static void kill_group(pid_t pid)
 		;
 }
 
+/* The signals a fresh program expects at their defaults, whatever
+ * cgisnap ignores or handles. */
+static const int default_signals[] = { SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGALRM,
+				       SIGUSR1, SIGUSR2, SIGXFSZ };
+#define NDEFAULT_SIGNALS (sizeof default_signals / sizeof default_signals[0])
+
+/* spawn's way when the program runs as another user (base/runas.h):
+ * posix_spawn cannot switch users, so fork, and have the child make
+ * posix_spawn's changes itself, with system calls only (the parent is
+ * threaded), the user's switch before entering its directory as Apache
+ * does. An exec that fails is told through a close-on-exec pipe, as
+ * posix_spawn tells it. */
+static int spawn_as_user(const struct origin *o, const struct origin_script *s, char **argv, char **envp,
+			 int pipes[NSTREAMS][2], pid_t *pid, char *err)
+{
+	int report[2], e = 0;
+	if (make_pipe(report) < 0)
+		return err_sys(err, "cannot run '%s'", argv[0]);
+	*pid = fork();
+	if (*pid < 0) {
+		close(report[0]);
+		close(report[1]);
+		return err_sys(err, "cannot run '%s'", argv[0]);
+	}
+	if (*pid == 0) {
+		setpgid(0, 0);
+		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(pipes[OUT][1], 1) < 0 ||
+		    dup2(pipes[ERR][1], 2) < 0 || (o->trace_lib && dup2(pipes[TRACE][1], TRACE_FD) < 0))
+			goto failed;
+		int keep = o->trace_lib ? TRACE_FD + 1 : TRACE_FD;
+		close_range((unsigned)keep, (unsigned)report[1] - 1, 0);
+		close_range((unsigned)report[1] + 1, ~0U, 0);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		struct sigaction dfl = { .sa_handler = SIG_DFL };
+		for (size_t i = 0; i < NDEFAULT_SIGNALS; i++)
+			sigaction(default_signals[i], &dfl, NULL);
+		if (runas_enter(o->runas) < 0 || chdir(s->dir) < 0)
+			goto failed;
+		execve(argv[0], argv, envp);
+failed:
+		e = errno;
+		while (write(report[1], &e, sizeof e) < 0 && errno == EINTR)
+			;
+		_exit(127);
+	}
+	close(report[1]);
+	ssize_t r;
+	while ((r = read(report[0], &e, sizeof e)) < 0 && errno == EINTR)
+		;
+	close(report[0]);
+	if (r != (ssize_t)sizeof e)
+		return 0; /* end of file: the exec happened */
+	kill_group(*pid);
+	errno = e;
+	return err_sys(err, "cannot run '%s' as %s", argv[0], o->runas->name);
+}
+
 static int spawn(const struct origin *o, const struct origin_script *s, char **argv, char **envp,
 		 int pipes[NSTREAMS][2], pid_t *pid, char *err)
 {
+	if (o->runas && o->runas->active)
+		return spawn_as_user(o, s, argv, envp, pipes, pid, err);
+
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none, dfl;
@@ -152,10 +215,8 @@ static int spawn(const struct origin *o, const struct origin_script *s, char **a
 	sigemptyset(&none);
 	posix_spawnattr_setsigmask(&attr, &none);
 	sigemptyset(&dfl);
-	int defaults[] = { SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGALRM,
-			   SIGUSR1, SIGUSR2, SIGXFSZ };
-	for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
-		sigaddset(&dfl, defaults[i]);
+	for (size_t i = 0; i < NDEFAULT_SIGNALS; i++)
+		sigaddset(&dfl, default_signals[i]);
 	posix_spawnattr_setsigdefault(&attr, &dfl);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
 					       POSIX_SPAWN_SETSIGDEF);

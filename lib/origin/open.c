@@ -253,6 +253,26 @@ static int open_root(struct origin *o, const struct origin_config *cfg, char *er
 	return 0;
 }
 
+/* Run as another user, the programs need the site's files and the
+ * tracer: said once here rather than as a failure of every page. */
+static int check_runas(const struct origin *o, char *err)
+{
+	if (!o->runas || !o->runas->active)
+		return 0;
+	if (o->root && !runas_can(o->runas, o->root, R_OK | X_OK))
+		return err_set(err, "--root '%s' is not open to %s, who runs the site: give it the site's files or"
+				    " choose --user", o->root, runas_text(o->runas));
+	for (size_t i = 0; i < o->nmounts; i++)
+		if (!runas_can(o->runas, o->mounts[i].path,
+			       o->mounts[i].dir || !o->mounts[i].script ? R_OK | X_OK : R_OK))
+			return err_set(err, "'%s' is not open to %s, who runs the site: give it the site's files or"
+					    " choose --user", o->mounts[i].path, runas_text(o->runas));
+	if (o->trace_lib && !runas_can(o->runas, o->trace_lib, R_OK))
+		return err_set(err, "the tracer '%s' is not readable by %s, who runs the site: install cgisnap"
+				    " (make install), or --no-trace", o->trace_lib, runas_text(o->runas));
+	return 0;
+}
+
 /* php-cgi started once per page: sessions go to a directory of our own. */
 static int open_php(struct origin *o, const struct origin_config *cfg, char *err)
 {
@@ -270,7 +290,7 @@ static int open_php(struct origin *o, const struct origin_config *cfg, char *err
 		return -1;
 	}
 	o->php_session_dir = dir;
-	return 0;
+	return runas_give(o->runas, dir, err); /* its sessions are written as the site's user */
 }
 
 /* COMMAND for /bin/sh -c: "exec COMMAND", so that the worker is the
@@ -319,7 +339,7 @@ static int open_spawned(struct origin *o, const struct origin_config *cfg, size_
 		strlist_add(&args, "-c");
 		strlist_add_owned(&args, spawn_script(o->handlers[i].command, &binds));
 		struct workers_config wc = { "/bin/sh", &args, &env, o->root, n, cfg->cgi_max_requests,
-					     false, binds };
+					     false, binds, o->runas };
 		if (!(o->handlers[i].workers = workers_open(&wc, err)))
 			rc = -1;
 	}
@@ -379,7 +399,7 @@ static int open_workers(struct origin *o, const struct origin_config *cfg, char 
 						? xasprintf("LD_PRELOAD=%s %s", o->trace_lib, user_preload)
 						: xasprintf("LD_PRELOAD=%s", o->trace_lib));
 	struct workers_config wc = { NULL, &args, &env, o->root,
-				     n, cfg->cgi_max_requests, o->trace_lib != NULL, false };
+				     n, cfg->cgi_max_requests, o->trace_lib != NULL, false, o->runas };
 	for (size_t i = 0; i < o->nhandlers && rc == 0; i++) {
 		if (!o->handlers[i].php)
 			continue;
@@ -514,7 +534,8 @@ struct origin *origin_open(const struct origin_config *cfg, const struct site *s
 	}
 	if (cfg->trace_lib)
 		o->trace_lib = xstrdup(cfg->trace_lib);
-	if (open_php(o, cfg, err) < 0 || open_workers(o, cfg, err) < 0)
+	o->runas = cfg->runas;
+	if (check_runas(o, err) < 0 || open_php(o, cfg, err) < 0 || open_workers(o, cfg, err) < 0)
 		goto fail;
 	return o;
 fail:

@@ -25,6 +25,7 @@
 #include <stddef.h>
 
 #include "base/buf.h"
+#include "base/runas.h"
 #include "url/url.h"
 
 struct origin_config {
@@ -53,6 +54,10 @@ struct origin_config {
 	char *user_agent;       /* --user-agent STR; NULL: ORIGIN_USER_AGENT */
 	struct strlist headers; /* --header 'Name: value', sent with every request */
 	char *netrc;            /* --netrc FILE: basic auth for the origin's host from FILE */
+	/* Who runs the site's programs (base/runas.h): --user's value, and
+	 * what it was resolved to (borrowed; NULL: as we are). */
+	char *user;             /* --user USER[:GROUP] */
+	const struct runas *runas;
 	/* Every origin. */
 	char *site_url;         /* --site-url URL (default: the --origin URL, else http://localhost/) */
 	struct strlist aliases; /* --alias URL */
@@ -258,7 +263,7 @@ void origin_keep_out(struct origin *o, const char *dir);
  * complete response). -1: no usable response; err says why in a few
  * words, e.g. "timed out after 30 s", "exited with status 3" (a non-zero
  * exit and no parseable response on stdout), "killed by signal 11
- * (SIGSEGV)" (whatever it wrote), "bad header line 'Foo'", "no
+ * (SIGSEGV)" (whatever it wrote), "malformed header from script: 'Foo'", "no
  * Content-Type", "empty response", "output over 64 MiB", "local redirect
  * loop", "connection refused". Thread-safe. The call initialises rs
  * itself (an earlier response in it must have been released); on -1 rs

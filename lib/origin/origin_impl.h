@@ -49,6 +49,7 @@ struct origin {
 	char *php_session_dir;            /* private session.save_path, or NULL */
 	bool php_defaults;
 	char *trace_lib;                  /* CGI only; NULL: no tracing */
+	const struct runas *runas;        /* who runs the programs (borrowed); NULL: as we are */
 	/* The site, as the CGI environment describes it. */
 	char *site_origin;                /* "http://host[:port]" */
 	char *http_host;                  /* "host[:port]" */

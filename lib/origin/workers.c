@@ -91,6 +91,7 @@ struct workers {
 	size_t n;
 	long max_requests;
 	bool traced;
+	const struct runas *runas;
 };
 
 static char **vector(const char *first, const struct strlist *l)
@@ -127,6 +128,7 @@ struct workers *workers_open(const struct workers_config *cfg, char *err)
 	ws->argv = vector(cfg->prog, cfg->args);
 	ws->binds = cfg->binds;
 	ws->cwd = xstrdup(cfg->cwd ? cfg->cwd : "/");
+	ws->runas = cfg->runas;
 	ws->w = xcalloc(ws->n, sizeof *ws->w);
 	for (size_t i = 0; i < ws->n; i++) {
 		ws->w[i].pid = -1;
@@ -142,6 +144,8 @@ struct workers *workers_open(const struct workers_config *cfg, char *err)
 		goto fail;
 	}
 	ws->dir = dir;
+	if (runas_give(ws->runas, dir, err) < 0) /* a worker that binds makes its socket there */
+		goto fail;
 	for (size_t i = 0; i < ws->n; i++) {
 		ws->w[i].sock = xasprintf("%s/w%zu.sock", dir, i);
 		if (strlen(ws->w[i].sock) >= sizeof ((struct sockaddr_un *)0)->sun_path) {
@@ -239,6 +243,9 @@ __attribute__((noreturn)) static void exec_worker(struct workers *ws, pid_t pare
 			   SIGUSR1, SIGUSR2, SIGXFSZ };
 	for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
 		sigaction(defaults[i], &dfl, NULL);
+	/* The site's user before its directory, as Apache's children. */
+	if (runas_enter(ws->runas) < 0)
+		runas_enter_failed(ws->runas, ws->argv[0]);
 	if (chdir(ws->cwd) < 0)
 		_exit(127);
 	execve(ws->argv[0], ws->argv, envp);

@@ -52,6 +52,8 @@ struct workers_config {
 	long max_requests;       /* 0: WORKERS_MAX_REQUESTS */
 	bool traced;             /* env preloads the tracer: trace each request */
 	bool binds;              /* the program binds $FCGI_SOCKET itself: stdin is /dev/null */
+	const struct runas *runas; /* who the workers run as (borrowed; the runtime
+				    * directory is theirs); NULL: as we are */
 };
 
 struct workers;

@@ -59,7 +59,7 @@ TEST(workers_runtime_directory_is_private_and_removed_at_close)
 {
 	char err[ERR_LEN];
 	struct strlist none = STRLIST_INIT;
-	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 3, 0, false, false };
+	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 3, 0, false, false, NULL };
 	struct workers *ws = workers_open(&cfg, err);
 	CHECK(ws != NULL);
 	if (!ws)
@@ -87,7 +87,7 @@ TEST(workers_open_refuses_a_runtime_directory_too_deep_for_a_socket)
 	sprintf(deep, "%s/%s", base, name);
 	setenv("TMPDIR", deep, 1);
 	struct strlist none = STRLIST_INIT;
-	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 1, 0, false, false };
+	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 1, 0, false, false, NULL };
 	struct workers *ws = workers_open(&cfg, err);
 	CHECK(ws == NULL);
 	CHECK_HAS(err, "too deep for a socket path (set TMPDIR)");
@@ -110,7 +110,7 @@ static void run_binding(const char *script, long timeout_s, char *err)
 	struct strlist args = STRLIST_INIT, none = STRLIST_INIT;
 	strlist_add(&args, "-c");
 	strlist_add(&args, script);
-	struct workers_config cfg = { "/bin/sh", &args, &none, "/", 1, 0, false, true };
+	struct workers_config cfg = { "/bin/sh", &args, &none, "/", 1, 0, false, true, NULL };
 	struct workers *ws = workers_open(&cfg, err);
 	CHECK(ws != NULL);
 	if (!ws)
