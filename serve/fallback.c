@@ -12,8 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "base/hashmap.h"
 #include "base/log.h"
+#include "crawl/robots.h"
 #include "origin/origin.h"
 #include "respond.h"
 #include "cli/originopts.h"
@@ -58,6 +60,10 @@ struct fallback {
 	long filled;
 	long long filled_bytes;
 	bool warned_full;
+	/* The site's robots.txt, read once at open: --fill stores what a
+	 * crawl would, no page it disallows. Only read after. */
+	struct robots robots;
+	bool have_robots;
 };
 
 static void *render_thread(void *arg);
@@ -74,6 +80,40 @@ static bool fill_wanted(const struct fallback *f, const char *target)
 	for (const char *p = target; *p && *p != '?'; p++)
 		segments += *p == '/';
 	return segments <= FILL_MAX_SEGMENTS;
+}
+
+/* The largest robots.txt read: far beyond any real one. */
+#define FILL_ROBOTS_MAX (1024 * 1024)
+
+/* robots.txt as the origin answers it now, into f->robots (none: every
+ * target allowed, as for a crawl). */
+static void fill_read_robots(struct fallback *f)
+{
+	char err[ERR_LEN];
+	struct origin_response rs;
+	struct origin_request rq = { "/robots.txt", "GET", NULL };
+	struct buf body = BUF_INIT;
+	int rc = origin_render(f->origin, &rq, &rs, err);
+	if (rc == 0 && rs.status == 200) {
+		if (rs.static_path) {
+			int fd = open(rs.static_path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0 || buf_read_fd(&body, fd, FILL_ROBOTS_MAX) < 0)
+				rc = err_sys(err, "cannot read '%s'", rs.static_path);
+			if (fd >= 0)
+				close(fd);
+		} else if (origin_body_size(&rs) > FILL_ROBOTS_MAX)
+			rc = err_set(err, "over %d bytes", FILL_ROBOTS_MAX);
+		else if ((rc = origin_body_load(&rs, err)) == 0)
+			buf_add(&body, rs.body.data ? rs.body.data : "", rs.body.len);
+		if (rc == 0) {
+			robots_parse(&f->robots, body.data ? body.data : "", body.len);
+			f->have_robots = true;
+		}
+	}
+	if (rc < 0)
+		log_debug("--fill: no robots.txt rules: %s", err);
+	buf_release(&body);
+	origin_response_release(&rs);
 }
 
 /* Take room for one more stored page of bytes; false when --fill-max or
@@ -161,6 +201,8 @@ struct fallback *fallback_open(struct server *s, char *err)
 		fallback_close(f);
 		return NULL;
 	}
+	if (f->fill)
+		fill_read_robots(f);
 	/* As many render threads as the origin has workers (--jobs): a
 	 * request past them waits in the queue, not for a process of its own. */
 	size_t n = s->cfg.jobs > 0 ? (size_t)s->cfg.jobs : 1;
@@ -201,6 +243,10 @@ static void fill(struct fallback *f, const char *target, const struct origin_res
 	if (!fill_wanted(f, target)) {
 		log_debug("not storing '%s': outside --include/--exclude or over %d segments", target,
 			  FILL_MAX_SEGMENTS);
+		return;
+	}
+	if (f->have_robots && !robots_allowed(&f->robots, target)) {
+		log_debug("not storing '%s': robots.txt disallows it", target);
 		return;
 	}
 	char *key = urlkey_for(target, rs->content_type, err);
@@ -511,6 +557,7 @@ void fallback_close(struct fallback *f)
 	fallback_stop(f);
 	relist_free(f->include, f->ninclude);
 	relist_free(f->exclude, f->nexclude);
+	robots_release(&f->robots);
 	pthread_cond_destroy(&f->work);
 	origin_close(f->origin);
 	hashmap_release(&f->flights);

@@ -134,6 +134,21 @@ check_eq 404 "$(code "$U/.htpasswd")" "dotfiles refused before the origin"
 bg_stop "$SERVE_PID"
 check_eq 0 "$?" "exit status"
 
+try "--fill stores what a crawl would: no page robots.txt disallows (it is still answered)"
+printf 'User-agent: *\nDisallow: /private/\n' >"$DOC/robots.txt"
+T=$TESTDIR/robots-tree
+make_tree "$T"
+serve_start "$T" "$P" --fallback --fill "${ORIGIN[@]}"
+check_eq "<h1>rendered /private/page</h1>" "$(curl -s "$U/private/page")" "a disallowed page answered"
+check_eq "<h1>rendered /public/page</h1>" "$(curl -s "$U/public/page")" "an allowed one"
+check_file "$T/public/page/index.html" "the allowed page stored"
+check_no_file "$T/private/page/index.html" "the disallowed page not stored"
+curl -s -o /dev/null "$U/private/page"
+check_eq 2 "$(renders /private/page)" "rendered again on the next request: not in the tree"
+bg_stop "$SERVE_PID"
+check_eq "" "$("$CGISNAP" ls "$T" | grep private)" "nor in the manifest"
+rm "$DOC/robots.txt"
+
 try "--fill refuses a tree inside --root or a mounted directory, as snapshot does"
 make_tree "$DOC/snap"
 before=$(cd "$DOC/snap" && find . -type f ! -name lock | sort | xargs sha256sum)
