@@ -118,6 +118,45 @@ check_eq 0 "$WATCH_STATUS" "exit status"
 check_contains "$(cat "$OUT/$SLOW")" "slow four" "the batch in progress was published"
 check_match "$(tail -1 "$LOG")" "^cgisnap: stopped after [0-9]+ batches$" "last line"
 
+try "SIGTERM during the first snapshot stops it after the render under way; the next start crawls again"
+SITE2=$TESTDIR/site2
+OUT2=$TESTDIR/out2
+MARK2=$TESTDIR/mark2
+watch_site "$SITE2"
+mkdir -p "$MARK2"
+for n in a b c; do echo "item $n" >"$SITE2/data/items/$n.txt"; done
+echo fast >"$SITE2/data/slow.txt"
+# The slow page, linked first, holds the one job until told.
+touch "$MARK2/slow" "$MARK2/hold"
+: >"$TESTDIR/log-first"
+bg_start _watch_run "$TESTDIR/log-first" --root "$SITE2" --cgi php=php-cgi --env "MARK_DIR=$MARK2" \
+	--env SLOW_WHEN=flag -j 1 --source "$SITE2/data" "$OUT2"
+pid=$BG_PID
+wait_until "$WATCH_WAIT" test -e "$MARK2/rendering"
+check_eq 0 $? "the slow page's render is under way"
+kill -TERM "$pid"
+wait_until "$WATCH_WAIT" grep -q "stopping: SIGTERM received during the crawl" "$TESTDIR/log-first"
+check_eq 0 $? "the signal was heard during the crawl: $(tail -3 "$TESTDIR/log-first")"
+rm -f "$MARK2/hold" "$MARK2/slow"
+bg_stop "$pid"
+check_eq 0 $? "exit status"
+check_not_contains "$(cat "$TESTDIR/log-first")" "cgisnap: watching" "it never watched"
+check_eq "/ /slow.php" "$(manifest_targets "$OUT2" | tr '\n' ' ' | sed 's/ $//')" \
+	"the renders under way recorded, no new one started"
+bad=0
+while IFS=$'\t' read -r target key status type bytes sha rest; do
+	[ "$key" = - ] || [ "$(sha256sum <"$OUT2/$key" | cut -d' ' -f1)" = "$sha" ] || bad=$((bad + 1))
+done < <("$CGISNAP" ls "$OUT2" | grep -v '^#')
+check_eq 0 "$bad" "every file the manifest lists holds its recorded bytes"
+watch_start "$TESTDIR/log-first2" --root "$SITE2" --cgi php=php-cgi --env "MARK_DIR=$MARK2" \
+	--env SLOW_WHEN=flag -j 1 --source "$SITE2/data" "$OUT2"
+check_eq 0 $? "the next start came up"
+check_contains "$(cat "$TESTDIR/log-first2")" "initial snapshot: the tree has no recorded dependencies" \
+	"and crawled again"
+check_contains "$(manifest_targets "$OUT2")" "/item.php?n=c" "the rest is there now"
+watch_stop
+check_eq 0 "$WATCH_STATUS" "exit status"
+
 try "a restart on an up-to-date tree skips the initial snapshot"
 watch_start "$TESTDIR/log2" "${FIXTURE[@]}" "$OUT"
 check_eq 0 $? "watch came up"

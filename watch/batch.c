@@ -187,7 +187,7 @@ static void run_batch(struct watcher *w)
 	struct exec_meta meta;
 	exec_meta_snap(w->s.tree.meta_fd, &meta);
 	stale_begin_run(&w->stale);
-	rc = full ? crawl_full(w->crawl, &res, err) : crawl_update(w->crawl, &targets, &res, err);
+	rc = watcher_crawl(w, full ? NULL : &targets, &res, err);
 	w->batches++;
 	bool logged = log_batch(w, full, &res, now_ms() - w->settle.first_ms);
 	/* A batch that changed nothing writes nothing: only full crawls
@@ -205,8 +205,10 @@ static void run_batch(struct watcher *w)
 	}
 	for (size_t i = 0; logged && i < res.rendered.n && log_verbose(); i++)
 		log_debug("rendered %s", res.rendered.items[i]);
-	/* The sources were handled up to now (initial_crawl_reason asks). */
-	if (rc == 0 && changes_count(&w->pending) && manifest_set_handled(&w->s.tree, err) < 0)
+	/* The sources were handled up to now (initial_crawl_reason asks),
+	 * unless a signal cut the batch short. */
+	bool whole = rc == 0 && !res.not_reached;
+	if (whole && changes_count(&w->pending) && manifest_set_handled(&w->s.tree, err) < 0)
 		log_warn("%s", err);
 	/* After every batch, or the log grows with each; whole for a mirror
 	 * the hook copies tree.db to, waiting for no reader otherwise. */
@@ -217,7 +219,7 @@ static void run_batch(struct watcher *w)
 	watcher_take_early(w, &res);
 	crawl_result_release(&res);
 	strlist_clear(&targets);
-	if (rc == 0)
+	if (whole)
 		watcher_state_advance(w);
 }
 

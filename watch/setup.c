@@ -219,8 +219,14 @@ void watcher_release(struct watcher *w)
 	changes_clear(&w->pending);
 	settle_release(&w->settle);
 	stale_release(&w->stale);
-	if (w->sigfd >= 0)
+	if (w->sigfd >= 0) {
+		/* A second SIGTERM that came while watch was stopping would
+		 * kill it once unblocked below: it asked for what is done. */
+		struct signalfd_siginfo si;
+		while (read(w->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
+			;
 		close(w->sigfd);
+	}
 	crawl_setup_close(&w->s);
 	origin_options.trace_lib = NULL;
 	free(w->tracer);
@@ -295,6 +301,7 @@ int watcher_open(struct watcher *w, const struct strlist *args)
 	if (load_state(w, err) < 0)
 		goto fail;
 	set_dep_roots(w);
+	w->s.crawl.stop = &w->crawl_stop;
 	if (!(w->crawl = crawl_new(&w->s.crawl, w->s.origin, &w->s.site, &w->s.tree, err)))
 		goto fail;
 	struct crawl_hooks hooks = dep_recorder_hooks(&w->recorder);

@@ -135,8 +135,9 @@ int watcher_start(struct watcher *w)
 	} else {
 		struct crawl_result res;
 		log_info("initial snapshot: %s", why);
-		if (crawl_full(w->crawl, &res, err) < 0)
+		if (watcher_crawl(w, NULL, &res, err) < 0)
 			rc = log_error("%s", err);
+		bool whole = !res.not_reached;
 		watcher_note_refused_removal(w);
 		/* A mirror that started as a copy of the tree (or empty, for a
 		 * tree made now) follows from the first snapshot on. */
@@ -152,6 +153,8 @@ int watcher_start(struct watcher *w)
 				 rc < 0 || res.failed || res.errors.n ? EXIT_PARTIAL : 0);
 		watcher_take_early(w, &res);
 		crawl_result_release(&res);
+		if (!whole)
+			return rc; /* stopped: the next start crawls again */
 	}
 	if (w->tracer)
 		dep_index_open(&w->index, &w->s.tree, crawl_manifest(w->crawl));

@@ -15,9 +15,11 @@
  * come while a batch renders wait in the kernel's queue and make the
  * next batch.
  *
- * Signals are blocked and read from a signalfd between batches, so a
- * batch in progress always finishes: SIGINT/SIGTERM stop after it (exit
- * 0), SIGUSR1 asks for a full re-crawl, as after an inotify overflow.
+ * Signals are blocked and read from a signalfd: between batches by the
+ * loop, during a crawl by a thread of its own (interrupt.c), so that
+ * SIGINT/SIGTERM stop watch at once (exit 0): the renders under way
+ * finish and are recorded, none other starts. SIGUSR1 asks for a full
+ * re-crawl, as after an inotify overflow.
  *
  * Changes inotify cannot see (a database row) come in two ways: 'cgisnap
  * notify' names pages or paths on the control socket (control.h), which
@@ -89,7 +91,9 @@ static void print_help(const struct opt *const *tables)
 	       "or left by watch, with the same origin options: DIR/.cgisnap/depstate)\n"
 	       "gets none: watch starts at once and its first batch re-renders what the\n"
 	       "files changed since the tree's last run touch (-v lists them). Runs until\n"
-	       "SIGINT or SIGTERM (the batch in progress is finished); SIGUSR1 asks for a\n"
+	       "SIGINT or SIGTERM, at once even mid-crawl: the renders under way finish and\n"
+	       "are recorded, no other starts, and the next start redoes what was left;\n"
+	       "SIGUSR1 asks for a\n"
 	       "full re-crawl (only changed files are rewritten).\n\n"
 	       "Every source must exist at start. One that goes missing later (deleted,\n"
 	       "moved away) is an error, not the deletion of the site: it is logged,\n"

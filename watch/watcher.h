@@ -76,6 +76,7 @@ struct watcher {
 	sigset_t old_mask;
 	long debounce_ms;
 	bool stop;
+	volatile sig_atomic_t crawl_stop; /* the crawl's stop (crawl.h): set by watcher_crawl's guard */
 	struct control *control; /* the socket 'cgisnap notify' talks to */
 	long long poll_ms;       /* 0: no --poll */
 	long long next_poll_ms;
@@ -133,6 +134,13 @@ bool watcher_sources_present(struct watcher *w);
  * after a run it refused. */
 bool watcher_removal_ok(void *arg);
 void watcher_note_refused_removal(struct watcher *w);
+/* interrupt.c */
+
+/* crawl_update of targets (NULL: crawl_full) into res, with SIGINT and
+ * SIGTERM heard while it runs: either stops the crawl (renders under way
+ * finish; res->interrupted) and sets w->stop. crawl_*'s return. */
+int watcher_crawl(struct watcher *w, const struct strlist *targets, struct crawl_result *res, char *err);
+
 /* Read the signals: a stop, or a full re-crawl due. */
 void watcher_take_signals(struct watcher *w);
 /* A request on the control socket (control_fn). */

@@ -407,6 +407,7 @@ static void *worker(void *arg)
 		if (!j)
 			break;
 		if (stopped(c)) {
+			c->stop_cut = true;
 			job_free(j);
 			break;
 		}
@@ -466,6 +467,7 @@ static void free_jobs(struct job *j)
 /* A stopped run leaves jobs that will never run, or never drain. Locked. */
 static void drop_queue_locked(struct crawl *c)
 {
+	c->stop_cut |= c->head || c->deferred || c->done;
 	free_jobs(c->head);
 	free_jobs(c->deferred);
 	free_jobs(c->done);
@@ -479,6 +481,7 @@ static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 	c->res = res;
 	c->update_mode = update;
 	c->dropped_depth = c->dropped_pages = 0;
+	c->stop_cut = false;
 	c->next_seq = c->drain_seq = 0;
 	loops_init(&c->loops, c->cfg->loop_warn);
 	/* A full crawl samples the families afresh; an update (watch's
@@ -536,6 +539,7 @@ static void finish_result(struct crawl *c, struct crawl_result *res)
 		res->bound_note = xasprintf("--max-depth %ld reached: %ld links not crawled",
 					    c->cfg->max_depth, c->dropped_depth);
 	res->interrupted = stopped(c);
+	res->not_reached = c->stop_cut;
 	views_cut_list(&c->views, &res->views_cut);
 	volatile_lines(c, &res->volatile_rules);
 	res->complete = !res->failed && !res->held && !res->bounded && !res->errors.n && !res->interrupted;

@@ -171,6 +171,7 @@ struct crawl_result {
 	bool bounded;      /* --max-pages or --max-depth stopped the crawl */
 	bool cut_short;    /* --max-pages did: links found were not crawled */
 	bool interrupted;  /* cfg.stop was set: the rest of the queue was not crawled */
+	bool not_reached;  /* ... and the stop did leave a job of the queue undone */
 	char *bound_note;  /* e.g. "--max-pages 100 reached: 42 URLs not crawled" */
 	/* Full crawls: "3 stylesheets, scripts or images of pages answered
 	 * 404 (...): '/icons/a.png' (on '/app'), ...; all 3 under '/icons/',

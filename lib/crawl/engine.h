@@ -93,6 +93,7 @@ struct crawl {
 	struct manifest next;  /* what this run found */
 	struct crawl_result *res;
 	long dropped_depth, dropped_pages;
+	bool stop_cut;          /* the stop left a job undone (crawl_result.not_reached) */
 	struct loops loops;     /* URL families taking ever-new values */
 	struct families families; /* what the query parameters did: full crawls only */
 	struct views views;     /* families of noindex views: sampled by a full crawl, cut by it and the updates after */
