@@ -116,11 +116,14 @@ watch_quiet() {
 	return 1
 }
 
-# watch_site DIR: the tiny PHP site of tests/fixtures/watch-site (an index
-# listing data/items, the items, a page that renders slowly on demand) in
-# DIR, with an empty DIR/data/items.
+# watch_site DIR MARK: the tiny PHP site of tests/fixtures/watch-site (an
+# index listing data/items, the items, a page that renders slowly on
+# demand) in DIR, with items a, b and c, the slow page's text "fast", and
+# the directory MARK for its MARK_DIR.
 watch_site() {
-	mkdir -p "$1/data/items" && cp "$ROOT/tests/fixtures/watch-site/"*.php "$1/"
+	mkdir -p "$1/data/items" "$2" && cp "$ROOT/tests/fixtures/watch-site/"*.php "$1/" || return 1
+	for n in a b c; do echo "item $n" >"$1/data/items/$n.txt"; done
+	echo fast >"$1/data/slow.txt"
 }
 
 # synth_site DIR PAGES: the synthetic site of bench/synth in DIR: page.cgi

@@ -16,10 +16,8 @@ MARK=$TESTDIR/mark
 # and a page whose render, while its text starts with "slow", announces
 # itself in $MARK_DIR/rendering, then takes a second (and goes on while
 # $MARK_DIR/hold exists).
-watch_site "$SITE"
-mkdir -p "$SITE/data/bulk" "$MARK"
-for n in a b c; do echo "item $n" >"$SITE/data/items/$n.txt"; done
-echo fast >"$SITE/data/slow.txt"
+watch_site "$SITE" "$MARK"
+mkdir -p "$SITE/data/bulk"
 echo x >"$SITE/data/bulk/a"
 FIXTURE=(--root "$SITE" --cgi php=php-cgi --env "MARK_DIR=$MARK" -j 2 --source "$SITE/data")
 
@@ -122,10 +120,7 @@ try "SIGTERM during the first snapshot stops it after the render under way; the 
 SITE2=$TESTDIR/site2
 OUT2=$TESTDIR/out2
 MARK2=$TESTDIR/mark2
-watch_site "$SITE2"
-mkdir -p "$MARK2"
-for n in a b c; do echo "item $n" >"$SITE2/data/items/$n.txt"; done
-echo fast >"$SITE2/data/slow.txt"
+watch_site "$SITE2" "$MARK2"
 # The slow page, linked first, holds the one job until told.
 touch "$MARK2/slow" "$MARK2/hold"
 : >"$TESTDIR/log-first"

@@ -174,10 +174,7 @@ check_eq "" "$(grep -E 'error|warning' "$LOG" | grep -vxF "$MISSING")" "other er
 # between the two.
 TINY=$TESTDIR/tiny
 MARK=$TESTDIR/mark
-watch_site "$TINY"
-mkdir -p "$MARK"
-for n in a b c; do echo "item $n" >"$TINY/data/items/$n.txt"; done
-echo fast >"$TINY/data/slow.txt"
+watch_site "$TINY" "$MARK"
 TLOG=$TESTDIR/tiny.log
 TOUT=$TESTDIR/tiny-out
 
