@@ -47,6 +47,12 @@ watch_stop() {
 	WATCH_STATUS=$?
 }
 
+# watch_stop_ok [SIG]: watch_stop, and check that it exited 0.
+watch_stop_ok() {
+	watch_stop "$@"
+	check_eq 0 "$WATCH_STATUS" "exit status"
+}
+
 # batches LOG: how many batch lines LOG holds.
 batches() {
 	grep -c '^cgisnap: batch: ' "$1"

@@ -149,15 +149,13 @@ check_eq 0 $? "the next start came up"
 check_contains "$(cat "$TESTDIR/log-first2")" "initial snapshot: the tree has no recorded dependencies" \
 	"and crawled again"
 check_contains "$(manifest_targets "$OUT2")" "/item.php?n=c" "the rest is there now"
-watch_stop
-check_eq 0 "$WATCH_STATUS" "exit status"
+watch_stop_ok
 
 try "a restart on an up-to-date tree skips the initial snapshot"
 watch_start "$TESTDIR/log2" "${FIXTURE[@]}" "$OUT"
 check_eq 0 $? "watch came up"
 check_contains "$(cat "$TESTDIR/log2")" "no source changed since its last run: no initial snapshot" "no snapshot"
-watch_stop
-check_eq 0 "$WATCH_STATUS" "exit status"
+watch_stop_ok
 
 try "a restart after the sources changed catches up first, without a re-crawl"
 echo "item b, edited while no one watched" >"$SITE/data/items/b.txt"
@@ -168,8 +166,7 @@ wait_file_has "$OUT/$(manifest_field "$OUT" "/item.php?n=b" 2)" "edited while no
 check_eq 0 $? "item b"
 wait_batches "$TESTDIR/log3" 1
 check_match "$(grep '^cgisnap: batch: ' "$TESTDIR/log3" | head -1)" ": [0-9]+ URLs? re-rendered, 1 file changed, 0 removed" "only item b rewritten"
-watch_stop
-check_eq 0 "$WATCH_STATUS" "exit status"
+watch_stop_ok
 
 try "set-up errors exit 2 with a clear message"
 CGISNAP_TRACE_LIB=/nonexistent/trace.so "$CGISNAP" watch "${FIXTURE[@]}" "$TESTDIR/t1" 2>"$TESTDIR/err"
@@ -201,8 +198,7 @@ watch_start "$TESTDIR/srccmd.log" --root "$SITE" --cgi php=php-cgi --env "MARK_D
 	--source-command "pwd >'$MARK/cwd'; echo data/items; echo data/bulk" "$TESTDIR/srccmd"
 check_eq "$SITE" "$(cat "$MARK/cwd" 2>/dev/null)" "run in --root"
 check_match "$(grep '^cgisnap: watching ' "$TESTDIR/srccmd.log")" ' of 2 sources ' "both lines are sources"
-watch_stop
-check_eq 0 "$WATCH_STATUS" "exit status"
+watch_stop_ok
 
 try "without the tracer, --depends rules are enough to start; --ignore drops paths"
 CGISNAP_TRACE_LIB=/nonexistent/trace.so watch_start "$TESTDIR/log4" "${FIXTURE[@]}" \
@@ -267,8 +263,7 @@ http_edit H1 h1 log6
 check_match "$(grep '^cgisnap: batch: ' "$TESTDIR/log6")" ": 2 URLs re-rendered, 2 files changed, 0 removed" "the page and recent changes"
 check_contains "$(sed -n '/<ul class="recent">/,$p' "$TESTDIR/h1/doku.php@id=start&do=recent.html" | head -3)" \
 	"title=\"$PAGE\"" "recent changes shows the page first"
-watch_stop
-check_eq 0 "$WATCH_STATUS" "exit status"
+watch_stop_ok
 
 try "an HTTP origin without rules re-crawls everything on a change"
 watch_start "$TESTDIR/log7" "${HTTP[@]}" "$TESTDIR/h2"
@@ -278,7 +273,6 @@ http_edit H2 h2 log7
 check_match "$(grep '^cgisnap: batch: ' "$TESTDIR/log7")" \
 	"full re-crawl, no dependencies are known \(no tracing, no --depends or --always\): [0-9]+ URLs re-rendered, [1-3] files? changed" \
 	"batch line"
-watch_stop
-check_eq 0 "$WATCH_STATUS" "exit status"
+watch_stop_ok
 
 finish

@@ -158,8 +158,7 @@ try "notify --path: a file's dependents re-render, and --depends rules match it"
 check_eq 0 $? "exit status"
 check_contains "$(grep '^cgisnap: batch: ' "$LOG" | tail -1)" "1 changed ($SITE/data/banner.txt)" "batch line"
 check_contains "$(cat "$TESTDIR/err")" "URL re-rendered, 0 files changed" "the index re-rendered, unchanged"
-watch_stop
-check_eq 0 "$WATCH_STATUS" "exit status"
+watch_stop_ok
 check_no_file "$OUT/.cgisnap/control" "the socket is removed at exit"
 watch_start "$LOG" "${FIXTURE[@]}" --depends 'blog\.sqlite$ => /post.php?id=2' "$OUT"
 check_eq 0 $? "watch came up with a rule"
@@ -226,8 +225,7 @@ mv "$SITE/data.away" "$SITE/data"
 wait_file_has "$(post_file 1)" "First post, held"
 check_eq 0 $? "published once the source is back"
 
-watch_stop
-check_eq 0 "$WATCH_STATUS" "exit status"
+watch_stop_ok
 
 try "a tree deeper than a socket address holds (108 bytes) is reached through /proc/self/fd"
 LONG=$TESTDIR/$(printf '%080d' 0)/$(printf '%080d' 0)/out
@@ -238,8 +236,7 @@ check_eq socket "$(stat -c '%F' "$LONG/.cgisnap/control")" "the socket"
 "$CGISNAP" notify --wait "$LONG" '/post.php?id=1' >/dev/null 2>"$TESTDIR/err"
 check_eq 0 $? "exit status"
 check_contains "$(cat "$TESTDIR/err")" "published: 2 URLs re-rendered" "message"
-watch_stop
-check_eq 0 "$WATCH_STATUS" "exit status"
+watch_stop_ok
 
 try "--poll needs pages to poll"
 "$CGISNAP" watch "${FIXTURE[@]}" --poll 1 "$OUT" 2>"$TESTDIR/err"
@@ -280,7 +277,6 @@ tree_mtimes "$OUT" >"$TESTDIR/m2"
 check_eq "" "$(diff "$TESTDIR/m1" "$TESTDIR/m2")" "files rewritten"
 check_eq "$meta1" "$(stat -c '%i %Y' "$OUT/.cgisnap/tree.db")" "manifest and deps"
 check_eq "$b" "$(batches "$LOG")" "no batch line"
-watch_stop
-check_eq 0 "$WATCH_STATUS" "exit status"
+watch_stop_ok
 
 finish

@@ -77,8 +77,7 @@ check_contains "$(cat "$OUT/p1.php")" "p1 a-two" "p1 as it was"
 check_eq "$PID" "$(pid_of p2.php)" "the same worker process"
 
 try "SIGTERM stops watch and its workers"
-watch_stop
-check_eq 0 "$WATCH_STATUS" "exit status"
+watch_stop_ok
 check_eq "" "$(pgrep -f -- "$TMPDIR/cgisnap-php-" || true)" "workers left"
 
 finish
