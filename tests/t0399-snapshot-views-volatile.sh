@@ -81,6 +81,22 @@ check_eq "/index.php?page=p05" "$(sed -nE 's/^cgisnap: 200 (new|changed) [0-9]+ 
 	"pages written"
 check_contains "$(cat "$OUT/$(manifest_field "$OUT" "/index.php?page=p05" 2)")" "Page 05 was edited." "the edit stored"
 
+try "an edit beside a learned span is an edit: 'v1' two spaces before a nonce is content"
+mkdir -p "$TESTDIR/near/data"
+echo v1 >"$TESTDIR/near/data/v"
+cat >"$TESTDIR/near/index.cgi" <<'SH'
+#!/bin/sh
+printf 'Content-Type: text/html\n\n<p>doc %s  %s</p>\n' "$(cat data/v)" "$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
+SH
+chmod +x "$TESTDIR/near/index.cgi"
+near() { "$CGISNAP" snapshot --root "$TESTDIR/near" --seed /index.cgi --progress none "$TESTDIR/near-out" 2>"$TESTDIR/near.err"; }
+near && near
+check_contains "$(cat "$TESTDIR/near.err")" "(0 new, 0 changed, 1 unchanged)" "the second run learned the nonce"
+echo v2 >"$TESTDIR/near/data/v"
+near
+check_contains "$(cat "$TESTDIR/near.err")" "(0 new, 1 changed, 0 unchanged)" "the third run rewrote the page"
+check_match "$(cat "$TESTDIR/near-out/index.cgi")" "^<p>doc v2  [0-9a-f]{16}</p>$" "with the edit"
+
 try "--write-profile keeps what the run learned: the view families and the spans, the aliases as comments"
 snap "$OUT" --write-profile "$TESTDIR/learned.conf" >/dev/null 2>"$TESTDIR/wp.err"
 check_eq 0 $? "exit status ($(tail -2 "$TESTDIR/wp.err"))"

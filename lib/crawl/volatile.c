@@ -196,8 +196,10 @@ static size_t merge_close(struct span *s, size_t n)
 	return k;
 }
 
-/* Grow s to the left over tokens with digits, joined by at most two
- * other bytes (the date before a time); both renders hold them alike. */
+/* Grow s to the left over a date's parts: tokens that start with a digit
+ * ("2026-12-05T08", "05"), joined by at most two other bytes (the date
+ * before a time); both renders hold them alike. A word with a digit
+ * further in ("v2", "r123") is content, even beside a nonce. */
 static void grow_left(const char *a, struct span *s)
 {
 	for (;;) {
@@ -209,7 +211,7 @@ static void grow_left(const char *a, struct span *s)
 		size_t t = sep;
 		while (t > 0 && token_byte((unsigned char)a[t - 1]))
 			t--;
-		if (!has_digit(a + t, sep - t))
+		if (!isdigit((unsigned char)a[t]))
 			return;
 		size_t grown = s->start - t;
 		s->start = t;

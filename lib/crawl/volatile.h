@@ -16,8 +16,8 @@
  * ([A-Za-z0-9+/_.-]) between runs of other bytes; the other runs must be
  * equal and the tokens as many, else nothing is learned. Each token that
  * differs is a span; spans with at most two bytes between them are one
- * (08:47:30), and a span grows to the left over tokens with digits in
- * them so joined (a whole date). A span is kept only when both of its
+ * (08:47:30), and a span grows to the left over tokens that start with
+ * a digit so joined (a whole date; "v2" before a nonce is content). A span is kept only when both of its
  * values hold a digit or are 16 bytes or more (ids, times, nonces; a word
  * that changes is content). Its rule: the context (the nearest word
  * before it, a token of three bytes or more with a letter, and what lies

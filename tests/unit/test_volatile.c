@@ -119,6 +119,18 @@ TEST(volatile_a_nonce_in_an_attribute)
 	volatiles_release(&v);
 }
 
+TEST(volatile_content_beside_a_nonce_is_no_part_of_it)
+{
+	/* "v2" holds a digit and stands two spaces before the nonce: a span
+	 * grows left only over a date's parts (tokens that start with a
+	 * digit), so an edit of it is still an edit. */
+	struct volatiles v;
+	volatiles_init(&v);
+	check_learned(&v, 1, "<p>doc v2  dfc6c9c9454910c7</p>", "<p>doc v2  0a1b2c3d4e5f6789</p>",
+		      "<p>doc v2  ffffeeeeddddcccc</p>", "<p>doc v3  ffffeeeeddddcccc</p>");
+	volatiles_release(&v);
+}
+
 TEST(volatile_short_words_after_a_number_are_a_context)
 {
 	/* A footer as repository browsers print it: the render time, then the
