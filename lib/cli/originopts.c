@@ -282,10 +282,14 @@ static const char *site_files(void)
 int origin_opts_user(bool say, char *err)
 {
 	origin_options.runas = NULL;
-	/* An HTTP server renders as its own user: only --user says to run
-	 * our commands (--seed-command, ...) as another. */
-	bool ours = !origin_options.origin_url || origin_options.user || getenv(RUNAS_ENV);
-	if (!ours)
+	/* Nothing to run (serve of a tree alone); an HTTP server renders as
+	 * its own user: only --user says to run our commands
+	 * (--seed-command, ...) as another. */
+	const struct origin_config *o = &origin_options;
+	bool any = o->root || o->script_aliases.n || o->path_aliases.n || o->cgi.n || o->cgi_spawn.n || o->fastcgi ||
+		   o->origin_url || origin_site_url_command;
+	bool ours = !o->origin_url || o->user || getenv(RUNAS_ENV);
+	if (!any || !ours)
 		return 0;
 	if (runas_resolve(&origin_runas, origin_options.user, site_files(), err) < 0)
 		return -1;
