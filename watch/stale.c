@@ -55,11 +55,7 @@ void stale_note(struct stale *s, const char *path, unsigned flags, long long now
 	pthread_mutex_lock(&s->lock);
 	if (flags & FSW_OVERFLOW) {
 		/* closes were lost: forget what was open rather than hold for ever */
-		size_t it = 0;
-		void *v;
-		while (hashmap_next(&s->writing, &it, NULL, &v))
-			free(v);
-		hashmap_release(&s->writing);
+		hashmap_release_with(&s->writing, free);
 	} else {
 		note_locked(s, path, flags, now);
 	}
@@ -197,14 +193,19 @@ bool stale_hold(void *arg, const struct manifest_entry *ce, const struct origin_
 		}
 	}
 	long long now = now_ms();
-	/* The site's own writes (ignored now, ignored still when the next
-	 * batch takes them) are dropped here: each check below goes over
-	 * every event kept in the run, and a site writes many. */
+	/* The site's own writes hold nothing; they are kept apart, a path
+	 * once (each check below goes over every event kept in the run, and
+	 * a site writes many), for the next batch to judge once the run
+	 * ended: how the last render that wrote a file left it is known
+	 * then, and a write by another program since is a change. */
 	for (size_t i = 0; i < got.n; i++) {
 		const struct fsw_event *ev = &got.items[i];
 		bool special = !ev->path || (ev->flags & (FSW_GONE | FSW_BACK));
-		if (!special && s->ignored(s->arg, ev->path))
+		if (!special && s->ignored(s->arg, ev->path)) {
+			uintptr_t had = (uintptr_t)hashmap_get(&s->own, ev->path);
+			hashmap_put(&s->own, ev->path, (void *)(had | ev->flags));
 			continue;
+		}
 		if (!special)
 			note_locked(s, ev->path, ev->flags, now);
 		fsw_events_add(&s->early, ev->flags, ev->path);
@@ -266,6 +267,18 @@ int stale_take_early(struct stale *s, struct fsw_events *out, long long *retry_a
 	for (size_t i = 0; i < s->early.n; i++)
 		fsw_events_add(out, s->early.items[i].flags, s->early.items[i].path);
 	fsw_events_clear(&s->early);
+	/* Of the site's own writes, those still there: a temporary file a
+	 * render renamed away is no file anyone could have written since
+	 * (and the recorder forgets such paths at the run's end, so its
+	 * event would look like someone else's). */
+	size_t it = 0;
+	const char *path;
+	void *flags;
+	struct stat st;
+	while (hashmap_next(&s->own, &it, &path, &flags))
+		if (lstat(path, &st) == 0)
+			fsw_events_add(out, (unsigned)(uintptr_t)flags, path);
+	hashmap_release(&s->own);
 	if (s->read_failed) {
 		rc = err_set(err, "%s", s->err);
 		s->read_failed = false;
@@ -276,11 +289,8 @@ int stale_take_early(struct stale *s, struct fsw_events *out, long long *retry_a
 
 void stale_release(struct stale *s)
 {
-	size_t it = 0;
-	void *v;
-	while (hashmap_next(&s->writing, &it, NULL, &v))
-		free(v);
-	hashmap_release(&s->writing);
+	hashmap_release_with(&s->writing, free);
+	hashmap_release(&s->own);
 	fsw_events_clear(&s->early);
 	strlist_clear(&s->files);
 	pthread_mutex_destroy(&s->lock);

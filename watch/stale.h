@@ -70,6 +70,9 @@ struct stale {
 	bool (*ignored)(void *arg, const char *path); /* the site's own writes, --ignore */
 	void *arg;
 	struct fsw_events early;    /* read during a run: the next batch's */
+	struct hashmap own;         /* path -> flags: events on the site's own writes read during a
+				     * run, judged after it (a write by another program since the
+				     * render that wrote the file is a change) */
 	struct hashmap writing;     /* path -> long long *: now_ms of its first write not closed */
 	bool read_failed;           /* reading the events failed during the run: everything held */
 	long long retry_at;         /* now_ms by which the held pages are tried again, event or not; 0: on events */

@@ -140,6 +140,14 @@ bool hashmap_next(const struct hashmap *m, size_t *iter, const char **key, void 
 	return false;
 }
 
+void hashmap_release_with(struct hashmap *m, void (*free_value)(void *))
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (is_live(&m->slots[i]))
+			free_value(m->slots[i].value);
+	hashmap_release(m);
+}
+
 void hashmap_release(struct hashmap *m)
 {
 	for (size_t i = 0; i < m->cap; i++)

@@ -41,6 +41,9 @@ bool hashmap_next(const struct hashmap *m, size_t *iter, const char **key, void 
 /* Free the table and the keys (not the values); the map is empty and
  * usable again. */
 void hashmap_release(struct hashmap *m);
+/* hashmap_release, after free_value(value) for each value (free(3) for
+ * plain allocations). */
+void hashmap_release_with(struct hashmap *m, void (*free_value)(void *));
 /* FNV-1a 64 of a NUL-terminated string. */
 uint64_t hash_string(const char *s);
 

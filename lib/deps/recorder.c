@@ -173,12 +173,57 @@ static void forget_writers(struct dep_recorder *r, const char *path)
 	}
 }
 
+/* How a run left a path it wrote. The birth time (0 where the file
+ * system keeps none) tells a file replaced whole from one written in
+ * place: ext4 gives a file made just after another was removed the
+ * freed inode again, so a cache rewritten by rename often keeps its
+ * inode number. */
+struct left_as {
+	bool exists;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime, btime;
+};
+
+static struct timespec statx_time(struct statx_timestamp t)
+{
+	return (struct timespec){ (time_t)t.tv_sec, (long)t.tv_nsec };
+}
+
+static void look_at(const char *path, struct left_as *l)
+{
+	struct statx st;
+	memset(l, 0, sizeof *l);
+	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME, &st) < 0)
+		return;
+	l->exists = true;
+	l->dev = makedev(st.stx_dev_major, st.stx_dev_minor);
+	l->ino = (ino_t)st.stx_ino;
+	l->size = (off_t)st.stx_size;
+	l->mtime = statx_time(st.stx_mtime);
+	l->ctime = statx_time(st.stx_ctime);
+	if (st.stx_mask & STATX_BTIME)
+		l->btime = statx_time(st.stx_btime);
+}
+
+/* path was written by a render that just ended: how it left it is looked
+ * at now, under the lock, so that the last render's look is the one
+ * kept. Not at the run's end: a write by another program after the last
+ * render that wrote the file (an edit saved into the database while a
+ * batch renders other pages) would be taken for the renders'. */
 static void note_written_locked(struct dep_recorder *r, const char *path)
 {
 	if (!hashmap_put(&r->written, path, (void *)1))
 		strlist_add(&r->fresh, path);
-	hashmap_put(&r->run_written, path, (void *)1);
+	struct left_as *l = hashmap_get(&r->run_written, path);
+	if (!l) {
+		l = xmalloc(sizeof *l);
+		hashmap_put(&r->run_written, path, l);
+	}
+	look_at(path, l);
 }
+
 
 static void record_render(void *arg, struct manifest_entry *e, const struct origin_response *rs)
 {
@@ -245,40 +290,6 @@ static void record_render(void *arg, struct manifest_entry *e, const struct orig
  * renders), so forgetting it starts no batch. A render writing it again
  * puts it back. Only the paths this run wrote, those found gone last
  * time and VANISHED_ROUND others in turn are looked at. */
-/* How a run left a path it wrote. The birth time (0 where the file
- * system keeps none) tells a file replaced whole from one written in
- * place: ext4 gives a file made just after another was removed the
- * freed inode again, so a cache rewritten by rename often keeps its
- * inode number. */
-struct left_as {
-	bool exists;
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime, ctime, btime;
-};
-
-static struct timespec statx_time(struct statx_timestamp t)
-{
-	return (struct timespec){ (time_t)t.tv_sec, (long)t.tv_nsec };
-}
-
-static void look_at(const char *path, struct left_as *l)
-{
-	struct statx st;
-	memset(l, 0, sizeof *l);
-	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME, &st) < 0)
-		return;
-	l->exists = true;
-	l->dev = makedev(st.stx_dev_major, st.stx_dev_minor);
-	l->ino = (ino_t)st.stx_ino;
-	l->size = (off_t)st.stx_size;
-	l->mtime = statx_time(st.stx_mtime);
-	l->ctime = statx_time(st.stx_ctime);
-	if (st.stx_mask & STATX_BTIME)
-		l->btime = statx_time(st.stx_btime);
-}
-
 static bool same_time(struct timespec a, struct timespec b)
 {
 	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
@@ -300,18 +311,20 @@ static bool same_as_left(const struct left_as *a, const struct left_as *b)
 			      same_time(a->ctime, b->ctime));
 }
 
-/* Note how this run left each path it wrote. Locked. */
+/* Note how this run left each path it wrote: as the last render that
+ * wrote it left it. Locked. */
 static void note_left(struct dep_recorder *r)
 {
 	size_t it = 0;
 	const char *k;
-	while (hashmap_next(&r->run_written, &it, &k, NULL)) {
+	void *v;
+	while (hashmap_next(&r->run_written, &it, &k, &v)) {
 		struct left_as *l = hashmap_get(&r->left, k);
 		if (!l) {
 			l = xmalloc(sizeof *l);
 			hashmap_put(&r->left, k, l);
 		}
-		look_at(k, l);
+		*l = *(struct left_as *)v;
 	}
 }
 
@@ -362,7 +375,7 @@ static void forget_vanished_writes(struct dep_recorder *r)
 		forget_writers(r, gone.items[i]);
 	}
 	note_left(r);
-	hashmap_release(&r->run_written);
+	hashmap_release_with(&r->run_written, free);
 	strlist_clear(&look);
 	strlist_clear(&gone);
 }
@@ -582,15 +595,12 @@ void dep_recorder_release(struct dep_recorder *r)
 	strlist_clear(&r->roots);
 	strlist_clear(&r->skip);
 	hashmap_release(&r->written);
-	hashmap_release(&r->run_written);
+	hashmap_release_with(&r->run_written, free);
 	strlist_clear(&r->fresh);
 	hashmap_release(&r->vanished);
+	hashmap_release_with(&r->left, free);
 	size_t it = 0;
 	void *v;
-	while (hashmap_next(&r->left, &it, NULL, &v))
-		free(v);
-	hashmap_release(&r->left);
-	it = 0;
 	while (hashmap_next(&r->writers, &it, NULL, &v)) {
 		strlist_clear(v);
 		free(v);
