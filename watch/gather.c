@@ -117,7 +117,8 @@ static void take(struct watcher *w, const struct fsw_events *ev)
 			  e->flags & FSW_DIR ? "/" : "", e->path);
 		changes_add(&w->pending, e->path, e->flags);
 		long long now = now_ms();
-		settle_note(&w->settle, e->path, e->flags | (closed_empty(e) ? FSW_WRITING : 0), now);
+		unsigned shared = dep_recorder_written(&w->recorder, e->path) ? SETTLE_SHARED : 0;
+		settle_note(&w->settle, e->path, e->flags | shared | (closed_empty(e) ? FSW_WRITING : 0), now);
 		stale_note(&w->stale, e->path, e->flags, now);
 	}
 }

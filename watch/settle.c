@@ -69,6 +69,8 @@ bool settle_temp_name(const char *name)
 /* A save's temporary or backup still there (save_temp): the save may
  * pause that long before it goes (a loaded machine, an fsync). */
 #define SAVE_TEMP ((void *)4)
+/* A file the renders write, written by another program, not closed yet. */
+#define WRITER ((void *)5)
 
 /* Whether a name is vim's probe (4913, 5036, ...). */
 static bool is_probe(const char *name)
@@ -130,8 +132,13 @@ void settle_note(struct settle *s, const char *path, unsigned flags, long long n
 	void *was = hashmap_get(&s->open, path);
 	void *now_v = NULL;
 	bool removal = (flags & FSW_REMOVED) && !(flags & FSW_CREATED);
+	bool shared_write = (flags & SETTLE_SHARED) && (flags & FSW_WRITING) && !(flags & FSW_REMOVED);
+	if (!shared_write && (flags & SETTLE_SHARED))
+		hashmap_remove(&s->kept_open, path); /* closed: its next writer is waited for */
 	if (is_probe(base_name(path)) && removal)
 		now_v = PROBE; /* vim probed the directory: it saves next */
+	else if (shared_write && !hashmap_get(&s->kept_open, path))
+		now_v = WRITER;
 	else if (leaves_open(path, flags))
 		now_v = removal ? REMOVED : save_temp(base_name(path)) ? SAVE_TEMP : OPEN;
 	s->probes -= was == PROBE;
@@ -140,6 +147,8 @@ void settle_note(struct settle *s, const char *path, unsigned flags, long long n
 	s->removed += now_v == REMOVED;
 	s->save_temps -= was == SAVE_TEMP;
 	s->save_temps += now_v == SAVE_TEMP;
+	s->writers -= was == WRITER;
+	s->writers += now_v == WRITER;
 	if (now_v)
 		hashmap_put(&s->open, path, now_v);
 	else
@@ -167,12 +176,10 @@ void settle_note_back(struct settle *s, long long now)
 	settle_note_now(s, now);
 }
 
-long long settle_due(const struct settle *s, enum settle_why *why)
+/* When the batch is due by the saves' rules (settle_due without the
+ * writers). */
+static long long saves_due(const struct settle *s, enum settle_why *why)
 {
-	if (!s->first_ms) {
-		*why = SETTLE_NONE;
-		return -1;
-	}
 	if (s->back_ms || s->removed || s->probes || s->save_temps) {
 		long window = s->quiet_ms > s->tree_window_ms ? s->quiet_ms : s->tree_window_ms;
 		long long quiet = s->last_ms + window;
@@ -194,6 +201,20 @@ long long settle_due(const struct settle *s, enum settle_why *why)
 	return cap <= quiet ? cap : quiet;
 }
 
+long long settle_due(const struct settle *s, enum settle_why *why)
+{
+	if (!s->first_ms) {
+		*why = SETTLE_NONE;
+		return -1;
+	}
+	long long due = saves_due(s, why);
+	if (s->writers && s->first_ms + s->tree_cap_ms > due) {
+		*why = SETTLE_WRITER;
+		return s->first_ms + s->tree_cap_ms;
+	}
+	return due;
+}
+
 size_t settle_open_count(const struct settle *s)
 {
 	return s->open.count;
@@ -210,6 +231,8 @@ const char *settle_why_text(enum settle_why why)
 		return "at the --debounce cap: a save was still under way";
 	case SETTLE_BACK:
 		return "after the sources' quiet: a source came back, a copy may have been under way";
+	case SETTLE_WRITER:
+		return "at the tree cap: another program kept a file the renders write open for writing";
 	default:
 		return "nothing pending";
 	}
@@ -217,12 +240,19 @@ const char *settle_why_text(enum settle_why why)
 
 void settle_reset(struct settle *s)
 {
+	size_t it = 0;
+	const char *path;
+	void *v;
+	while (s->writers && hashmap_next(&s->open, &it, &path, &v))
+		if (v == WRITER)
+			hashmap_put(&s->kept_open, path, WRITER);
 	hashmap_release(&s->open);
-	s->probes = s->removed = s->save_temps = 0;
+	s->probes = s->removed = s->save_temps = s->writers = 0;
 	s->first_ms = s->last_ms = s->back_ms = 0;
 }
 
 void settle_release(struct settle *s)
 {
 	settle_reset(s);
+	hashmap_release(&s->kept_open);
 }

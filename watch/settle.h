@@ -15,6 +15,15 @@
  * name in its directory is saved. The batch is due at once when no path is left
  * open; else when no change came for the quiet window, or at the cap.
  *
+ * A file the site's renders write too (a database), written by another
+ * program that has not closed it yet (a maintenance script saving an
+ * edit in several transactions), keeps the batch waiting until that
+ * close, up to the tree cap: a batch started in between renders pages
+ * from half the edit, and the writes that finish it, made while renders
+ * write the same file, could not be told from theirs. A program that
+ * kept it open until the cap (a daemon holding its database) is not
+ * waited for again until it is seen closed.
+ *
  * A whole tree going or coming is slower than a save and may pause (a
  * loaded machine, a busy disk): a name removed may be the start of a
  * source's deletion (rm -rf removes the files first, the source last),
@@ -47,6 +56,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/fswatch.h"
 #include "base/hashmap.h"
 
 /* Why a batch is due. */
@@ -55,14 +65,23 @@ enum settle_why {
 	SETTLE_AT_ONCE, /* every path left complete */
 	SETTLE_QUIET,   /* a save may be under way: due when no change came for the window */
 	SETTLE_CAP,     /* a save still under way at the cap after the first change */
-	SETTLE_BACK     /* a source came back: due when no change came for the tree window */
+	SETTLE_BACK,    /* a source came back: due when no change came for the tree window */
+	SETTLE_WRITER   /* a file the renders write is open for writing by another program: due at its
+			 * close, or at the tree cap */
 };
+
+/* With settle_note's flags: the path is a file the site's renders write
+ * too (a database). */
+#define SETTLE_SHARED FSW_FIRST_FREE
 
 struct settle {
 	struct hashmap open;          /* path -> left open (settle.c says how) */
 	size_t probes;                /* of them, vim's probe files removed */
 	size_t removed;               /* of them, names removed (not temporaries) */
 	size_t save_temps;            /* of them, a save's temporaries and backups still there */
+	size_t writers;               /* of them, files the renders write, open for writing elsewhere */
+	struct hashmap kept_open;     /* such files whose writer kept them open until the cap:
+				       * not waited for again until seen closed */
 	long long first_ms, last_ms;  /* now_ms of the first and last change noted; 0: none */
 	long long back_ms;            /* now_ms a source first came back; 0: none did */
 	long window_ms, cap_ms;
@@ -81,7 +100,8 @@ void settle_set_quiet(struct settle *s, long quiet_ms);
  * settle_init's. */
 void settle_set_tree(struct settle *s, long window_ms, long cap_ms);
 
-/* A change of path (absolute) with FSW_* flags (fswatch.h) at now_ms. */
+/* A change of path (absolute) with FSW_* flags (fswatch.h), and
+ * SETTLE_SHARED for a file the renders write, at now_ms. */
 void settle_note(struct settle *s, const char *path, unsigned flags, long long now);
 
 /* A change with nothing to finish, at now_ms. */
@@ -100,7 +120,9 @@ size_t settle_open_count(const struct settle *s);
 /* Words for why, for the log ("at once: no save under way"). */
 const char *settle_why_text(enum settle_why why);
 
-/* Forget what was noted: the next change starts a new batch. */
+/* Forget what was noted: the next change starts a new batch (a file the
+ * renders write still open elsewhere is not waited for again until it
+ * is seen closed). */
 void settle_reset(struct settle *s);
 
 void settle_release(struct settle *s);

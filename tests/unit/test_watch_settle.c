@@ -79,6 +79,44 @@ TEST(settle_an_open_write_waits_for_its_close_or_the_quiet)
 	settle_release(&s);
 }
 
+/* A database the renders write too, written by another program (an
+ * edit saved by a maintenance script): the batch waits for its close,
+ * past the quiet window and the --debounce cap, up to the tree cap; a
+ * program that kept it open that long is not waited for again until it
+ * closes it. */
+TEST(settle_a_database_the_renders_write_waits_for_its_writer)
+{
+	struct settle s;
+	settle_init(&s, 10, 100);
+	settle_set_tree(&s, 500, 5000);
+	const unsigned DBW = OPENW | SETTLE_SHARED;
+	settle_note(&s, "/d/wiki.sqlite", DBW, 1000);
+	CHECK_DUE(&s, 6000, SETTLE_WRITER);
+	settle_note(&s, "/d/wiki.sqlite", DBW, 3000); /* seconds between its transactions */
+	CHECK_DUE(&s, 6000, SETTLE_WRITER);
+	settle_note(&s, "/d/wiki.sqlite", W | SETTLE_SHARED, 3500); /* its close */
+	CHECK_DUE(&s, 3500, SETTLE_AT_ONCE);
+	settle_reset(&s);
+	/* a file no render writes: the quiet window, as before */
+	settle_note(&s, "/d/other.sqlite", OPENW, 4000);
+	CHECK_DUE(&s, 4010, SETTLE_QUIET);
+	settle_reset(&s);
+	/* a daemon keeping it open: once waited to the cap, then as any file open */
+	settle_note(&s, "/d/wiki.sqlite", DBW, 10000);
+	CHECK_DUE(&s, 15000, SETTLE_WRITER);
+	settle_reset(&s); /* the batch ran at the cap */
+	settle_note(&s, "/d/wiki.sqlite", DBW, 20000);
+	CHECK_DUE(&s, 20010, SETTLE_QUIET);
+	settle_note(&s, "/d/wiki.sqlite", W | SETTLE_SHARED, 20005); /* closed at last */
+	settle_reset(&s);
+	settle_note(&s, "/d/wiki.sqlite", DBW, 30000);
+	CHECK_DUE(&s, 35000, SETTLE_WRITER);
+	/* a source come back since: its quiet window from the return wins */
+	settle_note_back(&s, 34900);
+	CHECK_DUE(&s, 35400, SETTLE_BACK);
+	settle_release(&s);
+}
+
 TEST(settle_a_stream_of_open_writes_is_cut_at_the_cap)
 {
 	struct settle s;
