@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
  * 8 KiB of headers nginx accepts by default. */
 #define CONNECTION_MEMORY (16 * 1024)
 #define LISTEN_BACKLOG 1024
+#define HEAD_SEEN_SLACK_MS 50
 
 enum conn_state {
 	CONN_HEAD, /* reading a request head (the first, or after a response) */
@@ -42,6 +44,8 @@ struct conn {
 	atomic_bool keepalive;   /* since: end of a response, not the connection's start */
 	atomic_int state;
 	atomic_llong since;      /* ms: when the state was entered */
+	long long head_seen;     /* ms: when the next head was first seen coming after a
+				  * response (daemons_tick, under the lock); 0: not yet */
 };
 
 /* A daemon and the connections it owns. */
@@ -228,9 +232,36 @@ void daemons_request_done(struct MHD_Connection *c)
 	struct conn *k = conn_of(c);
 	if (!k)
 		return;
+	/* Under the lock, so that the tick never sees the new state with
+	 * the last head's data taken for the next one's. */
+	pthread_mutex_lock(&k->w->lock);
+	k->head_seen = 0;
 	atomic_store_explicit(&k->since, now_ms_coarse(), memory_order_relaxed);
 	atomic_store_explicit(&k->keepalive, true, memory_order_relaxed);
 	atomic_store_explicit(&k->state, CONN_HEAD, memory_order_relaxed);
+	pthread_mutex_unlock(&k->w->lock);
+}
+
+/* When a kept-alive connection's next head began coming, as near as the
+ * kernel says (the last data it received, told by the tick that first
+ * sees it: at most a tick late); 0 while nothing came since the
+ * response ended at since. libmicrohttpd reads the bytes at once and
+ * tells nothing until the head is whole. */
+static long long next_head_seen(struct conn *k, long long now, long long since)
+{
+	if (k->head_seen)
+		return k->head_seen;
+	struct tcp_info ti;
+	socklen_t len = sizeof ti;
+	if (getsockopt(k->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 || len < sizeof ti)
+		return 0;
+	/* The answered request's own bytes came just before since: the
+	 * clocks' grains (a jiffy, a coarse ms) must not make them the next
+	 * head's. A later byte of a trickled head is seen by a later tick. */
+	long long last = now - (long long)ti.tcpi_last_data_recv;
+	if (last > since + HEAD_SEEN_SLACK_MS)
+		k->head_seen = last;
+	return k->head_seen;
 }
 
 void daemons_tick(struct daemons *d)
@@ -238,10 +269,11 @@ void daemons_tick(struct daemons *d)
 	const struct serve_config *cfg = &d->s->cfg;
 	long long now = now_ms_coarse();
 	long long head = cfg->header_timeout_s * 1000LL;
-	/* After a response the client may first idle (libmicrohttpd closes
-	 * it after --idle-timeout of silence), then has --header-timeout for
-	 * the next head: trickled bytes keep the idle timer from firing but
-	 * not this one. */
+	/* After a response the client may idle (libmicrohttpd closes it
+	 * after --idle-timeout of silence); once its next head starts
+	 * coming, that head has --header-timeout, as the first had: trickled
+	 * bytes keep the idle timer from firing but not this one. Should
+	 * the kernel not say when data came, idle and header time in all. */
 	long long after_response = (cfg->idle_timeout_s + cfg->header_timeout_s) * 1000LL;
 	size_t cut = 0;
 	for (size_t i = 0; i < d->n; i++) {
@@ -251,7 +283,9 @@ void daemons_tick(struct daemons *d)
 			if (k->shut || atomic_load_explicit(&k->state, memory_order_relaxed) == CONN_BUSY)
 				continue;
 			long long since = atomic_load_explicit(&k->since, memory_order_relaxed);
-			if (now - since > (atomic_load_explicit(&k->keepalive, memory_order_relaxed) ? after_response : head)) {
+			bool kept = atomic_load_explicit(&k->keepalive, memory_order_relaxed);
+			long long seen = kept ? next_head_seen(k, now, since) : 0;
+			if (seen ? now - seen > head : now - since > (kept ? after_response : head)) {
 				shutdown(k->fd, SHUT_RDWR);
 				k->shut = true;
 				cut++;

@@ -158,8 +158,9 @@ static void print_help(const struct opt *const *tables)
 	       "    --include/--exclude, have at most 32 path segments and a key of at most\n"
 	       "    1024 bytes, until --fill-max pages or --fill-max-mb MiB were stored;\n"
 	       "    beyond, pages are still rendered and served, not stored.\n"
-	       "  Slow clients: a request head has --header-timeout seconds in all (after\n"
-	       "    a response, --idle-timeout more); trickling bytes does not extend it.\n");
+	       "  Slow clients: a request head has --header-timeout seconds in all, the\n"
+	       "    next head on a kept-alive connection too, from its first byte;\n"
+	       "    trickling bytes does not extend it.\n");
 }
 
 /* Self-pipe: signal handlers only write the signal number. */

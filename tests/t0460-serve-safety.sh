@@ -200,24 +200,32 @@ check_eq 0 "$?" "exit status of a stop during a render"
 wait "$slow"
 check_eq "<h1>rendered /slow/y</h1>" "$(cat "$TESTDIR/slow")" "the render in progress answered"
 
-# trickle.py PORT N SECONDS [silent]: open N connections that send a
-# request head one byte every 0.5 s (or nothing) and never finish it;
-# print how many the server closed within SECONDS.
+# trickle.py PORT N SECONDS [silent|after]: open N connections that send
+# a request head one byte every 0.5 s (or nothing) and never finish it;
+# print how many the server closed within SECONDS, and when the last
+# went. after: each first asks for /a/ and reads the whole answer (a
+# kept-alive connection), then trickles its next head.
 cat >"$TESTDIR/trickle.py" <<'EOF'
 import socket, sys, time
 port, n, limit = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-silent = len(sys.argv) > 4
+mode = sys.argv[4] if len(sys.argv) > 4 else ""
+silent = mode == "silent"
 head = b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 1000
 socks, pos = [], []
 for i in range(n):
     try:
         s = socket.create_connection(("127.0.0.1", port), timeout=2)
+        if mode == "after":
+            s.sendall(b"GET /a/ HTTP/1.1\r\nHost: x\r\n\r\n")
+            got = b""
+            while b"page a" not in got:
+                got += s.recv(4096)
         s.setblocking(False)
         socks.append(s)
         pos.append(0)
     except OSError:
         pass
-closed, start = set(), time.time()
+closed, start, last = set(), time.time(), 0
 print("open", flush=True)
 while time.time() - start < limit and len(closed) < len(socks):
     for i, s in enumerate(socks):
@@ -239,8 +247,9 @@ while time.time() - start < limit and len(closed) < len(socks):
             pos[i] += 1
         except OSError:
             closed.add(i)
+    last = time.time() - start
     time.sleep(0.5)
-print("closed", len(closed), "of", len(socks), flush=True)
+print("closed", len(closed), "of", len(socks), "after %.0f s" % last, flush=True)
 EOF
 
 try "--header-timeout: heads trickled byte by byte are cut, however slowly they come"
@@ -248,6 +257,16 @@ serve_start "$T" "$P" --header-timeout 2 --idle-timeout 30
 out=$(timeout 20 python3 "$TESTDIR/trickle.py" "$P" 10 8)
 check_contains "$out" "closed 10 of 10" "trickling connections closed within 8 s"
 check_eq "page a" "$(curl -s -m 2 "$U/a/")" "a normal request afterwards"
+bg_stop "$SERVE_PID"
+
+try "--header-timeout: a kept-alive connection's next head trickled is cut as the first, not after --idle-timeout"
+# The idle timer is kept from firing by the trickled bytes; the next
+# head has --header-timeout from its first byte, as nginx's
+# client_header_timeout: cut after 2 s and a tick, not after 30 + 2.
+serve_start "$T" "$P" --header-timeout 2 --idle-timeout 30
+out=$(timeout 30 python3 "$TESTDIR/trickle.py" "$P" 5 20 after)
+check_contains "$out" "closed 5 of 5" "trickling kept-alive connections closed within 20 s"
+check_le "$(echo "$out" | awk '/^closed/ { print $6 }')" 8 "seconds until the last was cut"
 bg_stop "$SERVE_PID"
 
 try "--max-per-ip is 256 by default"
