@@ -116,7 +116,7 @@ UNIT_INS = $(wildcard contrib/*.service.in)
 UNITS = $(UNIT_INS:contrib/%.in=build/units/%)
 DOC_FILES = README.md LICENSE $(wildcard docs/*.md)
 
-.PHONY: all test unit deps deps-bench bench demo install uninstall clean fuzz fuzz-build FORCE
+.PHONY: all test soak unit deps deps-bench bench demo install uninstall clean fuzz fuzz-build FORCE
 all: cgisnap $(TRACE_LIB) $(MAN) $(COMPLETION) $(UNITS)
 
 $(MAN): cgisnap tools/mkman.sh tools/md2roff.awk $(wildcard docs/*.md) build/BINDIR
@@ -190,6 +190,20 @@ test:
 	$(Q)$(MAKE) --no-print-directory deps
 	$(Q)$(MAKE) --no-print-directory $(TEST_BUILD_JOBS) all $(UNIT_RUNNER)
 	$(Q)SANITIZE=$(SANITIZE) UNIT_RUNNER=$(UNIT_RUNNER) tests/run $(T)
+
+# make soak: the fault and endurance runs in full (make test runs them
+# short): SOAK_KILLS kills of snapshot, watch and serve --fill (t0585),
+# SOAK_SECONDS of watch and serve under edits and load (t0586), and
+# SOAK_CUTS power cuts of a throwaway filesystem under snapshot (t0587).
+SOAK_KILLS ?= 200
+SOAK_SECONDS ?= 600
+SOAK_CUTS ?= 30
+
+soak:
+	$(Q)$(MAKE) --no-print-directory deps
+	$(Q)$(MAKE) --no-print-directory $(TEST_BUILD_JOBS) all
+	$(Q)KILLS=$(SOAK_KILLS) SOAK_SECONDS=$(SOAK_SECONDS) CUTS=$(SOAK_CUTS) TEST_TIMEOUT=7200 \
+		tests/run t0585 t0586 t0587
 
 unit: all $(UNIT_RUNNER)
 	$(Q)$(UNIT_RUNNER) $(T)

@@ -44,6 +44,13 @@ _case=""
 _case_failures=0
 _bg_pids=""
 
+# at_exit CMD: run CMD (eval) when the script ends, once its background
+# processes are gone and before its directory goes.
+_at_exit=()
+at_exit() {
+	_at_exit+=("$1")
+}
+
 _cleanup() {
 	local p status=$?
 	# Only the script's own shell cleans up: a subshell may inherit the trap
@@ -61,6 +68,11 @@ _cleanup() {
 	done
 	for p in $_bg_pids; do
 		_bg_end "$p"
+	done
+	# at_exit's commands, last first (a filesystem the test mounted).
+	local i
+	for ((i = ${#_at_exit[@]} - 1; i >= 0; i--)); do
+		eval "${_at_exit[i]}" || true
 	done
 	# Only once the servers are gone can their ports go to another test.
 	_ports_release
@@ -339,7 +351,9 @@ _nap_fd=""
 nap() {
 	if [ -z "$_nap_fd" ]; then
 		[ -p "$TESTDIR/.nap" ] || mkfifo "$TESTDIR/.nap" 2>/dev/null
-		exec {_nap_fd}<>"$TESTDIR/.nap" 2>/dev/null || { _nap_fd=""; sleep "$1"; return 0; }
+		# The group, not exec, gets 2>/dev/null: on exec itself it
+		# would silence the script's stderr for good.
+		{ exec {_nap_fd}<>"$TESTDIR/.nap"; } 2>/dev/null || { _nap_fd=""; sleep "$1"; return 0; }
 	fi
 	read -r -t "$1" -u "$_nap_fd"
 	return 0
