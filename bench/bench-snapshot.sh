@@ -3,7 +3,8 @@
 # through each origin (CGI, FastCGI, HTTP), next to wget --mirror of the same
 # site over HTTP, in the same run. Prints figures; never fails on them.
 #
-# PAGES=1000 (wiki size), ROWS=workers (only the --cgi workers vs fork row),
+# PAGES=1000 (wiki size), ROWS=workers (only the --cgi workers vs fork row) or
+# ROWS=sync (only the durability row: synced vs --no-sync),
 # WGET_SECONDS=1200 (wget is serial: a bound on its
 # run; when it is hit, its rate is taken over what it fetched and the output
 # says so). Rates compare complete snapshots: the pages a crawler ends with,
@@ -39,21 +40,40 @@ rate() { calc "$1 / $2"; }
 
 echo "sample wiki: $PAGES pages seeded; $CORES cores; cgisnap renders $CORES pages at once"
 
-# 0. CGI: php-cgi as cgisnap's own persistent workers vs a process per page,
-#    the median of 3 runs each (runs alternate, so both see the same load).
 median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
-w_runs=() f_runs=()
-for run in 1 2 3; do
-	read -r n_w s < <(crawl workers --root "$SITE" --cgi php=php-cgi --cgi-mode workers)
-	w_runs+=("$s")
-	read -r n_f s < <(crawl fork --root "$SITE" --cgi php=php-cgi --cgi-mode fork)
-	f_runs+=("$s")
-done
-s_w=$(median3 "${w_runs[@]}")
-s_f=$(median3 "${f_runs[@]}")
-printf 'CGI php-cgi, median of 3: workers %d URLs in %.2f s, fork %d URLs in %.2f s: workers %.1fx faster\n' \
-	"$n_w" "$s_w" "$n_f" "$s_f" "$(calc "$s_f / $s_w")"
-[ "${ROWS:-}" != workers ] || exit 0
+if [ "${ROWS:-}" != sync ]; then
+	# 0. CGI: php-cgi as cgisnap's own persistent workers vs a process per page,
+	#    the median of 3 runs each (runs alternate, so both see the same load).
+	w_runs=() f_runs=()
+	for run in 1 2 3; do
+		read -r n_w s < <(crawl workers --root "$SITE" --cgi php=php-cgi --cgi-mode workers)
+		w_runs+=("$s")
+		read -r n_f s < <(crawl fork --root "$SITE" --cgi php=php-cgi --cgi-mode fork)
+		f_runs+=("$s")
+	done
+	s_w=$(median3 "${w_runs[@]}")
+	s_f=$(median3 "${f_runs[@]}")
+	printf 'CGI php-cgi, median of 3: workers %d URLs in %.2f s, fork %d URLs in %.2f s: workers %.1fx faster\n' \
+		"$n_w" "$s_w" "$n_f" "$s_f" "$(calc "$s_f / $s_w")"
+fi
+
+# 0b. Durability: the workers' crawl as it runs by default (each file synced
+#     before its rename, its directory after, tree.db's commits synced) and
+#     with --no-sync, the median of 3 runs each, alternating.
+if [ "${ROWS:-}" != workers ]; then
+	y_runs=() n_runs=()
+	for run in 1 2 3; do
+		read -r n_y s < <(crawl synced --root "$SITE" --cgi php=php-cgi)
+		y_runs+=("$s")
+		read -r n_n s < <(crawl unsynced --root "$SITE" --cgi php=php-cgi --no-sync)
+		n_runs+=("$s")
+	done
+	s_y=$(median3 "${y_runs[@]}")
+	s_n=$(median3 "${n_runs[@]}")
+	printf 'durability, median of 3: synced %d URLs in %.2f s (%.1f pages/s), --no-sync %d URLs in %.2f s (%.1f pages/s): syncing costs %.0f%%\n' \
+		"$n_y" "$s_y" "$(rate "$n_y" "$s_y")" "$n_n" "$s_n" "$(rate "$n_n" "$s_n")" "$(calc "($s_y / $s_n - 1) * 100")"
+fi
+[ -z "${ROWS:-}" ] || exit 0
 printf '%-34s %8s %9s %9s\n' "crawler / origin" "URLs" "seconds" "pages/s"
 
 # 1. CGI: php-cgi run directly, one process per page.

@@ -11,6 +11,7 @@
 #include "crawl/lastrun.h"
 #include "crawl/views.h"
 #include "crawl/volatile.h"
+#include "tree/publish.h"
 #include "cli/cli.h"
 #include "base/log.h"
 #include "cli/originopts.h"
@@ -97,6 +98,9 @@ const struct opt crawl_opts[] = {
 	  "ignore: a file under --root asked with a query (x.css?ver=6.1) is stored once as the file"
 	  " (default keep: x.css@ver=6.1.css)", 0, 0 },
 	{ "no-gzip", 0, OPT_BOOL, &crawl_options.no_gzip, NULL, "write no .gz siblings", 0, 0 },
+	{ "no-sync", 0, OPT_BOOL, &crawl_options.no_sync, NULL,
+	  "write without fsync: faster on a slow disk, but a power cut may then leave pages the next run "
+	  "refuses to overwrite (a tree on tmpfs, or made anew each time, loses nothing by it)", 0, 0 },
 	{ "progress", 0, OPT_STR, &crawl_options.progress, "bar|line|none",
 	  "bar: one line redrawn on the terminal; line: a line every --progress-interval s "
 	  "(default bar on a terminal, line otherwise; -q: none)", 0, 0 },
@@ -258,6 +262,7 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 										     : ROBOTS_META_IGNORE;
 	s->crawl.respect_no_store = o->respect_no_store;
 	s->crawl.gzip = !o->no_gzip;
+	publish_set_sync(!o->no_sync);
 	s->crawl.prune = !o->no_prune;
 	s->crawl.keep_archives = o->keep_archives;
 	if (o->static_query && strcmp(o->static_query, "keep") && strcmp(o->static_query, "ignore"))

@@ -19,7 +19,7 @@
 struct crawl_options {
 	struct strlist seeds, include, exclude, strip, ignore_params, canonical, render_query, view_families, volatiles;
 	bool sort_query, follow_nofollow, respect_robots_meta, respect_no_store, no_canonical_links;
-	bool no_prune, no_gzip, quiet, verbose, force;
+	bool no_prune, no_gzip, no_sync, quiet, verbose, force;
 	bool keep_archives;
 	long max_pages, max_depth, loop_warn, noindex_sample; /* -1 when not given */
 	long jobs;

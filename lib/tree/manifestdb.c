@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -77,10 +78,23 @@ void mdb_state_clear(struct manifest_db *d)
 	d->have_state = false;
 }
 
+const char *mdb_reason(sqlite3 *db, char *buf)
+{
+	if (!db)
+		return "out of memory";
+	int code = sqlite3_errcode(db) & 0xff, sys = sqlite3_system_errno(db);
+	if (sys && (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN))
+		snprintf(buf, MDB_REASON_LEN, "%s (%s)", sqlite3_errmsg(db), strerror(sys));
+	else
+		snprintf(buf, MDB_REASON_LEN, "%s", sqlite3_errmsg(db));
+	return buf;
+}
+
 int mdb_err(struct tree *t, char *err, const char *what)
 {
+	char why[MDB_REASON_LEN];
 	return err_set(err, "cannot %s '%s/%s/%s': %s", what, t->path, TREE_META_DIR, MANIFEST_DB_FILE,
-		       t->db && t->db->db ? sqlite3_errmsg(t->db->db) : "out of memory");
+		       mdb_reason(t->db ? t->db->db : NULL, why));
 }
 
 int mdb_exec(struct tree *t, const char *sql, char *err)
@@ -260,8 +274,14 @@ static int open_db(struct tree *t, bool create, char *err)
 	}
 	sqlite3_busy_timeout(d->db, BUSY_TIMEOUT_MS);
 	/* WAL: readers go on beside the writer and see the last commit.
-	 * synchronous NORMAL: a commit survives kill -9 (it is in the WAL
-	 * file); only a power loss may take the last ones back. */
+	 * synchronous FULL: each commit is synced (the WAL, one fdatasync)
+	 * before it returns. A commit is either a pending row, which must be
+	 * on disk before the rename it announces can be (else a power cut
+	 * may leave a published file with no record of it, which no later
+	 * run would dare overwrite), or a run's save, after which cgisnap
+	 * says the pages are published. NORMAL would survive kill -9 alike
+	 * but let a power cut take the last commits back. With --no-sync
+	 * (publish_sync() false) NORMAL, as the files go unsynced too. */
 	/* auto_vacuum INCREMENTAL: takes only on a database without tables
 	 * (a new one); an older one is converted by its next writer
 	 * (convert_vacuum). journal_size_limit 0: the log is trimmed each
@@ -273,7 +293,9 @@ static int open_db(struct tree *t, bool create, char *err)
 	bool empty = pages && sqlite3_step(pages) == SQLITE_ROW && sqlite3_column_int64(pages, 0) == 0;
 	sqlite3_finalize(pages);
 	if ((empty && sqlite3_exec(d->db, "PRAGMA auto_vacuum = INCREMENTAL", NULL, NULL, NULL) != SQLITE_OK) ||
-	    sqlite3_exec(d->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 0;",
+	    sqlite3_exec(d->db,
+			 publish_sync() ? "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA journal_size_limit = 0;"
+					: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 0;",
 			 NULL, NULL, NULL) != SQLITE_OK) {
 		mdb_err(&tmp, err, "open"); /* "file is not a database" */
 		goto fail;
@@ -417,7 +439,7 @@ int manifest_checkpoint(struct tree *t, bool whole, char *err)
 	if (t->db && sqlite3_wal_checkpoint_v2(t->db->db, NULL, mode, NULL, NULL) != SQLITE_OK &&
 	    sqlite3_errcode(t->db->db) != SQLITE_BUSY)
 		rc = err_set(err, "cannot checkpoint '%s/%s/%s': %s", t->path, TREE_META_DIR, MANIFEST_DB_FILE,
-			     sqlite3_errmsg(t->db->db));
+			     mdb_reason(t->db->db, (char[MDB_REASON_LEN]){ 0 }));
 	mdb_unlock(t);
 	return rc;
 }

@@ -79,6 +79,11 @@ struct depset {
 void mdb_stored_free(struct stored *s);
 /* Forget the stored state (read again by the next load or save). */
 void mdb_state_clear(struct manifest_db *d);
+/* SQLite's reason for db's last error, with the system's where there is
+ * one ("disk I/O error (No space left on device)"): SQLite's own words
+ * do not say the disk is full. In buf (MDB_REASON_LEN), returned. */
+#define MDB_REASON_LEN 256
+const char *mdb_reason(sqlite3 *db, char *buf);
 /* err says "cannot WHAT 'DIR/.cgisnap/tree.db'" and SQLite's reason: -1. */
 int mdb_err(struct tree *t, char *err, const char *what);
 int mdb_exec(struct tree *t, const char *sql, char *err);

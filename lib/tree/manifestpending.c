@@ -25,7 +25,7 @@ int manifest_journal(struct tree *t, const struct manifest_entry *e, char *err)
 		sqlite3_bind_text(st, 1, line.data, (int)line.len, SQLITE_STATIC);
 	if (!st || mdb_step(st) < 0)
 		rc = err_set(err, "cannot record '%s' in '%s/%s/%s': %s", e->key ? e->key : e->target, t->path,
-			     TREE_META_DIR, MANIFEST_DB_FILE, sqlite3_errmsg(t->db->db));
+			     TREE_META_DIR, MANIFEST_DB_FILE, mdb_reason(t->db->db, (char[MDB_REASON_LEN]){ 0 }));
 	sqlite3_finalize(st);
 	buf_release(&line);
 	mdb_unlock(t);

@@ -267,7 +267,7 @@ static struct reader *reader_for(struct tree *t, struct manifest_db *d, char *er
 						&r->lookup, NULL);
 		if (rc != SQLITE_OK) {
 			err_set(err, "cannot open '%s/%s/%s': %s", t->path, TREE_META_DIR, MANIFEST_DB_FILE,
-				r->db ? sqlite3_errmsg(r->db) : "out of memory");
+				mdb_reason(r->db, (char[MDB_REASON_LEN]){ 0 }));
 			mdb_reader_close(r);
 			r = NULL;
 		} else {
@@ -305,7 +305,7 @@ int manifest_lookup(struct tree *t, const char *target, struct manifest_entry **
 	int ret = rc == SQLITE_ROW || rc == SQLITE_DONE
 			  ? 0
 			  : err_set(err, "cannot read '%s/%s/%s': %s", t->path, TREE_META_DIR, MANIFEST_DB_FILE,
-				    sqlite3_errmsg(r->db));
+				    mdb_reason(r->db, (char[MDB_REASON_LEN]){ 0 }));
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	pthread_mutex_unlock(&r->mu);

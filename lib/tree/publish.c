@@ -21,6 +21,27 @@
 #define COPY_CHUNK 65536
 
 static atomic_uint temp_counter;
+static atomic_bool sync_off;
+
+void publish_set_sync(bool on)
+{
+	atomic_store(&sync_off, !on);
+}
+
+bool publish_sync(void)
+{
+	return !atomic_load(&sync_off);
+}
+
+/* Make a directory's entries (names renamed in, made or removed) durable:
+ * what the caller records next (the manifest) must not survive a power
+ * cut that takes them back. key names it in the message. */
+static int sync_dir(int dirfd, const char *key, char *err)
+{
+	if (!publish_sync() || fsync(dirfd) == 0 || errno == EINVAL)
+		return 0;
+	return err_sys(err, "cannot sync the directory of '%s'", key);
+}
 
 #define TEMP_PREFIX ".cgisnap-tmp-"
 
@@ -51,6 +72,10 @@ static int open_parent(int treefd, const char *key, bool create, const char **le
 		if (fd < 0 && errno == ENOENT && create) {
 			if (mkdirat(dirfd, part, 0755) < 0 && errno != EEXIST) {
 				err_sys(err, "cannot create directory '%.*s'", (int)(slash - key), key);
+				close(dirfd);
+				return -1;
+			}
+			if (sync_dir(dirfd, key, err) < 0) {
 				close(dirfd);
 				return -1;
 			}
@@ -277,6 +302,11 @@ static char *write_temp(int dirfd, const char *name, const struct range *r, bool
 		err_sys(err, "cannot write '%s'", name);
 	else if (rc == 3)
 		err_set(err, "zlib could not compress");
+	/* Its bytes on disk before its name can be: a power cut after the
+	 * rename must not leave an empty file where the manifest records a
+	 * page (ext4 and XFS write a new file's data well after its name). */
+	if (rc == 0 && publish_sync() && fdatasync(fd) < 0)
+		rc = err_sys(err, "cannot write '%s'", name);
 	if (close(fd) < 0 && rc == 0)
 		rc = err_sys(err, "cannot write '%s'", name);
 	if (rc) {
@@ -287,15 +317,16 @@ static char *write_temp(int dirfd, const char *name, const struct range *r, bool
 	return tmp;
 }
 
-/* Keep the .gz sibling of name (a file of dirfd; key in messages) in step
- * with its bytes (r). mtime is the file's modification time: the .gz gets
- * the same, which is how serve tells a fresh .gz from a stale one. */
 static void note(struct strlist *l, const char *path)
 {
 	if (l)
 		strlist_add(l, path);
 }
 
+/* Keep the .gz sibling of name (a file of dirfd; key in messages) in step
+ * with its bytes (r). mtime is the file's modification time: the .gz gets
+ * the same, which is how serve tells a fresh .gz from a stale one. 1 when
+ * it wrote or removed the .gz, 0 when that was as wanted, -1 with err. */
 static int sync_gzip(int dirfd, const char *name, const char *key, const struct range *r, bool want,
 		     const struct timespec *mtime, struct publish_paths *paths, char *err)
 {
@@ -305,7 +336,7 @@ static int sync_gzip(int dirfd, const char *name, const char *key, const struct 
 	char *tmp = NULL;
 	if (!want || r->len < PUBLISH_GZIP_MIN) {
 		if (unlinkat(dirfd, gzname, 0) == 0)
-			note(paths->removed, gzkey);
+			note(paths->removed, gzkey), rc = 1;
 		else if (errno != ENOENT)
 			rc = err_sys(err, "cannot remove '%s'", gzkey);
 		goto out;
@@ -326,6 +357,7 @@ static int sync_gzip(int dirfd, const char *name, const char *key, const struct 
 		unlinkat(dirfd, tmp, 0);
 	} else {
 		note(paths->written, gzkey);
+		rc = 1;
 	}
 out:
 	free(tmp);
@@ -364,7 +396,8 @@ static int publish_range(int treefd, const char *key, const struct range *r, boo
 	}
 	if (same) {
 		/* Unchanged: only repair a missing or stale .gz. */
-		rc = sync_gzip(dirfd, name, key, r, gzip, &st.st_mtim, paths, err) < 0 ? -1 : PUBLISH_UNCHANGED;
+		int gz = sync_gzip(dirfd, name, key, r, gzip, &st.st_mtim, paths, err);
+		rc = gz < 0 || (gz > 0 && sync_dir(dirfd, key, err) < 0) ? -1 : PUBLISH_UNCHANGED;
 		goto out;
 	}
 	tmp = write_temp(dirfd, key, r, false, err);
@@ -390,6 +423,8 @@ static int publish_range(int treefd, const char *key, const struct range *r, boo
 		goto fail;
 	}
 	note(paths->written, key);
+	if (sync_dir(dirfd, key, err) < 0)
+		rc = -1;
 	goto out;
 fail:
 	unlinkat(dirfd, tmp, 0);
@@ -533,6 +568,8 @@ int publish_remove_noted(int treefd, const char *key, long long bytes, const cha
 			note(paths->removed, gzkey);
 		else if (errno != ENOENT)
 			rc = err_sys(err, "cannot remove '%s'", gzkey);
+		if (rc == 0 && sync_dir(dirfd, key, err) < 0)
+			rc = -1;
 	}
 	free(gzname);
 	free(gzkey);
@@ -549,6 +586,8 @@ int publish_remove_noted(int treefd, const char *key, long long bytes, const cha
 		if (pfd < 0)
 			break;
 		int gone = unlinkat(pfd, name, AT_REMOVEDIR);
+		if (gone == 0)
+			sync_dir(pfd, dir, ignored); /* an empty directory back after a power cut is harmless */
 		close(pfd);
 		if (gone < 0)
 			break;
@@ -595,6 +634,8 @@ int write_file_atomic(int dirfd, const char *name, const void *data, size_t len,
 	if (renameat(dirfd, tmp, dirfd, name) < 0) {
 		rc = err_sys(err, "cannot write '%s'", name);
 		unlinkat(dirfd, tmp, 0);
+	} else {
+		rc = sync_dir(dirfd, name, err);
 	}
 	free(tmp);
 	return rc;

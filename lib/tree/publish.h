@@ -45,6 +45,16 @@ struct publish_paths {
 	struct strlist *written, *removed;
 };
 
+/* Durability (on by default): each file's bytes are synced (fdatasync)
+ * before its rename, and its directory (fsync) after every rename,
+ * removal and directory made, so that once the caller records a publish
+ * (tree.db, synchronous FULL) no power cut takes it back, and no record
+ * made before a rename (a pending row) is lost while the rename
+ * survives. publish_set_sync(false) (--no-sync) drops both: a power cut
+ * may then leave files the manifest does not match. Process-wide. */
+void publish_set_sync(bool on);
+bool publish_sync(void);
+
 /* Make key (relative to the directory treefd) hold data[0..len); parent
  * directories are created. With gzip, a key.gz sibling is kept in step
  * when len >= PUBLISH_GZIP_MIN (and removed otherwise). Returns a
