@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tree/answer.h"
+#include "tree/publish.h"
 #include "base/buf.h"
 #include "base/log.h"
 #include "respond.h"
@@ -205,8 +206,12 @@ int meta_save_if_dirty(struct meta *m, struct tree *t, char *err)
 		pthread_rwlock_unlock(&m->lock);
 	}
 	if (manifest_count(&m->saving)) {
-		/* Reads saving without the lock: only this thread writes it. */
-		rc = manifest_save_delta(&m->saving, NULL, NULL, t, err);
+		/* Reads saving without the lock: only this thread writes it.
+		 * The renames of the fills it holds (each published before it
+		 * joined fills) are synced first (publish.h). */
+		rc = publish_sync_dirs(t->fd, err);
+		if (rc == 0)
+			rc = manifest_save_delta(&m->saving, NULL, NULL, t, err);
 		pthread_rwlock_wrlock(&m->lock);
 		if (rc < 0)
 			unsave(m);

@@ -121,3 +121,37 @@ direct_render() {
 	env -i "${env_args[@]}" php-cgi -d opcache.enable=0 -d session.save_path="$TESTDIR/direct-sessions" |
 		sed '1,/^\r\{0,1\}$/d'
 }
+
+# tree_consistent TREE: tree.db reads, and every file its manifest lists
+# is there with the bytes and sha256 of its row, or of a pending row (a
+# file renamed into place before the save that would record it was
+# killed or failed: the next writer settles it); no temporary file is
+# left. Prints what is wrong, a line each (the fault tests, t058x).
+tree_consistent() {
+	local ls=$TESTDIR/consistent.ls pending=$TESTDIR/consistent.pending
+	"$CGISNAP" ls "$1" >"$ls" 2>&1 || echo "ls: $(tail -1 "$ls")"
+	tree_sql "$1" "SELECT line FROM pending" >"$pending" 2>&1 || echo "pending: $(tail -1 "$pending")"
+	(cd "$1" && awk -F'\t' '!/^#/ && $2 != "-" { print $2 "\t" $5 "\t" $6 }' "$ls" |
+		while IFS=$'\t' read -r key bytes sha; do
+			if [ ! -f "$key" ]; then
+				echo "listed, missing: $key"
+				continue
+			fi
+			now="$(stat -c %s "$key")	$(sha256sum <"$key" | cut -d' ' -f1)"
+			[ "$now" = "$bytes	$sha" ] ||
+				awk -F'\t' -v k="$key" -v now="$now" '$2 == k && $5 "\t" $6 == now { found = 1 }
+					END { exit !found }' "$pending" ||
+				echo "listed, $(stat -c %s "$key") bytes, not as recorded: $key"
+		done
+	find . -name '.cgisnap-tmp-*' -printf 'temporary file left: %P\n')
+}
+
+# same_files A B: the files of the trees A and B (outside .cgisnap) have
+# the same names and bytes; prints the differences.
+same_files() {
+	diff <(cd "$1" && find . -path ./.cgisnap -prune -o -type f -printf '%P\n' | LC_ALL=C sort) \
+		<(cd "$2" && find . -path ./.cgisnap -prune -o -type f -printf '%P\n' | LC_ALL=C sort) | grep '^[<>]'
+	(cd "$1" && find . -path ./.cgisnap -prune -o -type f -printf '%P\n') | while IFS= read -r f; do
+		[ ! -f "$2/$f" ] || cmp -s "$1/$f" "$2/$f" || echo "other bytes: $f"
+	done
+}

@@ -142,6 +142,29 @@ check_eq "$(printf 'other.html')" "$(tree_files "$T")" "the tree holds what the 
 check_eq 0 "$(tree_sql "$T" "SELECT count(*) FROM pending")" "the pending rows go once the manifest is saved"
 rm -f "$SITE/k/slow.cgi"
 
+try "temp files a writer that died left where no pending row leads go with the next writer; a clean end leaves none to go"
+T=$TESTDIR/t7b
+snap --seed /x/page/ "$T" 2>/dev/null
+check_eq 0 $? "snapshot"
+check_eq "" "$(cat "$T/.cgisnap/lock")" "the lock file of a writer that ended is empty"
+# As kill -9 during a .gz repaired beside an unchanged page leaves them
+# (no pending row): its pid in the lock, temps deep in the tree and in
+# .cgisnap; and a dotfile of the user's that only looks alike.
+echo 999999 >"$T/.cgisnap/lock"
+echo half >"$T/x/page/.cgisnap-tmp-999999-1"
+echo half >"$T/.cgisnap/.cgisnap-tmp-999999-2"
+mkdir "$T/x/page/.cgisnap-tmp-dir"
+snap --seed /x/page/ "$T" 2>/dev/null
+check_eq 0 $? "the next snapshot"
+check_no_file "$T/x/page/.cgisnap-tmp-999999-1"
+check_no_file "$T/.cgisnap/.cgisnap-tmp-999999-2"
+check_eq "" "$(find "$T" -name '.cgisnap-tmp-*' -type f)" "temp files left"
+check_eq yes "$([ -d "$T/x/page/.cgisnap-tmp-dir" ] && echo yes)" "a directory so named (no temp of cgisnap's) stays"
+echo half >"$T/x/page/.cgisnap-tmp-999999-3" # after a clean end: no one's to clean
+snap --seed /x/page/ "$T" 2>/dev/null
+check_file "$T/x/page/.cgisnap-tmp-999999-3"
+rm -rf "$T/x/page/.cgisnap-tmp-999999-3" "$T/x/page/.cgisnap-tmp-dir"
+
 try "a full disk (here EFBIG from ulimit -f) leaves every published file recorded"
 for i in $(seq 1 60); do printf '<p>page number %s of the e section</p>\n' "$i" >"$SITE/e/page-with-a-long-name-$i.html"; done
 for i in $(seq 1 3000); do echo "<p>line $i of a page too big for the file size limit</p>"; done >"$SITE/e/big.html"

@@ -53,29 +53,6 @@ delay() {
 	printf '%d.%03d' $((d / 1000)) $((d % 1000))
 }
 
-# consistent TREE: every file the manifest lists is there with its bytes
-# and sha256; no temporary file anywhere in the tree. Prints what is not.
-consistent() {
-	(cd "$1" && "$CGISNAP" ls . | awk -F'\t' '!/^#/ && $2 != "-" { print $2 "\t" $5 "\t" $6 }' |
-		while IFS=$'\t' read -r key bytes sha; do
-			if [ ! -f "$key" ]; then
-				echo "listed, missing: $key"
-			elif [ "$(stat -c %s "$key")" != "$bytes" ] ||
-				[ "$(sha256sum <"$key" | cut -d' ' -f1)" != "$sha" ]; then
-				echo "listed, other bytes: $key"
-			fi
-		done
-	find . -name '.cgisnap-tmp-*' -printf 'temporary file left: %P\n')
-}
-
-# same_tree A B: the files of A and B (outside .cgisnap) have the same
-# names and bytes; prints the differences.
-same_tree() {
-	diff <(cd "$1" && find . -path ./.cgisnap -prune -o -type f -printf '%P\n' | LC_ALL=C sort) \
-		<(cd "$2" && find . -path ./.cgisnap -prune -o -type f -printf '%P\n' | LC_ALL=C sort) | grep '^[<>]'
-	tree_diff_from "$1" "$2"
-}
-
 # stored TREE: "key sha256" of every file the manifest lists.
 stored() {
 	"$CGISNAP" ls "$1" | awk -F'\t' '!/^#/ && $2 != "-" { print $2, $6 }' | LC_ALL=C sort
@@ -92,7 +69,7 @@ reference() {
 # manifest listed at the kill, each still stored.
 survived() {
 	local what=$1 tree=$2 bad
-	bad=$(consistent "$tree")
+	bad=$(tree_consistent "$tree")
 	if [ -n "$3" ]; then
 		bad+=$(comm -23 <(printf '%s\n' "$3" | cut -d' ' -f1) <(stored "$tree" | cut -d' ' -f1) |
 			sed 's/^/stored before the kill, gone: /')
@@ -105,7 +82,7 @@ survived() {
 				echo "filled, not as the clean snapshot: $key"
 		done)
 	else
-		bad+=$(same_tree "$REF" "$tree")
+		bad+=$(same_files "$REF" "$tree")
 	fi
 	if [ -n "$bad" ]; then
 		printf '# %s kill %s: %s\n' "$what" "$made" "$(printf '%s\n' "$bad" | head -5 | tr '\n' ' ')"

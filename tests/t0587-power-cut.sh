@@ -45,35 +45,13 @@ power_cut() {
 		fail "the cut disk did not mount: $(cat "$TESTDIR/mount.err")"
 }
 
-# consistent TREE: every file the manifest lists is there with its bytes
-# and sha256 (prints the ones that are not).
-consistent() {
-	(cd "$1" && "$CGISNAP" ls . | awk -F'\t' '!/^#/ && $2 != "-" { print $2 "\t" $5 "\t" $6 }' |
-		while IFS=$'\t' read -r key bytes sha; do
-			if [ ! -f "$key" ]; then
-				echo "listed, missing: $key"
-			elif [ "$(stat -c %s "$key")" != "$bytes" ] ||
-				[ "$(sha256sum <"$key" | cut -d' ' -f1)" != "$sha" ]; then
-				echo "listed, $(stat -c %s "$key") bytes, not as recorded: $key"
-			fi
-		done)
-}
-
-# same_tree A B: names and bytes of the files of A and B (outside .cgisnap).
-same_tree() {
-	diff <(cd "$1" && find . -path ./.cgisnap -prune -o -type f -printf '%P\n' | LC_ALL=C sort) \
-		<(cd "$2" && find . -path ./.cgisnap -prune -o -type f ! -name '.cgisnap-tmp-*' -printf '%P\n' |
-			LC_ALL=C sort) | grep '^[<>]'
-	tree_diff_from "$1" "$2"
-}
-
 try "a snapshot that ended is on disk: a power cut right after it leaves every page it published"
 snap_wiki "$SITE" "$OUT" "${ARGS[@]}" -q 2>"$TESTDIR/snap.err"
 check_eq 0 $? "snapshot ($(tail -2 "$TESTDIR/snap.err"))"
 power_cut
-check_eq "" "$(consistent "$CUT/out" | head -5)" "pages not as the manifest on the cut disk"
+check_eq "" "$(tree_consistent "$CUT/out" | head -5)" "pages not as the manifest on the cut disk"
 check_eq "$("$CGISNAP" ls "$OUT")" "$("$CGISNAP" ls "$CUT/out")" "the manifest on the cut disk"
-check_eq "" "$(same_tree "$OUT" "$CUT/out" | head -5)" "files on the cut disk"
+check_eq "" "$(same_files "$OUT" "$CUT/out" | head -5)" "files on the cut disk"
 
 try "an update that ended is on disk too: each changed page as published, none older"
 for p in "${PAGES[@]:0:5}"; do
@@ -83,9 +61,9 @@ rm "$(wiki_file "$SITE" "${PAGES[5]}")"
 snap_wiki "$SITE" "$OUT" "${ARGS[@]}" -q 2>"$TESTDIR/snap.err"
 check_eq 0 $? "snapshot ($(tail -2 "$TESTDIR/snap.err"))"
 power_cut
-check_eq "" "$(consistent "$CUT/out" | head -5)" "pages not as the manifest on the cut disk"
+check_eq "" "$(tree_consistent "$CUT/out" | head -5)" "pages not as the manifest on the cut disk"
 check_eq "$("$CGISNAP" ls "$OUT")" "$("$CGISNAP" ls "$CUT/out")" "the manifest on the cut disk"
-check_eq "" "$(same_tree "$OUT" "$CUT/out" | head -5)" "files on the cut disk"
+check_eq "" "$(same_files "$OUT" "$CUT/out" | head -5)" "files on the cut disk"
 check_eq 1 "$(grep -c "Edited before the cut" "$CUT/out/$(wiki_key "${PAGES[0]}")")" "an edited page"
 check_no_file "$CUT/out/$(wiki_key "${PAGES[5]}")"
 
@@ -112,8 +90,8 @@ for ((k = 1; k <= CUTS; k++)); do
 	rm -rf "$TESTDIR/ref"
 	snap_wiki "$SITE" "$TESTDIR/ref" "${ARGS[@]}" -q 2>"$TESTDIR/ref.err"
 	bad=$( ([ "$rc" = 0 ] || echo "the run after the cut exited $rc: $(tail -2 "$TESTDIR/after.err")"
-		consistent "$CUT/out"
-		same_tree "$TESTDIR/ref" "$CUT/out"
+		tree_consistent "$CUT/out"
+		same_files "$TESTDIR/ref" "$CUT/out"
 		find "$CUT/out" -name '.cgisnap-tmp-*' -printf 'temporary file left: %P\n') | head -5)
 	if [ -z "$bad" ]; then
 		good=$((good + 1))

@@ -31,28 +31,6 @@ at_exit "umount '$SMALL' 2>/dev/null"
 OUT=$SMALL/out
 REF=$TESTDIR/ref
 
-# consistent TREE: tree.db reads, and every file the manifest lists is
-# there with the bytes and sha256 of its row, or of a pending row (a file
-# renamed into place before the save that would record it failed: the
-# next writer settles it); no temporary file (prints what is wrong).
-consistent() {
-	"$CGISNAP" ls "$1" >"$TESTDIR/ls.out" 2>&1 || echo "ls: $(tail -1 "$TESTDIR/ls.out")"
-	tree_sql "$1" "SELECT line FROM pending" >"$TESTDIR/pending.out" 2>&1 || echo "pending: $(tail -1 "$TESTDIR/pending.out")"
-	(cd "$1" && awk -F'\t' '!/^#/ && $2 != "-" { print $2 "\t" $5 "\t" $6 }' "$TESTDIR/ls.out" |
-		while IFS=$'\t' read -r key bytes sha; do
-			if [ ! -f "$key" ]; then
-				echo "listed, missing: $key"
-				continue
-			fi
-			now="$(stat -c %s "$key")	$(sha256sum <"$key" | cut -d' ' -f1)"
-			[ "$now" = "$bytes	$sha" ] ||
-				awk -F'\t' -v k="$key" -v now="$now" '$2 == k && $5 "\t" $6 == now { found = 1 }
-					END { exit !found }' "$TESTDIR/pending.out" ||
-				echo "listed, not as recorded: $key"
-		done
-	find . -name '.cgisnap-tmp-*' -printf 'temporary file left: %P\n')
-}
-
 # free_kib: what the small filesystem has free.
 free_kib() { df -k --output=avail "$SMALL" | tail -1 | tr -d ' '; }
 
@@ -89,15 +67,13 @@ for free in 0 16 24 32 40 48 64 80 96 128 160 256; do
 	# looked at with room again: a reader of tree.db needs a few pages
 	# of its own (its shared-memory index)
 	rm -f "$SMALL/filler"
-	bad+=$(consistent "$OUT" | head -3 | tr '\n' ' ')
+	bad+=$(tree_consistent "$OUT" | head -3 | tr '\n' ' ')
 	snap_wiki "$SITE" "$OUT" "${ARGS[@]}" -q 2>"$TESTDIR/after.err"
 	rc2=$?
 	[ "$rc2" = 0 ] || bad+="the run with room again exited $rc2: $(tail -1 "$TESTDIR/after.err"); "
 	rm -rf "$REF"
 	snap_wiki "$SITE" "$REF" "${ARGS[@]}" -q 2>"$TESTDIR/ref.err"
-	bad+=$( (diff <(cd "$REF" && find . -path ./.cgisnap -prune -o -type f -printf '%P\n' | LC_ALL=C sort) \
-		<(cd "$OUT" && find . -path ./.cgisnap -prune -o -type f -printf '%P\n' | LC_ALL=C sort) | grep '^[<>]'
-		tree_diff_from "$REF" "$OUT") | head -3 | tr '\n' ' ')
+	bad+=$(same_files "$REF" "$OUT" | head -3 | tr '\n' ' ')
 	echo "# $free KiB free: the run exited $rc ($(grep -c . "$TESTDIR/full.err") lines), then $rc2" \
 		"$(head -1 "$TESTDIR/full.err" | cut -c1-160)"
 	if [ -z "$bad" ]; then

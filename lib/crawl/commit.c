@@ -120,8 +120,11 @@ static int save_and_drop(struct crawl *c, struct manifest *gone, struct strlist 
 		if (e)
 			hashmap_put(&delta.entries, e->target, e);
 	}
-	int rc = changed ? manifest_save_delta(&delta, NULL, gone, c->tree, err)
-			 : manifest_save_removing(&c->manifest, gone, c->tree, err);
+	/* The renames it records on disk first (publish.h). */
+	int rc = publish_sync_dirs(c->tree->fd, err);
+	if (rc == 0)
+		rc = changed ? manifest_save_delta(&delta, NULL, gone, c->tree, err)
+			     : manifest_save_removing(&c->manifest, gone, c->tree, err);
 	test_pause("CGISNAP_TEST_PAUSE_SAVED");
 	bool all_dropped = true;
 	size_t n;
@@ -147,7 +150,10 @@ static int save_and_drop(struct crawl *c, struct manifest *gone, struct strlist 
 		rc = manifest_save(&c->manifest, c->tree, err);
 	}
 	hashmap_release(&delta.entries); /* borrowed: the entries stay the manifest's */
-	/* The manifest now records every publish the pending rows held. */
+	/* The manifest now records every publish the pending rows held;
+	 * the removals' pending rows go once the removals are on disk. */
+	if (rc == 0)
+		rc = publish_sync_dirs(c->tree->fd, err);
 	if (rc == 0)
 		rc = manifest_journal_reset(c->tree, err);
 	/* The sources were handled up to now. */

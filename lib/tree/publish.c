@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "base/hashmap.h"
 #include "base/log.h"
 #include "base/spill.h"
 #include "base/xalloc.h"
@@ -33,14 +35,41 @@ bool publish_sync(void)
 	return !atomic_load(&sync_off);
 }
 
-/* Make a directory's entries (names renamed in, made or removed) durable:
- * what the caller records next (the manifest) must not survive a power
- * cut that takes them back. key names it in the message. */
+/* Make a directory's entries durable now (write_file_atomic). key names
+ * it in the message. */
 static int sync_dir(int dirfd, const char *key, char *err)
 {
 	if (!publish_sync() || fsync(dirfd) == 0 || errno == EINVAL)
 		return 0;
 	return err_sys(err, "cannot sync the directory of '%s'", key);
+}
+
+/* The directories (relative to the tree, "" its top) whose entries were
+ * changed (a name renamed in or removed, a directory made) since the last
+ * publish_sync_dirs: synced together before the manifest records them,
+ * so that a failed sync fails the save, never a publish already in place. */
+static pthread_mutex_t dirs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hashmap dirs_changed;
+
+static void note_dir(const char *dir)
+{
+	pthread_mutex_lock(&dirs_lock);
+	hashmap_put(&dirs_changed, dir, (void *)1);
+	pthread_mutex_unlock(&dirs_lock);
+}
+
+/* Note the directory holding the first len bytes of path (a key, or a
+ * directory's path) as changed. */
+static void note_dir_of(const char *path, size_t len)
+{
+	if (!publish_sync())
+		return;
+	size_t dirlen = len;
+	while (dirlen && path[dirlen - 1] != '/')
+		dirlen--;
+	char *dir = xstrndup(path, dirlen ? dirlen - 1 : 0);
+	note_dir(dir);
+	free(dir);
 }
 
 #define TEMP_PREFIX ".cgisnap-tmp-"
@@ -75,10 +104,7 @@ static int open_parent(int treefd, const char *key, bool create, const char **le
 				close(dirfd);
 				return -1;
 			}
-			if (sync_dir(dirfd, key, err) < 0) {
-				close(dirfd);
-				return -1;
-			}
+			note_dir_of(key, (size_t)(slash - key));
 			fd = openat(dirfd, part, flags);
 		}
 		if (fd < 0) {
@@ -397,7 +423,9 @@ static int publish_range(int treefd, const char *key, const struct range *r, boo
 	if (same) {
 		/* Unchanged: only repair a missing or stale .gz. */
 		int gz = sync_gzip(dirfd, name, key, r, gzip, &st.st_mtim, paths, err);
-		rc = gz < 0 || (gz > 0 && sync_dir(dirfd, key, err) < 0) ? -1 : PUBLISH_UNCHANGED;
+		if (gz > 0)
+			note_dir_of(key, strlen(key));
+		rc = gz < 0 ? -1 : PUBLISH_UNCHANGED;
 		goto out;
 	}
 	tmp = write_temp(dirfd, key, r, false, err);
@@ -423,8 +451,7 @@ static int publish_range(int treefd, const char *key, const struct range *r, boo
 		goto fail;
 	}
 	note(paths->written, key);
-	if (sync_dir(dirfd, key, err) < 0)
-		rc = -1;
+	note_dir_of(key, strlen(key));
 	goto out;
 fail:
 	unlinkat(dirfd, tmp, 0);
@@ -568,8 +595,7 @@ int publish_remove_noted(int treefd, const char *key, long long bytes, const cha
 			note(paths->removed, gzkey);
 		else if (errno != ENOENT)
 			rc = err_sys(err, "cannot remove '%s'", gzkey);
-		if (rc == 0 && sync_dir(dirfd, key, err) < 0)
-			rc = -1;
+		note_dir_of(key, strlen(key));
 	}
 	free(gzname);
 	free(gzkey);
@@ -586,9 +612,9 @@ int publish_remove_noted(int treefd, const char *key, long long bytes, const cha
 		if (pfd < 0)
 			break;
 		int gone = unlinkat(pfd, name, AT_REMOVEDIR);
-		if (gone == 0)
-			sync_dir(pfd, dir, ignored); /* an empty directory back after a power cut is harmless */
 		close(pfd);
+		if (gone == 0)
+			note_dir_of(dir, strlen(dir));
 		if (gone < 0)
 			break;
 		if (paths->removed)
@@ -596,6 +622,77 @@ int publish_remove_noted(int treefd, const char *key, long long bytes, const cha
 	}
 	free(dir);
 	return 0;
+}
+
+int publish_sync_dirs(int treefd, char *err)
+{
+	pthread_mutex_lock(&dirs_lock);
+	struct hashmap dirs = dirs_changed;
+	memset(&dirs_changed, 0, sizeof dirs_changed);
+	pthread_mutex_unlock(&dirs_lock);
+	int rc = 0;
+	size_t it = 0;
+	const char *dir;
+	void *v;
+	while (hashmap_next(&dirs, &it, &dir, &v)) {
+		if (rc < 0) {
+			note_dir(dir); /* still to sync: the next save tries again */
+			continue;
+		}
+		char ignored[ERR_LEN];
+		char *inside = xasprintf("%s%sx", dir, *dir ? "/" : "");
+		const char *leaf;
+		int fd = open_parent(treefd, inside, false, &leaf, ignored);
+		free(inside);
+		if (fd < 0)
+			continue; /* removed since: its parent was noted then */
+		if (fsync(fd) < 0 && errno != EINVAL) {
+			rc = err_sys(err, "cannot sync the directory '%s'", *dir ? dir : ".");
+			note_dir(dir);
+		}
+		close(fd);
+	}
+	hashmap_release(&dirs);
+	return rc;
+}
+
+/* publish_clean_all_temps below dirfd (closed here), depth levels deep at most. */
+static long clean_temps_below(int dirfd, int depth)
+{
+	DIR *d = fdopendir(dirfd);
+	if (!d) {
+		close(dirfd);
+		return 0;
+	}
+	long n = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *name = de->d_name;
+		if (!strcmp(name, ".") || !strcmp(name, ".."))
+			continue;
+		struct stat st;
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISREG(st.st_mode) && !strncmp(name, TEMP_PREFIX, strlen(TEMP_PREFIX))) {
+			n += unlinkat(dirfd, name, 0) == 0;
+		} else if (S_ISDIR(st.st_mode) && depth > 0) {
+			int sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0)
+				n += clean_temps_below(sub, depth - 1);
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+long publish_clean_all_temps(int treefd)
+{
+	int fd = fcntl(treefd, F_DUPFD_CLOEXEC, 0);
+	/* A descriptor of its own: readdir moves the offset it shares. */
+	int own = fd >= 0 ? openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (fd >= 0)
+		close(fd);
+	return own >= 0 ? clean_temps_below(own, PUBLISH_TEMP_DEPTH) : 0;
 }
 
 int publish_clean_temps(int treefd, const char *key)

@@ -46,14 +46,20 @@ struct publish_paths {
 };
 
 /* Durability (on by default): each file's bytes are synced (fdatasync)
- * before its rename, and its directory (fsync) after every rename,
- * removal and directory made, so that once the caller records a publish
- * (tree.db, synchronous FULL) no power cut takes it back, and no record
- * made before a rename (a pending row) is lost while the rename
- * survives. publish_set_sync(false) (--no-sync) drops both: a power cut
- * may then leave files the manifest does not match. Process-wide. */
+ * before its rename, and the directories whose names changed (renamed
+ * in, removed, made) are noted, to be synced (fsync) by
+ * publish_sync_dirs before the caller's next save records them (tree.db
+ * is synchronous FULL): so no power cut takes back a publish once
+ * recorded, and a failed sync fails that save, not a publish already in
+ * place (whose pending row then stays for the next writer).
+ * publish_set_sync(false) (--no-sync) drops both: a power cut may then
+ * leave files the manifest does not match. Process-wide. */
 void publish_set_sync(bool on);
 bool publish_sync(void);
+/* Sync the directories noted since the last call (treefd: the tree they
+ * are in); 0, or -1 with err naming one that failed (those not synced
+ * stay noted). Call it after the publishes a save records, before it. */
+int publish_sync_dirs(int treefd, char *err);
 
 /* Make key (relative to the directory treefd) hold data[0..len); parent
  * directories are created. With gzip, a key.gz sibling is kept in step
@@ -109,6 +115,12 @@ int publish_read(int treefd, const char *key, long long max, struct buf *out, ch
 /* Remove leftover temp files in the directory of key (an interrupted
  * run's); call only while holding the tree's lock. Returns how many. */
 int publish_clean_temps(int treefd, const char *key);
+/* Remove every temp file anywhere in the tree (no symbolic link is
+ * followed; at most PUBLISH_TEMP_DEPTH directories down): what a writer
+ * that died left where no pending row leads (a .gz repaired beside an
+ * unchanged page). Returns how many went. */
+#define PUBLISH_TEMP_DEPTH 64
+long publish_clean_all_temps(int treefd);
 
 /* Write a whole file atomically (temp + rename), whatever it held before:
  * for cgisnap's own files under .cgisnap/. */

@@ -215,13 +215,26 @@ int tree_lock(struct tree *t, char *err)
 		errno = saved;
 		return err_sys(err, "cannot lock tree '%s'", t->path);
 	}
+	/* The lock file holds its writer's pid until the writer closes the
+	 * tree (tree_close empties it): one still there was left by a writer
+	 * that died, whose temp files may lie where no pending row leads. */
+	char was[32];
+	ssize_t had = pread(fd, was, sizeof was, 0);
 	char pid[32];
 	int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)len, 0) != len) {
+	/* On disk before any temp file of this writer can be: a power cut
+	 * leaves the pid that sends the next writer looking for them. */
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)len, 0) != len ||
+	    (publish_sync() && fdatasync(fd) < 0)) {
 		close(fd);
 		return err_sys(err, "cannot write '%s/%s/lock'", t->path, TREE_META_DIR);
 	}
 	t->lock_fd = fd;
+	if (had > 0) {
+		long n = publish_clean_all_temps(t->fd);
+		if (n)
+			log_debug("removed %ld temporary file%s a writer that died left", n, n == 1 ? "" : "s");
+	}
 	return 0;
 }
 
@@ -316,8 +329,12 @@ out:
 void tree_close(struct tree *t)
 {
 	manifest_db_close(t);
-	if (t->lock_fd >= 0)
+	if (t->lock_fd >= 0) {
+		/* Emptied: this writer ended (tree_lock). */
+		if (ftruncate(t->lock_fd, 0) < 0)
+			log_debug("cannot empty '%s/%s/lock': %s", t->path, TREE_META_DIR, strerror(errno));
 		close(t->lock_fd); /* releases the flock */
+	}
 	if (t->meta_fd >= 0)
 		close(t->meta_fd);
 	if (t->fd >= 0)

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# t0589-io-faults: a disk that fails one call. A preload library
+# (tests/fixtures/faults/faultshim.c) makes the Nth write, fsync,
+# fdatasync or rename of cgisnap's own process (never its renders') fail
+# with EIO or ENOSPC, for N spread over every such call of an update
+# run: the run says what failed in one line per failure and exits 1 (2
+# when tree.db itself could not be opened), nothing crashes, the tree and
+# tree.db stay consistent, and the next run completes and equals a clean
+# snapshot.
+#
+# FAULTS (default 16) is how many calls are failed, one run each.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-watch.sh"
+
+FAULTS=${FAULTS:-16}
+SHIM=$TESTDIR/faultshim.so
+"${CC:-cc}" -O1 -shared -fPIC -o "$SHIM" "$ROOT/tests/fixtures/faults/faultshim.c" -ldl ||
+	fail "the fault library did not build"
+# An ASan build wants its runtime first among the preloaded libraries.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+watch_wiki_test 30
+mapfile -t ARGS < <(watch_wiki_args "$SITE")
+ARGS=("${ARGS[@]:0:${#ARGS[@]}-2}" --exclude 'do=(backlink|index|recent)') # snapshot: no --source
+mapfile -t PAGES < <(wiki_pages "$SITE")
+REF=$TESTDIR/ref
+step=0
+
+# change: every page changes (the tagline all show), and three get longer.
+change() {
+	step=$((step + 1))
+	sed -i "s/^\$conf\['tagline'\].*/\$conf['tagline'] = 'Fault step $step';/" "$SITE/conf/local.php"
+	for i in 1 2 3; do
+		printf '\nFault step %s made this page longer.\n' "$step" >>"$(wiki_file "$SITE" "${PAGES[RANDOM % ${#PAGES[@]}]}")"
+	done
+}
+
+# faulty ARGS...: snap_wiki with the fault library preloaded (FAULT_* from the caller).
+faulty() {
+	LD_PRELOAD=$SHIM${LD_PRELOAD:+:$LD_PRELOAD} snap_wiki "$SITE" "$OUT" "${ARGS[@]}" -q "$@"
+}
+
+snap_wiki "$SITE" "$OUT" "${ARGS[@]}" -q 2>"$TESTDIR/snap.err"
+check_eq 0 $? "the first snapshot ($(tail -2 "$TESTDIR/snap.err"))"
+
+try "an update counted: the calls there are to fail"
+change
+FAULT_COUNT=$TESTDIR/count faulty 2>"$TESTDIR/count.err"
+check_eq 0 $? "the counted run ($(tail -2 "$TESTDIR/count.err"))"
+total=$(cat "$TESTDIR/count" 2>/dev/null)
+check_le 20 "${total:-0}" "calls counted"
+echo "# an update run makes $total writes, syncs and renames"
+
+try "$FAULTS of them failed in turn (EIO, ENOSPC): one line each, exit 1 or 2, the tree whole, then all of it"
+survived=0
+for ((k = 1; k <= FAULTS; k++)); do
+	n=$(((total * k + FAULTS / 2) / (FAULTS + 1)))
+	errname=EIO
+	[ $((k % 2)) -eq 0 ] && errname=ENOSPC
+	change
+	FAULT_CALL=$n FAULT_ERRNO=$errname FAULT_LOG=$TESTDIR/faults faulty 2>"$TESTDIR/fault.err"
+	rc=$?
+	bad=""
+	case "$rc" in
+	0) ;; # the call was one whose failure costs nothing (a .gz repaired next time)
+	1 | 2) grep -qE 'Input/output error|No space left on device|disk I/O error|disk is full' "$TESTDIR/fault.err" ||
+		bad+="no line names the failure; " ;;
+	*) bad+="exit status $rc; " ;;
+	esac
+	grep -v '^cgisnap: \(error\|warning\): ' "$TESTDIR/fault.err" | grep -q . &&
+		bad+="a line that is not one error or warning: $(grep -v '^cgisnap: \(error\|warning\): ' "$TESTDIR/fault.err" | head -1); "
+	bad+=$(tree_consistent "$OUT" | head -3 | tr '\n' ' ')
+	snap_wiki "$SITE" "$OUT" "${ARGS[@]}" -q 2>"$TESTDIR/after.err"
+	rc2=$?
+	[ "$rc2" = 0 ] || bad+="the next run exited $rc2: $(tail -1 "$TESTDIR/after.err"); "
+	rm -rf "$REF"
+	snap_wiki "$SITE" "$REF" "${ARGS[@]}" -q 2>"$TESTDIR/ref.err"
+	bad+=$( (same_files "$REF" "$OUT"; tree_consistent "$OUT") | head -3 | tr '\n' ' ')
+	echo "# call $n of $total ($(tail -1 "$TESTDIR/faults" 2>/dev/null | cut -d' ' -f2- | sed "s|$TESTDIR/||")) failed with $errname:" \
+		"exit $rc ($(grep -c . "$TESTDIR/fault.err") lines)" \
+		"$(head -1 "$TESTDIR/fault.err" | cut -c1-150)"
+	if [ -z "$bad" ]; then
+		survived=$((survived + 1))
+	else
+		echo "# call $n: $bad"
+	fi
+done
+check_eq "$FAULTS" "$survived" "failed calls the tree came through whole"
+
+finish
