@@ -119,11 +119,16 @@ echo "# soak: $SECONDS_WANTED s, $edits edits, $published published, $added page
 echo "# watch: RSS $wr0 -> $wr1 KiB, $wf0 -> $wf1 descriptors; serve: RSS $sr0 -> $sr1 KiB, $sf0 -> $sf1" \
 	"descriptors; tree.db: $db0 -> $db1 bytes"
 # Flat: what grows with the pages added (a few) and settles, not with
-# time or with the edits.
+# time or with the edits. Watch kept every PHP session file its renders
+# wrote as one of the site's own writes: +12 MiB in 600 s, +1.5 in 60
+# (bounded here by 4 MiB and 15%; it now stays within 1.2 MiB of its
+# start over 240 s). AddressSanitizer keeps what is freed in quarantine.
+slack=4096
+[ "${SANITIZE:-}" != 1 ] || slack=65536
 check_le "$wf1" $((wf0 + 8)) "watch's descriptors"
 check_le "$sf1" $((sf0 + 16)) "serve's descriptors"
-check_le "$wr1" $((wr0 + wr0 / 2 + 16384)) "watch's RSS (KiB)"
-check_le "$sr1" $((sr0 + sr0 / 2 + 16384)) "serve's RSS (KiB)"
+check_le "$wr1" $((wr0 + wr0 * 15 / 100 + slack)) "watch's RSS (KiB)"
+check_le "$sr1" $((sr0 + sr0 * 15 / 100 + slack)) "serve's RSS (KiB)"
 check_le "$db1" $((db0 * 2 + 1048576)) "tree.db's bytes"
 bg_stop "$SERVE_PID"
 watch_stop_ok

@@ -2,6 +2,7 @@
  * re-renders, its log line and the --exec hook. */
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,10 @@ static void run_batch(struct watcher *w)
 	strlist_clear(&targets);
 	if (whole)
 		watcher_state_advance(w);
+	/* A batch allocates and frees much on its render threads, each with
+	 * a malloc arena of its own (a full re-crawl, big pages): what they
+	 * freed goes back to the system between batches. */
+	malloc_trim(0);
 }
 
 /* ms until the next --poll; -1 without --poll. */

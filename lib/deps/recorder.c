@@ -254,18 +254,27 @@ static void record_render(void *arg, struct manifest_entry *e, const struct orig
 	/* Files a render wrote (caches, indexes) are the site's own state:
 	 * watch ignores their events. Every render counts, whatever it
 	 * answered or whether it failed. */
+	/* Only what is recorded as any path is: under the roots (and, for a
+	 * snapshot, anywhere but the system's and cgisnap's own directories).
+	 * A write elsewhere starts no event to judge, and every render that
+	 * starts a PHP session writes a file of a new name in the private
+	 * session directory: kept, they grew watch by a few MiB an hour. */
 	struct strlist real = STRLIST_INIT; /* written through a link: the event comes there */
+	struct strlist wrote = STRLIST_INIT;
 	for (size_t i = 0; i < rs->deps_written.n; i++) {
-		char *p = real_paths_get(&r->real, rs->deps_written.items[i]);
-		if (p && strcmp(p, rs->deps_written.items[i]))
+		const char *w = rs->deps_written.items[i];
+		char *p = real_paths_get(&r->real, w);
+		if (p && strcmp(p, w) && recordable(r, p))
 			strlist_add(&real, p);
+		if (recordable(r, w))
+			strlist_add(&wrote, w);
 		free(p);
 	}
 	pthread_mutex_lock(&r->lock);
-	for (size_t i = 0; i < rs->deps_written.n; i++) {
-		note_written_locked(r, rs->deps_written.items[i]);
+	for (size_t i = 0; i < wrote.n; i++) {
+		note_written_locked(r, wrote.items[i]);
 		if (e)
-			note_writer_locked(r, rs->deps_written.items[i], e->target);
+			note_writer_locked(r, wrote.items[i], e->target);
 	}
 	for (size_t i = 0; i < real.n; i++) {
 		note_written_locked(r, real.items[i]);
@@ -274,6 +283,7 @@ static void record_render(void *arg, struct manifest_entry *e, const struct orig
 	}
 	pthread_mutex_unlock(&r->lock);
 	strlist_clear(&real);
+	strlist_clear(&wrote);
 }
 
 /* Written paths looked at after each run besides those the run wrote and

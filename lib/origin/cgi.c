@@ -249,6 +249,8 @@ static void build_argv(const struct origin *o, const struct origin_script *s, ch
 			argv[n++] = "opcache.enable=0";
 			argv[n++] = "-d";
 			argv[n++] = *session_arg;
+			argv[n++] = "-d";
+			argv[n++] = SESSION_GC_ARG;
 		}
 	} else {
 		argv[n++] = s->handler->prog;
@@ -261,7 +263,7 @@ int cgi_run(const struct origin *o, const char *target, const struct origin_scri
 	    const struct strlist *env, struct spill *out, struct origin_response *rs,
 	    int *exit_status, char *err)
 {
-	char *argv[8], *session_arg, *owned_env[2] = { NULL, NULL };
+	char *argv[10], *session_arg, *owned_env[2] = { NULL, NULL };
 	char **envp = NULL;
 	int pipes[NSTREAMS][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
 	int nstreams = o->trace_lib ? NSTREAMS : TRACE;

@@ -16,6 +16,14 @@
 #include "origin/mount.h"
 #include "origin/origin.h"
 #include "trace/traceread.h"
+
+/* php-cgi's argument for the private session directory's sessions: each
+ * render that starts a session leaves a file there (a crawler sends no
+ * cookie back), and Debian's php.ini collects none (its cron job knows
+ * only the directories php.ini names). One session start in 1000 (the
+ * divisor php.ini sets) removes those idle for gc_maxlifetime (24 min),
+ * so a watch left running does not fill its temporary directory. */
+#define SESSION_GC_ARG "session.gc_probability=1"
 #include "base/spill.h"
 
 /* One --cgi EXT=PROGRAM, or the FastCGI origin's implied "php". */
@@ -46,7 +54,7 @@ struct origin {
 	char *keep_out;                   /* origin_keep_out: real path of the tree, or NULL */
 	struct strlist user_env;          /* validated NAME=VALUE, applied last */
 	char *path_env;                   /* programs' PATH: ORIGIN_CGI_PATH or --env PATH= */
-	char *php_session_dir;            /* private session.save_path, or NULL */
+	char *php_session_dir;            /* private session.save_path, or NULL (SESSION_GC_ARG) */
 	bool php_defaults;
 	char *trace_lib;                  /* CGI only; NULL: no tracing */
 	const struct runas *runas;        /* who runs the programs (borrowed); NULL: as we are */

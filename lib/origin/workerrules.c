@@ -2,6 +2,7 @@
  * settings as a worker, when one is worn out, what its end says. Apart
  * from the pool, so that they are read and tested without one. */
 #include "origin/workers.h"
+#include "origin/origin_impl.h"
 
 #include <string.h>
 #include <sys/wait.h>
@@ -26,6 +27,8 @@ void workers_php_args(struct strlist *args, const char *session_dir)
 		 * ours and writable. */
 		strlist_add(args, "-d");
 		strlist_add_owned(args, xasprintf("opcache.lockfile_path=%s", session_dir));
+		strlist_add(args, "-d");
+		strlist_add(args, SESSION_GC_ARG);
 	}
 }
 

@@ -89,7 +89,8 @@ void workers_close(struct workers *ws);
 
 /* php-cgi's arguments for a worker: "-d" pairs turning opcache on and
  * seeing edited files at once, then session.save_path=session_dir when
- * that is not NULL. Appended to args. */
+ * that is not NULL (with opcache's lock file there, and the sessions'
+ * collection on: SESSION_GC_ARG). Appended to args. */
 void workers_php_args(struct strlist *args, const char *session_dir);
 
 /* Why a worker that was reaped with status ended: "killed by signal 11

@@ -20,7 +20,7 @@ TEST(workers_php_args_turn_opcache_on_and_keep_the_session_directory)
 {
 	struct strlist a = STRLIST_INIT;
 	workers_php_args(&a, "/tmp/s");
-	CHECK_INT(10, a.n);
+	CHECK_INT(12, a.n);
 	CHECK_STR("-d", a.items[0]);
 	CHECK_STR("opcache.enable=1", a.items[1]);
 	CHECK_STR("opcache.validate_timestamps=1", a.items[3]);
@@ -28,6 +28,7 @@ TEST(workers_php_args_turn_opcache_on_and_keep_the_session_directory)
 	CHECK_STR("-d", a.items[6]);
 	CHECK_STR("session.save_path=/tmp/s", a.items[7]);
 	CHECK_STR("opcache.lockfile_path=/tmp/s", a.items[9]);
+	CHECK_STR("session.gc_probability=1", a.items[11]); /* a long watch's sessions are collected */
 	strlist_clear(&a);
 	workers_php_args(&a, NULL);
 	CHECK_INT(6, a.n);
