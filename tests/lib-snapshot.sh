@@ -126,7 +126,8 @@ direct_render() {
 # is there with the bytes and sha256 of its row, or of a pending row (a
 # file renamed into place before the save that would record it was
 # killed or failed: the next writer settles it); no temporary file is
-# left. Prints what is wrong, a line each (the fault tests, t058x).
+# left (TEMPS_OK=1: but for temp files, which a crash may leave for the
+# next writer). Prints what is wrong, a line each (the fault tests, t058x).
 tree_consistent() {
 	local ls=$TESTDIR/consistent.ls pending=$TESTDIR/consistent.pending
 	"$CGISNAP" ls "$1" >"$ls" 2>&1 || echo "ls: $(tail -1 "$ls")"
@@ -143,7 +144,7 @@ tree_consistent() {
 					END { exit !found }' "$pending" ||
 				echo "listed, $(stat -c %s "$key") bytes, not as recorded: $key"
 		done
-	find . -name '.cgisnap-tmp-*' -printf 'temporary file left: %P\n')
+	[ -n "${TEMPS_OK:-}" ] || find . -name '.cgisnap-tmp-*' -printf 'temporary file left: %P\n')
 }
 
 # same_files A B: the files of the trees A and B (outside .cgisnap) have
@@ -154,4 +155,25 @@ same_files() {
 	(cd "$1" && find . -path ./.cgisnap -prune -o -type f -printf '%P\n') | while IFS= read -r f; do
 		[ ! -f "$2/$f" ] || cmp -s "$1/$f" "$2/$f" || echo "other bytes: $f"
 	done
+}
+
+# after_fault SITE OUT REF SNAP_ARGS...: what the sample wiki's tree OUT
+# must be after a fault (a kill, a power cut, a full or failing disk):
+# consistent as it was left (CRASHED=1: but for temp files), completed by
+# the next snapshot (exit 0), then equal to a clean snapshot made in REF,
+# no temp file left. Prints what is not, on one line (nothing when all is
+# well).
+after_fault() {
+	local site=$1 out=$2 ref=$3 rc
+	shift 3
+	{
+		TEMPS_OK=${CRASHED:-} tree_consistent "$out"
+		snap_wiki "$site" "$out" "$@" -q 2>"$TESTDIR/after.err"
+		rc=$?
+		[ "$rc" = 0 ] || echo "the next run exited $rc: $(tail -1 "$TESTDIR/after.err")"
+		rm -rf "$ref"
+		snap_wiki "$site" "$ref" "$@" -q 2>"$TESTDIR/ref.err" || echo "the clean snapshot failed"
+		same_files "$ref" "$out"
+		tree_consistent "$out"
+	} | head -3 | tr '\n' ' '
 }

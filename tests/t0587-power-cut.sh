@@ -45,13 +45,19 @@ power_cut() {
 		fail "the cut disk did not mount: $(cat "$TESTDIR/mount.err")"
 }
 
+# cut_as_live: the cut disk holds the tree as the live one: every page as
+# its manifest records, the same manifest, the same files.
+cut_as_live() {
+	check_eq "" "$(tree_consistent "$CUT/out" | head -5)" "pages not as the manifest on the cut disk"
+	check_eq "$("$CGISNAP" ls "$OUT")" "$("$CGISNAP" ls "$CUT/out")" "the manifest on the cut disk"
+	check_eq "" "$(same_files "$OUT" "$CUT/out" | head -5)" "files on the cut disk"
+}
+
 try "a snapshot that ended is on disk: a power cut right after it leaves every page it published"
 snap_wiki "$SITE" "$OUT" "${ARGS[@]}" -q 2>"$TESTDIR/snap.err"
 check_eq 0 $? "snapshot ($(tail -2 "$TESTDIR/snap.err"))"
 power_cut
-check_eq "" "$(tree_consistent "$CUT/out" | head -5)" "pages not as the manifest on the cut disk"
-check_eq "$("$CGISNAP" ls "$OUT")" "$("$CGISNAP" ls "$CUT/out")" "the manifest on the cut disk"
-check_eq "" "$(same_files "$OUT" "$CUT/out" | head -5)" "files on the cut disk"
+cut_as_live
 
 try "an update that ended is on disk too: each changed page as published, none older"
 for p in "${PAGES[@]:0:5}"; do
@@ -61,9 +67,7 @@ rm "$(wiki_file "$SITE" "${PAGES[5]}")"
 snap_wiki "$SITE" "$OUT" "${ARGS[@]}" -q 2>"$TESTDIR/snap.err"
 check_eq 0 $? "snapshot ($(tail -2 "$TESTDIR/snap.err"))"
 power_cut
-check_eq "" "$(tree_consistent "$CUT/out" | head -5)" "pages not as the manifest on the cut disk"
-check_eq "$("$CGISNAP" ls "$OUT")" "$("$CGISNAP" ls "$CUT/out")" "the manifest on the cut disk"
-check_eq "" "$(same_files "$OUT" "$CUT/out" | head -5)" "files on the cut disk"
+cut_as_live
 check_eq 1 "$(grep -c "Edited before the cut" "$CUT/out/$(wiki_key "${PAGES[0]}")")" "an edited page"
 check_no_file "$CUT/out/$(wiki_key "${PAGES[5]}")"
 
@@ -85,14 +89,7 @@ for ((k = 1; k <= CUTS; k++)); do
 	nap "$((d / 1000)).$(printf '%03d' $((d % 1000)))"
 	bg_stop "$BG_PID" KILL
 	power_cut
-	snap_wiki "$SITE" "$CUT/out" "${ARGS[@]}" -q 2>"$TESTDIR/after.err"
-	rc=$?
-	rm -rf "$TESTDIR/ref"
-	snap_wiki "$SITE" "$TESTDIR/ref" "${ARGS[@]}" -q 2>"$TESTDIR/ref.err"
-	bad=$( ([ "$rc" = 0 ] || echo "the run after the cut exited $rc: $(tail -2 "$TESTDIR/after.err")"
-		tree_consistent "$CUT/out"
-		same_files "$TESTDIR/ref" "$CUT/out"
-		find "$CUT/out" -name '.cgisnap-tmp-*' -printf 'temporary file left: %P\n') | head -5)
+	bad=$(CRASHED=1 after_fault "$SITE" "$CUT/out" "$TESTDIR/ref" "${ARGS[@]}")
 	if [ -z "$bad" ]; then
 		good=$((good + 1))
 	else

@@ -67,14 +67,8 @@ for free in 0 16 24 32 40 48 64 80 96 128 160 256; do
 	# looked at with room again: a reader of tree.db needs a few pages
 	# of its own (its shared-memory index)
 	rm -f "$SMALL/filler"
-	bad+=$(tree_consistent "$OUT" | head -3 | tr '\n' ' ')
-	snap_wiki "$SITE" "$OUT" "${ARGS[@]}" -q 2>"$TESTDIR/after.err"
-	rc2=$?
-	[ "$rc2" = 0 ] || bad+="the run with room again exited $rc2: $(tail -1 "$TESTDIR/after.err"); "
-	rm -rf "$REF"
-	snap_wiki "$SITE" "$REF" "${ARGS[@]}" -q 2>"$TESTDIR/ref.err"
-	bad+=$(same_files "$REF" "$OUT" | head -3 | tr '\n' ' ')
-	echo "# $free KiB free: the run exited $rc ($(grep -c . "$TESTDIR/full.err") lines), then $rc2" \
+	bad+=$(after_fault "$SITE" "$OUT" "$REF" "${ARGS[@]}")
+	echo "# $free KiB free: the run exited $rc ($(grep -c . "$TESTDIR/full.err") lines)" \
 		"$(head -1 "$TESTDIR/full.err" | cut -c1-160)"
 	if [ -z "$bad" ]; then
 		whole=$((whole + 1))
