@@ -158,8 +158,8 @@ struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, c
 	/* Saved at once, not at the end of the first run: a reader (serve)
 	 * then describes the interrupted run's files as they are. The
 	 * time the sources were handled stays (manifest_set_handled). */
-	if (c->recovered &&
-	    (manifest_save(&c->manifest, tree, err) < 0 || manifest_journal_reset(tree, err) < 0)) {
+	if (c->recovered && (publish_sync_dirs(tree->fd, err) < 0 || manifest_save(&c->manifest, tree, err) < 0 ||
+			     manifest_journal_reset(tree, err) < 0)) {
 		crawl_free(c);
 		return NULL;
 	}
