@@ -195,7 +195,8 @@ test:
 # short): SOAK_KILLS kills of snapshot, watch and serve --fill (t0585),
 # SOAK_SECONDS of watch and serve under edits and load (t0586),
 # SOAK_CUTS power cuts of a throwaway filesystem under snapshot (t0587),
-# and SOAK_FAULTS failed writes, syncs and renames (t0589).
+# a disk full at 15 points of a run (t0588), and SOAK_FAULTS failed
+# writes, syncs and renames (t0589).
 SOAK_KILLS ?= 200
 SOAK_SECONDS ?= 600
 SOAK_CUTS ?= 30
@@ -205,7 +206,8 @@ soak:
 	$(Q)$(MAKE) --no-print-directory deps
 	$(Q)$(MAKE) --no-print-directory $(TEST_BUILD_JOBS) all
 	$(Q)KILLS=$(SOAK_KILLS) SOAK_SECONDS=$(SOAK_SECONDS) CUTS=$(SOAK_CUTS) FAULTS=$(SOAK_FAULTS) \
-		TEST_TIMEOUT=7200 tests/run t0585 t0586 t0587 t0589
+		FREE_STEPS='0 8 16 24 32 40 48 64 80 96 128 160 192 256 512' \
+		TEST_TIMEOUT=7200 tests/run t0585 t0586 t0587 t0588 t0589
 
 unit: all $(UNIT_RUNNER)
 	$(Q)$(UNIT_RUNNER) $(T)

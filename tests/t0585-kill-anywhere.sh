@@ -9,7 +9,7 @@
 # of the site as it is (serve --fill: each page it stored equals that
 # snapshot's).
 #
-# KILLS (default 24 here; 'make soak' runs 200) are shared by the three
+# KILLS (default 12 here; 'make soak' runs 200) are shared by the three
 # commands; SEED (default 1) chooses the delays and the pages edited.
 # The last line says how many kills were made (each in a running
 # command) and how many the tree survived (docs/benchmarks.md).
@@ -17,7 +17,7 @@
 . "$(dirname "$0")/lib-watch.sh"
 . "$(dirname "$0")/lib-serve.sh"
 
-KILLS=${KILLS:-24}
+KILLS=${KILLS:-12}
 RANDOM=${SEED:-1}
 watch_wiki_test 30
 REF=$TESTDIR/ref

@@ -9,7 +9,7 @@
 # then the copy) must leave a tree the next run completes without
 # refusing a file, equal to a clean snapshot.
 #
-# CUTS (default 6; 'make soak' runs 30) and SEED choose the instants.
+# CUTS (default 4; 'make soak' runs 30) and SEED choose the instants.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
@@ -17,7 +17,7 @@ if [ "$(id -u)" != 0 ] || ! command -v mkfs.ext4 >/dev/null; then
 	echo "# skipped: not root or no mkfs.ext4: no filesystem of the test's own to cut the power of"
 	finish
 fi
-CUTS=${CUTS:-6}
+CUTS=${CUTS:-4}
 RANDOM=${SEED:-1}
 watch_wiki_test 30
 mapfile -t ARGS < <(watch_wiki_args "$SITE")

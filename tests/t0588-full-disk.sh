@@ -9,7 +9,8 @@
 # completes and the tree equals a clean snapshot.
 #
 # The filesystem is filled to within FREE KiB of full by a file of the
-# test's, FREE stepping from 0 up to what a run needs.
+# test's, FREE stepping from 0 up to what a run needs (FREE_STEPS, six
+# by default; 'make soak' runs fifteen).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
@@ -39,9 +40,9 @@ check_eq 0 $? "the first snapshot ($(tail -2 "$TESTDIR/snap.err"))"
 used=$(du -sk "$OUT" | cut -f1)
 echo "# the tree takes $used KiB"
 
-try "a disk that fills during an update, at 12 points of it: one line per failure, exit 1 (2), the tree whole; then all of it"
+try "a disk that fills during an update, at $(wc -w <<<"${FREE_STEPS:-0 32 48 80 128 256}") points of it: one line per failure, exit 1 (2), the tree whole; then all of it"
 steps=0 whole=0
-for free in 0 16 24 32 40 48 64 80 96 128 160 256; do
+for free in ${FREE_STEPS:-0 32 48 80 128 256}; do
 	steps=$((steps + 1))
 	# every page changes (the tagline every page shows) and three get longer
 	sed -i "s/^\$conf\['tagline'\].*/\$conf['tagline'] = 'Full disk step $steps';/" "$SITE/conf/local.php"

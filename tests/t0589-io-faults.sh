@@ -8,12 +8,12 @@
 # tree.db stay consistent, and the next run completes and equals a clean
 # snapshot.
 #
-# FAULTS (default 10; 'make soak' runs 40) is how many calls are failed,
+# FAULTS (default 6; 'make soak' runs 40) is how many calls are failed,
 # one run each.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
-FAULTS=${FAULTS:-10}
+FAULTS=${FAULTS:-6}
 SHIM=$TESTDIR/faultshim.so
 "${CC:-cc}" -O1 -shared -fPIC -o "$SHIM" "$ROOT/tests/fixtures/faults/faultshim.c" -ldl ||
 	fail "the fault library did not build"
