@@ -122,13 +122,15 @@ echo "# watch: RSS $wr0 -> $wr1 KiB, $wf0 -> $wf1 descriptors; serve: RSS $sr0 -
 # time or with the edits. Watch kept every PHP session file its renders
 # wrote as one of the site's own writes: +12 MiB in 600 s, +1.5 in 60
 # (bounded here by 4 MiB and 15%; it now stays within 1.2 MiB of its
-# start over 240 s). AddressSanitizer keeps what is freed in quarantine.
-slack=4096
-[ "${SANITIZE:-}" != 1 ] || slack=65536
+# start over 240 s). Under AddressSanitizer RSS measures its quarantine
+# (up to 256 MiB of freed memory kept back: 218 -> 357 MiB in 60 s), not
+# cgisnap: only printed there.
 check_le "$wf1" $((wf0 + 8)) "watch's descriptors"
 check_le "$sf1" $((sf0 + 16)) "serve's descriptors"
-check_le "$wr1" $((wr0 + wr0 * 15 / 100 + slack)) "watch's RSS (KiB)"
-check_le "$sr1" $((sr0 + sr0 * 15 / 100 + slack)) "serve's RSS (KiB)"
+if [ "${SANITIZE:-}" != 1 ]; then
+	check_le "$wr1" $((wr0 + wr0 * 15 / 100 + 4096)) "watch's RSS (KiB)"
+	check_le "$sr1" $((sr0 + sr0 * 15 / 100 + 4096)) "serve's RSS (KiB)"
+fi
 check_le "$db1" $((db0 * 2 + 1048576)) "tree.db's bytes"
 bg_stop "$SERVE_PID"
 watch_stop_ok
