@@ -687,11 +687,8 @@ static long clean_temps_below(int dirfd, int depth)
 
 long publish_clean_all_temps(int treefd)
 {
-	int fd = fcntl(treefd, F_DUPFD_CLOEXEC, 0);
-	/* A descriptor of its own: readdir moves the offset it shares. */
-	int own = fd >= 0 ? openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	if (fd >= 0)
-		close(fd);
+	/* A descriptor of its own: readdir moves the offset a dup would share. */
+	int own = openat(treefd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return own >= 0 ? clean_temps_below(own, PUBLISH_TEMP_DEPTH) : 0;
 }
 
