@@ -116,6 +116,11 @@ check_eq "" "$(mediawiki_missing_pages "$W")" "seeded pages not stored with thei
 n=$(batches "$LOG")
 "$CGISNAP" notify -q --wait "$W" "/mediawiki/index.php?title=Page_02" >/dev/null
 check_eq 0 $? "notify"
+# Its views and the pages that said noindex (Special:RecentChanges,
+# ...), which the snapshots found (.cgisnap/views), are not rendered again.
+batch=$(grep '^cgisnap: batch: 1 notified' "$LOG" | tail -1)
+check_match "$batch" ': 1 URL re-rendered, ' "the notified page alone rendered ($batch)"
+check_match "$(cat "$W/.cgisnap/views")" 'title=Special:RecentChanges' "the noindex pages kept in .cgisnap/views"
 n=$(batches "$LOG")
 sleep 3 # a quiet period is what is tested: nothing may happen in it
 check_eq "$n" "$(batches "$LOG")" "batches during 3 s of quiet"

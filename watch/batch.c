@@ -80,8 +80,9 @@ static bool log_batch(const struct watcher *w, const char *full_reason, const st
 	}
 	if (full_reason)
 		buf_addf(&b, "%sfull re-crawl, %s", sep, full_reason);
-	buf_addf(&b, ": %ld URL%s re-rendered, %ld file%s changed, %ld removed", res->pages,
-		 res->pages == 1 ? "" : "s", res->stored_new + res->stored_changed,
+	long rendered = crawl_rendered(res);
+	buf_addf(&b, ": %ld URL%s re-rendered, %ld file%s changed, %ld removed", rendered,
+		 rendered == 1 ? "" : "s", res->stored_new + res->stored_changed,
 		 res->stored_new + res->stored_changed == 1 ? "" : "s", res->removed);
 	if (res->failed)
 		buf_addf(&b, ", %ld failed", res->failed);

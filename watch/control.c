@@ -408,8 +408,8 @@ static void answer(struct client *cl, const struct crawl_result *res, const char
 	else if (own)
 		say(cl, "error %ld of the %zu notified URLs failed", own, cl->targets.n);
 	else
-		say(cl, "done %ld URL%s re-rendered, %ld file%s changed, %ld removed%s", res->pages,
-		    res->pages == 1 ? "" : "s", files, files == 1 ? "" : "s", res->removed,
+		say(cl, "done %ld URL%s re-rendered, %ld file%s changed, %ld removed%s", crawl_rendered(res),
+		    crawl_rendered(res) == 1 ? "" : "s", files, files == 1 ? "" : "s", res->removed,
 		    res->failed ? ", other URLs failed" : "");
 }
 

@@ -120,6 +120,65 @@ static void save_volatiles(struct crawl *c)
 	buf_release(&text);
 }
 
+/* The views as the options make them: the sample size, the given
+ * families. */
+static void init_views(struct crawl *c)
+{
+	views_release(&c->views);
+	views_init(&c->views, c->cfg->robots_meta == ROBOTS_META_IGNORE ? 0 : c->cfg->noindex_sample);
+	for (size_t i = 0; i < c->cfg->view_families.n; i++)
+		views_give(&c->views, c->cfg->view_families.items[i]);
+}
+
+/* The families the last full crawl cut by their sample (views.h), for
+ * this process's updates; none when the file is missing or unreadable. */
+static void load_views(struct crawl *c)
+{
+	char err[ERR_LEN];
+	struct buf text = BUF_INIT;
+	struct strlist lines = STRLIST_INIT;
+	init_views(c);
+	if (c->tree->meta_fd < 0 || faccessat(c->tree->meta_fd, VIEWS_FILE, F_OK, AT_SYMLINK_NOFOLLOW) != 0)
+		return;
+	if (publish_read(c->tree->meta_fd, VIEWS_FILE, 16 << 20, &text, err) < 0) {
+		log_warn("%s", err);
+	} else {
+		strlist_split(&lines, buf_str(&text), '\n');
+		for (size_t i = 0; i < lines.n; i++)
+			views_learn(&c->views, lines.items[i], c->cfg->robots_meta != ROBOTS_META_IGNORE);
+	}
+	views_format_learned(&c->views, &c->views_saved);
+	c->views.noindex_changed = false;
+	strlist_clear(&lines);
+	buf_release(&text);
+}
+
+/* Keep the families this full crawl cut and the noindex URLs for later
+ * processes' updates (when they differ from the file's; an update changes
+ * only the URLs). */
+static void save_views(struct crawl *c)
+{
+	char err[ERR_LEN];
+	struct buf text = BUF_INIT;
+	if (c->update_mode && !c->views.noindex_changed)
+		return;
+	views_format_learned(&c->views, &text);
+	bool same = text.len == c->views_saved.len && (!text.len || !memcmp(text.data, c->views_saved.data, text.len));
+	if (same) {
+		c->views.noindex_changed = false;
+	} else if (c->tree->meta_fd >= 0) {
+		if (write_file_atomic(c->tree->meta_fd, VIEWS_FILE, text.data, text.len, err) < 0) {
+			log_warn("%s", err);
+		} else {
+			c->views.noindex_changed = false;
+			buf_release(&c->views_saved);
+			c->views_saved = text;
+			text = (struct buf)BUF_INIT;
+		}
+	}
+	buf_release(&text);
+}
+
 /* c->seed_targets: what each seed names (seeds not of the site name
  * nothing: crawl_full says so). */
 static void seed_targets(struct crawl *c)
@@ -165,6 +224,7 @@ struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, c
 	}
 	index_owned(c);
 	load_volatiles(c);
+	load_views(c);
 	seed_targets(c);
 	return c;
 }
@@ -266,7 +326,7 @@ struct job *enqueue_locked(struct crawl *c, const char *target, long depth, unsi
 			return NULL;
 		if (relist_match(cfg->exclude_re, cfg->nexclude, target))
 			return NULL;
-		if (c->update_mode && manifest_get(&c->manifest, target))
+		if (c->update_mode && (manifest_get(&c->manifest, target) || views_noindex_known(&c->views, target)))
 			return NULL; /* known page: only its dependencies re-render it */
 		if (cfg->max_depth >= 0 && depth > cfg->max_depth) {
 			c->dropped_depth++;
@@ -486,12 +546,8 @@ static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 	loops_init(&c->loops, c->cfg->loop_warn);
 	/* A full crawl samples the families afresh; an update (watch's
 	 * batches) cuts what the last full crawl found, or nothing. */
-	if (!update) {
-		views_release(&c->views);
-		views_init(&c->views, c->cfg->robots_meta == ROBOTS_META_IGNORE ? 0 : c->cfg->noindex_sample);
-		for (size_t i = 0; i < c->cfg->view_families.n; i++)
-			views_give(&c->views, c->cfg->view_families.items[i]);
-	}
+	if (!update)
+		init_views(c);
 	views_new_run(&c->views);
 	families_release(&c->families);
 	families_set_now(&c->families, (long long)time(NULL));
@@ -640,6 +696,8 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 	}
 	finish_result(c, res);
 	save_volatiles(c);
+	if (!res->interrupted)
+		save_views(c);
 	return commit_run(c, c->cfg->prune && res->complete && removal_allowed(c), err);
 }
 
@@ -653,6 +711,7 @@ int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_re
 	run_all(c);
 	finish_result(c, res);
 	save_volatiles(c);
+	save_views(c);
 
 	/* Pages not rendered now stay as they are (commit_update). Pages
 	 * that now answer 404 go at once: watch has no later prune. */
@@ -674,6 +733,7 @@ void crawl_free(struct crawl *c)
 	loops_release(&c->loops);
 	families_release(&c->families);
 	views_release(&c->views);
+	buf_release(&c->views_saved);
 	volatiles_release(&c->volatiles);
 	free_claims(c);
 	free_demoted(c);

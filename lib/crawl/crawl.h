@@ -218,6 +218,12 @@ struct crawl_result {
 	struct strlist views_cut, volatile_rules;
 };
 
+/* The URLs res's run rendered: its pages but the views cut unrendered. */
+static inline long crawl_rendered(const struct crawl_result *res)
+{
+	return res->pages - res->skips[CRAWL_SKIP_VIEW].n;
+}
+
 struct crawl;
 
 struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, const struct site *site,

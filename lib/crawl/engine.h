@@ -97,6 +97,7 @@ struct crawl {
 	struct loops loops;     /* URL families taking ever-new values */
 	struct families families; /* what the query parameters did: full crawls only */
 	struct views views;     /* families of noindex views: sampled by a full crawl, cut by it and the updates after */
+	struct buf views_saved; /* .cgisnap/views as last read or written */
 	struct volatiles volatiles; /* spans that change on every render (.cgisnap/volatile) */
 	long volatile_idle;     /* learning renders in a row that taught nothing (page.c) */
 	bool near_bound_said;  /* the 80% of --max-pages line was printed */

@@ -511,8 +511,10 @@ static void record_locked(struct crawl *c, struct page *p, struct job_yield *y)
 			y->family_sha256 = xstrdup(e->sha256);
 			y->family_type = e->content_type ? xstrdup(e->content_type) : NULL;
 		}
-		if (e->key && e->status >= 200 && e->status < 300)
+		if (e->key && e->status >= 200 && e->status < 300) {
 			y->view = VIEW_HEARD_STORED;
+			views_note_noindex(&c->views, j->target, true);
+		}
 		manifest_put(&c->next, e);
 		p->e = NULL; /* the run's manifest has it */
 		break;
@@ -527,8 +529,10 @@ static void record_locked(struct crawl *c, struct page *p, struct job_yield *y)
 		return;
 	case PAGE_SKIPPED:
 		skip_locked(c, j->target, p->skip, &p->rs);
-		if (p->skip == CRAWL_SKIP_NOINDEX)
+		if (p->skip == CRAWL_SKIP_NOINDEX) {
 			y->view = VIEW_HEARD_NOINDEX;
+			views_note_noindex(&c->views, j->target, false);
+		}
 		break;
 	}
 	y->resources = p->links.resources;

@@ -11,7 +11,8 @@ struct view_family {
 	long noindex;  /* members rendered that said noindex */
 	long stored;   /* members rendered and stored */
 	long cut;      /* members not rendered */
-	bool given;    /* named by views_give: cut from its first member */
+	bool given;    /* named by views_give: cut after the sample */
+	bool learned;  /* cut by an earlier run's sample: cut from its first */
 	long admitted; /* members queued this run: the next one's place */
 	long settled;  /* members settled this run: always the first ones */
 };
@@ -47,6 +48,7 @@ void views_release(struct views *v)
 		free(f);
 	}
 	hashmap_release(&v->fams);
+	hashmap_release(&v->noindex);
 	v->fams = (struct hashmap)HASHMAP_INIT;
 }
 
@@ -177,6 +179,56 @@ void views_give(struct views *v, const char *family)
 	}
 }
 
+void views_learn(struct views *v, const char *line, bool urls)
+{
+	if (views_family_shape(line)) {
+		struct view_family *f = v->sample > 0 ? family_named(v, line) : NULL;
+		if (f)
+			f->learned = true;
+	} else if (urls && line[0] == '/' && !strpbrk(line, " \t")) {
+		views_note_noindex(v, line, false);
+	}
+}
+
+void views_note_noindex(struct views *v, const char *target, bool stored)
+{
+	if (stored)
+		v->noindex_changed |= hashmap_remove(&v->noindex, target) != NULL;
+	else if (v->noindex.count < VIEWS_MAX_NOINDEX)
+		v->noindex_changed |= hashmap_put(&v->noindex, target, v) == NULL;
+}
+
+bool views_noindex_known(const struct views *v, const char *target)
+{
+	return hashmap_get(&v->noindex, target) != NULL;
+}
+
+/* Whether f is cut by what its sample said (here or in an earlier run). */
+static bool sample_cuts(const struct views *v, const struct view_family *f)
+{
+	return v->sample > 0 && !f->stored && (f->learned || f->noindex >= v->sample);
+}
+
+void views_format_learned(const struct views *v, struct buf *out)
+{
+	struct strlist names = STRLIST_INIT;
+	size_t it = 0;
+	void *val;
+	while (hashmap_next(&v->fams, &it, NULL, &val)) {
+		const struct view_family *f = val;
+		if (!f->given && sample_cuts(v, f))
+			strlist_add(&names, f->name);
+	}
+	const char *url;
+	it = 0;
+	while (hashmap_next(&v->noindex, &it, &url, NULL))
+		strlist_add(&names, url);
+	strlist_sort(&names);
+	for (size_t i = 0; i < names.n; i++)
+		buf_addf(out, "%s\n", names.items[i]);
+	strlist_clear(&names);
+}
+
 bool views_family_shape(const char *s)
 {
 	return s[0] == '/' && strstr(s, "…") && !strpbrk(s, " \t\n#");
@@ -217,7 +269,7 @@ const char *views_cut(struct views *v, const struct view_ticket *t)
 		/* A given family's first members are rendered as a sampled
 		 * family's are: their links are the same run's. */
 		bool given_cut = f->given && t->places[i].place >= (v->sample > 0 ? v->sample : 0);
-		if (given_cut || (v->sample > 0 && !f->stored && f->noindex >= v->sample)) {
+		if (given_cut || sample_cuts(v, f)) {
 			f->cut++;
 			return f->name;
 		}

@@ -42,6 +42,16 @@
  *     views_ticket_free(t);
  *     views_release(&v);
  *
+ * An update (watch's batches) renders a link only when the tree does not
+ * know it: so the URLs that said noindex (views_note_noindex) are known
+ * too, as stored pages are, and not rendered again because a re-rendered
+ * page links them (MediaWiki: Special:RecentChanges, linked from every
+ * page, took seconds per batch). They and the families a full crawl cut
+ * by their sample are kept in the tree (.cgisnap/views, one a line,
+ * sorted: views_format_learned) for the updates of later processes
+ * (watch started on a snapshot's tree), which never saw the sample
+ * (views_learn). A full crawl samples and renders afresh.
+ *
  * Memory: one record per family met, at most VIEWS_MAX_FAMILIES (later
  * ones are not tracked, so never cut). Not thread-safe: the crawl calls it
  * under its lock.
@@ -58,11 +68,15 @@
 #define VIEWS_MAX_KEYS 24          /* families of one URL looked at */
 #define VIEWS_MAX_PIECES 8         /* query pieces looked at (more: no family) */
 #define VIEWS_MAX_FAMILIES 100000
+#define VIEWS_MAX_NOINDEX 1000000  /* noindex URLs remembered */
+#define VIEWS_FILE "views"         /* in the tree's .cgisnap */
 
 struct views {
 	struct hashmap fams; /* family -> struct view_family * */
 	long sample;         /* 0: no family is cut by its sample */
 	long given;          /* families views_give named */
+	struct hashmap noindex; /* URLs rendered that said noindex (values unused) */
+	bool noindex_changed;   /* a URL noted or dropped since views_init */
 };
 
 void views_init(struct views *v, long sample);
@@ -108,6 +122,23 @@ void views_new_run(struct views *v);
  * --write-profile wrote gives the next run the same tree without the
  * decision. With sample 0, cut from its first member. */
 void views_give(struct views *v, const char *family);
+
+/* A line of VIEWS_FILE: a family an earlier full crawl cut by its
+ * sample, cut from its first member (ignored unless v samples: sample >
+ * 0); or, when urls, a URL that said noindex. */
+void views_learn(struct views *v, const char *line, bool urls);
+
+/* target was rendered and said noindex (stored false), or was stored: it
+ * is (no longer) one of the noindex URLs. */
+void views_note_noindex(struct views *v, const char *target, bool stored);
+
+/* Whether target said noindex when last rendered. */
+bool views_noindex_known(const struct views *v, const char *target);
+
+/* The families cut by their sample (this run's or learned; never the
+ * given ones) and the noindex URLs, one a line, sorted, into out:
+ * VIEWS_FILE's text. */
+void views_format_learned(const struct views *v, struct buf *out);
 
 /* Whether s is written as a family is: a path, "…" for what varies. */
 bool views_family_shape(const char *s);

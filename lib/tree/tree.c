@@ -328,6 +328,12 @@ out:
 
 void tree_close(struct tree *t)
 {
+	/* A writer's last checkpoint, made here and not left to SQLite's
+	 * close, which says nothing when it fails (a disk that fails its
+	 * sync): nothing is lost, the log keeps the commits. */
+	char err[ERR_LEN];
+	if (t->lock_fd >= 0 && t->db && manifest_checkpoint(t, false, err) < 0)
+		log_warn("%s: its log keeps every commit, and the next run completes it", err);
 	manifest_db_close(t);
 	if (t->lock_fd >= 0) {
 		/* Emptied: this writer ended (tree_lock). */

@@ -171,3 +171,48 @@ TEST(views_a_given_family_renders_its_sample_then_cuts)
 	CHECK(queue_and_decide(&v, "/i.php?title=P1&action=edit", VIEW_HEARD_STORED) != NULL);
 	views_release(&v);
 }
+
+/* .cgisnap/views: the families a full crawl cut by their sample, for a
+ * later process's updates, which cut them from their first member; a
+ * given family is the options' to say, and nothing is learned without a
+ * sample. */
+TEST(views_what_a_sample_cut_is_kept_and_learned)
+{
+	struct views v;
+	views_init(&v, 2);
+	views_give(&v, "/i.php?do=…&id=…");
+	CHECK(!queue_and_decide(&v, "/i.php?title=P1&action=edit", VIEW_HEARD_NOINDEX));
+	CHECK(!queue_and_decide(&v, "/i.php?title=P2&action=edit", VIEW_HEARD_NOINDEX));
+	CHECK(!queue_and_decide(&v, "/w/Special:History/P1", VIEW_HEARD_NOINDEX)); /* one heard: not cut */
+	views_note_noindex(&v, "/i.php?title=Special:Log", false);
+	views_note_noindex(&v, "/i.php?title=P3", false);
+	views_note_noindex(&v, "/i.php?title=P3", true); /* stored since */
+	CHECK(views_noindex_known(&v, "/i.php?title=Special:Log") && !views_noindex_known(&v, "/i.php?title=P3"));
+	struct buf b = BUF_INIT;
+	views_format_learned(&v, &b);
+	CHECK_STR("/i.php?action=edit&title=…\n/i.php?action=…&title=…\n/i.php?title=Special:Log\n", buf_str(&b));
+	views_release(&v);
+
+	views_init(&v, 2);
+	views_learn(&v, "/i.php?action=…&title=…", true);
+	views_learn(&v, "not a family", true);
+	CHECK_STR("/i.php?action=…&title=…", queue_and_decide(&v, "/i.php?title=P9&action=edit", VIEW_HEARD_NOINDEX));
+	CHECK(!queue_and_decide(&v, "/i.php?title=P9&action=view&x=1", VIEW_HEARD_STORED));
+	views_learn(&v, "/i.php?title=Special:Log", true);
+	CHECK(views_noindex_known(&v, "/i.php?title=Special:Log"));
+	buf_reset(&b);
+	views_format_learned(&v, &b);
+	CHECK_STR("/i.php?action=…&title=…\n/i.php?title=Special:Log\n", buf_str(&b));
+	views_release(&v);
+
+	views_init(&v, 0); /* --noindex-sample 0, --robots-meta ignore */
+	views_learn(&v, "/i.php?action=…&title=…", false);
+	views_learn(&v, "/i.php?title=Special:Log", false);
+	CHECK(!queue_and_decide(&v, "/i.php?title=P9&action=edit", VIEW_HEARD_NOINDEX));
+	CHECK(!views_noindex_known(&v, "/i.php?title=Special:Log"));
+	buf_reset(&b);
+	views_format_learned(&v, &b);
+	CHECK_STR("", buf_str(&b));
+	buf_release(&b);
+	views_release(&v);
+}
