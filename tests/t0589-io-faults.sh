@@ -81,4 +81,26 @@ for ((k = 1; k <= FAULTS; k++)); do
 done
 check_eq "$FAULTS" "$survived" "failed calls the tree came through whole"
 
+try "a failed sync of tree.db as the run ends (its last checkpoint) is said, and nothing is lost"
+# Every page changed (the tagline): the run's last calls are its commit,
+# the files of .cgisnap, and the checkpoint that copies the log into
+# tree.db, which SQLite's close would make without a word when it fails.
+tagline() { sed -i "s/^\$conf\['tagline'\].*/\$conf['tagline'] = 'Checkpoint $1';/" "$SITE/conf/local.php"; }
+tagline 10
+FAULT_COUNT=$TESTDIR/count faulty 2>"$TESTDIR/count.err"
+last=$(cat "$TESTDIR/count" 2>/dev/null)
+found=0
+for ((n = ${last:-0}; n > ${last:-0} - 16 && n > 0 && found == 0; n--)); do
+	tagline $((n % 2 ? 11 : 12))
+	rm -f "$TESTDIR/faults"
+	FAULT_CALL=$n FAULT_ERRNO=EIO FAULT_LOG=$TESTDIR/faults faulty 2>"$TESTDIR/end.err"
+	rc=$?
+	grep -qE '^[0-9]+ f(data)?sync .*/\.cgisnap/tree\.db$' "$TESTDIR/faults" 2>/dev/null || continue
+	found=1
+	echo "# call $n of $last ($(cut -d' ' -f2- "$TESTDIR/faults" | sed "s|$TESTDIR/||")): exit $rc, $(head -1 "$TESTDIR/end.err" | cut -c1-200)"
+	check_match "$(cat "$TESTDIR/end.err")" '^cgisnap: warning: cannot checkpoint .*tree\.db.*Input/output error' "the line"
+	check_eq "" "$(after_fault "$SITE" "$OUT" "$REF" "${ARGS[@]}")" "what the next run finds"
+done
+check_eq 1 "$found" "a sync of tree.db among the last 16 of the $last calls of a run"
+
 finish
