@@ -127,7 +127,14 @@ _show() {
 }
 
 check_eq() {
-	[ "$1" = "$2" ] || fail "${3:-value}: expected '$(_show "$1")', saw '$(_show "$2")'"
+	[ "$1" = "$2" ] && return 0
+	case "$1$2" in
+	*"
+"*) # Lists: the lines that differ say more than a cut of both.
+		fail "${3:-value}: expected and saw differ ('-' expected only, '+' seen only):
+$(diff <(printf '%s\n' "$1") <(printf '%s\n' "$2") | grep '^[<>]' | sed 's/^</-/; s/^>/+/' | head -20)" ;;
+	*) fail "${3:-value}: expected '$(_show "$1")', saw '$(_show "$2")'" ;;
+	esac
 }
 
 check_ne() {
