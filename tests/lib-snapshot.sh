@@ -157,6 +157,26 @@ same_files() {
 	done
 }
 
+# stray_lines FILE: a failed run's output FILE must be one error or
+# warning a line; prints the first line that is not.
+stray_lines() {
+	local stray
+	stray=$(grep -v '^cgisnap: \(error\|warning\): ' "$1" | head -1)
+	[ -z "$stray" ] || printf 'a line that is not one error or warning: %s; ' "$stray"
+}
+
+# tally_fault WHAT BAD: a fault the tree came through (SURVIVED counts
+# them) when BAD (what after_fault and the checks found) is empty; else
+# says WHAT went wrong.
+SURVIVED=0
+tally_fault() {
+	if [ -z "$2" ]; then
+		SURVIVED=$((SURVIVED + 1))
+	else
+		echo "# $1: $2"
+	fi
+}
+
 # after_fault SITE OUT REF SNAP_ARGS...: what the sample wiki's tree OUT
 # must be after a fault (a kill, a power cut, a full or failing disk):
 # consistent as it was left (CRASHED=1: but for temp files), completed by

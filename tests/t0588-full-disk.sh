@@ -41,7 +41,7 @@ used=$(du -sk "$OUT" | cut -f1)
 echo "# the tree takes $used KiB"
 
 try "a disk that fills during an update, at $(wc -w <<<"${FREE_STEPS:-0 32 48 80 128 256}") points of it: one line per failure, exit 1 (2), the tree whole; then all of it"
-steps=0 whole=0
+steps=0
 for free in ${FREE_STEPS:-0 32 48 80 128 256}; do
 	steps=$((steps + 1))
 	# every page changes (the tagline every page shows) and three get longer
@@ -62,8 +62,7 @@ for free in ${FREE_STEPS:-0 32 48 80 128 256}; do
 		[ "$rc" = 1 ] || [ "$rc" = 2 ] || bad+="exit status $rc, not 1 or 2; "
 		[ "$rc" != 2 ] || [ "$(grep -c . "$TESTDIR/full.err")" = 1 ] || bad+="exit 2 with more than one line; "
 		grep -q 'No space left on device' "$TESTDIR/full.err" || bad+="no line says the disk is full; "
-		grep -v '^cgisnap: \(error\|warning\): ' "$TESTDIR/full.err" | grep -q . &&
-			bad+="a line that is not one error or warning: $(grep -v '^cgisnap: \(error\|warning\): ' "$TESTDIR/full.err" | head -1); "
+		bad+=$(stray_lines "$TESTDIR/full.err")
 	fi
 	# looked at with room again: a reader of tree.db needs a few pages
 	# of its own (its shared-memory index)
@@ -71,12 +70,8 @@ for free in ${FREE_STEPS:-0 32 48 80 128 256}; do
 	bad+=$(after_fault "$SITE" "$OUT" "$REF" "${ARGS[@]}")
 	echo "# $free KiB free: the run exited $rc ($(grep -c . "$TESTDIR/full.err") lines)" \
 		"$(head -1 "$TESTDIR/full.err" | cut -c1-160)"
-	if [ -z "$bad" ]; then
-		whole=$((whole + 1))
-	else
-		echo "# $free KiB free: $bad"
-	fi
+	tally_fault "$free KiB free" "$bad"
 done
-check_eq "$steps" "$whole" "full disks the tree came through whole"
+check_eq "$steps" "$SURVIVED" "full disks the tree came through whole"
 
 finish

@@ -52,7 +52,6 @@ check_le 20 "${total:-0}" "calls counted"
 echo "# an update run makes $total writes, syncs and renames"
 
 try "$FAULTS of them failed in turn (EIO, ENOSPC): one line each, exit 1 or 2, the tree whole, then all of it"
-survived=0
 for ((k = 1; k <= FAULTS; k++)); do
 	n=$(((total * k + FAULTS / 2) / (FAULTS + 1)))
 	errname=EIO
@@ -67,19 +66,14 @@ for ((k = 1; k <= FAULTS; k++)); do
 		bad+="no line names the failure; " ;;
 	*) bad+="exit status $rc; " ;;
 	esac
-	grep -v '^cgisnap: \(error\|warning\): ' "$TESTDIR/fault.err" | grep -q . &&
-		bad+="a line that is not one error or warning: $(grep -v '^cgisnap: \(error\|warning\): ' "$TESTDIR/fault.err" | head -1); "
+	bad+=$(stray_lines "$TESTDIR/fault.err")
 	bad+=$(after_fault "$SITE" "$OUT" "$REF" "${ARGS[@]}")
 	echo "# call $n of $total ($(tail -1 "$TESTDIR/faults" 2>/dev/null | cut -d' ' -f2- | sed "s|$TESTDIR/||")) failed with $errname:" \
 		"exit $rc ($(grep -c . "$TESTDIR/fault.err") lines)" \
 		"$(head -1 "$TESTDIR/fault.err" | cut -c1-150)"
-	if [ -z "$bad" ]; then
-		survived=$((survived + 1))
-	else
-		echo "# call $n: $bad"
-	fi
+	tally_fault "call $n" "$bad"
 done
-check_eq "$FAULTS" "$survived" "failed calls the tree came through whole"
+check_eq "$FAULTS" "$SURVIVED" "failed calls the tree came through whole"
 
 try "a failed sync of tree.db as the run ends (its last checkpoint) is said, and nothing is lost"
 # Every page changed (the tagline): the run's last calls are its commit,
