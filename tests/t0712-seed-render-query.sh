@@ -5,8 +5,9 @@
 # stored), and fails the run in one line, exit 2 and nothing made, when it
 # fails or prints a URL of another site; --render-query rules are checked
 # before anything is made, and a target they match is asked of the origin
-# with their parameters added, recorded and stored as crawled. (t0711 and t0720 use both on the real
-# DokuWiki and WordPress.)
+# with their parameters added, recorded and stored as crawled; a target
+# --render-alone matches renders with no other render under way. (t0711
+# and t0720 use them on the real DokuWiki and WordPress.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-snapshot.sh"
 
@@ -67,6 +68,31 @@ check_contains "$(cat "$TESTDIR/rq/$(manifest_field "$TESTDIR/rq" '/q.sh?x=1' 2)
 check_contains "$(cat "$TESTDIR/rq/$(manifest_field "$TESTDIR/rq" /other.sh 2)" 2>/dev/null)" \
 	"asked with [never=1]" "the first matching rule wins"
 check_eq "" "$(manifest_targets "$TESTDIR/rq" | grep -E 'purge|never')" "no target carries the added parameters"
+
+try "--render-alone: no other render runs while a target it matches renders, and the crawl goes on around it"
+# Each render notes its start and end (a line appended: atomic for lines
+# this short) and takes 150 ms; four jobs would run them all at once.
+ra=$TESTDIR/ra
+mkdir -p "$ra"
+{
+	printf '<html><body>'
+	for i in 1 2 3 4 5 6 7 8; do printf '<a href="/p.sh?n=%s">%s</a> ' "$i" "$i"; done
+	printf '<a href="/feed.sh">feed</a> <a href="/feed.sh?type=atom">atom</a></body></html>\n'
+} >"$ra/index.html"
+for f in p feed; do
+	printf '#!/bin/sh\necho "start $SCRIPT_NAME?$QUERY_STRING" >>%s\nsleep 0.15\necho "end $SCRIPT_NAME?$QUERY_STRING" >>%s\nprintf "Content-Type: text/html\\r\\n\\r\\n<p>%%s</p>\\n" "$QUERY_STRING"\n' \
+		"$TESTDIR/ra.log" "$TESTDIR/ra.log" >"$ra/$f.sh"
+done
+"$CGISNAP" snapshot -q --root "$ra" --cgi sh=sh --jobs 4 --render-alone '^/feed\.sh' "$TESTDIR/ra-out" \
+	2>"$TESTDIR/ra.err"
+check_eq 0 $? "exit status ($(cat "$TESTDIR/ra.err"))"
+check_eq 20 "$(grep -c . "$TESTDIR/ra.log")" "renders noted (10, each a start and an end)"
+# Between a feed's start and its end, no other line.
+check_eq "" "$(awk '/^start \/feed/ { open = $2; next } open != "" && !($1 == "end" && $2 == open) { print "during " open ": " $0 } /^end \/feed/ { open = "" }' "$TESTDIR/ra.log")" \
+	"renders beside a --render-alone one"
+# The others do run at once (the option is no --jobs 1).
+check_match "$(grep -A1 '^start /p.sh' "$TESTDIR/ra.log" | grep -c '^start /p.sh')" '^[2-9]$|^[1-9][0-9]$' \
+	"pages started together"
 
 try "a bad --render-query rule: exit 2, one line naming it, nothing made"
 for rule in 'x => a b' 'x' '( => a=1' 'x => ?a=1' 'x => novalue'; do

@@ -43,6 +43,9 @@ const struct opt crawl_opts[] = {
 	{ "render-query", 0, OPT_LIST, &crawl_options.render_query, "'REGEX => NAME=VALUE'",
 	  "ask the origin for targets matching REGEX with NAME=VALUE added to the query, stored as "
 	  "crawled (a cache bypass such as DokuWiki's purge=1; first rule wins; repeatable)", 0, 0 },
+	{ "render-alone", 0, OPT_LIST, &crawl_options.render_alone, "REGEX",
+	  "render targets matching REGEX with no other render under way (one whose cache bypass "
+	  "rewrites the caches other pages read: DokuWiki's feed; repeatable)", 0, 0 },
 	{ "include", 0, OPT_LIST, &crawl_options.include, "REGEX",
 	  "crawl only targets matching REGEX, and the stylesheets, scripts and images of their pages, as wget -p (repeatable)", 0, 0 },
 	{ "exclude", 0, OPT_LIST, &crawl_options.exclude, "REGEX",
@@ -224,6 +227,7 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 	copy_list(&s->crawl.exclude, &o->exclude);
 	copy_list(&s->crawl.strip, &o->strip);
 	copy_list(&s->crawl.render_query, &o->render_query);
+	copy_list(&s->crawl.render_alone, &o->render_alone);
 	for (size_t i = 0; i < o->view_families.n; i++)
 		if (!views_family_shape(o->view_families.items[i]))
 			return err_set(err, "bad --view-family '%s': a family as the summary names it, "
@@ -389,6 +393,7 @@ void crawl_setup_close(struct crawl_setup *s)
 	strlist_clear(&s->crawl.exclude);
 	strlist_clear(&s->crawl.strip);
 	strlist_clear(&s->crawl.render_query);
+	strlist_clear(&s->crawl.render_alone);
 	strlist_clear(&s->crawl.view_families);
 	strlist_clear(&s->crawl.volatile_rules);
 	crawl_config_release(&s->crawl);

@@ -17,7 +17,8 @@
 
 /* The options' storage (filled by opts_parse with crawl_opts). */
 struct crawl_options {
-	struct strlist seeds, include, exclude, strip, ignore_params, canonical, render_query, view_families, volatiles;
+	struct strlist seeds, include, exclude, strip, ignore_params, canonical, render_query, render_alone, view_families,
+		volatiles;
 	bool sort_query, follow_nofollow, respect_robots_meta, respect_no_store, no_canonical_links;
 	bool no_prune, no_gzip, no_sync, quiet, verbose, force;
 	bool keep_archives;

@@ -240,6 +240,7 @@ static const struct {
 	{ "canonical", MOVED_REGEX_TO_PATH },
 	{ "depends", MOVED_REGEX_TO_PATH },
 	{ "render-query", MOVED_REGEX_TO_OTHER },
+	{ "render-alone", MOVED_REGEX },
 	{ "site-url-command", MOVED_COMMAND },
 	{ "seed-command", MOVED_COMMAND },
 	{ "source-command", MOVED_COMMAND },

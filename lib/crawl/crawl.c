@@ -42,7 +42,8 @@ int crawl_config_compile(struct crawl_config *cfg, char *err)
 {
 	if (relist_compile(&cfg->include, 0, "--include", &cfg->include_re, &cfg->ninclude, err) < 0 ||
 	    relist_compile(&cfg->exclude, 0, "--exclude", &cfg->exclude_re, &cfg->nexclude, err) < 0 ||
-	    relist_compile(&cfg->strip, 0, "--strip", &cfg->strip_re, &cfg->nstrip, err) < 0)
+	    relist_compile(&cfg->strip, 0, "--strip", &cfg->strip_re, &cfg->nstrip, err) < 0 ||
+	    relist_compile(&cfg->render_alone, 0, "--render-alone", &cfg->alone_re, &cfg->nalone, err) < 0)
 		return -1;
 	cfg->render_query_rw = xcalloc(cfg->render_query.n ? cfg->render_query.n : 1, sizeof *cfg->render_query_rw);
 	for (size_t i = 0; i < cfg->render_query.n; i++) {
@@ -63,8 +64,9 @@ void crawl_config_release(struct crawl_config *cfg)
 	relist_free(cfg->include_re, cfg->ninclude);
 	relist_free(cfg->exclude_re, cfg->nexclude);
 	relist_free(cfg->strip_re, cfg->nstrip);
-	cfg->include_re = cfg->exclude_re = cfg->strip_re = NULL;
-	cfg->ninclude = cfg->nexclude = cfg->nstrip = 0;
+	relist_free(cfg->alone_re, cfg->nalone);
+	cfg->include_re = cfg->exclude_re = cfg->strip_re = cfg->alone_re = NULL;
+	cfg->ninclude = cfg->nexclude = cfg->nstrip = cfg->nalone = 0;
 	for (size_t i = 0; i < cfg->nrender_query; i++)
 		rewrite_release(&cfg->render_query_rw[i]);
 	free(cfg->render_query_rw);
@@ -344,6 +346,7 @@ struct job *enqueue_locked(struct crawl *c, const char *target, long depth, unsi
 	j->depth = depth;
 	j->optional = how & ENQUEUE_OPTIONAL;
 	j->requisite = how & ENQUEUE_REQUISITE;
+	j->alone = relist_match(cfg->alone_re, cfg->nalone, target);
 	j->ticket = views_admit(&c->views, target);
 	append_job_locked(c, j);
 	return j;
@@ -420,9 +423,16 @@ static bool before_its_turn(const struct job *j)
  * NULL when none may. Locked. */
 static struct job *take_job_locked(struct crawl *c)
 {
+	/* A --render-alone job runs with no other: while it runs nothing
+	 * starts, and when it is next, nothing starts before it either
+	 * (the renders under way end, then it goes). */
+	if (c->alone_running)
+		return NULL;
 	for (struct job **pp = &c->deferred; *pp; pp = &(*pp)->next) {
 		struct job *j = *pp;
 		if (!before_its_turn(j)) {
+			if (j->alone && c->busy > 0)
+				return NULL;
 			*pp = j->next;
 			c->queued--;
 			return j;
@@ -430,6 +440,8 @@ static struct job *take_job_locked(struct crawl *c)
 	}
 	while (c->head) {
 		struct job *j = c->head;
+		if (!before_its_turn(j) && j->alone && c->busy > 0)
+			return NULL;
 		c->head = j->next;
 		if (!c->head)
 			c->tail = NULL;
@@ -472,12 +484,15 @@ static void *worker(void *arg)
 			break;
 		}
 		c->busy++;
+		c->alone_running = j->alone;
 		snprintf(c->current, sizeof c->current, "%s", j->target);
 		pthread_mutex_unlock(&c->lock);
 
 		page_process(c, j);
 
 		pthread_mutex_lock(&c->lock);
+		if (j->alone)
+			c->alone_running = false;
 		finish_job_locked(c, j);
 		c->busy--;
 		progress_show_locked(c, false);

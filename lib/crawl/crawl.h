@@ -114,13 +114,16 @@ struct crawl_config {
 	 * and the manifest is saved; the result says interrupted. NULL: never. */
 	volatile sig_atomic_t *stop;
 	char *not_found;             /* target whose 404 page becomes .cgisnap/404.html ("" none) */
+	struct strlist render_alone; /* --render-alone REGEX: rendered with no other render
+				      * under way (an application's cache bypass that rewrites
+				      * the caches other pages read: DokuWiki's feed) */
 	struct strlist render_query; /* --render-query 'REGEX => NAME=VALUE': asked of the
 				      * origin with these added to the query, recorded,
 				      * linked and stored as the target crawled */
 
 	/* compiled by crawl_config_compile */
-	regex_t *include_re, *exclude_re, *strip_re;
-	size_t ninclude, nexclude, nstrip;
+	regex_t *include_re, *exclude_re, *strip_re, *alone_re;
+	size_t ninclude, nexclude, nstrip, nalone;
 	struct rewrite *render_query_rw;
 	size_t nrender_query;
 };

@@ -53,6 +53,7 @@ struct job {
 	bool as_page;  /* stored as a page, its rel=canonical aside (canonical.h) */
 	bool seed;     /* a --seed (or the default one): an error status fails the run */
 	bool requisite; /* a page's stylesheet, script or image (ENQUEUE_REQUISITE) */
+	bool alone;     /* --render-alone: no other render runs beside it */
 	char *referrer; /* a requisite's: the page that asked for it first */
 	struct job *next;
 };
@@ -86,6 +87,7 @@ struct crawl {
 	unsigned long next_seq, drain_seq;
 	struct job *deferred, *done;
 	int busy;
+	bool alone_running;       /* a --render-alone job is being rendered */
 	bool update_mode;
 	struct hashmap seen;   /* target -> depth + 1 */
 	struct hashmap claims; /* key -> struct claim * */
