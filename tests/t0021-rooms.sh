@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # t0021-rooms: lib/'s include rule (docs/hacking.md, "Rooms"), checked by
 # tools/check-rooms.sh on the tree, and on copies with each kind of break
-# planted, so that the check itself is seen to fail.
+# planted, so that the check itself is seen to fail; and no C file over
+# 700 lines.
 . "$(dirname "$0")/lib.sh"
 
 try "every room of lib/ includes only the rooms below it"
@@ -41,5 +42,9 @@ check_contains "$out" "lib/url/README.md: missing" "a room without its README"
 rm -r "$TESTDIR/rooms/lib/deps"
 out=$("$ROOT/tools/check-rooms.sh" "$TESTDIR/rooms" 2>&1)
 check_contains "$out" "lib/deps/: in docs/hacking.md's table but not there" "a room of the table not there"
+
+try "no C file is over 700 lines (issue 22: a file that grows past it is split by job)"
+long=$(cd "$ROOT" && find . -name '*.c' -not -path './build/*' -not -path './.git/*' -print0 | xargs -0 wc -l | awk '$2 != "total" && $1 > 700 { print $2 " (" $1 " lines)" }')
+check_eq "" "$long" "C files over 700 lines"
 
 finish

@@ -17,6 +17,7 @@
 #include "crawl/claims.h"
 #include "crawl/commit.h"
 #include "crawl/engine.h"
+#include "crawl/kept.h"
 #include "crawl/page.h"
 #include "crawl/progress.h"
 #include "crawl/tally.h"
@@ -74,113 +75,6 @@ void crawl_config_release(struct crawl_config *cfg)
 	cfg->nrender_query = 0;
 }
 
-/* The spans learned by earlier runs (volatile.h); none when the file is
- * missing or unreadable: they are learned again. */
-static void load_volatiles(struct crawl *c)
-{
-	char err[ERR_LEN];
-	struct buf text = BUF_INIT;
-	volatiles_init(&c->volatiles);
-	if (c->tree->meta_fd >= 0 && faccessat(c->tree->meta_fd, VOLATILE_FILE, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (publish_read(c->tree->meta_fd, VOLATILE_FILE, 1 << 20, &text, err) == 0)
-			volatiles_parse(&c->volatiles, buf_str(&text), text.len);
-		else
-			log_warn("%s", err);
-	}
-	buf_release(&text);
-	for (size_t i = 0; i < c->cfg->volatile_rules.n; i++)
-		volatiles_parse(&c->volatiles, c->cfg->volatile_rules.items[i], strlen(c->cfg->volatile_rules.items[i]));
-}
-
-/* The rules c knows, one line each as .cgisnap/volatile has them, into out. */
-static void volatile_lines(const struct crawl *c, struct strlist *out)
-{
-	struct buf text = BUF_INIT;
-	volatiles_format(&c->volatiles, &text);
-	for (const char *s = buf_str(&text), *nl; *s; s = nl + 1) {
-		nl = strchr(s, '\n');
-		if (!nl)
-			break;
-		if (*s != '#')
-			strlist_add_owned(out, xstrndup(s, (size_t)(nl - s)));
-	}
-	buf_release(&text);
-}
-
-/* Keep what this run learned for the next. */
-static void save_volatiles(struct crawl *c)
-{
-	char err[ERR_LEN];
-	if (!c->volatiles.changed || c->tree->meta_fd < 0)
-		return;
-	struct buf text = BUF_INIT;
-	volatiles_format(&c->volatiles, &text);
-	if (write_file_atomic(c->tree->meta_fd, VOLATILE_FILE, text.data, text.len, err) < 0)
-		log_warn("%s", err);
-	else
-		c->volatiles.changed = false;
-	buf_release(&text);
-}
-
-/* The views as the options make them: the sample size, the given
- * families. */
-static void init_views(struct crawl *c)
-{
-	views_release(&c->views);
-	views_init(&c->views, c->cfg->robots_meta == ROBOTS_META_IGNORE ? 0 : c->cfg->noindex_sample);
-	for (size_t i = 0; i < c->cfg->view_families.n; i++)
-		views_give(&c->views, c->cfg->view_families.items[i]);
-}
-
-/* The families the last full crawl cut by their sample (views.h), for
- * this process's updates; none when the file is missing or unreadable. */
-static void load_views(struct crawl *c)
-{
-	char err[ERR_LEN];
-	struct buf text = BUF_INIT;
-	struct strlist lines = STRLIST_INIT;
-	init_views(c);
-	if (c->tree->meta_fd < 0 || faccessat(c->tree->meta_fd, VIEWS_FILE, F_OK, AT_SYMLINK_NOFOLLOW) != 0)
-		return;
-	if (publish_read(c->tree->meta_fd, VIEWS_FILE, 16 << 20, &text, err) < 0) {
-		log_warn("%s", err);
-	} else {
-		strlist_split(&lines, buf_str(&text), '\n');
-		for (size_t i = 0; i < lines.n; i++)
-			views_learn(&c->views, lines.items[i], c->cfg->robots_meta != ROBOTS_META_IGNORE);
-	}
-	views_format_learned(&c->views, &c->views_saved);
-	c->views.noindex_changed = false;
-	strlist_clear(&lines);
-	buf_release(&text);
-}
-
-/* Keep the families this full crawl cut and the noindex URLs for later
- * processes' updates (when they differ from the file's; an update changes
- * only the URLs). */
-static void save_views(struct crawl *c)
-{
-	char err[ERR_LEN];
-	struct buf text = BUF_INIT;
-	if (c->update_mode && !c->views.noindex_changed)
-		return;
-	views_format_learned(&c->views, &text);
-	bool same = text.len == c->views_saved.len && (!text.len || !memcmp(text.data, c->views_saved.data, text.len));
-	if (same) {
-		c->views.noindex_changed = false;
-	} else if (c->tree->meta_fd >= 0) {
-		if (write_file_atomic(c->tree->meta_fd, VIEWS_FILE, text.data, text.len, err) < 0) {
-			log_warn("%s", err);
-		} else {
-			c->views.noindex_changed = false;
-			buf_release(&c->views_saved);
-			c->views_saved = text;
-			text = (struct buf)BUF_INIT;
-		}
-	}
-	buf_release(&text);
-}
-
 /* c->seed_targets: what each seed names (seeds not of the site name
  * nothing: crawl_full says so). */
 static void seed_targets(struct crawl *c)
@@ -225,8 +119,7 @@ struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, c
 		return NULL;
 	}
 	index_owned(c);
-	load_volatiles(c);
-	load_views(c);
+	kept_load(c);
 	seed_targets(c);
 	return c;
 }
@@ -562,7 +455,7 @@ static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 	/* A full crawl samples the families afresh; an update (watch's
 	 * batches) cuts what the last full crawl found, or nothing. */
 	if (!update)
-		init_views(c);
+		kept_init_views(c);
 	views_new_run(&c->views);
 	families_release(&c->families);
 	families_set_now(&c->families, (long long)time(NULL));
@@ -612,7 +505,7 @@ static void finish_result(struct crawl *c, struct crawl_result *res)
 	res->interrupted = stopped(c);
 	res->not_reached = c->stop_cut;
 	views_cut_list(&c->views, &res->views_cut);
-	volatile_lines(c, &res->volatile_rules);
+	kept_volatile_lines(c, &res->volatile_rules);
 	res->complete = !res->failed && !res->held && !res->bounded && !res->errors.n && !res->interrupted;
 	skip_notes(c, res);
 	strlist_clear(&c->not_found_404);
@@ -710,9 +603,7 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 		missing_requisites_note(c, res);
 	}
 	finish_result(c, res);
-	save_volatiles(c);
-	if (!res->interrupted)
-		save_views(c);
+	kept_save(c, !res->interrupted);
 	return commit_run(c, c->cfg->prune && res->complete && removal_allowed(c), err);
 }
 
@@ -725,8 +616,7 @@ int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_re
 	pthread_mutex_unlock(&c->lock);
 	run_all(c);
 	finish_result(c, res);
-	save_volatiles(c);
-	save_views(c);
+	kept_save(c, true);
 
 	/* Pages not rendered now stay as they are (commit_update). Pages
 	 * that now answer 404 go at once: watch has no later prune. */

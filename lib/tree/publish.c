@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "base/spill.h"
 #include "base/xalloc.h"
+#include "tree/publish_impl.h"
 
 #define COPY_CHUNK 65536
 
@@ -72,7 +73,6 @@ static void note_dir_of(const char *path, size_t len)
 	free(dir);
 }
 
-#define TEMP_PREFIX ".cgisnap-tmp-"
 
 /* Open the directory holding key's last component. Each component is
  * opened with O_NOFOLLOW, so no symbolic link is ever followed, whether it
@@ -80,7 +80,7 @@ static void note_dir_of(const char *path, size_t len)
  * made. Returns a descriptor the caller closes, *leaf pointing into key;
  * -1 with err, errno ENOENT when a directory is missing (and !create),
  * ELOOP for a symbolic link, ENOTDIR for a file in the way. */
-static int open_parent(int treefd, const char *key, bool create, const char **leaf, char *err)
+int publish_open_parent(int treefd, const char *key, bool create, const char **leaf, char *err)
 {
 	int dirfd = fcntl(treefd, F_DUPFD_CLOEXEC, 0);
 	if (dirfd < 0)
@@ -397,7 +397,7 @@ static int publish_range(int treefd, const char *key, const struct range *r, boo
 			 struct publish_paths *paths, char *err)
 {
 	const char *name;
-	int dirfd = open_parent(treefd, key, true, &name, err);
+	int dirfd = publish_open_parent(treefd, key, true, &name, err);
 	if (dirfd < 0)
 		return -1;
 	char *tmp = NULL;
@@ -534,7 +534,7 @@ out:
 int publish_owner(int treefd, const char *key, long long bytes, const char *sha256, char *err)
 {
 	const char *name;
-	int dirfd = open_parent(treefd, key, false, &name, err);
+	int dirfd = publish_open_parent(treefd, key, false, &name, err);
 	if (dirfd < 0)
 		return errno == ENOENT ? PUBLISH_ABSENT : -1;
 	int rc = owner_at(dirfd, name, bytes, sha256);
@@ -545,7 +545,7 @@ int publish_owner(int treefd, const char *key, long long bytes, const char *sha2
 int publish_read(int treefd, const char *key, long long max, struct buf *out, char *err)
 {
 	const char *name;
-	int dirfd = open_parent(treefd, key, false, &name, err);
+	int dirfd = publish_open_parent(treefd, key, false, &name, err);
 	if (dirfd < 0)
 		return -1;
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -577,7 +577,7 @@ int publish_remove_noted(int treefd, const char *key, long long bytes, const cha
 	if (!paths)
 		paths = &none;
 	const char *name;
-	int dirfd = open_parent(treefd, key, false, &name, err);
+	int dirfd = publish_open_parent(treefd, key, false, &name, err);
 	if (dirfd < 0)
 		return errno == ENOENT ? 0 : -1;
 	char *gzname = xasprintf("%s.gz", name);
@@ -608,7 +608,7 @@ int publish_remove_noted(int treefd, const char *key, long long bytes, const cha
 	for (char *slash = strrchr(dir, '/'); slash; slash = strrchr(dir, '/')) {
 		*slash = '\0';
 		char ignored[ERR_LEN];
-		int pfd = open_parent(treefd, dir, false, &name, ignored);
+		int pfd = publish_open_parent(treefd, dir, false, &name, ignored);
 		if (pfd < 0)
 			break;
 		int gone = unlinkat(pfd, name, AT_REMOVEDIR);
@@ -642,7 +642,7 @@ int publish_sync_dirs(int treefd, char *err)
 		char ignored[ERR_LEN];
 		char *inside = xasprintf("%s%sx", dir, *dir ? "/" : "");
 		const char *leaf;
-		int fd = open_parent(treefd, inside, false, &leaf, ignored);
+		int fd = publish_open_parent(treefd, inside, false, &leaf, ignored);
 		free(inside);
 		if (fd < 0)
 			continue; /* removed since: its parent was noted then */
@@ -654,68 +654,6 @@ int publish_sync_dirs(int treefd, char *err)
 	}
 	hashmap_release(&dirs);
 	return rc;
-}
-
-/* publish_clean_all_temps below dirfd (closed here), depth levels deep at most. */
-static long clean_temps_below(int dirfd, int depth)
-{
-	DIR *d = fdopendir(dirfd);
-	if (!d) {
-		close(dirfd);
-		return 0;
-	}
-	long n = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		const char *name = de->d_name;
-		if (!strcmp(name, ".") || !strcmp(name, ".."))
-			continue;
-		struct stat st;
-		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if (S_ISREG(st.st_mode) && !strncmp(name, TEMP_PREFIX, strlen(TEMP_PREFIX))) {
-			n += unlinkat(dirfd, name, 0) == 0;
-		} else if (S_ISDIR(st.st_mode) && depth > 0) {
-			int sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub >= 0)
-				n += clean_temps_below(sub, depth - 1);
-		}
-	}
-	closedir(d);
-	return n;
-}
-
-long publish_clean_all_temps(int treefd)
-{
-	/* A descriptor of its own: readdir moves the offset a dup would share. */
-	int own = openat(treefd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return own >= 0 ? clean_temps_below(own, PUBLISH_TEMP_DEPTH) : 0;
-}
-
-int publish_clean_temps(int treefd, const char *key)
-{
-	char ignored[ERR_LEN];
-	const char *name;
-	int dirfd = open_parent(treefd, key, false, &name, ignored);
-	if (dirfd < 0)
-		return 0;
-	int listfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-	DIR *d = listfd >= 0 ? fdopendir(listfd) : NULL;
-	int n = 0;
-	if (!d) {
-		if (listfd >= 0)
-			close(listfd);
-		close(dirfd);
-		return 0;
-	}
-	struct dirent *de;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, TEMP_PREFIX, strlen(TEMP_PREFIX)) &&
-		    unlinkat(dirfd, de->d_name, 0) == 0)
-			n++;
-	closedir(d);
-	close(dirfd);
-	return n;
 }
 
 int write_file_atomic(int dirfd, const char *name, const void *data, size_t len, char *err)
