@@ -42,6 +42,7 @@ cat >"$SITE/index.html" <<'HTML'
 </head><body>
 <a href="/snap.cgi?rev=2">tarball 2</a> <a href="/snap.cgi?rev=1">tarball 1</a>
 <a href="/zip.cgi">download as zip</a> <a href="/release.tar.gz">a release</a>
+<a href="/tar.cgi">tarball, PHP's default type</a> <a href="/odt.cgi">a document</a>
 <a href="/big.cgi">a huge page</a>
 </body></html>
 HTML
@@ -76,6 +77,10 @@ cgi xmlrpc.cgi "touch '$TESTDIR/xmlrpc-ran'; printf 'Content-Type: text/xml\n\n<
 # A repository browser's snapshots, made on the fly.
 cgi snap.cgi 'printf "Content-Type: application/x-gzip\n\n"; printf "rev %s\n" "$QUERY_STRING" | gzip -n'
 cgi zip.cgi 'printf "Content-Type: application/octet-stream\nContent-Disposition: attachment; filename=\"site-master.zip\"\n\nPK\003\004zip bytes\n"'
+# Known by its bytes alone: a tar.gz sent as text/html, no attachment. A
+# document that is a zip inside says what it is, and is kept.
+cgi tar.cgi 'printf "Content-Type: text/html; charset=UTF-8\n\n"; printf "a file\n" | gzip -n'
+cgi odt.cgi 'printf "Content-Type: application/vnd.oasis.opendocument.text\n\nPK\003\004mimetype\n"'
 # Output without end: only a render that stops reading at --max-output
 # ends before --timeout.
 cgi big.cgi 'printf "Content-Type: text/html\n\n"; exec yes "<p>a line of a page that never ends</p>"'
@@ -130,20 +135,21 @@ check_no_file "$TESTDIR/nf/behind-nofollow.html" "its page link is not followed"
 
 try "archives made on the fly are skipped with a summary line; a static one under --root is stored"
 err=$(cat "$TESTDIR/err")
-check_contains "$err" "cgisnap: skipped 3 archives (e.g. /snap.cgi?rev=1): --keep-archives to store them" "archive line"
+check_contains "$err" "cgisnap: skipped 4 archives (e.g. /snap.cgi?rev=1): --keep-archives to store them" "archive line"
 check_not_contains "$err" "failed:" "no failure"
-for t in "/snap.cgi?rev=1" "/snap.cgi?rev=2" /zip.cgi; do
+for t in "/snap.cgi?rev=1" "/snap.cgi?rev=2" /zip.cgi /tar.cgi; do
 	check_not_contains "$targets" "$t" "$t not recorded"
 done
-check_eq "" "$(find "$OUT" -name 'snap.cgi*' -o -name 'zip.cgi*')" "no archive file"
+check_eq "" "$(find "$OUT" -name 'snap.cgi*' -o -name 'zip.cgi*' -o -name 'tar.cgi*')" "no archive file"
 check_cmp "$SITE/release.tar.gz" "$OUT/release.tar.gz" "the site's own .tar.gz"
+check_contains "$targets" "/odt.cgi" "a document that is a zip inside is stored"
 
 try "a response over --max-output is skipped, named in the summary, not a failure"
 check_contains "$err" "warning: skipped 1 response over --max-output 1 MiB (e.g. /big.cgi): raise --max-output to store them" "oversize line"
 check_no_file "$OUT/big.cgi" "no file for it"
 check_not_contains "$targets" "/big.cgi" "not recorded"
-check_contains "$err" "3 archives" "archives counted"
-check_match "$err" ", 0 failed, 4 skipped, " "skips in the summary line"
+check_contains "$err" "4 archives" "archives counted"
+check_match "$err" ", 0 failed, 5 skipped, " "skips in the summary line"
 summary_adds_up "$TESTDIR/err"
 
 try "with -q the oversize line is still said, the archive line not"
@@ -166,7 +172,7 @@ check_eq 0 $? "exit status ($(tail -3 "$TESTDIR/err3"))"
 check_no_file "$OUT/$key" "pruned"
 check_no_file "$OUT/zip.cgi" "pruned"
 check_not_contains "$(manifest_targets "$OUT")" "/snap.cgi" "no longer recorded"
-check_contains "$(cat "$TESTDIR/err3")" "3 removed" "removals counted"
+check_contains "$(cat "$TESTDIR/err3")" "4 removed" "removals counted"
 
 try "a page stored before grows past --max-output: skipped, and pruned like the archives"
 cgi big.cgi 'printf "Content-Type: text/html\n\n<p>small now</p>\n"'

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "crawl/archive.h"
 #include "crawl/canonical.h"
@@ -430,6 +431,25 @@ static void take_page(struct crawl *c, struct page *p)
 	free(static_path);
 }
 
+/* Is rs an archive made on the fly: by its headers, else by its first
+ * bytes (a tarball sent with PHP's default text/html)? */
+static bool is_archive(const struct origin_response *rs)
+{
+	if (archive_response(rs->content_type, origin_header(rs, "Content-Disposition")))
+		return true;
+	unsigned char head[ARCHIVE_HEAD_MAX];
+	size_t n = 0;
+	if (!rs->body_in_file) {
+		n = rs->body.len < sizeof head ? rs->body.len : sizeof head;
+		if (n)
+			memcpy(head, rs->body.data, n);
+	} else {
+		ssize_t got = pread(rs->body_fd, head, sizeof head, rs->body_off);
+		n = got > 0 ? (size_t)got : 0; /* unreadable: load_body will say so */
+	}
+	return archive_content(rs->content_type, origin_header(rs, "Content-Encoding"), head, n);
+}
+
 /* Step 2: take the response by its status. */
 static void take(struct crawl *c, struct page *p)
 {
@@ -443,7 +463,7 @@ static void take(struct crawl *c, struct page *p)
 		if (j->optional) /* no robots.txt: nothing to count either */
 			p->fate = PAGE_ABSENT;
 	} else if (rs->status >= 200 && rs->status < 300 && !c->cfg->keep_archives && !rs->static_path &&
-		   !j->optional && archive_response(rs->content_type, origin_header(rs, "Content-Disposition"))) {
+		   !j->optional && is_archive(rs)) {
 		/* A file under --root is the site's own, whatever it holds, and
 		 * a sitemap.xml.gz robots.txt names is no snapshot tarball. */
 		p->fate = PAGE_SKIPPED;
