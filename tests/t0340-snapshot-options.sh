@@ -116,6 +116,40 @@ tree_snap -j 4 "$TESTDIR/t4a"
 check_eq "$(targets "$TESTDIR/t1")" "$(targets "$TESTDIR/t4a")" "a re-run over the same tree keeps the same URLs, no more"
 rm "$SITE/tree.cgi"
 
+try "--max-pages is spent across families: a page of 60 day links leaves room for the pages further down"
+# The index links 60 days of a calendar, then a page that links two more
+# pages. In the order found, the days alone would fill the bound.
+FAIR=$TESTDIR/fair
+mkdir -p "$FAIR"
+{
+	for i in $(seq 1 60); do printf '<a href="/day.cgi?d=%s">day %s</a>\n' "$i" "$i"; done
+	printf '<a href="/a.html">a</a>\n'
+} >"$FAIR/index.html"
+printf '<a href="/b.html">b</a>\n' >"$FAIR/a.html"
+printf '<a href="/c.html">c</a> <a href="/tags.cgi?t=1">a tag</a>\n' >"$FAIR/b.html"
+printf '<p>c</p>\n' >"$FAIR/c.html"
+printf '#!/bin/sh\nprintf "Content-Type: text/html\\n\\n<p>%%s</p>" "$QUERY_STRING"\n' >"$FAIR/day.cgi"
+cp "$FAIR/day.cgi" "$FAIR/tags.cgi"
+chmod +x "$FAIR/day.cgi" "$FAIR/tags.cgi"
+fair_snap() { "$CGISNAP" snapshot --root "$FAIR" --max-pages 30 "$@" 2>"$TESTDIR/fair.err"; }
+fair_snap -j 1 "$TESTDIR/f1"
+check_eq 4 $? "exit status: cut short"
+fair1=$(targets "$TESTDIR/f1")
+for t in /a.html /b.html /c.html '/tags.cgi?t=1'; do
+	check_contains "$fair1" "$t" "$t reached past the days"
+done
+# 30 asked for: robots.txt and sitemap.xml answered 404, not recorded.
+check_eq 28 "$(printf '%s\n' "$fair1" | wc -l)" "the bound holds"
+check_match "$(cat "$TESTDIR/fair.err")" \
+	"--max-pages 30 reached: [0-9]+ links not crawled; the URLs by family: /day\.cgi\?d=… [0-9]+, /… [0-9]+, /tags\.cgi\?t=… 1; nothing was pruned" \
+	"the families that took the budget"
+for run in a b; do
+	fair_snap -j 4 "$TESTDIR/f4$run"
+	check_eq "$fair1" "$(targets "$TESTDIR/f4$run")" "-j 4 (run $run) keeps what -j 1 keeps"
+done
+fair_snap -j 3 "$TESTDIR/f4a"
+check_eq "$fair1" "$(targets "$TESTDIR/f4a")" "a re-run over the same tree keeps the same URLs"
+
 try "--exclude and --include filter targets"
 snap --exclude '^/cal/' "$TESTDIR/c" 2>"$TESTDIR/err-c"
 check_eq 0 $? "exit status"

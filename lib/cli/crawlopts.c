@@ -51,7 +51,7 @@ const struct opt crawl_opts[] = {
 	{ "exclude", 0, OPT_LIST, &crawl_options.exclude, "REGEX",
 	  "never crawl targets matching REGEX (repeatable)", 0, 0 },
 	{ "max-pages", 0, OPT_INT, &crawl_options.max_pages, "N",
-	  "stop after N URLs, with a warning (default " STR(CRAWL_MAX_PAGES) "; 0: no bound)",
+	  "stop after N URLs, spent across URL families breadth-first, with a warning (default " STR(CRAWL_MAX_PAGES) "; 0: no bound)",
 	  0, 1L << 40 },
 	{ "max-depth", 0, OPT_INT, &crawl_options.max_depth, "N",
 	  "follow links at most N steps from a seed (a page's stylesheets, images and icons are no step)",

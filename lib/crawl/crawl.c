@@ -159,23 +159,31 @@ void on_render(struct crawl *c, struct manifest_entry *e, const struct origin_re
 		c->hooks.on_render(c->hooks.arg, e, rs);
 }
 
+/* Once a run, when the URLs queued (not those waiting: budget.h) reach
+ * 80% of --max-pages. Called locked. */
+static void warn_near_bound_locked(struct crawl *c)
+{
+	long max = c->cfg->max_pages;
+	size_t queued = c->seen.count - c->budget.waiting;
+	if (max > 0 && !c->near_bound_said && (long)queued * 5 >= max * 4) {
+		c->near_bound_said = true;
+		log_warn("%zu of --max-pages %ld URLs: is a calendar or pager looping? "
+			 "(--exclude it, or raise --max-pages; 0: no bound)", queued, max);
+	}
+}
+
 /* A crawl that runs away (a pager or calendar linking ?n=N+1 for ever)
  * is said while it runs, not only when --max-pages stops it: once when
  * the URLs reach 80% of the bound, once per URL family that keeps taking
  * new values. Called locked, for each target new to the run. */
 static void warn_runaway_locked(struct crawl *c, const char *target, long depth)
 {
-	long max = c->cfg->max_pages;
 	char *msg = loops_note(&c->loops, target, depth);
 	if (msg) {
 		log_warn("%s", msg);
 		free(msg);
 	}
-	if (max > 0 && !c->near_bound_said && (long)c->seen.count * 5 >= max * 4) {
-		c->near_bound_said = true;
-		log_warn("%zu of --max-pages %ld URLs: is a calendar or pager looping? "
-			 "(--exclude it, or raise --max-pages; 0: no bound)", c->seen.count, max);
-	}
+	warn_near_bound_locked(c);
 }
 
 /* Put j at the end of the queue, numbered. Called locked. */
@@ -206,8 +214,25 @@ const struct manifest_entry *entry_by_now_locked(const struct crawl *c, const ch
 	return e;
 }
 
+/* A job for target (taken), at the end of the queue. Called locked. */
+static struct job *new_job_locked(struct crawl *c, char *target, long depth, unsigned how)
+{
+	const struct crawl_config *cfg = c->cfg;
+	struct job *j = xcalloc(1, sizeof *j);
+	j->target = target;
+	j->depth = depth;
+	j->optional = how & ENQUEUE_OPTIONAL;
+	j->requisite = how & ENQUEUE_REQUISITE;
+	j->seed = how & ENQUEUE_SEED;
+	j->alone = relist_match(cfg->alone_re, cfg->nalone, target);
+	j->ticket = views_admit(&c->views, target);
+	append_job_locked(c, j);
+	return j;
+}
+
 /* Queue target unless seen, excluded or past a bound: its job, or NULL
- * when it was not queued. Called locked. */
+ * when it was not queued (or waits its family's turn: budget.h). Called
+ * locked. */
 struct job *enqueue_locked(struct crawl *c, const char *target, long depth, unsigned how)
 {
 	const struct crawl_config *cfg = c->cfg;
@@ -227,22 +252,46 @@ struct job *enqueue_locked(struct crawl *c, const char *target, long depth, unsi
 			c->dropped_depth++;
 			return NULL;
 		}
-		if (cfg->max_pages > 0 && (long)c->seen.count >= cfg->max_pages) {
+		if (cfg->max_pages > 0 && (long)(c->seen.count - c->budget.waiting) >= cfg->max_pages) {
 			c->dropped_pages++;
 			return NULL;
 		}
 	}
 	hashmap_put(&c->seen, target, (void *)(intptr_t)(depth + 1));
+	bool may_wait = !(how & (ENQUEUE_FORCED | ENQUEUE_OPTIONAL | ENQUEUE_REQUISITE | ENQUEUE_SEED));
+	bool now = budget_note(&c->budget, target, depth, how, may_wait);
 	warn_runaway_locked(c, target, depth);
-	struct job *j = xcalloc(1, sizeof *j);
-	j->target = xstrdup(target);
-	j->depth = depth;
-	j->optional = how & ENQUEUE_OPTIONAL;
-	j->requisite = how & ENQUEUE_REQUISITE;
-	j->alone = relist_match(cfg->alone_re, cfg->nalone, target);
-	j->ticket = views_admit(&c->views, target);
-	append_job_locked(c, j);
-	return j;
+	if (!now)
+		return NULL; /* its family's head is full: it waits for the queue's end */
+	return new_job_locked(c, xstrdup(target), depth, how);
+}
+
+/* budget_round's taker: a URL whose turn came joins the queue. */
+static void admit_waiting(void *arg, char *target, long depth, unsigned how)
+{
+	new_job_locked(arg, target, depth, how);
+	warn_near_bound_locked(arg);
+}
+
+static void forget_waiting(void *arg, const char *target)
+{
+	struct crawl *c = arg;
+	hashmap_remove(&c->seen, target);
+	c->dropped_pages++;
+}
+
+/* The queue ran dry: the URLs that waited behind their family's head
+ * join it, one per family in turn, as far as --max-pages has room; those
+ * beyond are links not crawled. The count queued. */
+static long admit_waiting_round(struct crawl *c)
+{
+	pthread_mutex_lock(&c->lock);
+	long room = c->cfg->max_pages - (long)(c->seen.count - c->budget.waiting);
+	size_t n = budget_round(&c->budget, room, admit_waiting, c);
+	if (!n)
+		budget_drop(&c->budget, forget_waiting, c);
+	pthread_mutex_unlock(&c->lock);
+	return (long)n;
 }
 
 void job_free(struct job *j)
@@ -274,21 +323,16 @@ static void apply_yield_locked(struct crawl *c, struct job *j)
 	views_settle(j->ticket, y->view);
 	if (y->family_sha256)
 		families_note(&c->families, j->target, y->family_sha256, y->family_type);
-	if (y->canonical_to) {
-		struct job *nj = enqueue_locked(c, y->canonical_to, j->depth, 0);
-		if (nj && y->seeds)
-			nj->seed = true;
-	}
+	unsigned seeded = y->seeds ? ENQUEUE_SEED : 0;
+	if (y->canonical_to)
+		enqueue_locked(c, y->canonical_to, j->depth, seeded);
 	for (size_t i = 0; i < y->resources.n; i++) {
 		struct job *r = enqueue_locked(c, y->resources.items[i], j->depth, ENQUEUE_REQUISITE);
 		if (r)
 			r->referrer = xstrdup(j->target);
 	}
-	for (size_t i = 0; i < y->links.n; i++) {
-		struct job *next = enqueue_locked(c, y->links.items[i], j->depth + 1, 0);
-		if (next && y->seeds)
-			next->seed = true;
-	}
+	for (size_t i = 0; i < y->links.n; i++)
+		enqueue_locked(c, y->links.items[i], j->depth + 1, seeded);
 }
 
 void finish_job_locked(struct crawl *c, struct job *j)
@@ -435,7 +479,8 @@ static void free_jobs(struct job *j)
 /* A stopped run leaves jobs that will never run, or never drain. Locked. */
 static void drop_queue_locked(struct crawl *c)
 {
-	c->stop_cut |= c->head || c->deferred || c->done;
+	c->stop_cut |= c->head || c->deferred || c->done || c->budget.waiting;
+	budget_clear(&c->budget);
 	free_jobs(c->head);
 	free_jobs(c->deferred);
 	free_jobs(c->done);
@@ -452,6 +497,9 @@ static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 	c->stop_cut = false;
 	c->next_seq = c->drain_seq = 0;
 	loops_init(&c->loops, c->cfg->loop_warn);
+	/* watch's batches render what changed, the bound as found */
+	budget_clear(&c->budget);
+	budget_init(&c->budget, update ? 0 : c->cfg->max_pages);
 	/* A full crawl samples the families afresh; an update (watch's
 	 * batches) cuts what the last full crawl found, or nothing. */
 	if (!update)
@@ -480,6 +528,8 @@ static void run_all(struct crawl *c)
 		run_queue(c);
 		again = settle_slash_forms(c);
 		again += settle_canonicals(c);
+		if (!again && !stopped(c))
+			again = admit_waiting_round(c);
 	} while (again > 0 && !stopped(c));
 	if (stopped(c)) {
 		pthread_mutex_lock(&c->lock);
@@ -519,6 +569,7 @@ static void finish_result(struct crawl *c, struct crawl_result *res)
 	hashmap_release(&c->outcomes);
 	free_canonicals(c);
 	loops_release(&c->loops);
+	budget_clear(&c->budget);
 	if (c->cfg->progress == CRAWL_PROGRESS_BAR)
 		progress_end();
 }
@@ -636,6 +687,7 @@ void crawl_free(struct crawl *c)
 	free_canonicals(c);
 	strlist_clear(&c->seed_targets);
 	loops_release(&c->loops);
+	budget_clear(&c->budget);
 	families_release(&c->families);
 	views_release(&c->views);
 	buf_release(&c->views_saved);

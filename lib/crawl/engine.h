@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "base/hashmap.h"
+#include "crawl/budget.h"
 #include "crawl/crawl.h"
 #include "crawl/families.h"
 #include "crawl/loops.h"
@@ -97,6 +98,7 @@ struct crawl {
 	long dropped_depth, dropped_pages;
 	bool stop_cut;          /* the stop left a job undone (crawl_result.not_reached) */
 	struct loops loops;     /* URL families taking ever-new values */
+	struct budget budget;   /* --max-pages across families: the URLs that wait their turn */
 	struct families families; /* what the query parameters did: full crawls only */
 	struct views views;     /* families of noindex views: sampled by a full crawl, cut by it and the updates after */
 	struct buf views_saved; /* .cgisnap/views as last read or written */
@@ -128,6 +130,7 @@ struct crawl {
 #define ENQUEUE_FORCED 2    /* a seed: queued unless seen, whatever the rules */
 #define ENQUEUE_REQUISITE 4 /* a page's stylesheet, script or image: --include
 			     * does not apply (wget -p), --exclude does */
+#define ENQUEUE_SEED 8      /* a seed's own link (a redirect's target): a seed */
 /* Queue target unless seen, excluded or past a bound (as how says): its
  * job, or NULL when it was not queued. Locked. */
 struct job *enqueue_locked(struct crawl *c, const char *target, long depth, unsigned how);

@@ -10,6 +10,7 @@
 #include "base/hashmap.h"
 #include "base/log.h"
 #include "base/xalloc.h"
+#include "crawl/budget.h"
 
 static const char *const outcome_names[] = { "-", "new", "changed", "unchanged", "redirect", "not-found",
 					     "failed", "held" };
@@ -288,36 +289,6 @@ void crawl_result_release(struct crawl_result *res)
 	memset(res, 0, sizeof *res);
 }
 
-/* The family of target, as budget_families() counts it, into key. */
-static void family_of(const char *target, struct buf *key)
-{
-	const char *q = strchr(target, '?');
-	buf_reset(key);
-	if (!q) {
-		const char *slash = strrchr(target, '/');
-		buf_add(key, target, slash ? (size_t)(slash - target + 1) : 0);
-		buf_adds(key, "…");
-		return;
-	}
-	/* The parameter names, sorted, each once. */
-	struct strlist names = STRLIST_INIT;
-	for (const char *p = q + 1; *p;) {
-		size_t len = strcspn(p, "&");
-		size_t name_len = strcspn(p, "=&");
-		if (len)
-			strlist_add_owned(&names, xstrndup(p, name_len < len ? name_len : len));
-		p += len + (p[len] == '&');
-	}
-	strlist_sort(&names);
-	buf_add(key, target, (size_t)(q - target + 1));
-	for (size_t i = 0, n = 0; i < names.n; i++) {
-		if (i && !strcmp(names.items[i], names.items[i - 1]))
-			continue;
-		buf_addf(key, "%s%s=…", n++ ? "&" : "", names.items[i]);
-	}
-	strlist_clear(&names);
-}
-
 struct family_count {
 	const char *key;
 	long n;
@@ -336,7 +307,7 @@ char *budget_families(const struct crawl *c, size_t max)
 	size_t it = 0;
 	const char *target;
 	while (hashmap_next(&c->seen, &it, &target, NULL)) {
-		family_of(target, &key);
+		budget_family(target, &key);
 		long n = (long)(intptr_t)hashmap_get(&counts, buf_str(&key));
 		hashmap_put(&counts, buf_str(&key), (void *)(intptr_t)(n + 1));
 	}
