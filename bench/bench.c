@@ -180,7 +180,7 @@ static void raise_file_limit(void)
 
 static bool origin_given(void)
 {
-	return origin_options.root || origin_options.fastcgi || origin_options.origin_url ||
+	return origin_options.root || origin_options.fastcgi.n || origin_options.origin_url ||
 	       origin_options.cgi.n || origin_options.cgi_spawn.n || origin_options.front_controller || origin_options.env.n ||
 	       origin_options.script_aliases.n || origin_options.path_aliases.n;
 }
@@ -217,7 +217,7 @@ static const char *check_usage(const struct strlist *args, double *duration, cha
 	if (!tree_dir)
 		return "no --tree given: the snapshot to measure (or --dynamic-url/--static-url for "
 		       "servers already running)";
-	if (!origin_config_has_docroot(&origin_options) && !origin_options.fastcgi && !origin_options.origin_url)
+	if (!origin_config_has_docroot(&origin_options) && !origin_options.fastcgi.n && !origin_options.origin_url)
 		return "no origin given: --root, --script-alias, --fastcgi or --origin, as for snapshot";
 	return NULL;
 }

@@ -184,7 +184,7 @@ int cmd_snapshot(int argc, char **argv)
 	links_ready = true;
 	/* Trace as watch does, where it can: a CGI origin with the library
 	 * at hand. Without it the snapshot is the same, only watch re-crawls. */
-	if (!snapshot_options.no_trace && origin_config_has_docroot(&origin_options) && !origin_options.fastcgi &&
+	if (!snapshot_options.no_trace && origin_config_has_docroot(&origin_options) && !origin_options.fastcgi.n &&
 	    !origin_options.origin_url) {
 		tracer = tracer_locate(err);
 		if (!tracer)

@@ -22,8 +22,9 @@ for group in "$@"; do
 		pkgs="$pkgs rsync rclone man-db systemd strace"
 		pkgs="$pkgs dokuwiki wordpress wordpress-theme-twentytwentythree mariadb-server php-mysql mediawiki"
 		# A second FastCGI program besides php-cgi, for --cgi-spawn (t0349);
-		# wrk, the keep-alive load on serve in the soak (t0586).
-		pkgs="$pkgs libfcgi-perl wrk" ;;
+		# wrk, the keep-alive load on serve in the soak (t0586); php-fpm,
+		# three pools as one --fastcgi upstream (t0322).
+		pkgs="$pkgs libfcgi-perl wrk php-fpm" ;;
 	# php-fpm: bench-apps.sh and bench-mediawiki.sh serve the real DokuWiki
 	# and MediaWiki through nginx + php-fpm.
 	bench) pkgs="$pkgs wrk nginx lighttpd apache2-utils wget php-fpm" ;;

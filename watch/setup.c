@@ -261,7 +261,7 @@ int watcher_open(struct watcher *w, const struct strlist *args)
 			goto fail;
 
 	/* Tracing: CGI origins only, and only with the library at hand. */
-	bool cgi = !origin_options.fastcgi && !origin_options.origin_url;
+	bool cgi = !origin_options.fastcgi.n && !origin_options.origin_url;
 	bool have_rules = watch_options.depends.n || watch_options.always.n;
 	if (cgi && !watch_options.no_trace) {
 		w->tracer = tracer_locate(err);

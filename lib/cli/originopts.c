@@ -59,8 +59,10 @@ const struct opt origin_opts[] = {
 	  " when not root, else " RUNAS_DEFAULT_USER "; --user root renders as root)", 0, 0 },
 	{ "no-php-defaults", 0, OPT_BOOL, &origin_options.no_php_defaults, NULL,
 	  "run php-cgi without cgisnap's opcache and session settings", 0, 0 },
-	{ "fastcgi", 0, OPT_STR, &origin_options.fastcgi, "ADDR",
-	  "FastCGI server, unix:/path/sock or HOST:PORT (with --root)", 0, 0 },
+	{ "fastcgi", 0, OPT_LIST, &origin_options.fastcgi, "ADDR",
+	  "FastCGI server, unix:/path/sock or HOST:PORT (with --root); repeated, a pool: each page goes to"
+	  " the server with the fewest under way, one that fails is skipped and its page tried on another",
+	  0, 0 },
 	{ "origin", 0, OPT_STR, &origin_options.origin_url, "URL",
 	  "HTTP server to render through, e.g. http://127.0.0.1:8080/", 0, 0 },
 	{ "wait", 0, OPT_STR, &origin_options.wait, "S",
@@ -239,11 +241,11 @@ int origin_opts_apache_conf(bool say, char *err)
 		origin_options.site_url = xasprintf("%s://%s/", c.https ? "https" : "http", c.server_name);
 		buf_addf(&took, " --site-url %s", origin_options.site_url);
 	}
-	bool handler_given = origin_options.fastcgi || origin_options.cgi.n || origin_options.cgi_spawn.n;
+	bool handler_given = origin_options.fastcgi.n || origin_options.cgi.n || origin_options.cgi_spawn.n;
 	if (c.php_fastcgi && !handler_given) {
-		origin_options.fastcgi = xstrdup(c.php_fastcgi);
+		strlist_add(&origin_options.fastcgi, c.php_fastcgi);
 		buf_addf(&took, " --fastcgi %s", c.php_fastcgi);
-	} else if (c.php && !php_handled() && !origin_options.fastcgi) {
+	} else if (c.php && !php_handled() && !origin_options.fastcgi.n) {
 		strlist_add(&origin_options.cgi, "php=php-cgi");
 		buf_adds(&took, " --cgi php=php-cgi");
 	}
@@ -286,7 +288,7 @@ int origin_opts_user(bool say, char *err)
 	 * its own user: only --user says to run our commands
 	 * (--seed-command, ...) as another. */
 	const struct origin_config *o = &origin_options;
-	bool any = o->root || o->script_aliases.n || o->path_aliases.n || o->cgi.n || o->cgi_spawn.n || o->fastcgi ||
+	bool any = o->root || o->script_aliases.n || o->path_aliases.n || o->cgi.n || o->cgi_spawn.n || o->fastcgi.n ||
 		   o->origin_url || origin_site_url_command;
 	bool ours = !o->origin_url || o->user || getenv(RUNAS_ENV);
 	if (!any || !ours)

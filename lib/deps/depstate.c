@@ -43,7 +43,10 @@ void depstate_fingerprint(const struct origin_config *cfg, const char *site_url,
 	add_list(&b, "script-alias", &cfg->script_aliases);
 	add_list(&b, "path-alias", &cfg->path_aliases);
 	add_field(&b, "no-follow-symlinks", cfg->no_follow_symlinks ? "1" : "0");
-	add_field(&b, "fastcgi", cfg->fastcgi);
+	if (cfg->fastcgi.n)
+		add_list(&b, "fastcgi", &cfg->fastcgi);
+	else
+		add_field(&b, "fastcgi", NULL); /* as when it was one address */
 	add_field(&b, "origin", cfg->origin_url);
 	add_field(&b, "site-url", site_url);
 	sha256_hex(b.data ? b.data : "", b.len, out);

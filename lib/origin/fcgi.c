@@ -436,6 +436,7 @@ int fcgi_run_side(struct fcgi_pool *p, const char *target, const struct strlist 
 	*app_status = 0;
 	origin_log_init(&log, target);
 	build_request(&req, env, !p->one_shot);
+	bool gone = false;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		struct exchange x = { p, -1, deadline, timeout_s, max_output, out, &log,
 				      false, false, 0, side };
@@ -443,6 +444,7 @@ int fcgi_run_side(struct fcgi_pool *p, const char *target, const struct strlist 
 		if (x.fd < 0) {
 			if ((x.fd = connect_fresh(p, deadline, err)) < 0) {
 				rc = FAILED;
+				gone = true;
 				break;
 			}
 			count_waiting(p, 1);
@@ -462,11 +464,12 @@ int fcgi_run_side(struct fcgi_pool *p, const char *target, const struct strlist 
 			rc = FAILED;
 		if (rc != RETRY)
 			break;
+		gone = attempt == 1; /* broken on a fresh connection too */
 		spill_reset(out);
 	}
 	origin_log_flush(&log);
 	buf_release(&req);
-	return rc == DONE ? 0 : -1;
+	return rc == DONE ? 0 : gone ? FCGI_GONE : -1;
 }
 
 struct fcgi_pool *fcgi_open_one_shot(const char *addr, char *err)

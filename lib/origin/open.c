@@ -469,7 +469,7 @@ static int check_polite(const struct origin_config *cfg, enum origin_kind kind,
 
 struct origin *origin_open(const struct origin_config *cfg, const struct site *site, char *err)
 {
-	bool cgi = cfg->cgi.n || cfg->cgi_spawn.n, fastcgi = cfg->fastcgi, http = cfg->origin_url;
+	bool cgi = cfg->cgi.n || cfg->cgi_spawn.n, fastcgi = cfg->fastcgi.n, http = cfg->origin_url;
 	bool mounts = cfg->script_aliases.n || cfg->path_aliases.n;
 	struct origin *o;
 
@@ -496,7 +496,7 @@ struct origin *origin_open(const struct origin_config *cfg, const struct site *s
 	}
 
 	o = xcalloc(1, sizeof *o);
-	o->kind = cfg->origin_url ? ORIGIN_HTTP : cfg->fastcgi ? ORIGIN_FASTCGI : ORIGIN_CGI;
+	o->kind = cfg->origin_url ? ORIGIN_HTTP : cfg->fastcgi.n ? ORIGIN_FASTCGI : ORIGIN_CGI;
 	o->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : ORIGIN_TIMEOUT_S;
 	o->max_output_mb = cfg->max_output_mb > 0 ? cfg->max_output_mb : ORIGIN_MAX_OUTPUT_MB;
 	o->max_output = (size_t)o->max_output_mb << 20;
@@ -527,8 +527,11 @@ struct origin *origin_open(const struct origin_config *cfg, const struct site *s
 	if (open_root(o, cfg, err) < 0)
 		goto fail;
 	if (o->kind == ORIGIN_FASTCGI) {
-		o->server_addr = xstrdup(cfg->fastcgi);
-		if (!(o->fcgi = fcgi_open(cfg->fastcgi, err)))
+		struct buf addrs = BUF_INIT;
+		for (size_t i = 0; i < cfg->fastcgi.n; i++)
+			buf_addf(&addrs, "%s%s", i ? " " : "", cfg->fastcgi.items[i]);
+		o->server_addr = buf_detach(&addrs, NULL);
+		if (!(o->fcgi = upstream_open(&cfg->fastcgi, err)))
 			goto fail;
 		return o;
 	}
@@ -550,7 +553,7 @@ void origin_close(struct origin *o)
 	if (o->http)
 		http_origin_close(o->http);
 	if (o->fcgi)
-		fcgi_close(o->fcgi);
+		upstream_close(o->fcgi);
 	for (size_t i = 0; i < o->nhandlers; i++)
 		workers_close(o->handlers[i].workers);
 	if (o->php_session_dir)

@@ -46,7 +46,7 @@ void origin_config_release(struct origin_config *cfg)
 	strlist_clear(&cfg->env);
 	strlist_clear(&cfg->script_aliases);
 	strlist_clear(&cfg->path_aliases);
-	free(cfg->fastcgi);
+	strlist_clear(&cfg->fastcgi);
 	free(cfg->origin_url);
 	free(cfg->wait);
 	free(cfg->user_agent);
@@ -109,7 +109,7 @@ static int run_script(const struct origin *o, const char *target, const struct o
 		rc = cgi_run(o, target, script, env, raw, rs, &code, err);
 		status = (unsigned long)code;
 	} else {
-		rc = fcgi_run(o->fcgi, target, env, o->timeout_s, o->max_output, raw, &status, err);
+		rc = upstream_run(o->fcgi, target, env, o->timeout_s, o->max_output, raw, &status, err);
 	}
 	/* both stop reading just past the limit */
 	if (rc < 0 && (unsigned long long)raw->len > o->max_output)

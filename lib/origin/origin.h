@@ -45,8 +45,9 @@ struct origin_config {
 	struct strlist script_aliases; /* --script-alias /PREFIX=PROGRAM */
 	struct strlist path_aliases;   /* --path-alias /PREFIX=DIR */
 	bool no_follow_symlinks; /* --no-follow-symlinks: links may not leave --root or DIR */
-	/* FastCGI: "unix:/path" or "HOST:PORT"; --root gives SCRIPT_FILENAME. */
-	char *fastcgi;
+	/* FastCGI: "unix:/path" or "HOST:PORT", one or more (an upstream
+	 * pool: upstream.c); --root gives SCRIPT_FILENAME. */
+	struct strlist fastcgi;
 	/* HTTP: "http://127.0.0.1:8080/" */
 	char *origin_url;
 	/* HTTP politeness, as wget's (refused with the other origins). */

@@ -70,7 +70,7 @@ struct origin {
 	size_t max_output;                /* bytes */
 	size_t memory_max;                /* bodies past this go to a file */
 	int spill_dirfd;                  /* ... made in this directory (-1: $TMPDIR) */
-	struct fcgi_pool *fcgi;
+	struct upstream *fcgi;            /* FastCGI: the --fastcgi servers */
 	struct http_origin *http;
 	char *server_addr;                /* the FastCGI address or HTTP base URL, for origin_describe */
 };
@@ -100,7 +100,10 @@ struct fcgi_pool *fcgi_open(const char *addr, char *err);
 /* Send one request with params env; the FCGI_STDOUT stream goes into out
  * (at most max_output bytes), FCGI_STDERR to the log. 0 when the request
  * ended, with the application's status in *app_status (as cgi_run's exit
- * status: not an error here); or -1 with err. */
+ * status: not an error here); or -1 with err; or FCGI_GONE with err when
+ * the server could not be reached, or broke a fresh connection too: the
+ * server's fault, not the page's (out may hold part of an answer). */
+#define FCGI_GONE (-2)
 int fcgi_run(struct fcgi_pool *p, const char *target, const struct strlist *env,
 	     long timeout_s, size_t max_output, struct spill *out, unsigned long *app_status,
 	     char *err);
@@ -122,6 +125,22 @@ int fcgi_run_side(struct fcgi_pool *p, const char *target, const struct strlist 
  * its end; no second try; no test connection. */
 struct fcgi_pool *fcgi_open_one_shot(const char *addr, char *err);
 void fcgi_close(struct fcgi_pool *p);
+
+/* upstream.c: the --fastcgi servers as one upstream pool, as nginx's
+ * upstream with least_conn: each request goes to the server with the
+ * fewest requests under way (the first given, on a tie), skipping one
+ * that failed in the last UPSTREAM_DOWN_MS; a server that cannot be
+ * reached (FCGI_GONE) is marked so, said once, and the request is tried
+ * on the next, each server once at most. One address is the pool of
+ * one. upstream_open makes a test connection to each: one that does not
+ * answer is a set-up error naming it. */
+#define UPSTREAM_DOWN_MS 5000
+struct upstream;
+struct upstream *upstream_open(const struct strlist *addrs, char *err);
+/* As fcgi_run, on the servers of u. */
+int upstream_run(struct upstream *u, const char *target, const struct strlist *env, long timeout_s,
+		 size_t max_output, struct spill *out, unsigned long *app_status, char *err);
+void upstream_close(struct upstream *u);
 
 /* httporigin.c: HTTP through one libcurl multi handle driven by a thread.
  * origin_url: "scheme://host[:port]" to send requests to; site_origin:

@@ -139,7 +139,7 @@ TEST(origin_fastcgi_php_cgi_tcp)
 	if (!pid)
 		return;
 	struct fixture f = cgi_fixture();
-	f.cfg.fastcgi = xasprintf("127.0.0.1:%d", port);
+	strlist_add_owned(&f.cfg.fastcgi, xasprintf("127.0.0.1:%d", port));
 	f.cfg.timeout_s = 10;
 	if (fixture_open(&f, "http://example.test:8080/")) {
 		CHECK_INT(ORIGIN_FASTCGI, origin_kind(f.o));
@@ -163,7 +163,7 @@ TEST(origin_fastcgi_mounts)
 	struct origin_response rs;
 	char *dir = unit_temp_dir("fcgi-mount");
 	f.cfg.root = xstrdup(dir);
-	f.cfg.fastcgi = xasprintf("127.0.0.1:%d", port);
+	strlist_add_owned(&f.cfg.fastcgi, xasprintf("127.0.0.1:%d", port));
 	f.cfg.timeout_s = 10;
 	strlist_add_owned(&f.cfg.path_aliases, xasprintf("/p=%s", docroot()));
 	strlist_add_owned(&f.cfg.script_aliases, xasprintf("/blog=%s/info.php", docroot()));
@@ -207,7 +207,7 @@ TEST(origin_fastcgi_php_cgi_unix_socket)
 
 	struct fixture f = cgi_fixture();
 	struct origin_response rs;
-	f.cfg.fastcgi = xasprintf("unix:%s", sock);
+	strlist_add_owned(&f.cfg.fastcgi, xasprintf("unix:%s", sock));
 	f.cfg.timeout_s = 10;
 	f.cfg.max_output_mb = 1;
 	if (fixture_open(&f, "http://example.test:8080/")) {
@@ -387,7 +387,7 @@ TEST(origin_fastcgi_protocol_against_a_fake_server)
 	struct origin_response rs;
 	struct capture cap;
 	cgi_config(&f.cfg);
-	f.cfg.fastcgi = xstrdup(sock);
+	strlist_add(&f.cfg.fastcgi, sock);
 	f.cfg.timeout_s = 5;
 	char *long_value = xmalloc(70001);
 	memset(long_value, 'v', 70000);

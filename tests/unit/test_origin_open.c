@@ -96,7 +96,7 @@ TEST(origin_open_errors)
 		if (c->env)
 			strlist_add(&f.cfg.env, c->env);
 		if (c->fastcgi)
-			f.cfg.fastcgi = xstrdup(c->fastcgi);
+			strlist_add(&f.cfg.fastcgi, c->fastcgi);
 		if (c->origin)
 			f.cfg.origin_url = xstrdup(c->origin);
 		if (c->front)
@@ -138,7 +138,7 @@ TEST(origin_open_mount_errors)
 	/* A FastCGI server runs only *.php: a program is checked before connecting. */
 	memset(&f, 0, sizeof f);
 	cgi_config(&f.cfg);
-	f.cfg.fastcgi = xstrdup("127.0.0.1:9");
+	strlist_add(&f.cfg.fastcgi, "127.0.0.1:9");
 	strlist_add_owned(&f.cfg.script_aliases, xasprintf("/tool=%s/pathinfo.cgi", docroot()));
 	CHECK_OPEN_FAILS(&f, "--script-alias program '%s/pathinfo.cgi' cannot run over FastCGI: the FastCGI "
 			     "server runs only *.php");
