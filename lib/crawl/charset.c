@@ -199,10 +199,13 @@ static bool xml_decl_charset(const char *s, size_t len, char *name)
  * NULL. A BOM comes first, then charset, then what the document says (a
  * <meta> tag, an XML declaration); undeclared XML is UTF-8, undeclared
  * HTML is UTF-8 when it looks like it, else windows-1252 as browsers read it. */
-void charset_decode(struct buf *out, const char *s, size_t len, const char *charset,
-		    enum charset_doc kind)
+/* The charset s[0..*len) is to be read in (a fixed label, or name
+ * filled in); *s and *len step over a byte order mark. */
+static const char *choose(const char **sp, size_t *lenp, const char *charset, enum charset_doc kind,
+			  char name[CHARSET_NAME_MAX])
 {
-	char name[CHARSET_NAME_MAX];
+	const char *s = *sp;
+	size_t len = *lenp;
 	const char *use = NULL;
 
 	if (len >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
@@ -230,7 +233,39 @@ void charset_decode(struct buf *out, const char *s, size_t len, const char *char
 	if (!strcmp(use, "iso-8859-1") || !strcmp(use, "latin1") || !strcmp(use, "us-ascii") ||
 	    !strcmp(use, "ascii") || !strcmp(use, "l1") || !strcmp(use, "iso8859-1"))
 		use = "windows-1252";
-	if (!strcasecmp(use, "utf-8") || !strcasecmp(use, "utf8")) {
+	*sp = s;
+	*lenp = len;
+	return use;
+}
+
+static bool is_utf8(const char *use)
+{
+	return !strcasecmp(use, "utf-8") || !strcasecmp(use, "utf8");
+}
+
+/* Is s[0..len) UTF-8 already as utf8_clean leaves it: valid, no NUL? */
+static bool utf8_is_clean(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < len;) {
+		if (p[i] && p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		size_t n = utf8_seq(p + i, len - i);
+		if (n == 0 || p[i] == 0)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+void charset_decode(struct buf *out, const char *s, size_t len, const char *charset,
+		    enum charset_doc kind)
+{
+	char name[CHARSET_NAME_MAX];
+	const char *use = choose(&s, &len, charset, kind, name);
+	if (is_utf8(use)) {
 		utf8_clean(out, s, len);
 		return;
 	}
@@ -240,6 +275,22 @@ void charset_decode(struct buf *out, const char *s, size_t len, const char *char
 	else
 		utf8_clean(out, s, len); /* an unknown label: as if undeclared */
 	buf_release(&converted);
+}
+
+const char *charset_text(struct buf *scratch, const char *s, size_t len, const char *charset,
+			 enum charset_doc kind, size_t *n)
+{
+	char name[CHARSET_NAME_MAX];
+	const char *from = s;
+	size_t from_len = len;
+	if (is_utf8(choose(&from, &from_len, charset, kind, name)) && utf8_is_clean(from, from_len)) {
+		*n = from_len;
+		return from;
+	}
+	buf_reset(scratch);
+	charset_decode(scratch, s, len, charset, kind);
+	*n = scratch->len;
+	return buf_str(scratch);
 }
 
 /* The charset parameter of a Content-Type into name (CHARSET_NAME_MAX

@@ -29,6 +29,11 @@ enum charset_doc { CHARSET_HTML, CHARSET_XML };
  * the Content-Type's (or NULL). Never fails. */
 void charset_decode(struct buf *out, const char *s, size_t len, const char *charset,
 		    enum charset_doc kind);
+/* s[0..len) as charset_decode would make it, without a copy when it is
+ * UTF-8 already (a BOM skipped): a pointer into s, or into scratch
+ * (emptied first) when it had to be decoded; its length in *n. */
+const char *charset_text(struct buf *scratch, const char *s, size_t len, const char *charset,
+			 enum charset_doc kind, size_t *n);
 
 /* The charset parameter of a Content-Type value (charset=utf-8, quoted or
  * not, any case) copied lower-case into name (CHARSET_NAME_MAX bytes);

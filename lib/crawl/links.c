@@ -34,16 +34,63 @@ void links_out_init(struct out *o, link_fn fn, void *arg)
 
 void links_out_release(struct out *o)
 {
-	hashmap_release(&o->seen);
+	free(o->seen.slots);
 	buf_release(&o->ref);
-	buf_release(&o->key);
 }
 
-/* Adds key to the set; returns false when it was there already. The value
- * only has to be non-NULL. */
-static bool seen_add(struct hashmap *seen, const char *key)
+/* splitmix64's finaliser: every input bit moves every output bit. */
+static uint64_t mix64(uint64_t x)
 {
-	return hashmap_put(seen, key, seen) == NULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* Two independent 64-bit hashes of url with flags, never both 0. */
+static void link_hash(const char *url, unsigned flags, uint64_t h[2])
+{
+	uint64_t a = 0xcbf29ce484222325ULL, b = 0x9e3779b97f4a7c15ULL;
+	for (const unsigned char *p = (const unsigned char *)url; *p; p++) {
+		a = (a ^ *p) * 0x100000001b3ULL;      /* FNV-1a */
+		b = (b + *p) * 0xff51afd7ed558ccdULL; /* a multiplicative hash */
+		b ^= b >> 29;
+	}
+	h[0] = mix64(a ^ flags);
+	h[1] = mix64(b + flags) | (h[0] ? 0 : 1);
+}
+
+static void set_insert(struct link_set *set, const uint64_t h[2])
+{
+	size_t i = h[0] & (set->cap - 1);
+	while (set->slots[i][0] || set->slots[i][1])
+		i = (i + 1) & (set->cap - 1);
+	set->slots[i][0] = h[0];
+	set->slots[i][1] = h[1];
+	set->count++;
+}
+
+/* Adds url with flags to the set; false when it was there already. */
+static bool seen_add(struct link_set *set, const char *url, unsigned flags)
+{
+	uint64_t h[2];
+	link_hash(url, flags, h);
+	for (size_t i = set->cap ? h[0] & (set->cap - 1) : 0; set->cap; i = (i + 1) & (set->cap - 1)) {
+		if (!set->slots[i][0] && !set->slots[i][1])
+			break;
+		if (set->slots[i][0] == h[0] && set->slots[i][1] == h[1])
+			return false;
+	}
+	if ((set->count + 1) * 10 > set->cap * 8) { /* at most 80% full */
+		struct link_set bigger = { NULL, set->cap ? set->cap * 2 : 64, 0 };
+		bigger.slots = xcalloc(bigger.cap, sizeof *bigger.slots);
+		for (size_t i = 0; i < set->cap; i++)
+			if (set->slots[i][0] || set->slots[i][1])
+				set_insert(&bigger, set->slots[i]);
+		free(set->slots);
+		*set = bigger;
+	}
+	set_insert(set, h);
+	return true;
 }
 
 /* ASCII whitespace as HTML and CSS read it. */
@@ -93,9 +140,7 @@ void links_emit(struct out *o, const char *base, const char *ref, size_t len, un
 	char *abs = links_resolve_ref(&o->ref, base, ref, len);
 	if (!abs)
 		return;
-	buf_reset(&o->key);
-	buf_addf(&o->key, "%u %s", flags, abs);
-	if (seen_add(&o->seen, o->key.data))
+	if (seen_add(&o->seen, abs, flags))
 		o->fn(o->arg, abs, flags);
 	free(abs);
 }
@@ -139,6 +184,11 @@ int links_from_css(const char *url, const char *body, size_t len, link_fn fn, vo
 
 /* ------------------------------------------------------------------ */
 /* Tree helpers.                                                       */
+
+bool links_name_is(xmlNode *n, const char *name)
+{
+	return !strcmp((const char *)n->name, name);
+}
 
 /* The next node after n in document order inside root (NULL at the end). */
 xmlNode *links_next_node(xmlNode *n, xmlNode *root)

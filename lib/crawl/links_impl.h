@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <libxml/tree.h>
 
@@ -18,12 +19,19 @@
 #include "base/hashmap.h"
 #include "crawl/links.h"
 
+/* The links a document reported, each by a 128-bit hash of its URL and
+ * flags: a page of 400,000 links kept them as strings at 100 bytes each
+ * (a collision, one link in 2^64 pairs, would drop a link). */
+struct link_set {
+	uint64_t (*slots)[2]; /* {0, 0}: empty */
+	size_t cap, count;
+};
+
 struct out {
 	link_fn fn;
 	void *arg;
-	struct hashmap seen; /* "F url" for each link reported, F the flags */
+	struct link_set seen;
 	struct buf ref;      /* scratch: the reference being cleaned */
-	struct buf key;      /* scratch: the dedup key */
 };
 
 /* links.c */
@@ -37,11 +45,11 @@ void links_css_links(struct out *o, const char *base, const char *s, size_t len)
 xmlNode *links_next_node(xmlNode *n, xmlNode *root);
 void links_text_of(struct buf *out, xmlNode *node);
 const char *links_attr(xmlNode *node, const char *name, struct buf *tmp);
+bool links_name_is(xmlNode *n, const char *name);
 bool links_has_token(const char *s, const char *token);
 bool links_any_token(const char *s, const char *const *tokens);
 
 /* linkshtml.c */
-bool links_name_is(xmlNode *n, const char *name);
 int links_html(const char *url, const char *body, size_t len, const char *charset,
 	       link_fn fn, void *arg, struct page_meta *meta);
 

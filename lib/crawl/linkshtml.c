@@ -1,7 +1,13 @@
-/* linkshtml.c - the links of an HTML page (links.h, docs/links.md). The
- * tree libxml2 builds in recovery mode is walked twice: once for <base
- * href> and the robots meta (which apply to the whole document), once for
- * links.
+/* linkshtml.c - the links of an HTML page (links.h, docs/links.md).
+ *
+ * libxml2's HTML parser (recovery mode) is driven by its push interface
+ * with callbacks of our own, so that no tree is built: a 16 MiB page of
+ * links cost some 400 MB as a tree, and costs its own text now. The
+ * references each element holds are kept, in document order, as they are
+ * written; once the whole page is read they are resolved against its base
+ * URL (the first <base href>, which applies to the links before it too)
+ * and reported, after the robots meta and rel=canonical, which speak for
+ * the whole page as well.
  */
 #include "crawl/links_impl.h"
 
@@ -11,7 +17,7 @@
 #include <string.h>
 
 #include <libxml/HTMLparser.h>
-#include <libxml/tree.h>
+#include <libxml/parserInternals.h>
 
 #include "crawl/charset.h"
 #include "base/xalloc.h"
@@ -39,12 +45,41 @@ static const char *const endpoint_rels[] = {
 	"pingback", "dns-prefetch", "preconnect", "webmention", NULL
 };
 
+/* What the parse keeps of a page: its references, in the order found,
+ * each a record of struct ref then its text and a NUL; what speaks for
+ * the whole page; the <style> being read. */
 struct html {
-	struct out o;
-	const char *base; /* the document's base URL */
-	struct buf tmp;   /* attribute values that needed assembling */
-	struct buf text;  /* element text (style) */
+	struct buf refs;
+	char *base_href;         /* the first <base href>, as written */
+	char *canonical;         /* the first <link rel=canonical href>, as written */
+	struct page_meta *meta;
+	bool in_style;           /* inside a <style> of CSS: its text goes to style */
+	struct buf style;
 };
+
+/* How a kept reference is read once the base is known. */
+enum ref_kind {
+	REF_URL,     /* one URL */
+	REF_SRCSET,  /* a srcset: every URL in it */
+	REF_REFRESH, /* a refresh declaration's content */
+	REF_CSS,     /* CSS text: a style attribute, a <style> */
+};
+
+/* A kept reference: its kind and link flags, a byte each, then its text
+ * and a NUL (neither libxml2's values nor the decoded text hold one). */
+static void keep_ref(struct html *h, enum ref_kind kind, unsigned flags, const char *s, size_t len)
+{
+	unsigned char head[2] = { (unsigned char)kind, (unsigned char)flags };
+	buf_add(&h->refs, head, sizeof head);
+	buf_add(&h->refs, s, len);
+	buf_add(&h->refs, "", 1);
+}
+
+static void keep_str(struct html *h, enum ref_kind kind, unsigned flags, const char *s)
+{
+	if (s)
+		keep_ref(h, kind, flags, s, strlen(s));
+}
 
 /* Reports each URL of a srcset attribute (HTML's "parse a srcset
  * attribute": a URL is a run of non-space characters, trailing commas
@@ -144,52 +179,43 @@ static void robots_meta(const char *content, struct page_meta *meta)
 	}
 }
 
-bool links_name_is(xmlNode *n, const char *name)
+/* The value of attribute name in a start tag's atts (name, value, ...,
+ * NULL; the parser lowercased the names and kept the first of each), ""
+ * for one without a value, or NULL. */
+static const char *attr(const xmlChar **atts, const char *name)
 {
-	return !strcmp((const char *)n->name, name);
+	for (; atts && atts[0]; atts += 2)
+		if (!strcmp((const char *)atts[0], name))
+			return atts[1] ? (const char *)atts[1] : "";
+	return NULL;
 }
 
-/* The first walk: the base URL (first <base href>, resolved against the
- * document URL) into *base, and the robots meta into meta. */
-static void html_prepass(struct html *h, xmlDoc *doc, const char *url, char **base, struct page_meta *meta)
+/* What speaks for the whole page: the first <base href>, the robots
+ * meta, the first rel=canonical. */
+static void html_page_wide(struct html *h, const char *name, const xmlChar **atts)
 {
-	char *canonical = NULL; /* resolved once the base is known: it may come later */
-	for (xmlNode *n = doc->children; n; n = links_next_node(n, (xmlNode *)doc)) {
-		if (n->type != XML_ELEMENT_NODE)
-			continue;
-		if (!*base && links_name_is(n, "base")) {
-			const char *href = links_attr(n, "href", &h->tmp);
-			if (href) {
-				/* an unusable base (javascript:, garbage) leaves the document URL */
-				char *b = links_resolve_ref(&h->text, url, href, strlen(href));
-				*base = b ? b : xstrdup(url);
-			}
-		} else if (links_name_is(n, "meta")) {
-			const char *name = links_attr(n, "name", &h->tmp);
-			if (name && (!strcasecmp(name, "robots") || !strcasecmp(name, "cgisnap")))
-				robots_meta(links_attr(n, "content", &h->tmp), meta);
-		} else if (!canonical && links_name_is(n, "link") &&
-			   links_has_token(links_attr(n, "rel", &h->tmp), "canonical")) {
-			const char *href = links_attr(n, "href", &h->tmp);
-			if (href)
-				canonical = xstrdup(href);
-		}
-	}
-	if (canonical) {
-		char *abs = links_resolve_ref(&h->text, *base ? *base : url, canonical, strlen(canonical));
-		if (abs && strlen(abs) < sizeof meta->canonical)
-			strcpy(meta->canonical, abs);
-		free(abs);
-		free(canonical);
+	if (!h->base_href && !strcmp(name, "base")) {
+		const char *href = attr(atts, "href");
+		if (href)
+			h->base_href = xstrdup(href);
+	} else if (!strcmp(name, "meta")) {
+		const char *v = attr(atts, "name");
+		if (v && (!strcasecmp(v, "robots") || !strcasecmp(v, "cgisnap")))
+			robots_meta(attr(atts, "content"), h->meta);
+	} else if (!h->canonical && !strcmp(name, "link") && links_has_token(attr(atts, "rel"), "canonical")) {
+		const char *href = attr(atts, "href");
+		if (href)
+			h->canonical = xstrdup(href);
 	}
 }
 
 /* How html_refs[] reads an attribute, beside the link's own flags. */
-#define REF_SRCSET 0x100       /* a srcset: every URL in it */
+#define REF_SRCSET_ATTR 0x100  /* a srcset: every URL in it */
 #define REF_REL_NOFOLLOW 0x200 /* LINK_NOFOLLOW when the element's rel says nofollow */
 #define REF_IMAGE_INPUT 0x400  /* only when the element's type is "image" */
 #define REF_LINK_FLAGS (LINK_NOFOLLOW | LINK_RESOURCE)
-_Static_assert(!((REF_SRCSET | REF_REL_NOFOLLOW | REF_IMAGE_INPUT) & REF_LINK_FLAGS),
+_Static_assert(REF_LINK_FLAGS <= 0xff, "a kept reference's link flags fit its byte");
+_Static_assert(!((REF_SRCSET_ATTR | REF_REL_NOFOLLOW | REF_IMAGE_INPUT) & REF_LINK_FLAGS),
 	       "REF_ flags apart from the link flags");
 
 /* The attributes that hold URLs, element by element, in the order they are
@@ -211,16 +237,16 @@ static const struct html_ref {
 	{ "image", "href", LINK_RESOURCE }, /* SVG */
 	{ "image", "xlink:href", LINK_RESOURCE },
 	{ "img", "src", LINK_RESOURCE },
-	{ "img", "srcset", LINK_RESOURCE | REF_SRCSET },
+	{ "img", "srcset", LINK_RESOURCE | REF_SRCSET_ATTR },
 	/* lazy-loading scripts move the real image here */
 	{ "img", "data-src", LINK_RESOURCE },
-	{ "img", "data-srcset", LINK_RESOURCE | REF_SRCSET },
+	{ "img", "data-srcset", LINK_RESOURCE | REF_SRCSET_ATTR },
 	{ "input", "src", LINK_RESOURCE | REF_IMAGE_INPUT },
 	{ "object", "data", LINK_RESOURCE },
 	{ "script", "src", LINK_RESOURCE },
 	{ "source", "src", LINK_RESOURCE },
-	{ "source", "srcset", LINK_RESOURCE | REF_SRCSET },
-	{ "source", "data-srcset", LINK_RESOURCE | REF_SRCSET },
+	{ "source", "srcset", LINK_RESOURCE | REF_SRCSET_ATTR },
+	{ "source", "data-srcset", LINK_RESOURCE | REF_SRCSET_ATTR },
 	{ "table", "background", LINK_RESOURCE },
 	{ "td", "background", LINK_RESOURCE },
 	{ "th", "background", LINK_RESOURCE },
@@ -231,38 +257,34 @@ static const struct html_ref {
 	{ "video", "poster", LINK_RESOURCE },
 };
 
-/* Reports what the html_refs[] entry r names in n. */
-static void html_ref(struct html *h, xmlNode *n, const struct html_ref *r)
+/* Keeps what the html_refs[] entry r names in a start tag. */
+static void html_ref(struct html *h, const xmlChar **atts, const struct html_ref *r)
 {
 	unsigned flags = r->flags & REF_LINK_FLAGS;
 	const char *v;
 
 	if (r->flags & REF_REL_NOFOLLOW) {
-		if (links_has_token(links_attr(n, "rel", &h->tmp), "nofollow"))
+		if (links_has_token(attr(atts, "rel"), "nofollow"))
 			flags |= LINK_NOFOLLOW;
 	}
 	if (r->flags & REF_IMAGE_INPUT) {
-		v = links_attr(n, "type", &h->tmp);
+		v = attr(atts, "type");
 		if (!v || strcasecmp(v, "image"))
 			return;
 	}
-	v = links_attr(n, r->attr, &h->tmp);
-	if (r->flags & REF_SRCSET)
-		srcset_scan(&h->o, h->base, v, flags);
-	else
-		links_emit_str(&h->o, h->base, v, flags);
+	keep_str(h, r->flags & REF_SRCSET_ATTR ? REF_SRCSET : REF_URL, flags, attr(atts, r->attr));
 }
 
 /* <link href>: a resource or a page by its rel, never an endpoint. */
-static void html_link(struct html *h, xmlNode *n)
+static void html_link(struct html *h, const xmlChar **atts)
 {
-	const char *rel = links_attr(n, "rel", &h->tmp);
+	const char *rel = attr(atts, "rel");
 	if (!rel || links_any_token(rel, endpoint_rels) || strstr(rel, "://"))
 		return;
 	bool resource = links_any_token(rel, resource_rels);
 	if (!resource && !links_any_token(rel, page_rels))
 		return;
-	const char *v = links_attr(n, "type", &h->tmp);
+	const char *v = attr(atts, "type");
 	size_t tn = v ? strcspn(v, ";") : 0;
 	while (tn && links_ascii_space(v[tn - 1]))
 		tn--;
@@ -278,52 +300,150 @@ static void html_link(struct html *h, xmlNode *n)
 			return;
 	}
 	unsigned flags = resource ? LINK_RESOURCE : 0;
-	links_emit_str(&h->o, h->base, links_attr(n, "href", &h->tmp), flags);
+	keep_str(h, REF_URL, flags, attr(atts, "href"));
 	if (resource)
-		srcset_scan(&h->o, h->base, links_attr(n, "imagesrcset", &h->tmp), flags);
+		keep_str(h, REF_SRCSET, flags, attr(atts, "imagesrcset"));
 }
 
 /* <meta http-equiv=refresh content="5; url=...">: a page link. */
-static void html_refresh(struct html *h, xmlNode *n)
+static void html_refresh(struct html *h, const xmlChar **atts)
 {
-	const char *v = links_attr(n, "http-equiv", &h->tmp);
-	if (!v || strcasecmp(v, "refresh"))
-		return;
-	const char *url;
-	size_t len;
-	v = links_attr(n, "content", &h->tmp);
-	if (v && refresh_url(v, &url, &len))
-		links_emit(&h->o, h->base, url, len, 0);
+	const char *v = attr(atts, "http-equiv");
+	if (v && !strcasecmp(v, "refresh"))
+		keep_str(h, REF_REFRESH, 0, attr(atts, "content"));
 }
 
-/* <style> (of type text/css, or none): its text is CSS. */
-static void html_style(struct html *h, xmlNode *n)
+/* The parser's callbacks: an element starts, a <style> ends, text. */
+static void on_start(void *ctx, const xmlChar *tag, const xmlChar **atts)
 {
-	const char *v = links_attr(n, "type", &h->tmp);
-	if (v && *v && strncasecmp(v, "text/css", 8))
-		return;
-	links_text_of(&h->text, n);
-	links_css_links(&h->o, h->base, h->text.data ? h->text.data : "", h->text.len);
-}
+	struct html *h = ctx;
+	const char *name = (const char *)tag;
 
-static void html_element(struct html *h, xmlNode *n)
-{
-	const char *name = (const char *)n->name;
-
+	html_page_wide(h, name, atts);
 	for (size_t i = 0; i < sizeof html_refs / sizeof html_refs[0]; i++) {
 		const struct html_ref *r = &html_refs[i];
 		if (r->tag[0] == name[0] && !strcmp(r->tag, name))
-			html_ref(h, n, r);
+			html_ref(h, atts, r);
 	}
-	if (!strcmp(name, "link"))
-		html_link(h, n);
-	else if (!strcmp(name, "meta"))
-		html_refresh(h, n);
-	else if (!strcmp(name, "style"))
-		html_style(h, n);
-	const char *v = links_attr(n, "style", &h->tmp);
+	if (!strcmp(name, "link")) {
+		html_link(h, atts);
+	} else if (!strcmp(name, "meta")) {
+		html_refresh(h, atts);
+	} else if (!strcmp(name, "style")) {
+		/* <style> of type text/css, or of none: its text is CSS */
+		const char *v = attr(atts, "type");
+		h->in_style = !v || !*v || !strncasecmp(v, "text/css", 8);
+		buf_reset(&h->style);
+	}
+	const char *v = attr(atts, "style");
 	if (v && *v)
-		links_css_links(&h->o, h->base, v, strlen(v));
+		keep_str(h, REF_CSS, 0, v);
+}
+
+static void on_end(void *ctx, const xmlChar *tag)
+{
+	struct html *h = ctx;
+	if (h->in_style && !strcmp((const char *)tag, "style")) {
+		keep_ref(h, REF_CSS, 0, h->style.data ? h->style.data : "", h->style.len);
+		h->in_style = false;
+	}
+}
+
+static void on_text(void *ctx, const xmlChar *s, int len)
+{
+	struct html *h = ctx;
+	if (h->in_style)
+		buf_add(&h->style, s, (size_t)len);
+}
+
+/* Reports the kept references, resolved against base. */
+static void report_refs(const struct html *h, struct out *o, const char *base)
+{
+	for (size_t at = 0; at < h->refs.len;) {
+		const unsigned char *head = (const unsigned char *)h->refs.data + at;
+		const char *s = (const char *)head + 2, *url;
+		size_t n = strlen(s), len;
+		at += 2 + n + 1;
+		switch ((enum ref_kind)head[0]) {
+		case REF_URL:
+			links_emit(o, base, s, n, head[1]);
+			break;
+		case REF_SRCSET:
+			srcset_scan(o, base, s, head[1]);
+			break;
+		case REF_REFRESH:
+			if (refresh_url(s, &url, &len))
+				links_emit(o, base, url, len, 0);
+			break;
+		case REF_CSS:
+			links_css_links(o, base, s, n);
+			break;
+		}
+	}
+}
+
+/* The text, handed to libxml2 a piece at a time as it asks. */
+struct reader {
+	const char *s;
+	size_t len, at;
+};
+
+static int read_text(void *arg, char *out, int n)
+{
+	struct reader *r = arg;
+	size_t take = r->len - r->at < (size_t)n ? r->len - r->at : (size_t)n;
+	memcpy(out, r->s + r->at, take);
+	r->at += take;
+	return (int)take;
+}
+
+static int close_text(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+/* Parses text as HTML with h's callbacks: 0, or -1 when libxml2 could
+ * not make a parser. As htmlReadMemory parses (the same recovery: content
+ * before any start tag or after </html> is read, where a push parser
+ * drops it), but with no tree built, and the text read a piece at a time:
+ * htmlReadMemory's parser copies all of it, and converts all of it again. */
+static int parse_html(struct html *h, const char *url, const char *text, size_t len)
+{
+	struct reader r = { text, len, 0 };
+	xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+	if (!ctxt)
+		return -1;
+	xmlParserInputBufferPtr in = xmlParserInputBufferCreateIO(read_text, close_text, &r, XML_CHAR_ENCODING_NONE);
+	xmlParserInputPtr input = in ? xmlNewIOInputStream(ctxt, in, XML_CHAR_ENCODING_NONE) : NULL;
+	if (!input) {
+		xmlFreeParserInputBuffer(in);
+		xmlFreeParserCtxt(ctxt);
+		return -1;
+	}
+	inputPush(ctxt, input);
+	memset(ctxt->sax, 0, sizeof *ctxt->sax);
+	ctxt->sax->startElement = on_start;
+	ctxt->sax->endElement = on_end;
+	ctxt->sax->characters = on_text;
+	ctxt->sax->cdataBlock = on_text;
+	ctxt->userData = h;
+	htmlCtxtUseOptions(ctxt, HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+					 HTML_PARSE_NONET);
+	/* The text is UTF-8 already (charset_decode): a <meta charset> in it
+	 * must not make the parser decode it again. */
+	xmlCharEncodingHandlerPtr utf8 = xmlFindCharEncodingHandler("UTF-8");
+	if (utf8) {
+		xmlSwitchToEncoding(ctxt, utf8);
+		xmlFree((xmlChar *)ctxt->input->encoding);
+		ctxt->input->encoding = xmlStrdup(BAD_CAST "UTF-8");
+	}
+	ctxt->html = 1;
+	if (!ctxt->input->filename)
+		ctxt->input->filename = (char *)xmlStrdup(BAD_CAST url);
+	htmlParseDocument(ctxt);
+	xmlFreeParserCtxt(ctxt);
+	return 0;
 }
 
 /* links_from_html with the charset the HTTP header named (or NULL). */
@@ -333,44 +453,46 @@ int links_html(const char *url, const char *body, size_t len, const char *charse
 	struct page_meta dummy;
 	struct buf text = BUF_INIT;
 	struct html h;
+	struct out o;
 	char *base = NULL;
 
 	if (!meta)
 		meta = &dummy;
 	meta->noindex = meta->nofollow = false;
 	meta->canonical[0] = '\0';
-	charset_decode(&text, body, len, charset, CHARSET_HTML);
-	if (text.len > INT_MAX) {
+	size_t n;
+	const char *s = charset_text(&text, body, len, charset, CHARSET_HTML, &n);
+	if (n > INT_MAX) {
 		buf_release(&text);
 		return -1;
 	}
-	xmlDoc *doc = htmlReadMemory(buf_str(&text), (int)text.len, url, "UTF-8",
-				     HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-					     HTML_PARSE_NONET | HTML_PARSE_COMPACT);
-	if (!doc) {
-		/* libxml2 builds no tree for an empty or all-blank page: no links */
-		size_t i = 0;
-		while (i < text.len && (unsigned char)text.data[i] <= ' ')
-			i++;
-		buf_release(&text);
-		return i < text.len ? -1 : 0;
-	}
-	buf_release(&text);
-
 	memset(&h, 0, sizeof h);
-	links_out_init(&h.o, fn, arg);
-	html_prepass(&h, doc, url, &base, meta);
-	h.base = base ? base : url;
-	for (xmlNode *n = doc->children; n; n = links_next_node(n, (xmlNode *)doc))
-		if (n->type == XML_ELEMENT_NODE)
-			html_element(&h, n);
-
+	h.meta = meta;
+	int rc = parse_html(&h, url, s, n);
+	buf_release(&text);
+	buf_release(&h.style);
+	if (rc == 0) {
+		struct buf scratch = BUF_INIT;
+		if (h.base_href) {
+			/* an unusable base (javascript:, garbage) leaves the document URL */
+			base = links_resolve_ref(&scratch, url, h.base_href, strlen(h.base_href));
+		}
+		if (h.canonical) {
+			char *abs = links_resolve_ref(&scratch, base ? base : url, h.canonical, strlen(h.canonical));
+			if (abs && strlen(abs) < sizeof meta->canonical)
+				strcpy(meta->canonical, abs);
+			free(abs);
+		}
+		buf_release(&scratch);
+		links_out_init(&o, fn, arg);
+		report_refs(&h, &o, base ? base : url);
+		links_out_release(&o);
+	}
 	free(base);
-	buf_release(&h.tmp);
-	buf_release(&h.text);
-	links_out_release(&h.o);
-	xmlFreeDoc(doc);
-	return 0;
+	free(h.base_href);
+	free(h.canonical);
+	buf_release(&h.refs);
+	return rc;
 }
 
 int links_from_html(const char *url, const char *body, size_t len, link_fn fn, void *arg,
