@@ -83,7 +83,7 @@ TEST(archive_by_first_bytes)
 	CHECK(content_is_archive(NULL, tar, sizeof tar));
 	CHECK(!content_is_archive(NULL, tar, 260));
 	/* Text that starts like one, or holds the word where tar has it. */
-	static const char *const no[] = { "<!DOCTYPE html>", "BZh9 is a block size", "PK is a name", "LZI", "" };
+	static const char *const no[] = { "<!DOCTYPE html>", "BZh9 is a block size", "PK is a name", "LZI", "", NULL };
 	for (const char *const *t = no; *t; t++)
 		CHECK(!content_is_archive("text/html", *t, strlen(*t)));
 	memset(tar, 'x', sizeof tar);
