@@ -1,6 +1,6 @@
 /* engine.h - the crawl's state, shared by the files of the engine
- * (crawl.c, page.c, body.c, store.c, claims.c, commit.c, tally.c,
- * progress.c);
+ * (crawl.c, queue.c, page.c, body.c, store.c, claims.c, commit.c,
+ * tally.c, progress.c);
  * callers use crawl.h.
  *
  * A run: crawl.c queues the seeds and starts the workers; each worker
@@ -142,6 +142,16 @@ void job_free(struct job *j);
 void finish_job_locked(struct crawl *c, struct job *j);
 /* Put j at the end of the queue. Locked. */
 void append_job_locked(struct crawl *c, struct job *j);
+/* The next job to process (a deferred view whose turn came, else the
+ * queue's first that may go), or NULL when none may now. Locked. */
+struct job *take_job_locked(struct crawl *c);
+/* A stopped run leaves jobs that will never run, or never drain: freed
+ * (stop_cut says so). Locked. */
+void drop_queue_locked(struct crawl *c);
+/* The queue ran dry: the URLs waiting their family's turn (budget.h)
+ * join it as far as --max-pages has room, the rest are links not
+ * crawled. The count queued. Takes the lock. */
+long admit_waiting_round(struct crawl *c);
 /* Queue target, already seen this run, to be rendered again (a spelling
  * or an alias whose holder did not keep the file): its job, for the
  * caller to mark how. Locked. */
