@@ -64,7 +64,8 @@ for i in $(seq 1 "$EDITS"); do
 	before=$(stat -c %Y.%N "$OUT/$KEY")
 	{ cat "$SRC"; printf '\nBench edit %d.\n' "$i"; } |
 		php -d display_errors=stderr -d error_reporting=E_ERROR "$ROOT/tests/fixtures/apps/dw-save.php" \
-			"$DW_ROOT" "$ID" "bench edit $i" || { echo "dwwatch: the save failed"; exit 1; }
+			"$DW_ROOT" "$ID" "bench edit $i" 2>"$WORK/save.err" ||
+		{ echo "dwwatch: the save failed: $(tail -2 "$WORK/save.err")"; exit 1; }
 	quiet $((n + 1))
 	t0=$(stat -c %.9Y "$SRC")
 	t1=$(stat -c %.9Y "$OUT/$KEY")
@@ -78,8 +79,8 @@ for i in $(seq 1 "$EDITS"); do
 	done < <(grep '^cgisnap: batch: ' "$WORK/watch.log" | tail -n +"$((n + 1))")
 	echo "$rendered" >>"$WORK/rendered"
 	echo "$changed" >>"$WORK/changed"
-	# The edited page's place among the files published since the save.
-	(cd "$OUT" && find . -path ./.cgisnap -prune -o -type f -newermt "@$t0" -printf '%T@ %P\n') |
+	# The edited page's place among the pages published since the save.
+	(cd "$OUT" && find . -path ./.cgisnap -prune -o -type f ! -name '*.gz' -newermt "@$t0" -printf '%T@ %P\n') |
 		sort -n | awk -v k="$KEY" '$2 == k { print NR; exit }' >>"$WORK/rank"
 	[ "$before" != "$(stat -c %Y.%N "$OUT/$KEY")" ] || echo "dwwatch: edit $i was not published"
 done
@@ -88,7 +89,7 @@ render_ms=$(awk -F'\t' -v t="$TARGET" '$1 == t { print $7 }' <("$CGISNAP" ls "$O
 
 echo "Debian's DokuWiki, $(grep -vc '^#' <("$CGISNAP" ls "$OUT")) URLs, page $ID edited $EDITS times through saveWikiText"
 echo "edit -> published: p50 $(pct 50 "$WORK/latency") ms, max $(pct 100 "$WORK/latency") ms (the page renders in ${render_ms:-?} ms)"
-echo "per edit: $(pct 50 "$WORK/rendered") URLs re-rendered, $(pct 50 "$WORK/changed") files changed (medians); the edited page published $(pct 50 "$WORK/rank")th of them (median rank)"
+echo "per edit: $(pct 50 "$WORK/rendered") URLs re-rendered, $(pct 50 "$WORK/changed") files changed (medians); the edited page published $(pct 50 "$WORK/rank")th of the pages (median rank)"
 echo "metadata bytes per URL (.cgisnap, WAL included): $meta_snap after the snapshot, $meta_watch after watch"
 echo "goal (issue 25): edit -> published at most 150 ms p50: $(goal "$(pct 50 "$WORK/latency") <= 150")"
 echo "goal (issue 25): metadata at most 2,000 bytes per URL after watch: $(goal "$meta_watch <= 2000")"

@@ -417,8 +417,13 @@ int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_re
 {
 	begin_run(c, res, true);
 	pthread_mutex_lock(&c->lock);
-	for (size_t i = 0; i < targets->n; i++)
-		enqueue_locked(c, targets->items[i], 0, ENQUEUE_FORCED);
+	/* In the order given (watch's: the edited page first), but a
+	 * --render-alone target (a feed that renders every page it lists)
+	 * after the rest: it holds up every render while it runs. */
+	for (int alone = 0; alone < 2; alone++)
+		for (size_t i = 0; i < targets->n; i++)
+			if (relist_match(c->cfg->alone_re, c->cfg->nalone, targets->items[i]) == alone)
+				enqueue_locked(c, targets->items[i], 0, ENQUEUE_FORCED);
 	pthread_mutex_unlock(&c->lock);
 	run_all(c);
 	finish_result(c, res);
