@@ -106,6 +106,17 @@ head -c 1100000 /dev/zero | tr '\0' x >"$TESTDIR/out3/.cgisnap/error.log"
 check_eq "" "$(cat "$TESTDIR/err3")" "-q: no summary line"
 check_eq 1100000 "$(stat -c %s "$TESTDIR/out3/.cgisnap/error.log.1")" "the big log moved to error.log.1"
 check_eq 2 "$(grep -c deprecated "$TESTDIR/out3/.cgisnap/error.log")" "a fresh error.log"
+# ... and one that passes 1 MiB while it is open (watch keeps it open for
+# months) is turned over there and then: 3 renders of 600 KB of warnings.
+cgi loud.cgi 'i=0; while [ $i -lt 6000 ]; do echo "warning $i of a render that complains a lot, line after line after line" >&2; i=$((i + 1)); done
+printf "Content-Type: text/html\n\n<a href=\"loud.cgi?2\">2</a><a href=\"loud.cgi?3\">3</a>\n"'
+rm -f "$TESTDIR/out3/.cgisnap/error.log"*
+"$CGISNAP" snapshot --root "$SITE" --seed /loud.cgi --max-depth 1 -q -j 1 "$TESTDIR/out3" 2>"$TESTDIR/err3"
+check_eq 0 $? "exit status ($(tail -2 "$TESTDIR/err3"))"
+check_file "$TESTDIR/out3/.cgisnap/error.log.1" "turned over within the run"
+check_le "$(stat -c %s "$TESTDIR/out3/.cgisnap/error.log")" $((1024 * 1024)) "error.log within 1 MiB"
+check_le "$(stat -c %s "$TESTDIR/out3/.cgisnap/error.log.1")" $((1024 * 1024 + 200)) "error.log.1 within 1 MiB and a line"
+check_eq 18000 "$(cat "$TESTDIR/out3/.cgisnap/error.log"* | grep -c 'a render that complains')" "every line in one of them"
 
 try "a program runs with Apache's PATH, not the caller's; --env PATH= sets it"
 # A stock Python CGI script, and a python3 of the caller's own first on

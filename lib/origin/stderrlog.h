@@ -31,8 +31,9 @@ void origin_log_flush(struct origin_log *l);
 
 /* The error log: process-wide (a process has one origin), thread-safe.
  * Opens NAME under dirfd for appending (never through a symbolic link);
- * one over ORIGIN_ERRLOG_MAX bytes is first renamed NAME.1. Each line is
- * "TIME TARGET: LINE". 0, or -1 with err. */
+ * one over ORIGIN_ERRLOG_MAX bytes is first renamed NAME.1, and so is
+ * the log that grows past it while it is open (the last NAME.1 goes).
+ * Each line is "TIME TARGET: LINE". 0, or -1 with err. */
 #define ORIGIN_ERRLOG_MAX (1024 * 1024)
 int origin_errlog_open(int dirfd, const char *name, char *err);
 /* The lines written since the last call; the first ones of them (at
