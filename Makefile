@@ -6,6 +6,7 @@
 #   make bench BENCH=apps  one section of them (bench/bench-apps.sh)
 #   make fuzz            build the libFuzzer targets (clang), run each FUZZ_SECONDS
 #   make install         PREFIX=/usr/local DESTDIR= honoured
+#   make deb             build/deb/cgisnap_VERSION_ARCH.deb (debian/), checked by lintian
 #   make V=1             show the commands
 #   make DEVELOPER=1     warnings are errors (the default of make test, unit, fuzz);
 #                        without it objects go to build/obj-warn (build/san-warn)
@@ -116,7 +117,7 @@ UNIT_INS = $(wildcard contrib/*.service.in)
 UNITS = $(UNIT_INS:contrib/%.in=build/units/%)
 DOC_FILES = README.md LICENSE $(wildcard docs/*.md)
 
-.PHONY: all test soak unit deps deps-bench bench demo install uninstall clean fuzz fuzz-build FORCE
+.PHONY: all test soak unit deps deps-bench bench demo deb install uninstall clean fuzz fuzz-build FORCE
 all: cgisnap $(TRACE_LIB) $(MAN) $(COMPLETION) $(UNITS)
 
 $(MAN): cgisnap tools/mkman.sh tools/md2roff.awk $(wildcard docs/*.md) build/BINDIR
@@ -216,6 +217,21 @@ bench:
 	$(Q)$(MAKE) --no-print-directory deps-bench
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)bench/run-bench
+
+# make deb: the Debian package, built by dpkg-buildpackage from a copy of
+# the source (no build/, no .git) under DEB_DIR/src, so that the .deb
+# lands in DEB_DIR (build/deb); lintian then checks it (errors fail,
+# warnings show).
+DEB_DIR ?= build/deb
+deb:
+	$(Q)tools/deps.sh build deb
+	$(Q)rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	$(Q)tar -c --exclude=./build --exclude=./.git --exclude=./cgisnap --exclude=./config.mak . | tar -x -C $(DEB_DIR)/src
+	$(Q)cd $(DEB_DIR)/src && DEB_BUILD_OPTIONS="parallel=$(shell nproc 2>/dev/null || echo 2) $$DEB_BUILD_OPTIONS" \
+		dpkg-buildpackage -us -uc -b > ../build.log 2>&1 || \
+		{ tail -20 ../build.log; echo "make deb: dpkg-buildpackage failed ($(DEB_DIR)/build.log)"; exit 1; }
+	$(Q)lintian --fail-on error $(if $(filter 0,$(shell id -u)),--allow-root) $(DEB_DIR)/*.changes
+	$(Q)ls $(DEB_DIR)/cgisnap_*.deb
 
 demo:
 	$(Q)$(MAKE) --no-print-directory deps

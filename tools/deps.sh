@@ -1,7 +1,7 @@
 #!/bin/sh
 # tools/deps.sh GROUP... - install the Debian packages cgisnap needs.
 #
-# GROUP is build, sites, test, bench or fuzz (pkg:NAME asks for one package).
+# GROUP is build, sites, test, bench, deb or fuzz (pkg:NAME asks for one package).
 # Installs nothing when everything is present. As root it runs apt-get;
 # otherwise it prints the exact command to run and fails.
 set -u
@@ -23,11 +23,15 @@ for group in "$@"; do
 		pkgs="$pkgs dokuwiki wordpress wordpress-theme-twentytwentythree mariadb-server php-mysql mediawiki"
 		# A second FastCGI program besides php-cgi, for --cgi-spawn (t0349);
 		# wrk, the keep-alive load on serve in the soak (t0586); php-fpm,
-		# three pools as one --fastcgi upstream (t0322).
-		pkgs="$pkgs libfcgi-perl wrk php-fpm" ;;
+		# three pools as one --fastcgi upstream (t0322); the Debian
+		# package's build and check (make deb, t0032).
+		pkgs="$pkgs libfcgi-perl wrk php-fpm dpkg-dev debhelper lintian" ;;
 	# php-fpm: bench-apps.sh and bench-mediawiki.sh serve the real DokuWiki
 	# and MediaWiki through nginx + php-fpm.
 	bench) pkgs="$pkgs wrk nginx lighttpd apache2-utils wget php-fpm" ;;
+	# make deb: the package's build (debian/control's Build-Depends are
+	# the build group's) and its check.
+	deb) pkgs="$pkgs dpkg-dev debhelper lintian" ;;
 	# make fuzz alone; make test runs the fuzzers too (the test group).
 	fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
 	pkg:*) pkgs="$pkgs ${group#pkg:}" ;;
