@@ -46,8 +46,8 @@ void origin_config_release(struct origin_config *cfg)
 	strlist_clear(&cfg->env);
 	strlist_clear(&cfg->script_aliases);
 	strlist_clear(&cfg->path_aliases);
-	strlist_clear(&cfg->fastcgi);
 	free(cfg->origin_url);
+	strlist_clear(&cfg->fastcgi);
 	free(cfg->wait);
 	free(cfg->user_agent);
 	strlist_clear(&cfg->headers);
