@@ -117,11 +117,13 @@ void dep_index_open(struct dep_index *ix, struct tree *t, const struct manifest 
 
 /* ---- the pages for a batch ---- */
 
+/* Why a page is in the batch, in the order they render. */
+enum pick_rank { PICK_NOTIFIED, PICK_CHANGED, PICK_ALWAYS };
+
 struct pick {
 	char *target;
-	int rank;       /* 0 notified, 1 by a change, 2 --always */
+	enum pick_rank rank;
 	long render_ms; /* its last render's time (0: none known) */
-	size_t sharers; /* pages picked with it for its most specific reason */
 	size_t weight;
 	char *why; /* NULL unless reasons are wanted */
 };
@@ -169,26 +171,22 @@ static char *reason_text(const struct reason *r)
 	return xasprintf("%s %s (%s)", r->path, change_word(r->flags), r->dep);
 }
 
-/* Choose target (once) with its sort weight and, when wanted, why;
- * sharers: how many pages the reason picks (a page chosen for several
- * keeps the fewest). */
-static void pick_add(struct picks *p, const char *target, size_t weight, size_t sharers, const struct reason *r)
+/* Choose target (once) with its rank and sort weight and, when wanted,
+ * why; a page chosen twice keeps its first rank (the lowest: notified
+ * pages are chosen first). */
+static void pick_add(struct picks *p, const char *target, size_t weight, enum pick_rank rank,
+		     const struct reason *r)
 {
 	uintptr_t at = (uintptr_t)hashmap_get(&p->seen, target);
-	if (at) {
-		struct pick *k = &p->items[at - 1];
-		if (sharers < k->sharers)
-			k->sharers = sharers;
+	if (at)
 		return;
-	}
 	hashmap_put(&p->seen, target, (void *)(uintptr_t)(p->n + 1));
 	if (p->n == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 16;
 		p->items = xrealloc(p->items, p->cap * sizeof *p->items);
 	}
 	const struct manifest_entry *e = p->m ? manifest_get(p->m, target) : NULL;
-	int rank = sharers == 0 ? 0 : sharers == SIZE_MAX && weight == SIZE_MAX ? 2 : 1;
-	p->items[p->n] = (struct pick){ xstrdup(target), rank, e ? e->render_ms : 0, sharers, weight,
+	p->items[p->n] = (struct pick){ xstrdup(target), rank, e ? e->render_ms : 0, weight,
 					p->want_why && r ? reason_text(r) : NULL };
 	p->n++;
 }
@@ -215,7 +213,7 @@ static void pick_lookup(struct picks *p, const struct dep_index *ix, char kind, 
 		p->failed = true;
 	}
 	for (size_t i = 0; i < found.n; i++)
-		pick_add(p, found.items[i], weight_of(ix, found.items[i]), found.n, r);
+		pick_add(p, found.items[i], weight_of(ix, found.items[i]), PICK_CHANGED, r);
 	strlist_clear(&found);
 }
 
@@ -269,7 +267,7 @@ static void pick_rules(struct picks *p, const struct dep_index *ix, const struct
 		} else {
 			char *rule = p->want_why ? xasprintf("--depends '%s'", r->rules[i].spec) : NULL;
 			struct reason why = { path, flags, 0, rule };
-			pick_add(p, t, weight_of(ix, t), 1, &why);
+			pick_add(p, t, weight_of(ix, t), PICK_CHANGED, &why);
 			free(rule);
 		}
 		free(t);
@@ -282,10 +280,9 @@ static void pick_rules(struct picks *p, const struct dep_index *ix, const struct
  * quickest to render go first (as last rendered): the feed, the sitemap
  * or the index that lists every page renders many times longer than the
  * page that was saved (DokuWiki's feed: 180 ms, the page 20), and the
- * batch's pages publish soonest on average so. Then those picked by a
- * change few pages read (a page's own source) before those a change many
- * read picked; then the fewest dependencies; ties by target, so the
- * order never depends on a hash table's. */
+ * batch's pages publish soonest on average so. Then the fewest
+ * dependencies; ties by target, so the order never depends on a hash
+ * table's. */
 static int cmp_pick(const void *a, const void *b)
 {
 	const struct pick *x = a, *y = b;
@@ -293,8 +290,6 @@ static int cmp_pick(const void *a, const void *b)
 		return x->rank < y->rank ? -1 : 1;
 	if (x->render_ms != y->render_ms)
 		return x->render_ms < y->render_ms ? -1 : 1;
-	if (x->sharers != y->sharers)
-		return x->sharers < y->sharers ? -1 : 1;
 	if (x->weight != y->weight)
 		return x->weight < y->weight ? -1 : 1;
 	return strcmp(x->target, y->target);
@@ -329,19 +324,19 @@ void deps_targets_why(const struct dep_index *ix, const struct watch_rules *r, c
 		size_t it = 0;
 		const char *k;
 		while (hashmap_next(&ix->m->entries, &it, &k, NULL))
-			pick_add(&p, k, weight_of(ix, k), SIZE_MAX,
+			pick_add(&p, k, weight_of(ix, k), PICK_CHANGED,
 				 &(struct reason){ NULL, 0, 0, "a dependency lookup failed" });
 	}
 	/* A page named is the one its editor looks at: among the first. */
 	struct reason notified = { NULL, 0, 0, "notified" };
 	for (size_t i = 0; i < ch->urls.n; i++)
-		pick_add(&p, ch->urls.items[i], 0, 0, &notified);
+		pick_add(&p, ch->urls.items[i], 0, PICK_NOTIFIED, &notified);
 	for (size_t i = 0; i < ch->urls.n; i++)
 		pick_rules(&p, ix, r, site, ch->urls.items[i], 0);
 	struct reason always = { NULL, 0, 0, "--always" };
 	if (ch->order.n || ch->urls.n)
 		for (size_t i = 0; i < r->always.n; i++)
-			pick_add(&p, r->always.items[i], SIZE_MAX, SIZE_MAX, &always);
+			pick_add(&p, r->always.items[i], SIZE_MAX, PICK_ALWAYS, &always);
 	if (p.n > 1)
 		qsort(p.items, p.n, sizeof *p.items, cmp_pick);
 	for (size_t i = 0; i < p.n; i++) {
