@@ -141,7 +141,7 @@ struct reason {
 struct picks {
 	struct pick *items;
 	size_t n, cap;
-	struct hashmap seen; /* target -> its index in items + 1 */
+	struct hashmap seen; /* target -> 1 */
 	bool failed;         /* a lookup failed: every page instead */
 	const struct manifest *m; /* the tree's pages as last rendered */
 	bool want_why;
@@ -171,32 +171,31 @@ static char *reason_text(const struct reason *r)
 	return xasprintf("%s %s (%s)", r->path, change_word(r->flags), r->dep);
 }
 
-/* Choose target (once) with its rank and sort weight and, when wanted,
- * why; a page chosen twice keeps its first rank (the lowest: notified
- * pages are chosen first). */
-static void pick_add(struct picks *p, const char *target, size_t weight, enum pick_rank rank,
-		     const struct reason *r)
+/* How a page sorts among those a change picked: by how many paths it
+ * depends on, a whole directory weighing like the many files it stands
+ * for. */
+static size_t weight_of(const struct manifest_entry *e)
 {
-	uintptr_t at = (uintptr_t)hashmap_get(&p->seen, target);
-	if (at)
+	return e ? manifest_deps_count(e) + 100 * e->deps_contents.n : 0;
+}
+
+/* Choose target (once) with its rank and, when wanted, why; a page
+ * chosen twice keeps its first rank (notified pages are chosen first).
+ * Its last render's time and its weight come from the tree's record. */
+static void pick_add(struct picks *p, const char *target, enum pick_rank rank, const struct reason *r)
+{
+	if (hashmap_get(&p->seen, target))
 		return;
-	hashmap_put(&p->seen, target, (void *)(uintptr_t)(p->n + 1));
+	hashmap_put(&p->seen, target, (void *)1);
 	if (p->n == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 16;
 		p->items = xrealloc(p->items, p->cap * sizeof *p->items);
 	}
 	const struct manifest_entry *e = p->m ? manifest_get(p->m, target) : NULL;
+	size_t weight = rank == PICK_NOTIFIED ? 0 : rank == PICK_ALWAYS ? SIZE_MAX : weight_of(e);
 	p->items[p->n] = (struct pick){ xstrdup(target), rank, e ? e->render_ms : 0, weight,
 					p->want_why && r ? reason_text(r) : NULL };
 	p->n++;
-}
-
-/* How a page sorts: by how many paths it depends on, a whole directory
- * weighing like the many files it stands for. */
-static size_t weight_of(const struct dep_index *ix, const char *target)
-{
-	const struct manifest_entry *e = ix->m ? manifest_get(ix->m, target) : NULL;
-	return e ? manifest_deps_count(e) + 100 * e->deps_contents.n : 0;
 }
 
 /* Choose the pages manifest_dependents names (kind, path as there). */
@@ -213,7 +212,7 @@ static void pick_lookup(struct picks *p, const struct dep_index *ix, char kind, 
 		p->failed = true;
 	}
 	for (size_t i = 0; i < found.n; i++)
-		pick_add(p, found.items[i], weight_of(ix, found.items[i]), PICK_CHANGED, r);
+		pick_add(p, found.items[i], PICK_CHANGED, r);
 	strlist_clear(&found);
 }
 
@@ -253,7 +252,7 @@ static void pick_recorded(struct picks *p, const struct dep_index *ix, const cha
 }
 
 /* The pages of every --depends rule matching path. */
-static void pick_rules(struct picks *p, const struct dep_index *ix, const struct watch_rules *r,
+static void pick_rules(struct picks *p, const struct watch_rules *r,
 		       const struct site *site, const char *path, unsigned flags)
 {
 	for (size_t i = 0; i < r->n; i++) {
@@ -267,7 +266,7 @@ static void pick_rules(struct picks *p, const struct dep_index *ix, const struct
 		} else {
 			char *rule = p->want_why ? xasprintf("--depends '%s'", r->rules[i].spec) : NULL;
 			struct reason why = { path, flags, 0, rule };
-			pick_add(p, t, weight_of(ix, t), PICK_CHANGED, &why);
+			pick_add(p, t, PICK_CHANGED, &why);
 			free(rule);
 		}
 		free(t);
@@ -311,7 +310,7 @@ void deps_targets_why(const struct dep_index *ix, const struct watch_rules *r, c
 	for (size_t i = 0; i < ch->order.n; i++) {
 		const char *path = ch->order.items[i];
 		pick_recorded(&p, ix, path, changes_flags(ch, path));
-		pick_rules(&p, ix, r, site, path, changes_flags(ch, path));
+		pick_rules(&p, r, site, path, changes_flags(ch, path));
 	}
 	/* Nobody knows what an untraced page read: any change may be it. */
 	if (ch->order.n) {
@@ -324,19 +323,18 @@ void deps_targets_why(const struct dep_index *ix, const struct watch_rules *r, c
 		size_t it = 0;
 		const char *k;
 		while (hashmap_next(&ix->m->entries, &it, &k, NULL))
-			pick_add(&p, k, weight_of(ix, k), PICK_CHANGED,
-				 &(struct reason){ NULL, 0, 0, "a dependency lookup failed" });
+			pick_add(&p, k, PICK_CHANGED, &(struct reason){ NULL, 0, 0, "a dependency lookup failed" });
 	}
-	/* A page named is the one its editor looks at: among the first. */
+	/* A page named is the one its editor looks at: first. */
 	struct reason notified = { NULL, 0, 0, "notified" };
 	for (size_t i = 0; i < ch->urls.n; i++)
-		pick_add(&p, ch->urls.items[i], 0, PICK_NOTIFIED, &notified);
+		pick_add(&p, ch->urls.items[i], PICK_NOTIFIED, &notified);
 	for (size_t i = 0; i < ch->urls.n; i++)
-		pick_rules(&p, ix, r, site, ch->urls.items[i], 0);
+		pick_rules(&p, r, site, ch->urls.items[i], 0);
 	struct reason always = { NULL, 0, 0, "--always" };
 	if (ch->order.n || ch->urls.n)
 		for (size_t i = 0; i < r->always.n; i++)
-			pick_add(&p, r->always.items[i], SIZE_MAX, PICK_ALWAYS, &always);
+			pick_add(&p, r->always.items[i], PICK_ALWAYS, &always);
 	if (p.n > 1)
 		qsort(p.items, p.n, sizeof *p.items, cmp_pick);
 	for (size_t i = 0; i < p.n; i++) {

@@ -27,17 +27,32 @@ static bool space(char c)
 	return c == ' ' || c == '\t';
 }
 
-static bool type_is_archive(const char *type)
+/* The media type of a Content-Type value (no parameters, no spaces
+ * around it): its start, its length in *n. */
+static const char *media_type(const char *type, size_t *n)
 {
 	while (space(*type))
 		type++;
-	size_t n = strcspn(type, ";");
-	while (n && space(type[n - 1]))
-		n--;
-	for (const char *const *t = archive_types; *t; t++)
+	*n = strcspn(type, ";");
+	while (*n && space(type[*n - 1]))
+		(*n)--;
+	return type;
+}
+
+/* Is type[0..n) one of list's (any case)? */
+static bool type_in(const char *const *list, const char *type, size_t n)
+{
+	for (const char *const *t = list; *t; t++)
 		if (strlen(*t) == n && !strncasecmp(type, *t, n))
 			return true;
 	return false;
+}
+
+static bool type_is_archive(const char *type)
+{
+	size_t n;
+	type = media_type(type, &n);
+	return type_in(archive_types, type, n);
 }
 
 /* Does name[0..n) end in one of archive_exts (any case)? */
@@ -114,17 +129,9 @@ static bool type_is_unspecific(const char *type)
 {
 	if (!type)
 		return true;
-	while (space(*type))
-		type++;
-	size_t n = strcspn(type, ";");
-	while (n && space(type[n - 1]))
-		n--;
-	if (n == 0 || (n > 5 && !strncasecmp(type, "text/", 5)))
-		return true;
-	for (const char *const *t = unspecific_types; *t; t++)
-		if (strlen(*t) == n && !strncasecmp(type, *t, n))
-			return true;
-	return false;
+	size_t n;
+	type = media_type(type, &n);
+	return n == 0 || (n > 5 && !strncasecmp(type, "text/", 5)) || type_in(unspecific_types, type, n);
 }
 
 struct magic {

@@ -1,8 +1,9 @@
 /* linkshtml.c - the links of an HTML page (links.h, docs/links.md).
  *
- * libxml2's HTML parser (recovery mode) is driven by its push interface
- * with callbacks of our own, so that no tree is built: a 16 MiB page of
- * links cost some 400 MB as a tree, and costs its own text now. The
+ * libxml2's HTML parser (recovery mode, as htmlReadMemory runs it) reads
+ * the page a piece at a time and calls back functions of our own, so that
+ * no tree is built: a 16 MiB page of links cost some 400 MB as a tree,
+ * and costs its own text now. The
  * references each element holds are kept, in document order, as they are
  * written; once the whole page is read they are resolved against its base
  * URL (the first <base href>, which applies to the links before it too)
@@ -45,9 +46,9 @@ static const char *const endpoint_rels[] = {
 	"pingback", "dns-prefetch", "preconnect", "webmention", NULL
 };
 
-/* What the parse keeps of a page: its references, in the order found,
- * each a record of struct ref then its text and a NUL; what speaks for
- * the whole page; the <style> being read. */
+/* What the parse keeps of a page: its references, in the order found
+ * (keep_ref's records); what speaks for the whole page; the <style>
+ * being read. */
 struct html {
 	struct buf refs;
 	char *base_href;         /* the first <base href>, as written */

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "crawl/archive.h"
 #include "crawl/canonical.h"
@@ -35,6 +34,23 @@ static char *render_target(const struct crawl_config *cfg, const char *target)
 	return NULL;
 }
 
+/* The first bytes of rs's body, at most max, and their count in *n:
+ * where it is in memory, else read into part from the file it waits in;
+ * NULL when that read failed (load_body will say why). */
+static const char *body_start(const struct origin_response *rs, size_t max, struct buf *part, size_t *n)
+{
+	if (!rs->body_in_file) {
+		*n = rs->body.len < max ? rs->body.len : max;
+		return buf_str(&rs->body);
+	}
+	char why[ERR_LEN];
+	long long want = rs->body_size < (long long)max ? rs->body_size : (long long)max;
+	if (spill_read(rs->body_fd, rs->body_off, want, part, "response body", why) < 0)
+		return NULL;
+	*n = part->len;
+	return buf_str(part);
+}
+
 /* The start of an error response's body as text lines (appended to
  * out, at most max), when it is text; the origin's reason instead for a
  * path it refused. */
@@ -47,18 +63,10 @@ static void error_text(const struct origin_response *rs, size_t max, struct strl
 	if (!excerpt_is_text(rs->content_type))
 		return;
 	struct buf part = BUF_INIT;
-	const struct buf *text = &rs->body;
-	char why[ERR_LEN];
-	if (rs->body_in_file) {
-		long long n = rs->body_size < EXCERPT_SCAN_MAX ? rs->body_size : EXCERPT_SCAN_MAX;
-		if (spill_read(rs->body_fd, rs->body_off, n, &part, "response body", why) < 0) {
-			buf_release(&part);
-			return;
-		}
-		text = &part;
-	}
-	excerpt_lines(buf_str(text), text->len, excerpt_is_html(rs->content_type), max, EXCERPT_LINE_MAX,
-		      out);
+	size_t n;
+	const char *text = body_start(rs, EXCERPT_SCAN_MAX, &part, &n);
+	if (text)
+		excerpt_lines(text, n, excerpt_is_html(rs->content_type), max, EXCERPT_LINE_MAX, out);
 	buf_release(&part);
 }
 
@@ -437,17 +445,12 @@ static bool is_archive(const struct origin_response *rs)
 {
 	if (archive_response(rs->content_type, origin_header(rs, "Content-Disposition")))
 		return true;
-	unsigned char head[ARCHIVE_HEAD_MAX];
-	size_t n = 0;
-	if (!rs->body_in_file) {
-		n = rs->body.len < sizeof head ? rs->body.len : sizeof head;
-		if (n)
-			memcpy(head, rs->body.data, n);
-	} else {
-		ssize_t got = pread(rs->body_fd, head, sizeof head, rs->body_off);
-		n = got > 0 ? (size_t)got : 0; /* unreadable: load_body will say so */
-	}
-	return archive_content(rs->content_type, origin_header(rs, "Content-Encoding"), head, n);
+	struct buf part = BUF_INIT;
+	size_t n;
+	const char *head = body_start(rs, ARCHIVE_HEAD_MAX, &part, &n);
+	bool archive = head && archive_content(rs->content_type, origin_header(rs, "Content-Encoding"), head, n);
+	buf_release(&part);
+	return archive;
 }
 
 /* Step 2: take the response by its status. */
