@@ -178,10 +178,10 @@ build/cgisnap-trace.so: $(TRACE_SRCS) lib/trace/preload.h lib/trace/protocol.h b
 	$(Q)$(CC) $(TRACE_CFLAGS) $(TRACE_LDFLAGS) -o $@ $(TRACE_SRCS) -ldl
 
 deps:
-	$(Q)tools/deps.sh build sites test
+	$(Q)tools/deps.sh build sites test deb
 
 deps-bench:
-	$(Q)tools/deps.sh build sites test bench
+	$(Q)tools/deps.sh build sites test deb bench
 
 # make test T=t0110 runs only the tests whose names start with t0110.
 # make test builds on every core unless make was given -j itself.

@@ -57,7 +57,7 @@ for c in snapshot watch notify serve bench config; do
 done
 
 try "make deps: nothing to do when all is there; not root, it prints the exact command"
-out=$("$ROOT/tools/deps.sh" build sites test 2>&1)
+out=$("$ROOT/tools/deps.sh" build sites test deb 2>&1)
 check_eq 0 $? "exit status with every package installed"
 check_eq "" "$out" "output with every package installed"
 if command -v setpriv >/dev/null; then

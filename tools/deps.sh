@@ -23,9 +23,9 @@ for group in "$@"; do
 		pkgs="$pkgs dokuwiki wordpress wordpress-theme-twentytwentythree mariadb-server php-mysql mediawiki"
 		# A second FastCGI program besides php-cgi, for --cgi-spawn (t0349);
 		# wrk, the keep-alive load on serve in the soak (t0586); php-fpm,
-		# three pools as one --fastcgi upstream (t0322); the Debian
-		# package's build and check (make deb, t0032).
-		pkgs="$pkgs libfcgi-perl wrk php-fpm dpkg-dev debhelper lintian" ;;
+		# three pools as one --fastcgi upstream (t0322). make deps adds
+		# the deb group: t0032 builds the package.
+		pkgs="$pkgs libfcgi-perl wrk php-fpm" ;;
 	# php-fpm: bench-apps.sh and bench-mediawiki.sh serve the real DokuWiki
 	# and MediaWiki through nginx + php-fpm.
 	bench) pkgs="$pkgs wrk nginx lighttpd apache2-utils wget php-fpm" ;;
