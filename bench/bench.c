@@ -27,7 +27,7 @@
 #include "machine.h"
 #include "report.h"
 #include "reporthtml.h"
-#include "spawn.h"
+#include "cli/spawn.h"
 #include "targets.h"
 #include "tree/tree.h"
 #include "url/url.h"
@@ -447,7 +447,7 @@ static int run(double duration)
 	char *paths_from = NULL;
 	struct side sides[2];
 	size_t nsides = 0;
-	struct report_html_file html = { 0 };
+	struct outfile html = { 0 };
 	int rc = EXIT_USAGE;
 	bool spawn_mode = !dynamic_url && !static_url;
 
@@ -477,7 +477,7 @@ static int run(double duration)
 	}
 	/* Now, not after the run: a FILE that cannot be written is a set-up
 	 * error found in a second, not after minutes of measuring. */
-	if (html_file && report_html_open(&html, html_file, err) < 0) {
+	if (html_file && outfile_open(&html, "--html", html_file, err) < 0) {
 		log_error("%s", err);
 		goto out;
 	}
@@ -589,7 +589,7 @@ static int run(double duration)
 		}
 	}
 out:
-	report_html_abort(&html);
+	outfile_abort(&html);
 	for (size_t i = 0; i < 2; i++) {
 		stop_server(&sides[i].proc, NULL);
 		if (sides[i].have_ep)

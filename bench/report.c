@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "base/textesc.h"
 #include "base/xalloc.h"
 
 double report_rps(const struct loadgen_result *r)
@@ -205,31 +206,16 @@ void report_text(FILE *out, const struct report *rep)
 		fprintf(out, "Warning: %s\n", rep->warnings->items[i]);
 }
 
-/* s as a JSON string. */
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
-
 static void json_side(FILE *out, const struct report *rep, const struct report_side *side)
 {
 	const struct loadgen_result *r = side->r;
 	fprintf(out, "{\"server\": ");
-	json_str(out, side->server);
+	json_string(out, side->server);
 	fprintf(out, ", \"url\": ");
-	json_str(out, side->url);
+	json_string(out, side->url);
 	fprintf(out, ", \"mode\": ");
 	if (side->mode)
-		json_str(out, side->mode);
+		json_string(out, side->mode);
 	else
 		fprintf(out, "null");
 	fprintf(out, ",\n    \"time_s\": %.6f, \"complete\": %lld, \"failed\": %lld, "
@@ -250,7 +236,7 @@ static void json_side(FILE *out, const struct report *rep, const struct report_s
 		fprintf(out, "null");
 	fprintf(out, ", \"first_failure\": ");
 	if (r->first_failure[0])
-		json_str(out, r->first_failure);
+		json_string(out, r->first_failure);
 	else
 		fprintf(out, "null");
 	fprintf(out, ",\n    \"per_url\": ");
@@ -261,7 +247,7 @@ static void json_side(FILE *out, const struct report *rep, const struct report_s
 	fprintf(out, "[");
 	for (size_t u = 0; u < rep->npaths; u++) {
 		fprintf(out, "%s{\"url\": ", u ? ",\n      " : "\n      ");
-		json_str(out, rep->paths[u]);
+		json_string(out, rep->paths[u]);
 		fprintf(out, ", \"complete\": %lld, \"requests_per_s\": %.2f, "
 			     "\"latency_ms\": {\"p50\": %.3f, \"p99\": %.3f}}",
 			r->paths[u].complete, report_path_rps(r, u),
@@ -280,16 +266,16 @@ void report_json(FILE *out, const struct report *rep)
 	else
 		fprintf(out, "\"requests\": null, \"duration_s\": %g, ", rep->duration_s);
 	fprintf(out, "\"timeout_s\": %g,\n  \"urls_from\": ", rep->timeout_s);
-	json_str(out, rep->paths_from);
+	json_string(out, rep->paths_from);
 	fprintf(out, ", \"urls\": [");
 	for (size_t i = 0; i < rep->npaths; i++) {
 		fprintf(out, i ? ", " : "");
-		json_str(out, rep->paths[i]);
+		json_string(out, rep->paths[i]);
 	}
 	fprintf(out, "]");
 	for (size_t i = 0; i < rep->nsides; i++) {
 		fprintf(out, ",\n  ");
-		json_str(out, rep->sides[i].name);
+		json_string(out, rep->sides[i].name);
 		fprintf(out, ": ");
 		json_side(out, rep, &rep->sides[i]);
 	}
@@ -301,7 +287,7 @@ void report_json(FILE *out, const struct report *rep)
 	fprintf(out, ",\n  \"warnings\": [");
 	for (size_t i = 0; rep->warnings && i < rep->warnings->n; i++) {
 		fprintf(out, i ? ", " : "");
-		json_str(out, rep->warnings->items[i]);
+		json_string(out, rep->warnings->items[i]);
 	}
 	fprintf(out, "]}\n");
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/textesc.h"
 #include "base/xalloc.h"
 
 /* Chart geometry (SVG user units). */
@@ -29,20 +30,6 @@
 static const char *color(const struct report_side *side)
 {
 	return strcmp(side->name, "static") ? "#c0504d" : "#4f81bd";
-}
-
-/* s with &, <, >, " escaped. */
-static void esc(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default: fputc(*s, out);
-		}
-	}
 }
 
 static void rps_chart(FILE *out, const struct report *rep)
@@ -69,7 +56,7 @@ static void rps_chart(FILE *out, const struct report *rep)
 		fprintf(out, "<text x=\"%d\" y=\"%.2f\" text-anchor=\"middle\">%.2f</text>\n", x + 60,
 			RPS_BASE - h - 6, rps);
 		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", x + 60, RPS_BASE + 20);
-		esc(out, rep->sides[i].name);
+		html_escaped(out, rep->sides[i].name);
 		fprintf(out, "</text>\n");
 	}
 	fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" class=\"axis\">requests per "
@@ -151,7 +138,7 @@ static void latency_chart(FILE *out, const struct report *rep)
 		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			     "<text x=\"%d\" y=\"%d\">",
 			LAT_X0 + 10 + (int)i * 120, 8, color(&rep->sides[i]), LAT_X0 + 28 + (int)i * 120, 19);
-		esc(out, rep->sides[i].name);
+		html_escaped(out, rep->sides[i].name);
 		fprintf(out, "</text>\n");
 	}
 	fprintf(out, "</svg>\n");
@@ -160,31 +147,31 @@ static void latency_chart(FILE *out, const struct report *rep)
 static void machine_table(FILE *out, const struct report *rep, const struct machine *m)
 {
 	fprintf(out, "<table class=\"machine\">\n<tr><th>CPU</th><td>");
-	esc(out, m->cpu[0] ? m->cpu : "unknown");
+	html_escaped(out, m->cpu[0] ? m->cpu : "unknown");
 	fprintf(out, "</td></tr>\n<tr><th>Cores</th><td>");
 	if (m->cores > 0)
 		fprintf(out, "%ld online", m->cores);
 	else
 		fprintf(out, "unknown");
 	fprintf(out, "</td></tr>\n<tr><th>Kernel</th><td>");
-	esc(out, m->kernel[0] ? m->kernel : "unknown");
+	html_escaped(out, m->kernel[0] ? m->kernel : "unknown");
 	fprintf(out, "</td></tr>\n<tr><th>Memory</th><td>");
 	if (m->mem_kb > 0)
 		fprintf(out, "%.1f GiB", (double)m->mem_kb / (1024.0 * 1024.0));
 	else
 		fprintf(out, "unknown");
 	fprintf(out, "</td></tr>\n<tr><th>cgisnap</th><td>");
-	esc(out, m->version);
+	html_escaped(out, m->version);
 	fprintf(out, "</td></tr>\n");
 	for (size_t i = 0; i < rep->nsides; i++) {
 		fprintf(out, "<tr><th>");
-		esc(out, rep->sides[i].name);
+		html_escaped(out, rep->sides[i].name);
 		fprintf(out, "</th><td>");
-		esc(out, rep->sides[i].server);
+		html_escaped(out, rep->sides[i].server);
 		fprintf(out, " at ");
-		esc(out, rep->sides[i].url);
+		html_escaped(out, rep->sides[i].url);
 		fprintf(out, "; renders: ");
-		esc(out, rep->sides[i].mode ? rep->sides[i].mode : "not known");
+		html_escaped(out, rep->sides[i].mode ? rep->sides[i].mode : "not known");
 		fprintf(out, "</td></tr>\n");
 	}
 	fprintf(out, "</table>\n");
@@ -222,84 +209,13 @@ void report_html(FILE *out, const struct report *rep, const struct machine *m)
 		fclose(t);
 	}
 	fprintf(out, "<h2>Table</h2>\n<pre class=\"table\">");
-	esc(out, text ? text : "");
+	html_escaped(out, text ? text : "");
 	fprintf(out, "</pre>\n</body>\n</html>\n");
 	free(text);
 }
 
-static void release(struct report_html_file *h)
+int report_html_commit(struct outfile *h, const struct report *rep, const struct machine *m, char *err)
 {
-	if (h->f)
-		fclose(h->f);
-	free(h->path);
-	free(h->tmp);
-	memset(h, 0, sizeof *h);
-}
-
-int report_html_open(struct report_html_file *h, const char *path, char *err)
-{
-	memset(h, 0, sizeof *h);
-	struct stat st;
-	if (!*path)
-		return err_set(err, "--html needs a file name");
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return err_set(err, "--html '%s' is %s, not a file", path,
-			       S_ISDIR(st.st_mode) ? "a directory" : "something other than a regular file");
-	const char *slash = strrchr(path, '/');
-	h->path = xstrdup(path);
-	h->tmp = slash ? xasprintf("%.*s/.%s.cgisnap-tmp-%ld", (int)(slash - path), path, slash + 1,
-				   (long)getpid())
-		       : xasprintf(".%s.cgisnap-tmp-%ld", path, (long)getpid());
-	int fd = open(h->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
-	if (fd < 0) {
-		err_sys(err, "cannot write --html '%s' (its temporary file '%s')", path, h->tmp);
-		free(h->tmp);
-		h->tmp = NULL; /* not ours: never removed */
-		release(h);
-		return -1;
-	}
-	h->f = fdopen(fd, "w");
-	if (!h->f) {
-		close(fd);
-		err_sys(err, "cannot write --html '%s'", path);
-		report_html_abort(h);
-		return -1;
-	}
-	return 0;
-}
-
-int report_html_commit(struct report_html_file *h, const struct report *rep,
-		       const struct machine *m, char *err)
-{
-	int rc = 0;
 	report_html(h->f, rep, m);
-	int bad = ferror(h->f);
-	if (fclose(h->f) != 0 || bad) {
-		h->f = NULL;
-		rc = err_sys(err, "cannot write --html '%s'", h->path);
-		goto fail;
-	}
-	h->f = NULL;
-	if (rename(h->tmp, h->path) < 0) {
-		rc = err_sys(err, "cannot write --html '%s'", h->path);
-		goto fail;
-	}
-	free(h->tmp);
-	h->tmp = NULL;
-	release(h);
-	return 0;
-fail:
-	report_html_abort(h);
-	return rc;
-}
-
-void report_html_abort(struct report_html_file *h)
-{
-	if (h->f) {
-		fclose(h->f);
-		h->f = NULL;
-	}
-	if (h->tmp)
-		unlink(h->tmp);
-	release(h);
+	return outfile_commit(h, err);
 }

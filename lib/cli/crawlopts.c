@@ -215,7 +215,7 @@ static int check_seeds(const struct site *site, const struct strlist *seeds, cha
 	return 0;
 }
 
-int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
+int crawl_setup_rules(struct crawl_setup *s, char *err)
 {
 	const struct crawl_options *o = &crawl_options;
 	memset(s, 0, sizeof *s);
@@ -302,7 +302,13 @@ int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
 			return -1;
 	if (site_check_canonical(&s->site, err) < 0)
 		return -1;
-	if (check_seeds(&s->site, &o->seeds, err) < 0)
+	return check_seeds(&s->site, &o->seeds, err);
+}
+
+int crawl_setup_open(struct crawl_setup *s, const char *dir, char *err)
+{
+	const struct crawl_options *o = &crawl_options;
+	if (crawl_setup_rules(s, err) < 0)
 		return -1;
 	if (o->seed_command) {
 		struct strlist printed = STRLIST_INIT;

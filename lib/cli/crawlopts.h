@@ -45,7 +45,12 @@ struct crawl_setup {
 	bool tree_open;
 };
 
-/* Check the options, open the origin, then claim (tree_claim: missing,
+/* Check the options and fill s->crawl (compiled) and s->site from them;
+ * nothing is opened, nothing run. -1 with err on a usage error. For a
+ * command that reads a crawl's rules without crawling (verify); close
+ * with crawl_setup_close. */
+int crawl_setup_rules(struct crawl_setup *s, char *err);
+/* crawl_setup_rules, then run --seed-command, open the origin, then claim (tree_claim: missing,
  * empty, a tree, or --force), open and lock the tree at dir, which must
  * not overlap --root. -1 with err on a usage or set-up error, TREE_BUSY
  * with err when another cgisnap holds the tree: nothing in the tree was

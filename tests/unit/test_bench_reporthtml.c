@@ -84,24 +84,24 @@ TEST(bench_reporthtml_file_by_rename)
 	struct report rep = { .sides = { { "static", "s", "http://127.0.0.1:2/", st, -1 } }, .nsides = 1,
 			      .paths = NULL, .npaths = 0, .paths_from = "--url", .concurrency = 1,
 			      .threads = 1, .duration_s = 1, .timeout_s = 1 };
-	struct report_html_file h;
+	struct outfile h;
 	/* Aborted: the old file stays, no temporary file. */
-	CHECK_INT(0, report_html_open(&h, path, err));
-	report_html_abort(&h);
+	CHECK_INT(0, outfile_open(&h, "--html", path, err));
+	outfile_abort(&h);
 	char buf[32] = "";
 	f = fopen(path, "r");
 	CHECK(f && fgets(buf, sizeof buf, f));
 	fclose(f);
 	CHECK_STR("old", buf);
 	/* Committed: the page. */
-	CHECK_INT(0, report_html_open(&h, path, err));
+	CHECK_INT(0, outfile_open(&h, "--html", path, err));
 	CHECK_INT(0, report_html_commit(&h, &rep, &(struct machine){ .version = "x", .cores = -1, .mem_kb = -1 }, err));
 	f = fopen(path, "r");
 	CHECK(f && fgets(buf, sizeof buf, f));
 	fclose(f);
 	CHECK_STR("<!DOCTYPE html>\n", buf);
 	/* A directory is refused by name. */
-	CHECK_INT(-1, report_html_open(&h, dir, err));
+	CHECK_INT(-1, outfile_open(&h, "--html", dir, err));
 	CHECK_HAS(err, "is a directory");
 	unlink(path);
 	CHECK_INT(0, rmdir(dir)); /* nothing else left in it */

@@ -1,4 +1,4 @@
-/* bench/spawn.h - the servers 'cgisnap bench' starts itself: this very
+/* cli/spawn.h - the servers bench and verify start themselves: this very
  * binary (/proc/self/exe) running 'serve' on a free port of 127.0.0.1.
  *
  * A child gets its own process group (a Ctrl-C at the terminal reaches

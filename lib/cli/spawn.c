@@ -1,6 +1,6 @@
 /* bench/spawn.c - start, wait for and stop the servers bench measures
  * (spawn.h). */
-#include "spawn.h"
+#include "cli/spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
