@@ -98,7 +98,7 @@ endif
 # programs, is built apart (TRACE_SRCS).
 TRACE_SRCS = lib/trace/preload.c lib/trace/preload_files.c lib/trace/preload_process.c
 SRCS = $(filter-out $(TRACE_SRCS),$(wildcard lib/*/*.c)) \
-	$(wildcard snapshot/*.c serve/*.c watch/*.c bench/*.c config/*.c inspect/*.c)
+	$(wildcard snapshot/*.c serve/*.c watch/*.c bench/*.c config/*.c inspect/*.c verify/*.c)
 OBJS = $(SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ = $(BUILD)/cgisnap.o
 UNIT_SRCS = $(wildcard tests/unit/*.c)

@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	{ "notify", cmd_notify, "tell a running watch which pages or files changed (a CMS or database hook)" },
 	{ "serve", cmd_serve, "serve a snapshot tree over HTTP (libmicrohttpd)" },
 	{ "bench", cmd_bench, "measure the dynamic site against its snapshot" },
+	{ "verify", cmd_verify, "replay access logs against the site and its snapshot: which answers would change" },
 	{ "config", cmd_config, "print an nginx or Apache configuration serving a tree" },
 	{ "status", cmd_status, "print a tree's state: URLs by status, dependencies, settings, the last run" },
 	{ "why", cmd_why, "say what a page depends on, or which pages depend on a path (--path)" },

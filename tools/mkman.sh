@@ -88,7 +88,8 @@ success.
 .TP
 .B 1
 a partial failure: some URLs failed (the rest is published), a watch that
-stopped on an error, a notify that was not delivered, a bench side that failed.
+stopped on an error, a notify that was not delivered, a bench side that failed,
+a verify that found URLs whose answer would change.
 .TP
 .B 2
 a usage or set\-up error, said in one line naming what is wrong; nothing in
@@ -101,7 +102,7 @@ the tree is busy: another snapshot, watch or serve \-\-fill holds its lock
 mails nothing.
 .TP
 .B 130
-interrupted (bench).
+interrupted (snapshot, bench, verify).
 .SH FILES
 .TP
 .I DIR/.cgisnap/
@@ -176,6 +177,6 @@ cgisnap config nginx /srv/wiki > /etc/nginx/sites\-enabled/wiki
 .BR systemd.exec (5),
 .BR crontab (5).
 The README and docs/: a page per command (snapshot.md, watch.md, serve.md,
-config.md, bench.md, inspect.md, options.md), and url\-keys.md, links.md,
+config.md, bench.md, verify.md, inspect.md, options.md), and url\-keys.md, links.md,
 families.md and tree\-db.md, installed in $docdir.
 EOF2

@@ -1,0 +1,185 @@
+/* verify/compare.c - one URL's two answers compared (compare.h). */
+#include "compare.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/buf.h"
+#include "base/log.h"
+#include "base/sha256.h"
+#include "base/xalloc.h"
+#include "crawl/body.h"
+
+static const struct {
+	const char *name, *title;
+} causes[NCAUSES] = {
+	[CAUSE_ALIKE] = { "alike", "answer alike" },
+	[CAUSE_NOT_IN_TREE] = { "not-in-tree", "not in the tree" },
+	[CAUSE_GONE_IN_TREE] = { "404-in-tree", "a 404 in the tree where the origin answers" },
+	[CAUSE_REDIRECT] = { "redirect-differs", "a redirect that differs" },
+	[CAUSE_STATUS] = { "status-differs", "a status that differs" },
+	[CAUSE_TYPE] = { "type-differs", "a Content-Type that differs" },
+	[CAUSE_BODY] = { "body-differs", "a body that differs" },
+	[CAUSE_TREE_FAILED] = { "tree-failed", "the tree's server gave no answer" },
+	[CAUSE_ORIGIN_FAILED] = { "origin-failed", "the origin itself fails" },
+};
+
+const char *cause_name(enum cause c)
+{
+	return causes[c].name;
+}
+
+const char *cause_title(enum cause c)
+{
+	return causes[c].title;
+}
+
+static bool is_redirect(int status)
+{
+	return status >= 300 && status < 400;
+}
+
+/* The Location of rs resolved against the URL asked, fresh; NULL when
+ * there is none (or it does not resolve: then its text as sent). */
+static char *resolved_location(const struct compare_ctx *ctx, const char *target, const struct origin_response *rs)
+{
+	if (!rs->location)
+		return NULL;
+	char *base = site_url_for(ctx->site, target);
+	char *abs = url_resolve(base, rs->location);
+	free(base);
+	return abs ? abs : xstrdup(rs->location);
+}
+
+/* The media type of a Content-Type (lower case, no parameters) and its
+ * charset (lower case, "" when none), into the two buffers. */
+static void split_type(const char *type, char *media, size_t mlen, char *charset, size_t clen)
+{
+	size_t n = 0;
+	media[0] = charset[0] = '\0';
+	if (!type)
+		return;
+	while (*type == ' ')
+		type++;
+	for (; *type && *type != ';' && *type != ' ' && n + 1 < mlen; type++)
+		media[n++] = (char)tolower((unsigned char)*type);
+	media[n] = '\0';
+	const char *cs = strcasestr(type, "charset=");
+	if (!cs)
+		return;
+	cs += 8;
+	if (*cs == '"')
+		cs++;
+	for (n = 0; *cs && *cs != ';' && *cs != '"' && *cs != ' ' && n + 1 < clen; cs++)
+		charset[n++] = (char)tolower((unsigned char)*cs);
+	charset[n] = '\0';
+}
+
+/* A line of at most 80 bytes from p (to end), control bytes as '?'. */
+static void add_line(struct buf *out, const char *p, const char *end)
+{
+	size_t n = 0;
+	for (; p < end && *p != '\n' && n < 80; p++, n++)
+		buf_addc(out, (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p);
+	if (p < end && *p != '\n')
+		buf_adds(out, "...");
+}
+
+char *compare_first_line(const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t i = 0, line = 1, start = 0;
+	for (; i < alen && i < blen && a[i] == b[i]; i++)
+		if (a[i] == '\n') {
+			line++;
+			start = i + 1;
+		}
+	struct buf out = BUF_INIT;
+	buf_addf(&out, "line %zu: origin '", line);
+	add_line(&out, a + start, a + alen);
+	buf_adds(&out, "', tree '");
+	add_line(&out, b + start, b + blen);
+	buf_addc(&out, '\'');
+	return buf_detach(&out, NULL);
+}
+
+/* The body of rs in memory, --strip applied to text as the crawl applies
+ * it; -1 with err when it cannot be read. */
+static int comparable_body(const struct compare_ctx *ctx, struct origin_response *rs, char *err)
+{
+	if (load_body(rs, err) < 0)
+		return -1;
+	if (ctx->crawl && ctx->crawl->nstrip && is_text_type(rs->content_type))
+		strip_volatile(ctx->crawl, &rs->body);
+	return 0;
+}
+
+enum cause compare_answers(const struct compare_ctx *ctx, const char *target, struct origin_response *o,
+			   struct origin_response *t, char **detail)
+{
+	*detail = NULL;
+	if (o->status >= 500) {
+		*detail = xasprintf("the origin answers %d", o->status);
+		return CAUSE_ORIGIN_FAILED;
+	}
+	bool tree_missing = (t->status == 404 || t->status == 410) && o->status != 404 && o->status != 410 &&
+			    o->status < 400;
+	if (tree_missing) {
+		char *loc = resolved_location(ctx, target, o);
+		*detail = loc ? xasprintf("the origin answers %d to '%s', the tree %d", o->status, loc, t->status)
+			      : xasprintf("the origin answers %d, the tree %d", o->status, t->status);
+		free(loc);
+		return CAUSE_NOT_IN_TREE;
+	}
+	if (is_redirect(o->status) || is_redirect(t->status)) {
+		char *ol = resolved_location(ctx, target, o), *tl = resolved_location(ctx, target, t);
+		enum cause c = CAUSE_ALIKE;
+		if (o->status != t->status || (ol && tl && strcmp(ol, tl)) || !ol != !tl) {
+			c = CAUSE_REDIRECT;
+			*detail = xasprintf("origin %d%s%s%s, tree %d%s%s%s", o->status, ol ? " to '" : "", ol ? ol : "",
+					    ol ? "'" : "", t->status, tl ? " to '" : "", tl ? tl : "", tl ? "'" : "");
+		}
+		free(ol);
+		free(tl);
+		return c;
+	}
+	if (o->status != t->status) {
+		*detail = xasprintf("origin %d, tree %d", o->status, t->status);
+		return CAUSE_STATUS;
+	}
+	if (o->status < 200 || o->status >= 300)
+		return CAUSE_ALIKE;
+	char om[128], oc[64], tm[128], tc[64];
+	split_type(o->content_type, om, sizeof om, oc, sizeof oc);
+	split_type(t->content_type, tm, sizeof tm, tc, sizeof tc);
+	if (strcmp(om, tm) || (*oc && *tc && strcmp(oc, tc))) {
+		*detail = xasprintf("origin '%s', tree '%s'", o->content_type ? o->content_type : "(none)",
+				    t->content_type ? t->content_type : "(none)");
+		return CAUSE_TYPE;
+	}
+	char err[ERR_LEN];
+	if (comparable_body(ctx, o, err) < 0) {
+		*detail = xasprintf("the origin's body: %s", err);
+		return CAUSE_ORIGIN_FAILED;
+	}
+	if (comparable_body(ctx, t, err) < 0) {
+		*detail = xasprintf("the tree's body: %s", err);
+		return CAUSE_TREE_FAILED;
+	}
+	const struct buf *ob = &o->body, *tb = &t->body;
+	if (ob->len == tb->len && (!ob->len || !memcmp(ob->data, tb->data, ob->len)))
+		return CAUSE_ALIKE;
+	if (ctx->volatiles && volatiles_same(ctx->volatiles, ob->data, ob->len, tb->data, tb->len))
+		return CAUSE_ALIKE;
+	*detail = compare_first_line(ob->data ? ob->data : "", ob->len, tb->data ? tb->data : "", tb->len);
+	return CAUSE_BODY;
+}
+
+void compare_body_sha(const struct compare_ctx *ctx, struct origin_response *o, char hex[65])
+{
+	char err[ERR_LEN];
+	hex[0] = '\0';
+	if (comparable_body(ctx, o, err) == 0)
+		sha256_hex(o->body.data ? o->body.data : "", o->body.len, hex);
+}
