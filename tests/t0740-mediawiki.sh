@@ -10,7 +10,8 @@
 # (request ids, parse reports, feed times) is found by itself, so a second
 # run rewrites no file, while a real edit (maintenance/edit.php) is
 # published; and a browser-style link check over the served tree finds
-# nothing broken but the views cgisnap said it left out. Under watch
+# nothing broken but the views cgisnap said it left out, as verify does
+# over a log of readers and bots (pages alike, views named). Under watch
 # --source on its data directory, the wiki's own writes to its SQLite
 # databases (caches, job queue) start no batch and hold no page, while an
 # edit made with maintenance/edit.php, written into the same database,
@@ -70,6 +71,43 @@ check_eq "" "$(sed -nE 's/^cgisnap: 200 (new|changed) [0-9]+ ms [0-9]+ bytes //p
 check_contains "$(cat "$OUT/.cgisnap/volatile" 2>&1)" 'wgRequestId":"' "the request id is a learned span"
 snap >"$TESTDIR/snap3.out" 2>"$TESTDIR/snap3.err"
 check_match "$(cat "$TESTDIR/snap3.err")" "stored $stored files \(0 new, 0 changed, $stored unchanged\)" "third run"
+
+try "verify: real traffic's pages answer alike; the views the generic rules cut are named as views"
+# A log as a wiki gets it: readers on five pages, bots on their edit,
+# history and info views.
+{
+	for target in $(cut -f1 "$MW_PAGES_FILE" | head -5); do
+		for i in 1 2 3; do
+			printf '192.0.2.1 - - [06/Dec/2026:10:00:00 +0000] "GET %s HTTP/1.1" 200 1 "-" "Mozilla/5.0"\n' "$target"
+		done
+		title=${target#*title=}
+		for view in edit history info; do
+			printf '192.0.2.2 - - [06/Dec/2026:10:00:00 +0000] "GET /mediawiki/index.php?title=%s&action=%s HTTP/1.1" 200 1 "-" "bot"\n' \
+				"$title" "$view"
+		done
+	done
+} >"$TESTDIR/mw-access.log"
+"$CGISNAP" verify --root "$MW_DOCROOT" --path-alias "/mediawiki=$MW_ROOT" --cgi php=php-cgi --site-url "$MW_URL" \
+	--json "$OUT" "$TESTDIR/mw-access.log" >"$TESTDIR/verify.json" 2>"$TESTDIR/verify.err"
+check_eq 1 $? "exit status: the views would change ($(tail -2 "$TESTDIR/verify.err"))"
+check_eq "ok" "$(python3 - "$TESTDIR/verify.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+problems = []
+for c in j["causes"]:
+    for f in c["families"]:
+        for u in f["items"]:
+            view = "&action=" in u["url"]
+            named = (u["detail"] or "").startswith(("a view: ", "left out: it said robots noindex"))
+            if not view:
+                problems.append("a page that differs: %s %s %r" % (u["url"], c["cause"], u["detail"]))
+            elif c["cause"] != "not-in-tree" or not named:
+                problems.append("a view not named as one: %s %s %r" % (u["url"], c["cause"], u["detail"]))
+if j["alike"] != {"urls": 5, "requests": 15}: problems.append("alike %r" % j["alike"])
+if j["changes"] != {"urls": 15, "requests": 15}: problems.append("changes %r" % j["changes"])
+print("ok" if not problems else "; ".join(problems[:5]))
+PY
+)" "the report"
 
 try "an edit made with maintenance/edit.php is published; the other pages stay"
 echo "Seeded page 05 was edited by the test." | mw_php maintenance/edit.php -u Admin -s edit "Page 05" \
