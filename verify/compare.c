@@ -9,6 +9,7 @@
 #include "base/buf.h"
 #include "base/log.h"
 #include "base/sha256.h"
+#include "base/textesc.h"
 #include "base/xalloc.h"
 #include "crawl/body.h"
 
@@ -77,14 +78,40 @@ static void split_type(const char *type, char *media, size_t mlen, char *charset
 	charset[n] = '\0';
 }
 
-/* A line of at most 80 bytes from p (to end), control bytes as '?'. */
+/* At most COMPARE_EXCERPT bytes of the line from p (to end), control
+ * bytes as '?', never cut inside a UTF-8 character; "..." where the line
+ * goes on. */
+#define COMPARE_EXCERPT 80
 static void add_line(struct buf *out, const char *p, const char *end)
 {
 	size_t n = 0;
-	for (; p < end && *p != '\n' && n < 80; p++, n++)
-		buf_addc(out, (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p);
+	while (p < end && *p != '\n' && n < COMPARE_EXCERPT) {
+		const unsigned char *u = (const unsigned char *)p;
+		size_t len = *u >= 0x80 ? utf8_char_len(u) : 1;
+		if (len > 1 && (p + len > end || n + len > COMPARE_EXCERPT))
+			break;
+		if (len > 1)
+			buf_add(out, p, len);
+		else
+			buf_addc(out, *u < 0x20 || *u == 0x7f ? '?' : *p);
+		p += len ? len : 1;
+		n += len ? len : 1;
+	}
 	if (p < end && *p != '\n')
 		buf_adds(out, "...");
+}
+
+/* Where an excerpt of a line that differs at diff (the line starting at
+ * start) begins: the line's start, or some way before the difference on
+ * a long line (minified HTML is one line), at a character's start. */
+static size_t excerpt_start(const char *a, size_t start, size_t diff)
+{
+	if (diff - start <= COMPARE_EXCERPT / 2)
+		return start;
+	size_t at = diff - COMPARE_EXCERPT / 4;
+	while (at > start && ((unsigned char)a[at] & 0xc0) == 0x80)
+		at--;
+	return at;
 }
 
 char *compare_first_line(const char *a, size_t alen, const char *b, size_t blen)
@@ -95,11 +122,12 @@ char *compare_first_line(const char *a, size_t alen, const char *b, size_t blen)
 			line++;
 			start = i + 1;
 		}
+	size_t from = excerpt_start(a, start, i);
 	struct buf out = BUF_INIT;
-	buf_addf(&out, "line %zu: origin '", line);
-	add_line(&out, a + start, a + alen);
-	buf_adds(&out, "', tree '");
-	add_line(&out, b + start, b + blen);
+	buf_addf(&out, "line %zu: origin '%s", line, from > start ? "..." : "");
+	add_line(&out, a + from, a + alen);
+	buf_addf(&out, "', tree '%s", from > start ? "..." : "");
+	add_line(&out, b + from, b + blen);
 	buf_addc(&out, '\'');
 	return buf_detach(&out, NULL);
 }
@@ -172,7 +200,10 @@ enum cause compare_answers(const struct compare_ctx *ctx, const char *target, st
 		return CAUSE_ALIKE;
 	if (ctx->volatiles && volatiles_same(ctx->volatiles, ob->data, ob->len, tb->data, tb->len))
 		return CAUSE_ALIKE;
-	*detail = compare_first_line(ob->data ? ob->data : "", ob->len, tb->data ? tb->data : "", tb->len);
+	if (is_text_type(o->content_type))
+		*detail = compare_first_line(ob->data ? ob->data : "", ob->len, tb->data ? tb->data : "", tb->len);
+	else
+		*detail = xasprintf("origin %zu bytes, tree %zu bytes", ob->len, tb->len);
 	return CAUSE_BODY;
 }
 

@@ -57,7 +57,9 @@ enum cause compare_answers(const struct compare_ctx *ctx, const char *target, st
 void compare_body_sha(const struct compare_ctx *ctx, struct origin_response *o, char hex[65]);
 
 /* The first line on which a and b differ: "line N: origin 'A', tree 'B'"
- * (each line cut at 80 bytes, control bytes as '?'); fresh. */
+ * (each line cut at 80 bytes, from some way before the difference on a
+ * long line, "..." where cut; control bytes as '?'); fresh. A body that
+ * is not text is told by its sizes instead. */
 char *compare_first_line(const char *a, size_t alen, const char *b, size_t blen);
 
 #endif

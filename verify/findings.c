@@ -75,6 +75,14 @@ bool findings_changes(const struct findings *f)
 	return false;
 }
 
+bool findings_compared(const struct findings *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->items[i].cause != CAUSE_ORIGIN_FAILED)
+			return true;
+	return false;
+}
+
 /* part of whole as a percentage a reader can trust: never "100.0%" for
  * less than all, nor "0.0%" for more than none. */
 static const char *pct(char *out, size_t len, long long part, long long whole)
@@ -150,7 +158,9 @@ static void summary(struct buf *out, const struct findings *f, const struct tota
 	}
 	if (f->interrupted)
 		buf_adds(out, "Interrupted: the URLs not replayed yet are not counted.\n");
-	if (!t->change_urls)
+	if (!t->change_urls && !t->urls[CAUSE_ALIKE] && t->urls[CAUSE_ORIGIN_FAILED])
+		buf_adds(out, "Nothing compared: the origin failed every URL.\n");
+	else if (!t->change_urls)
 		buf_addf(out, "%s of the requests answer alike (%zu URL%s): nothing would change.\n",
 			 pct(a, sizeof a, t->requests[CAUSE_ALIKE], t->all_requests), t->urls[CAUSE_ALIKE],
 			 t->urls[CAUSE_ALIKE] == 1 ? "" : "s");

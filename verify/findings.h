@@ -55,6 +55,8 @@ void findings_prepare(struct findings *f);
 void findings_count(const struct findings *f, size_t urls[NCAUSES], long long requests[NCAUSES]);
 /* Whether some URL would change (any cause but alike and origin-failed). */
 bool findings_changes(const struct findings *f);
+/* Whether some URL was compared at all (the origin answered it). */
+bool findings_compared(const struct findings *f);
 
 void findings_text(FILE *out, const struct findings *f);
 void findings_json(FILE *out, const struct findings *f);

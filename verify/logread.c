@@ -31,6 +31,7 @@ void logread_release(struct logread *lr)
 
 static int hexval(int c)
 {
+	c = (unsigned char)c;
 	return isdigit(c) ? c - '0' : isxdigit(c) ? tolower(c) - 'a' + 10 : -1;
 }
 
@@ -148,8 +149,13 @@ int logread_file(struct logread *lr, const char *path, char *err)
 	long long lineno = 0;
 	bool overlong = false;
 	int rc = 0;
-	while (gzgets(gz, line, LOGREAD_LINE_MAX)) {
-		size_t len = strlen(line);
+	for (;;) {
+		z_off_t before = gztell(gz);
+		if (!gzgets(gz, line, LOGREAD_LINE_MAX))
+			break;
+		/* gzgets copies NUL bytes too: what it read is what the
+		 * stream moved by. */
+		size_t len = (size_t)(gztell(gz) - before);
 		bool whole = len && line[len - 1] == '\n';
 		if (overlong) { /* the rest of a line too long to read */
 			overlong = !whole;
@@ -159,6 +165,10 @@ int logread_file(struct logread *lr, const char *path, char *err)
 		lr->lines++;
 		if (!whole && !gzeof(gz)) {
 			overlong = true;
+			note_malformed(lr, name, lineno);
+			continue;
+		}
+		if (memchr(line, '\0', len)) { /* a damaged log's run of NULs */
 			note_malformed(lr, name, lineno);
 			continue;
 		}
@@ -182,7 +192,9 @@ int logread_file(struct logread *lr, const char *path, char *err)
 	}
 	int gzerr;
 	const char *why = gzerror(gz, &gzerr);
-	if (gzerr != Z_OK && gzerr != Z_BUF_ERROR)
+	if (gzerr == Z_BUF_ERROR) /* a rotation compressed while it was written, cut short */
+		log_warn("log '%s' ends in the middle of its gzip stream: read up to there", name);
+	else if (gzerr != Z_OK)
 		rc = err_set(err, "cannot read log '%s': %s", name,
 			     gzerr == Z_ERRNO ? strerror(errno) : why);
 	gzclose(gz);

@@ -81,7 +81,8 @@ static void print_help(const struct opt *const *tables)
 	       "same options (or -c FILE) as the snapshot had, so that the URLs the tree lacks\n"
 	       "are explained by the rule that left them out. Only GET and HEAD requests for\n"
 	       "the site's own URLs are sent (others are counted and skipped); nothing is\n"
-	       "written to DIR.\n\n"
+	       "written to DIR. The site is the one DIR was made for (its recorded\n"
+	       "--site-url) unless --site-url names another.\n\n"
 	       "Examples:\n"
 	       "  cgisnap verify --root /usr/share/dokuwiki --cgi php=php-cgi out/ \\\n"
 	       "      /var/log/apache2/access.log /var/log/apache2/access.log.2.gz\n"
@@ -105,9 +106,10 @@ static void print_help(const struct opt *const *tables)
 	       "--json prints every URL as one object instead of the text; --html FILE writes\n"
 	       "the same as a page (temp + rename).\n");
 	printf("\nExit status: 0 every URL answers alike (the origin's own failures aside); 1\n"
-	       "some URL would change; 2 usage or set-up error (a log or DIR that cannot be\n"
-	       "read, an origin or a --server that does not answer); %d interrupted (SIGINT:\n"
-	       "the URLs replayed so far are reported).\n",
+	       "some URL would change, or the origin failed every one (nothing compared); 2\n"
+	       "usage or set-up error (a log or DIR that cannot be read, no request for the\n"
+	       "site in the logs, an origin or a --server that does not answer); %d\n"
+	       "interrupted (SIGINT: the URLs replayed so far are reported).\n",
 	       EXIT_INTERRUPTED);
 }
 
@@ -218,9 +220,9 @@ static struct origin *open_tree_side(struct spawned *serve, const char *dir, con
 	cfg.origin_url = (char *)url;
 	cfg.site_url = site->url;
 	cfg.jobs = jobs;
+	/* origin_options has its defaults (crawl_setup_rules applied them). */
 	cfg.timeout_s = origin_options.timeout_s;
 	cfg.max_output_mb = origin_options.max_output_mb;
-	origin_defaults(&cfg);
 	struct origin *o = origin_open(&cfg, site, err);
 	if (!o && verify_options.server) {
 		char why[ERR_LEN];
@@ -298,6 +300,13 @@ int cmd_verify(int argc, char **argv)
 			log_error("%s", err);
 			goto out;
 		}
+	if (!lr.n) {
+		log_error("no GET or HEAD request for a URL of '%s' in the log%s (%lld line%s; %lld for other sites, "
+			  "%lld of other methods, %lld in no access-log format): nothing to replay",
+			  plain.url, args.n > 2 ? "s" : "", lr.lines, lr.lines == 1 ? "" : "s", lr.outside,
+			  lr.other_methods, lr.malformed);
+		goto out;
+	}
 	found.distinct = lr.n;
 	if (verify_options.sample > 0)
 		found.sampled_out = logread_keep_most(&lr, (size_t)verify_options.sample);
@@ -316,6 +325,10 @@ int cmd_verify(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	r.tree = open_tree_side(&serve, dir, &s.site, s.crawl.jobs, err);
 	if (!r.tree) {
+		if (interrupted) {
+			rc = EXIT_INTERRUPTED;
+			goto out;
+		}
 		log_error("%s", err);
 		goto out;
 	}
@@ -329,7 +342,7 @@ int cmd_verify(int argc, char **argv)
 	r.out = xcalloc(lr.n ? lr.n : 1, sizeof *r.out);
 	r.done = xcalloc(lr.n ? lr.n : 1, sizeof *r.done);
 	pthread_mutex_init(&r.progress_mu, NULL);
-	r.progress = progress_enabled() && !crawl_options.quiet;
+	r.progress = s.crawl.progress == CRAWL_PROGRESS_BAR;
 	replay_all(&r, s.crawl.jobs);
 	pthread_mutex_destroy(&r.progress_mu);
 
@@ -370,7 +383,7 @@ int cmd_verify(int argc, char **argv)
 	else
 		findings_text(stdout, &found);
 	fflush(stdout);
-	rc = interrupted ? EXIT_INTERRUPTED : findings_changes(&found) ? EXIT_PARTIAL : 0;
+	rc = interrupted ? EXIT_INTERRUPTED : findings_changes(&found) || !findings_compared(&found) ? EXIT_PARTIAL : 0;
 	if (verify_options.html) {
 		findings_html(html.f, &found);
 		if (outfile_commit(&html, err) < 0) {

@@ -1,6 +1,7 @@
 /* cli/outfile.c - report files published by temp + rename (outfile.h). */
 #include "cli/outfile.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,8 @@ int outfile_commit(struct outfile *h, char *err)
 	int rc;
 	int bad = ferror(h->f);
 	if (fclose(h->f) != 0 || bad) {
+		if (bad)
+			errno = EIO; /* what failed earlier left no errno behind */
 		h->f = NULL;
 		rc = err_sys(err, "cannot write %s '%s'", h->option, h->path);
 		goto fail;

@@ -8,6 +8,7 @@
 #include "../../verify/compare.h"
 #include "../../verify/findings.h"
 #include "../../verify/logread.h"
+#include "base/textesc.h"
 #include "base/xalloc.h"
 #include "unit.h"
 
@@ -163,6 +164,48 @@ TEST(verify_first_differing_line)
 	CHECK_HAS(d, "xxx...', tree 'y'");
 	CHECK(strlen(d) < 120);
 	free(d);
+	/* A long line (minified HTML): the excerpt starts near the difference. */
+	char a[300], b[300];
+	memset(a, 'a', sizeof a);
+	memcpy(b, a, sizeof b);
+	memcpy(a + 200, "ORIGIN", 6);
+	memcpy(b + 200, "TREE!!", 6);
+	d = compare_first_line(a, sizeof a, b, sizeof b);
+	CHECK_HAS(d, "line 1: origin '...aaaaaaaaaaaaaaaaaaaaORIGIN");
+	CHECK_HAS(d, "', tree '...aaaaaaaaaaaaaaaaaaaaTREE!!");
+	free(d);
+	/* Never cut inside a UTF-8 character: 79 bytes, then a 2-byte one. */
+	char u[90];
+	memset(u, 'x', 79);
+	memcpy(u + 79, "\xc3\xa9z", 3);
+	d = compare_first_line(u, 82, "y", 1);
+	CHECK_HAS(d, "xxx...', tree 'y'");
+	CHECK_LACKS(d, "\xc3'");
+	CHECK_LACKS(d, "\xc3.");
+	free(d);
+}
+
+TEST(verify_json_strings_stay_utf8)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	json_string(out, "caf\xc3\xa9 \xe9t\xe9 \x89PNG \"q\"\n");
+	fclose(out);
+	CHECK_STR("\"caf\xc3\xa9 \\ufffdt\\ufffd \\ufffdPNG \\\"q\\\"\\u000a\"", text);
+	free(text);
+}
+
+TEST(verify_compare_other_bodies_by_size)
+{
+	struct site site;
+	char err[256], *d;
+	CHECK_INT(0, site_init(&site, "http://wiki.example.org/", err));
+	struct compare_ctx ctx = { &site, NULL, NULL };
+	CHECK_INT(CAUSE_BODY, cmp(&ctx, 200, "image/png", NULL, "\x89PNG one", 200, "image/png", NULL, "\x89PNG two!", &d));
+	CHECK_STR("origin 8 bytes, tree 9 bytes", d);
+	free(d);
+	site_release(&site);
 }
 
 static void add(struct findings *f, const char *target, long requests, enum cause c)
