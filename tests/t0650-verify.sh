@@ -135,9 +135,14 @@ VOID = {"meta", "br"}
 class P(html.parser.HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.stack, self.errors, self.text = [], [], ""
+        self.stack, self.errors, self.text, self.bars = [], [], "", {}
     def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
         if tag == "script": self.errors.append("a script")
+        if tag == "rect" and a.get("class") == "cause":
+            self.bars[a["data-cause"]] = (float(a["width"]), int(a["data-requests"]))
+        for k in ("src", "href"):
+            if a.get(k): self.errors.append("fetches " + a[k])
         if tag not in VOID: self.stack.append(tag)
     def handle_endtag(self, tag):
         if not self.stack or self.stack[-1] != tag: self.errors.append("</%s> misplaced" % tag)
@@ -148,6 +153,11 @@ for u in ("/doku.php?id=" + sys.argv[2], "/doku.php?id=planted:new", "/doku.php?
           "/doku.php?id=start&do=recent", "/doku.php?id=start&utm_source=newsletter"):
     if u not in p.text: p.errors.append("no " + u)
 if "5 URLs, 20.8% of the requests, would change" not in p.text: p.errors.append("no verdict")
+# The bar: a stretch per cause, in proportion to its requests (106 in all).
+want = {"alike": 84, "not-in-tree": 8, "status-differs": 2, "body-differs": 12}
+if {c: r for c, (w, r) in p.bars.items()} != want: p.errors.append("bar stretches %r" % p.bars)
+for c, (w, r) in p.bars.items():
+    if abs(w - 800.0 * r / 106) > 0.01: p.errors.append("%s is %.2f wide for %d requests" % (c, w, r))
 if p.stack: p.errors.append("open: " + " ".join(p.stack))
 print("ok" if not p.errors else "; ".join(p.errors))
 PY

@@ -283,6 +283,49 @@ void findings_json(FILE *out, const struct findings *f)
 	fputs("]}\n", out);
 }
 
+/* Each cause's colour in the page's bar; alike green, the origin's own
+ * failures grey. */
+static const char *const cause_colors[NCAUSES] = {
+	[CAUSE_ALIKE] = "#4c9a4c",	  [CAUSE_NOT_IN_TREE] = "#c0504d", [CAUSE_GONE_IN_TREE] = "#d9822b",
+	[CAUSE_REDIRECT] = "#8064a2",	  [CAUSE_STATUS] = "#b8860b",	  [CAUSE_TYPE] = "#4f81bd",
+	[CAUSE_BODY] = "#e377c2",	  [CAUSE_TREE_FAILED] = "#222222", [CAUSE_ORIGIN_FAILED] = "#999999",
+};
+
+#define BAR_W 800
+#define BAR_H 28
+
+/* The requests as one bar, a stretch per cause in proportion to its
+ * requests, with a legend: inline SVG, nothing fetched. */
+static void share_bar(FILE *out, const struct totals *t)
+{
+	char a[16];
+	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"share\" width=\"%d\" height=\"%d\" "
+		     "viewBox=\"0 0 %d %d\" role=\"img\">\n<title>The requests by cause</title>\n",
+		BAR_W, BAR_H, BAR_W, BAR_H);
+	double x = 0;
+	for (int c = 0; c < NCAUSES; c++) {
+		if (!t->requests[c] || !t->all_requests)
+			continue;
+		double w = (double)BAR_W * (double)t->requests[c] / (double)t->all_requests;
+		fprintf(out, "<rect class=\"cause\" data-cause=\"%s\" data-requests=\"%lld\" x=\"%.2f\" y=\"0\" "
+			     "width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>",
+			cause_name((enum cause)c), t->requests[c], x, w, BAR_H, cause_colors[c]);
+		html_escaped(out, cause_title((enum cause)c));
+		fprintf(out, ": %s</title></rect>\n", pct(a, sizeof a, t->requests[c], t->all_requests));
+		x += w;
+	}
+	fputs("</svg>\n<ul class=\"legend\">\n", out);
+	for (int c = 0; c < NCAUSES; c++) {
+		if (!t->requests[c])
+			continue;
+		fprintf(out, "<li><span class=\"swatch\" style=\"background:%s\"></span>", cause_colors[c]);
+		html_escaped(out, cause_title((enum cause)c));
+		fprintf(out, ": %zu URL%s, %s of the requests</li>\n", t->urls[c], t->urls[c] == 1 ? "" : "s",
+			pct(a, sizeof a, t->requests[c], t->all_requests));
+	}
+	fputs("</ul>\n", out);
+}
+
 void findings_html(FILE *out, const struct findings *f)
 {
 	struct totals t;
@@ -299,6 +342,8 @@ void findings_html(FILE *out, const struct findings *f)
 	      "td,th{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-align:top}\n"
 	      "th.family{background:#f2f2f2}\ntd.n{text-align:right;white-space:nowrap}\n"
 	      "code{word-break:break-all}\n.ok{color:#2a7d2a}.bad{color:#b22}\n"
+	      "ul.legend{list-style:none;padding:0}\n"
+	      ".swatch{display:inline-block;width:1em;height:1em;margin-right:.4em;vertical-align:middle}\n"
 	      "</style>\n</head>\n<body>\n<h1>cgisnap verify: ", out);
 	html_escaped(out, f->site_url);
 	fprintf(out, "</h1>\n<p class=\"%s\">", t.change_urls ? "bad" : "ok");
@@ -311,6 +356,7 @@ void findings_html(FILE *out, const struct findings *f)
 		fputs(i + 1 < lines.n ? "<br>\n" : "\n", out);
 	}
 	fputs("</p>\n", out);
+	share_bar(out, &t);
 	for (size_t i = 0; i < f->n;) {
 		enum cause c = f->items[i].cause;
 		if (c == CAUSE_ALIKE) {

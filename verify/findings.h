@@ -5,8 +5,9 @@
  * first. Counts are weighted by requests: "99.2% of the requests answer
  * alike; 31 URLs, 0.8% of the requests, would change". As text (the
  * first 10 URLs of a family, then how many more), one JSON object
- * (every URL), or one self-contained HTML page (every URL; inline CSS,
- * nothing fetched).
+ * (every URL), or one self-contained HTML page (the requests as a bar of
+ * the causes' shares, then every URL; inline SVG and CSS, nothing
+ * fetched).
  *
  * A URL the origin itself fails is listed, not counted as a change: the
  * snapshot cannot be compared with an answer the origin does not give.
