@@ -5,7 +5,9 @@
 # input, several); planted differences - a page edited, one added, one
 # deleted, a URL --exclude left out, a tracking parameter - are each found
 # under their cause, named, and weighted by the log's request counts, in
-# the text, the JSON and the HTML page; --sample replays the most
+# the text, the JSON and the HTML page; on the sample blog, a post renamed
+# since is found by its shortlink's redirect and its old URL, while a
+# URL without its slash answers the same redirect; --sample replays the most
 # requested; the tree as nginx serves it (--server) answers as serve's;
 # an HTTP origin receives only GET requests for the site's URLs; bad
 # input fails with one line and exit 2.
@@ -100,6 +102,37 @@ check_contains "$out" "/doku.php?id=start&utm_source=newsletter (1 request): the
 check_contains "$out" "a body that differs: 1 URL, 11.3% of the requests" "a cause's heading"
 check_file "$TESTDIR/report.html"
 check_eq "" "$(ls -A "$TESTDIR" | grep cgisnap-tmp)" "no temporary file left"
+
+try "the sample blog: a post renamed since the snapshot is found by its shortlink's redirect and its old URL"
+BLOG=$TESTDIR/blog
+seed_blog "$BLOG" 30
+snap_blog "$BLOG" "$TESTDIR/blog-out" -q 2>"$TESTDIR/blog-snap.err" || fail "snapshot of the blog: $(cat "$TESTDIR/blog-snap.err")"
+# The shortlinks the crawl recorded as 301s: the oldest post and a recent one.
+post_url() { awk -F'\t' -v t="/?p=$1" '$1 == t { sub("^http://localhost:8080", "", $9); print $9 }' <("$CGISNAP" ls "$TESTDIR/blog-out"); }
+old=$(post_url 1) recent=$(post_url 20)
+[ -n "$old" ] && [ -n "$recent" ] || fail "no shortlinks recorded"
+{
+	line GET / 9
+	line GET "$recent" 5
+	line GET "${recent%/}" 2
+	line GET '/?p=20' 3
+	line GET /feed/ 4
+	line GET '/?p=999' 1
+	line GET '/?p=1' 6
+	line GET "$old" 10
+} >"$TESTDIR/blog.log"
+php -r '$d = new PDO("sqlite:" . $argv[1]); $d->exec("UPDATE posts SET slug = slug || \"-renamed\" WHERE id = 1");' \
+	"$BLOG/wp-content/database.sqlite"
+"$CGISNAP" verify --root "$BLOG" --cgi php=php-cgi --front-controller /index.php "$TESTDIR/blog-out" \
+	"$TESTDIR/blog.log" >"$TESTDIR/blog.out" 2>"$TESTDIR/blog.err"
+check_eq 1 $? "exit status ($(tail -1 "$TESTDIR/blog.err"))"
+out=$(cat "$TESTDIR/blog.out")
+check_contains "$out" "Replayed 8 distinct URLs (40 GET/HEAD requests in 1 log)" "what was replayed"
+check_contains "$out" "60.0% of the requests answer alike (6 URLs); 2 URLs, 40.0% of the requests, would change." \
+	"the verdict: the home page, a post with and without its slash, its shortlink, the feed, a 404 alike"
+check_contains "$out" "/?p=1 (6 requests): origin 301 to 'http://localhost:8080${old%/}-renamed/', tree 301 to 'http://localhost:8080$old'" \
+	"the shortlink's redirect differs"
+check_contains "$out" "$old (10 requests): origin 404, tree 200" "the old URL still served by the tree"
 
 try "--json: every URL with its cause, statuses and requests; --html: a page with each of them"
 "$CGISNAP" verify "${WIKI[@]}" --json "$OUT" "$TESTDIR/mixed.log" >"$TESTDIR/mixed.json" 2>"$TESTDIR/json.err"
