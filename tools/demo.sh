@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# tools/demo.sh - 'make demo': seed a sample site, snapshot it, measure the
-# dynamic site against its snapshot, then serve the snapshot until Ctrl-C.
+# tools/demo.sh - 'make demo': seed a sample site, snapshot it, replay an
+# access log against both (verify), measure the dynamic site against its
+# snapshot, then serve the snapshot until Ctrl-C.
 #
 # DEMO_SITE=wiki (default) or blog; DEMO_PORT=8080; DEMO_DIR=/tmp/cgisnap-demo
 # (the seeded site and its snapshot are kept there for a look afterwards);
@@ -54,6 +55,17 @@ esac
 say "cgisnap snapshot: rendering every page through php-cgi into $TREE"
 show cgisnap snapshot "${ORIGIN[@]}" "${SNAP[@]}" "$TREE"
 "$CGISNAP" snapshot "${ORIGIN[@]}" "${SNAP[@]}" "$TREE" || true
+
+say "cgisnap verify: an access log replayed against the site and its snapshot"
+# A log as the site might have it: its pages, the first ones most read, and
+# a visitor's link with a tracking parameter.
+LOG=$DIR/$SITE_KIND-access.log
+"$CGISNAP" ls "$TREE" | awk -F'\t' '!/^#/ && $3 == 200 && $4 ~ /html/ { print $1 }' | head -40 |
+	awk '{ for (i = 0; i < 41 - NR; i++)
+		printf "192.0.2.%d - - [01/Dec/2026:10:00:00 +0000] \"GET %s HTTP/1.1\" 200 1 \"-\" \"Mozilla/5.0\"\n", i % 250, $1 }
+	     END { printf "192.0.2.7 - - [01/Dec/2026:10:00:00 +0000] \"GET /?utm_source=newsletter HTTP/1.1\" 200 1 \"-\" \"Mozilla/5.0\"\n" }' >"$LOG"
+show cgisnap verify "${ORIGIN[@]}" "${SNAP[@]}" "$TREE" "$LOG"
+"$CGISNAP" verify "${ORIGIN[@]}" "${SNAP[@]}" "$TREE" "$LOG" || true
 
 say "cgisnap bench: the dynamic site against its snapshot, ${SECONDS_EACH} s each"
 show cgisnap bench "${ORIGIN[@]}" --tree "$TREE" -k -c 10 -d "$SECONDS_EACH"
