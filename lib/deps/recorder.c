@@ -81,16 +81,24 @@ static void filter_deps(struct dep_recorder *r, const struct strlist *in, struct
  * for them and found nothing (what changed since it looked, its event
  * re-renders the page anyway). Their creation is what matters; their
  * absence later is no change, which a catch-up (watch/catchup.c) could
- * not tell from a removal if they stood as R or E. */
-static void split_absent(struct strlist *list, struct strlist *absent)
+ * not tell from a removal if they stood as R or E. seen holds what this
+ * run's end found already (path -> PATH_THERE or PATH_ABSENT): the
+ * pages of a site read mostly the same files, and each was lstat'ed
+ * once per page. */
+#define PATH_THERE ((void *)1)
+#define PATH_ABSENT ((void *)2)
+static void split_absent(struct strlist *list, struct strlist *absent, struct hashmap *seen)
 {
 	struct strlist present = STRLIST_INIT;
 	for (size_t i = 0; i < list->n; i++) {
-		struct stat st;
-		if (lstat(list->items[i], &st) < 0 && (errno == ENOENT || errno == ENOTDIR))
-			strlist_add(absent, list->items[i]);
-		else
-			strlist_add(&present, list->items[i]);
+		void *was = hashmap_get(seen, list->items[i]);
+		if (!was) {
+			struct stat st;
+			was = lstat(list->items[i], &st) < 0 && (errno == ENOENT || errno == ENOTDIR) ? PATH_ABSENT
+												 : PATH_THERE;
+			hashmap_put(seen, list->items[i], was);
+		}
+		strlist_add(was == PATH_ABSENT ? absent : &present, list->items[i]);
 	}
 	strlist_clear(list);
 	*list = present;
@@ -439,14 +447,14 @@ static int first_written_dependents(struct dep_recorder *r, struct manifest *m, 
  * would make the lists differ with the renders' order (worker and fork
  * mode, -j), and the run's end is what a later watch's catch-up compares
  * with. */
-static void split_as_left(struct manifest_entry *e)
+static void split_as_left(struct manifest_entry *e, struct hashmap *seen)
 {
-	split_absent(&e->deps_read, &e->deps_absent);
-	split_absent(&e->deps_exist, &e->deps_absent);
+	split_absent(&e->deps_read, &e->deps_absent, seen);
+	split_absent(&e->deps_exist, &e->deps_absent, seen);
 	strlist_sort(&e->deps_absent);
 	strlist_uniq(&e->deps_absent);
 	struct strlist gone = STRLIST_INIT;
-	split_absent(&e->deps_wrote, &gone);
+	split_absent(&e->deps_wrote, &gone, seen);
 	strlist_clear(&gone);
 }
 
@@ -454,12 +462,13 @@ static void record_commit(void *arg, struct manifest *m, struct strlist *changed
 {
 	struct dep_recorder *r = arg;
 	char err[ERR_LEN];
+	struct hashmap seen = HASHMAP_INIT;
 	real_paths_forget(&r->real); /* the next run looks again */
 	pthread_mutex_lock(&r->lock);
 	for (size_t i = 0; changed && i < changed->n; i++) {
 		struct manifest_entry *e = manifest_get(m, changed->items[i]);
 		if (e) {
-			split_as_left(e);
+			split_as_left(e, &seen);
 			drop_written(r, e);
 		}
 	}
@@ -473,13 +482,14 @@ static void record_commit(void *arg, struct manifest *m, struct strlist *changed
 		size_t it = 0;
 		void *v;
 		while (hashmap_next(&m->entries, &it, NULL, &v)) {
-			split_as_left(v);
+			split_as_left(v, &seen);
 			drop_written(r, v);
 		}
 	}
 	strlist_clear(&r->fresh);
 	forget_vanished_writes(r);
 	pthread_mutex_unlock(&r->lock);
+	hashmap_release(&seen);
 }
 
 void dep_recorder_init(struct dep_recorder *r)

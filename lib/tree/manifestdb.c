@@ -357,6 +357,7 @@ void manifest_db_close(struct tree *t)
 	if (!d)
 		return;
 	mdb_state_clear(d);
+	sqlite3_finalize(d->journal);
 	for (size_t i = 0; i < READERS_MAX; i++)
 		mdb_reader_close(atomic_load(&d->readers[i]));
 	sqlite3_close_v2(d->db);

@@ -59,6 +59,9 @@ struct manifest_db {
 	struct hashmap stored; /* target -> struct stored * */
 	long long rows_written;
 	long long rows_compared;
+	/* manifest_journal's insert, prepared once (under mu): one a page
+	 * published, and preparing it cost as much as running it. */
+	sqlite3_stmt *journal;
 	/* manifest_lookup's connections, opened on first use (under
 	 * readers_mu), closed with the database. */
 	pthread_mutex_t readers_mu;

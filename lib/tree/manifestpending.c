@@ -19,14 +19,15 @@ int manifest_journal(struct tree *t, const struct manifest_entry *e, char *err)
 		return -1;
 	struct buf line = BUF_INIT;
 	manifest_format_entry(&line, e);
-	sqlite3_stmt *st = mdb_prepare(t, "INSERT INTO pending (line) VALUES (?1)");
+	if (!t->db->journal)
+		t->db->journal = mdb_prepare(t, "INSERT INTO pending (line) VALUES (?1)");
+	sqlite3_stmt *st = t->db->journal;
 	int rc = 0;
 	if (st)
 		sqlite3_bind_text(st, 1, line.data, (int)line.len, SQLITE_STATIC);
-	if (!st || mdb_step(st) < 0)
+	if (!st || mdb_step(st) < 0) /* mdb_step resets it for the next */
 		rc = err_set(err, "cannot record '%s' in '%s/%s/%s': %s", e->key ? e->key : e->target, t->path,
 			     TREE_META_DIR, MANIFEST_DB_FILE, mdb_reason(t->db->db, (char[MDB_REASON_LEN]){ 0 }));
-	sqlite3_finalize(st);
 	buf_release(&line);
 	mdb_unlock(t);
 	return rc;
