@@ -127,9 +127,10 @@ static const char *plural(long long n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-/* The lines every format starts with, as text into out. */
-static void summary(struct buf *out, const struct findings *f, const struct totals *t)
+/* The lines every format starts with, as text into out; t filled. */
+static void summary(struct buf *out, const struct findings *f, struct totals *t)
 {
+	totals_of(f, t);
 	char a[16], b[16];
 	buf_addf(out, "Replayed %zu distinct URL%s (%lld GET/HEAD request%s in %zu log%s) against the origin (%s) "
 		      "and the tree '%s' (%s).\n",
@@ -191,7 +192,6 @@ void findings_text(FILE *out, const struct findings *f)
 	struct totals t;
 	struct buf head = BUF_INIT;
 	char a[16];
-	totals_of(f, &t);
 	summary(&head, f, &t);
 	fputs(buf_str(&head), out);
 	buf_release(&head);
@@ -328,10 +328,9 @@ static void share_bar(FILE *out, const struct totals *t)
 
 void findings_html(FILE *out, const struct findings *f)
 {
-	struct totals t;
 	struct buf head = BUF_INIT;
+	struct totals t;
 	char a[16];
-	totals_of(f, &t);
 	summary(&head, f, &t);
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<title>cgisnap verify: ", out);
