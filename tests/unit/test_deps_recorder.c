@@ -124,8 +124,8 @@ TEST(watch_dep_recorder_hooks)
 	origin_response_release(&failed);
 	dep_recorder_release(&r);
 	unlink(cache);
-	rmdir(dir);
 	unlink(page_txt);
+	rmdir(dir); /* empty by now: each run left one behind */
 	free(cache);
 	free(tmp);
 	free(page_txt);
