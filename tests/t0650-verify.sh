@@ -7,7 +7,8 @@
 # under their cause, named, and weighted by the log's request counts, in
 # the text, the JSON and the HTML page; on the sample blog, a post renamed
 # since is found by its shortlink's redirect and its old URL, while a
-# URL without its slash answers the same redirect; --sample replays the most
+# URL without its slash answers the same redirect, and a byte changed in
+# a 20 MiB download (compared by size and hash, not in memory); --sample replays the most
 # requested; the tree as nginx serves it (--server) answers as serve's;
 # an HTTP origin receives only GET requests for the site's URLs; bad
 # input fails with one line and exit 2.
@@ -106,7 +107,12 @@ check_eq "" "$(ls -A "$TESTDIR" | grep cgisnap-tmp)" "no temporary file left"
 try "the sample blog: a post renamed since the snapshot is found by its shortlink's redirect and its old URL"
 BLOG=$TESTDIR/blog
 seed_blog "$BLOG" 30
-snap_blog "$BLOG" "$TESTDIR/blog-out" -q 2>"$TESTDIR/blog-snap.err" || fail "snapshot of the blog: $(cat "$TESTDIR/blog-snap.err")"
+# A download bigger than --max-parse (16 MiB): stored as it is, compared
+# by its size and hash from its files.
+mkdir -p "$BLOG/files"
+head -c $((20 * 1024 * 1024)) /dev/urandom >"$BLOG/files/image.iso"
+snap_blog "$BLOG" "$TESTDIR/blog-out" -q --seed / --seed /files/image.iso 2>"$TESTDIR/blog-snap.err" ||
+	fail "snapshot of the blog: $(cat "$TESTDIR/blog-snap.err")"
 # The shortlinks the crawl recorded as 301s: the oldest post and a recent one.
 post_url() { awk -F'\t' -v t="/?p=$1" '$1 == t { sub("^http://localhost:8080", "", $9); print $9 }' <("$CGISNAP" ls "$TESTDIR/blog-out"); }
 old=$(post_url 1) recent=$(post_url 20)
@@ -120,19 +126,28 @@ old=$(post_url 1) recent=$(post_url 20)
 	line GET '/?p=999' 1
 	line GET '/?p=1' 6
 	line GET "$old" 10
+	line GET /files/image.iso 2
 } >"$TESTDIR/blog.log"
+# The big file, alike as stored; then one byte of it changed.
+"$CGISNAP" verify --root "$BLOG" --cgi php=php-cgi --front-controller /index.php "$TESTDIR/blog-out" \
+	<(line GET /files/image.iso 2) >"$TESTDIR/iso.out" 2>"$TESTDIR/iso.err"
+check_eq 0 $? "exit status: the big file alike ($(tail -1 "$TESTDIR/iso.err"))"
+check_contains "$(cat "$TESTDIR/iso.out")" "100% of the requests answer alike (1 URL): nothing would change." "the big file"
+printf 'X' | dd of="$BLOG/files/image.iso" bs=1 seek=$((10 * 1024 * 1024)) conv=notrunc status=none
 php -r '$d = new PDO("sqlite:" . $argv[1]); $d->exec("UPDATE posts SET slug = slug || \"-renamed\" WHERE id = 1");' \
 	"$BLOG/wp-content/database.sqlite"
 "$CGISNAP" verify --root "$BLOG" --cgi php=php-cgi --front-controller /index.php "$TESTDIR/blog-out" \
 	"$TESTDIR/blog.log" >"$TESTDIR/blog.out" 2>"$TESTDIR/blog.err"
 check_eq 1 $? "exit status ($(tail -1 "$TESTDIR/blog.err"))"
 out=$(cat "$TESTDIR/blog.out")
-check_contains "$out" "Replayed 8 distinct URLs (40 GET/HEAD requests in 1 log)" "what was replayed"
-check_contains "$out" "60.0% of the requests answer alike (6 URLs); 2 URLs, 40.0% of the requests, would change." \
+check_contains "$out" "Replayed 9 distinct URLs (42 GET/HEAD requests in 1 log)" "what was replayed"
+check_contains "$out" "57.1% of the requests answer alike (6 URLs); 3 URLs, 42.9% of the requests, would change." \
 	"the verdict: the home page, a post with and without its slash, its shortlink, the feed, a 404 alike"
 check_contains "$out" "/?p=1 (6 requests): origin 301 to 'http://localhost:8080${old%/}-renamed/', tree 301 to 'http://localhost:8080$old'" \
 	"the shortlink's redirect differs"
 check_contains "$out" "$old (10 requests): origin 404, tree 200" "the old URL still served by the tree"
+check_contains "$out" "/files/image.iso (2 requests): origin 20971520 bytes, tree 20971520 bytes, not the same" \
+	"a byte changed in the big file"
 
 try "--json: every URL with its cause, statuses and requests; --html: a page with each of them"
 "$CGISNAP" verify "${WIKI[@]}" --json "$OUT" "$TESTDIR/mixed.log" >"$TESTDIR/mixed.json" 2>"$TESTDIR/json.err"

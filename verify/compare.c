@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/log.h"
@@ -132,6 +133,51 @@ char *compare_first_line(const char *a, size_t alen, const char *b, size_t blen)
 	return buf_detach(&out, NULL);
 }
 
+/* The size of rs's body, wherever it is. */
+static long long body_size(const struct origin_response *rs)
+{
+	return rs->static_path ? rs->static_size : origin_body_size(rs);
+}
+
+/* The largest body compared in memory, as the crawl parses (and strips)
+ * bodies up to --max-parse and stores bigger ones as they are. */
+static long long in_memory_max(const struct compare_ctx *ctx)
+{
+	return ctx->crawl && ctx->crawl->max_parse > 0 ? ctx->crawl->max_parse : CRAWL_MAX_PARSE;
+}
+
+/* The sha256 of rs's body as it is, read a piece at a time from its file
+ * (a static file, or one the origin spilled it to); -1 with err. */
+static int raw_body_sha(struct origin_response *rs, char hex[65], char *err)
+{
+	struct body_file f;
+	if (open_body(rs, &f, err) < 0)
+		return -1;
+	if (f.fd < 0) {
+		sha256_hex(rs->body.data ? rs->body.data : "", rs->body.len, hex);
+		return 0;
+	}
+	struct sha256 c;
+	char piece[64 * 1024];
+	int rc = 0;
+	sha256_init(&c);
+	for (long long off = f.off, left = f.len; left > 0;) {
+		ssize_t n = pread(f.fd, piece, left < (long long)sizeof piece ? (size_t)left : sizeof piece, off);
+		if (n <= 0) {
+			rc = n < 0 ? err_sys(err, "cannot read a body") : err_set(err, "a body ended early");
+			break;
+		}
+		sha256_update(&c, piece, (size_t)n);
+		off += n;
+		left -= n;
+	}
+	unsigned char digest[32];
+	sha256_final(&c, digest);
+	sha256_to_hex(digest, hex);
+	close_body(&f);
+	return rc;
+}
+
 /* The body of rs in memory, --strip applied to text as the crawl applies
  * it; -1 with err when it cannot be read. */
 static int comparable_body(const struct compare_ctx *ctx, struct origin_response *rs, char *err)
@@ -187,6 +233,16 @@ enum cause compare_answers(const struct compare_ctx *ctx, const char *target, st
 		return CAUSE_TYPE;
 	}
 	char err[ERR_LEN];
+	long long osize = body_size(o), tsize = body_size(t);
+	if (osize > in_memory_max(ctx) || tsize > in_memory_max(ctx)) {
+		/* Stored as they are: their bytes, hashed from their files. */
+		char oh[65], th[65];
+		if (osize == tsize && raw_body_sha(o, oh, err) == 0 && raw_body_sha(t, th, err) == 0 && !strcmp(oh, th))
+			return CAUSE_ALIKE;
+		*detail = xasprintf("origin %lld bytes, tree %lld bytes%s", osize, tsize,
+				    osize == tsize ? ", not the same" : "");
+		return CAUSE_BODY;
+	}
 	if (comparable_body(ctx, o, err) < 0) {
 		*detail = xasprintf("the origin's body: %s", err);
 		return CAUSE_ORIGIN_FAILED;
@@ -211,6 +267,10 @@ void compare_body_sha(const struct compare_ctx *ctx, struct origin_response *o, 
 {
 	char err[ERR_LEN];
 	hex[0] = '\0';
-	if (comparable_body(ctx, o, err) == 0)
+	if (body_size(o) > in_memory_max(ctx)) {
+		if (raw_body_sha(o, hex, err) < 0)
+			hex[0] = '\0';
+	} else if (comparable_body(ctx, o, err) == 0) {
 		sha256_hex(o->body.data ? o->body.data : "", o->body.len, hex);
+	}
 }

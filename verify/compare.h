@@ -6,8 +6,11 @@
  * answers, the media type (and the charset when both name one), then the
  * body with what --strip removes left out of both and, when the bytes
  * still differ, the tree's volatile spans (volatile.h) left out: a render
- * time or a nonce is no difference, as it is none to the crawl. Other
- * equal statuses (404 and 404) are alike whatever their bodies.
+ * time or a nonce is no difference, as it is none to the crawl. A body
+ * over --max-parse (which the crawl stores as it is) is compared by its
+ * size and its sha256, read from its file a piece at a time: never
+ * brought into memory. Other equal statuses (404 and 404) are alike
+ * whatever their bodies.
  */
 #ifndef CGISNAP_VERIFY_COMPARE_H
 #define CGISNAP_VERIFY_COMPARE_H

@@ -37,6 +37,8 @@
 #include "tree/publish.h"
 
 #define EXIT_INTERRUPTED 130
+/* The largest answer taken from the tree's server: 1 TiB. */
+#define TREE_OUTPUT_MAX_MB (1L << 20)
 /* How long the tree's serve may take to start. */
 #define SERVE_START_MS 15000
 
@@ -220,9 +222,12 @@ static struct origin *open_tree_side(struct spawned *serve, const char *dir, con
 	cfg.origin_url = (char *)url;
 	cfg.site_url = site->url;
 	cfg.jobs = jobs;
-	/* origin_options has its defaults (crawl_setup_rules applied them). */
+	/* origin_options has its defaults (crawl_setup_rules applied them).
+	 * The tree holds static files of any size (copied, not rendered):
+	 * its answers are not bounded by --max-output. Big bodies go to a
+	 * temporary file, compared from there (compare.h). */
 	cfg.timeout_s = origin_options.timeout_s;
-	cfg.max_output_mb = origin_options.max_output_mb;
+	cfg.max_output_mb = TREE_OUTPUT_MAX_MB;
 	struct origin *o = origin_open(&cfg, site, err);
 	if (!o && verify_options.server) {
 		char why[ERR_LEN];
