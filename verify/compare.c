@@ -2,6 +2,7 @@
 #include "compare.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -143,7 +144,7 @@ static long long body_size(const struct origin_response *rs)
  * bodies up to --max-parse and stores bigger ones as they are. */
 static long long in_memory_max(const struct compare_ctx *ctx)
 {
-	return ctx->crawl && ctx->crawl->max_parse > 0 ? ctx->crawl->max_parse : CRAWL_MAX_PARSE;
+	return ctx->crawl && ctx->crawl->max_parse >= 0 ? ctx->crawl->max_parse : CRAWL_MAX_PARSE;
 }
 
 /* The sha256 of rs's body as it is, read a piece at a time from its file
@@ -163,6 +164,8 @@ static int raw_body_sha(struct origin_response *rs, char hex[65], char *err)
 	sha256_init(&c);
 	for (long long off = f.off, left = f.len; left > 0;) {
 		ssize_t n = pread(f.fd, piece, left < (long long)sizeof piece ? (size_t)left : sizeof piece, off);
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n <= 0) {
 			rc = n < 0 ? err_sys(err, "cannot read a body") : err_set(err, "a body ended early");
 			break;
@@ -237,8 +240,18 @@ enum cause compare_answers(const struct compare_ctx *ctx, const char *target, st
 	if (osize > in_memory_max(ctx) || tsize > in_memory_max(ctx)) {
 		/* Stored as they are: their bytes, hashed from their files. */
 		char oh[65], th[65];
-		if (osize == tsize && raw_body_sha(o, oh, err) == 0 && raw_body_sha(t, th, err) == 0 && !strcmp(oh, th))
-			return CAUSE_ALIKE;
+		if (osize == tsize) {
+			if (raw_body_sha(o, oh, err) < 0) {
+				*detail = xasprintf("the origin's body: %s", err);
+				return CAUSE_ORIGIN_FAILED;
+			}
+			if (raw_body_sha(t, th, err) < 0) {
+				*detail = xasprintf("the tree's body: %s", err);
+				return CAUSE_TREE_FAILED;
+			}
+			if (!strcmp(oh, th))
+				return CAUSE_ALIKE;
+		}
 		*detail = xasprintf("origin %lld bytes, tree %lld bytes%s", osize, tsize,
 				    osize == tsize ? ", not the same" : "");
 		return CAUSE_BODY;

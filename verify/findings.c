@@ -101,6 +101,16 @@ static const char *pct(char *out, size_t len, long long part, long long whole)
 	return out;
 }
 
+/* pct() for HTML: its "<0.1%" and ">99.9%" escaped. */
+static const char *hpct(char *out, size_t len, long long part, long long whole)
+{
+	char plain[16];
+	pct(plain, sizeof plain, part, whole);
+	const char *esc = plain[0] == '<' ? "&lt;" : plain[0] == '>' ? "&gt;" : "";
+	snprintf(out, len, "%s%.10s", esc, *esc ? plain + 1 : plain); /* "100%", "99.9%": 10 is plenty */
+	return out;
+}
+
 struct totals {
 	size_t urls[NCAUSES];
 	long long requests[NCAUSES];
@@ -311,7 +321,9 @@ static void share_bar(FILE *out, const struct totals *t)
 			     "width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>",
 			cause_name((enum cause)c), t->requests[c], x, w, BAR_H, cause_colors[c]);
 		html_escaped(out, cause_title((enum cause)c));
-		fprintf(out, ": %s</title></rect>\n", pct(a, sizeof a, t->requests[c], t->all_requests));
+		fputs(": ", out);
+		fputs(hpct(a, sizeof a, t->requests[c], t->all_requests), out);
+		fputs("</title></rect>\n", out);
 		x += w;
 	}
 	fputs("</svg>\n<ul class=\"legend\">\n", out);
@@ -320,8 +332,9 @@ static void share_bar(FILE *out, const struct totals *t)
 			continue;
 		fprintf(out, "<li><span class=\"swatch\" style=\"background:%s\"></span>", cause_colors[c]);
 		html_escaped(out, cause_title((enum cause)c));
-		fprintf(out, ": %zu URL%s, %s of the requests</li>\n", t->urls[c], t->urls[c] == 1 ? "" : "s",
-			pct(a, sizeof a, t->requests[c], t->all_requests));
+		fprintf(out, ": %zu URL%s, ", t->urls[c], t->urls[c] == 1 ? "" : "s");
+		fputs(hpct(a, sizeof a, t->requests[c], t->all_requests), out);
+		fputs(" of the requests</li>\n", out);
 	}
 	fputs("</ul>\n", out);
 }
@@ -366,13 +379,13 @@ void findings_html(FILE *out, const struct findings *f)
 		html_escaped(out, cause_title(c));
 		fprintf(out, ": %zu URL%s, %s of the requests</h2>\n<table>\n"
 			     "<tr><th>Requests</th><th>URL</th><th>Origin</th><th>Tree</th><th>Why</th></tr>\n",
-			t.urls[c], t.urls[c] == 1 ? "" : "s", pct(a, sizeof a, t.requests[c], t.all_requests));
+			t.urls[c], t.urls[c] == 1 ? "" : "s", hpct(a, sizeof a, t.requests[c], t.all_requests));
 		while (i < f->n && f->items[i].cause == c) {
 			size_t end = group_end(f, i);
 			fputs("<tr><th class=\"family\" colspan=\"5\"><code>", out);
 			html_escaped(out, f->items[i].family);
 			fprintf(out, "</code> (%zu URL%s, %s of the requests)</th></tr>\n", end - i, end - i == 1 ? "" : "s",
-				pct(a, sizeof a, f->items[i].family_requests, t.all_requests));
+				hpct(a, sizeof a, f->items[i].family_requests, t.all_requests));
 			for (size_t k = i; k < end; k++) {
 				const struct finding *x = &f->items[k];
 				fprintf(out, "<tr><td class=\"n\">%ld</td><td><code>", x->requests);

@@ -250,5 +250,13 @@ TEST(verify_findings_grouped_and_weighted)
 	CHECK_HAS(text, "1 URL, <0.1% of the requests, fails on the origin itself (not compared).");
 	CHECK_HAS(text, "not in the tree: 3 URLs, <0.1% of the requests");
 	free(text);
+	/* The page escapes what the text says as "<0.1%". */
+	out = open_memstream(&text, &len);
+	findings_html(out, &f);
+	fclose(out);
+	CHECK_HAS(text, "not in the tree: 3 URLs, &lt;0.1% of the requests</h2>");
+	CHECK_HAS(text, "1 URL, &lt;0.1% of the requests, fails on the origin itself");
+	CHECK_LACKS(text, "<0.1");
+	free(text);
 	findings_release(&f);
 }
