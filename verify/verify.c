@@ -32,9 +32,9 @@
 #include "cli/outfile.h"
 #include "cli/profileopts.h"
 #include "cli/spawn.h"
+#include "crawl/kept.h"
 #include "crawl/volatile.h"
 #include "inspect/inspect.h"
-#include "tree/publish.h"
 
 #define EXIT_INTERRUPTED 130
 /* The largest answer taken from the tree's server: 1 TiB. */
@@ -191,19 +191,6 @@ static void replay_all(struct replay *r, long jobs)
 		progress_end();
 }
 
-/* The tree's spans that change on every render, and --volatile's. */
-static void load_volatiles(struct volatiles *v, struct tree *t, const struct crawl_config *cfg)
-{
-	char err[ERR_LEN];
-	struct buf text = BUF_INIT;
-	volatiles_init(v);
-	if (t->meta_fd >= 0 && publish_read(t->meta_fd, VOLATILE_FILE, 16 << 20, &text, err) == 0)
-		volatiles_parse(v, text.data ? text.data : "", text.len);
-	for (size_t i = 0; i < cfg->volatile_rules.n; i++)
-		volatiles_parse(v, cfg->volatile_rules.items[i], strlen(cfg->volatile_rules.items[i]));
-	buf_release(&text);
-}
-
 /* Open the tree's side: an HTTP origin on --server or on a serve of DIR
  * started here. NULL with err. */
 static struct origin *open_tree_side(struct spawned *serve, const char *dir, const struct site *site, long jobs,
@@ -337,7 +324,7 @@ int cmd_verify(int argc, char **argv)
 		log_error("%s", err);
 		goto out;
 	}
-	load_volatiles(&vol, &in.tree, &s.crawl);
+	kept_read_volatiles(&vol, in.tree.meta_fd, &s.crawl);
 	have_vol = true;
 	r.origin = s.origin;
 	r.ctx.site = &s.site;

@@ -10,22 +10,20 @@
 #include "base/log.h"
 #include "base/xalloc.h"
 
-/* The spans learned by earlier runs (volatile.h); none when the file is
- * missing or unreadable: they are learned again. */
-static void load_volatiles(struct crawl *c)
+void kept_read_volatiles(struct volatiles *v, int meta_fd, const struct crawl_config *cfg)
 {
 	char err[ERR_LEN];
 	struct buf text = BUF_INIT;
-	volatiles_init(&c->volatiles);
-	if (c->tree->meta_fd >= 0 && faccessat(c->tree->meta_fd, VOLATILE_FILE, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (publish_read(c->tree->meta_fd, VOLATILE_FILE, 1 << 20, &text, err) == 0)
-			volatiles_parse(&c->volatiles, buf_str(&text), text.len);
+	volatiles_init(v);
+	if (meta_fd >= 0 && faccessat(meta_fd, VOLATILE_FILE, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (publish_read(meta_fd, VOLATILE_FILE, 1 << 20, &text, err) == 0)
+			volatiles_parse(v, buf_str(&text), text.len);
 		else
 			log_warn("%s", err);
 	}
 	buf_release(&text);
-	for (size_t i = 0; i < c->cfg->volatile_rules.n; i++)
-		volatiles_parse(&c->volatiles, c->cfg->volatile_rules.items[i], strlen(c->cfg->volatile_rules.items[i]));
+	for (size_t i = 0; i < cfg->volatile_rules.n; i++)
+		volatiles_parse(v, cfg->volatile_rules.items[i], strlen(cfg->volatile_rules.items[i]));
 }
 
 /* The rules c knows, one line each as .cgisnap/volatile has them, into out. */
@@ -119,7 +117,7 @@ static void save_views(struct crawl *c)
 
 void kept_load(struct crawl *c)
 {
-	load_volatiles(c);
+	kept_read_volatiles(&c->volatiles, c->tree->meta_fd, c->cfg);
 	load_views(c);
 }
 

@@ -14,6 +14,14 @@
 #include "base/buf.h"
 
 struct crawl;
+struct crawl_config;
+struct volatiles;
+
+/* The spans earlier runs learned (.cgisnap/volatile in the tree's
+ * meta_fd; none when it is missing, a warning when unreadable: they are
+ * learned again) and cfg's --volatile rules, into v (initialised here).
+ * For the crawl, and for verify, which compares without them too. */
+void kept_read_volatiles(struct volatiles *v, int meta_fd, const struct crawl_config *cfg);
 
 /* At crawl_new: the spans and views earlier runs kept, the options' own
  * added (--volatile, --view-family). */
