@@ -14,6 +14,7 @@
 #include "base/textesc.h"
 #include "base/xalloc.h"
 #include "crawl/body.h"
+#include "crawl/charset.h"
 
 static const struct {
 	const char *name, *title;
@@ -56,28 +57,27 @@ static char *resolved_location(const struct compare_ctx *ctx, const char *target
 	return abs ? abs : xstrdup(rs->location);
 }
 
-/* The media type of a Content-Type (lower case, no parameters) and its
- * charset (lower case, "" when none), into the two buffers. */
-static void split_type(const char *type, char *media, size_t mlen, char *charset, size_t clen)
+/* The media type of a Content-Type (lower case, no parameters) into
+ * media; "" when there is none. Its charset is charset_of_type's. */
+static void media_type_of(const char *type, char *media, size_t len)
 {
 	size_t n = 0;
-	media[0] = charset[0] = '\0';
-	if (!type)
-		return;
-	while (*type == ' ')
+	while (type && *type == ' ')
 		type++;
-	for (; *type && *type != ';' && *type != ' ' && n + 1 < mlen; type++)
+	for (; type && *type && *type != ';' && *type != ' ' && n + 1 < len; type++)
 		media[n++] = (char)tolower((unsigned char)*type);
 	media[n] = '\0';
-	const char *cs = strcasestr(type, "charset=");
-	if (!cs)
-		return;
-	cs += 8;
-	if (*cs == '"')
-		cs++;
-	for (n = 0; *cs && *cs != ';' && *cs != '"' && *cs != ' ' && n + 1 < clen; cs++)
-		charset[n++] = (char)tolower((unsigned char)*cs);
-	charset[n] = '\0';
+}
+
+/* Whether two Content-Types say the same: one media type, and one
+ * charset when both name one. */
+static bool same_type(const char *a, const char *b)
+{
+	char am[128], bm[128], ac[CHARSET_NAME_MAX], bc[CHARSET_NAME_MAX];
+	media_type_of(a, am, sizeof am);
+	media_type_of(b, bm, sizeof bm);
+	const char *acs = a ? charset_of_type(a, ac) : NULL, *bcs = b ? charset_of_type(b, bc) : NULL;
+	return !strcmp(am, bm) && (!acs || !bcs || !strcmp(acs, bcs));
 }
 
 /* At most COMPARE_EXCERPT bytes of the line from p (to end), control
@@ -227,10 +227,7 @@ enum cause compare_answers(const struct compare_ctx *ctx, const char *target, st
 	}
 	if (o->status < 200 || o->status >= 300)
 		return CAUSE_ALIKE;
-	char om[128], oc[64], tm[128], tc[64];
-	split_type(o->content_type, om, sizeof om, oc, sizeof oc);
-	split_type(t->content_type, tm, sizeof tm, tc, sizeof tc);
-	if (strcmp(om, tm) || (*oc && *tc && strcmp(oc, tc))) {
+	if (!same_type(o->content_type, t->content_type)) {
 		*detail = xasprintf("origin '%s', tree '%s'", o->content_type ? o->content_type : "(none)",
 				    t->content_type ? t->content_type : "(none)");
 		return CAUSE_TYPE;

@@ -115,6 +115,10 @@ TEST(verify_compare_by_cause)
 	free(d);
 	CHECK_INT(CAUSE_TYPE, cmp(&ctx, 200, "text/html; charset=iso-8859-1", NULL, "x", 200, html, NULL, "x", &d));
 	free(d);
+	/* The charset as charset_of_type reads it: spaces, quotes, any case. */
+	CHECK_INT(CAUSE_ALIKE, cmp(&ctx, 200, "text/html; charset = \"UTF-8\"", NULL, "x", 200, html, NULL, "x", &d));
+	CHECK_INT(CAUSE_TYPE, cmp(&ctx, 200, "text/html; charset = \"ISO-8859-1\"", NULL, "x", 200, html, NULL, "x", &d));
+	free(d);
 	/* A charset named on one side only is no difference. */
 	CHECK_INT(CAUSE_ALIKE, cmp(&ctx, 200, "text/html", NULL, "x", 200, html, NULL, "x", &d));
 	CHECK_INT(CAUSE_BODY, cmp(&ctx, 200, html, NULL, "one\ntwo\nthree\n", 200, html, NULL, "one\nTWO\nthree\n", &d));
