@@ -204,8 +204,7 @@ enum cause compare_answers(const struct compare_ctx *ctx, const char *target, st
 			    o->status < 400;
 	if (tree_missing) {
 		char *loc = resolved_location(ctx, target, o);
-		*detail = loc ? xasprintf("the origin redirects (%d) to '%s'", o->status, loc)
-			      : xasprintf("the origin answers %d, the tree %d", o->status, t->status);
+		*detail = loc ? xasprintf("the origin redirects (%d) to '%s'", o->status, loc) : NULL;
 		free(loc);
 		return CAUSE_NOT_IN_TREE;
 	}

@@ -50,7 +50,8 @@ struct compare_ctx {
  * with *detail (fresh, or NULL) saying how they differ: "origin 301 to
  * '/a/', tree 404", "line 12: origin '...', tree '...'". A tree 404
  * answer to an origin's 2xx or 3xx comes back CAUSE_NOT_IN_TREE: the
- * caller tells it from CAUSE_GONE_IN_TREE with the manifest. */
+ * caller tells it from CAUSE_GONE_IN_TREE with the manifest; its detail
+ * is where the origin redirects, or NULL. */
 enum cause compare_answers(const struct compare_ctx *ctx, const char *target, struct origin_response *o,
 			   struct origin_response *t, char **detail);
 

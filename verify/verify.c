@@ -352,11 +352,8 @@ int cmd_verify(int argc, char **argv)
 		f->target = xstrdup(lr.reqs[i].target);
 		f->requests = lr.reqs[i].requests;
 		if (f->cause == CAUSE_NOT_IN_TREE) {
-			/* The origin's redirect is kept: where the URL led. */
-			char *redirect = f->origin_status >= 300 && f->origin_status < 400 ? f->detail : NULL;
-			if (!redirect)
-				free(f->detail);
-			char *why;
+			/* Where the origin redirects (or NULL), then why the tree lacks it. */
+			char *redirect = f->detail, *why;
 			f->cause = scope_explain(&scope, f->target, f->body_sha, &why);
 			f->detail = redirect ? xasprintf("%s; %s", redirect, why) : why;
 			if (redirect) {

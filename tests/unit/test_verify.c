@@ -103,6 +103,9 @@ TEST(verify_compare_by_cause)
 	free(d);
 	/* The tree lacks it; the origin fails; a page deleted since. */
 	CHECK_INT(CAUSE_NOT_IN_TREE, cmp(&ctx, 200, html, NULL, "x", 404, html, NULL, "nf", &d));
+	CHECK(!d); /* scope.h says why */
+	CHECK_INT(CAUSE_NOT_IN_TREE, cmp(&ctx, 301, NULL, "/elsewhere", NULL, 404, html, NULL, "nf", &d));
+	CHECK_STR("the origin redirects (301) to 'http://wiki.example.org/elsewhere'", d);
 	free(d);
 	CHECK_INT(CAUSE_ORIGIN_FAILED, cmp(&ctx, 503, html, NULL, "busy", 200, html, NULL, "x", &d));
 	CHECK_STR("the origin answers 503", d);
