@@ -45,7 +45,6 @@
 #define PROBE_TIMEOUT_MS 5000
 /* Warm-up: one request per URL, at most this many. */
 #define WARMUP_MAX 200
-#define EXIT_INTERRUPTED 130
 
 static char *tree_dir, *urls_file, *dynamic_url, *static_url, *duration_arg, *html_file;
 static struct strlist url_args;

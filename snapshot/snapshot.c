@@ -1,6 +1,5 @@
 /* snapshot.c - 'cgisnap snapshot': render a whole dynamic site into a static
  * tree keyed by URL. */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,30 +18,6 @@
 #include "trace/tracer.h"
 #include "base/xalloc.h"
 
-/* The status of a snapshot stopped by SIGINT (128 + 2, as a shell says). */
-#define EXIT_INTERRUPTED 130
-
-static volatile sig_atomic_t interrupted;
-
-/* The first Ctrl-C stops the crawl (the renders under way finish and
- * are recorded, the manifest is saved); a second one kills at once,
- * leaving the journal to the next run. */
-static void on_sigint(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-	signal(SIGINT, SIG_DFL);
-}
-
-static void catch_sigint(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_sigint;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-}
 static struct {
 	bool no_trace;
 	char *write_profile;
@@ -202,8 +177,11 @@ int cmd_snapshot(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	s.crawl.stop = &interrupted;
-	catch_sigint();
+	/* The first Ctrl-C stops the crawl (the renders under way finish and
+	 * are recorded, the manifest is saved); a second one kills at once,
+	 * leaving the journal to the next run. */
+	s.crawl.stop = &cli_interrupted;
+	cli_catch_sigint();
 	/* Whatever the tree claimed about its dependencies stops being true
 	 * as this crawl starts; a complete traced one claims it again. */
 	if (depstate_clear(&s.tree, err) < 0) {

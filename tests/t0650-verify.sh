@@ -10,8 +10,9 @@
 # URL without its slash answers the same redirect, and a byte changed in
 # a 20 MiB download (compared by size and hash, not in memory); --sample replays the most
 # requested; the tree as nginx serves it (--server) answers as serve's;
-# an HTTP origin receives only GET requests for the site's URLs; bad
-# input fails with one line and exit 2.
+# an HTTP origin receives only GET requests for the site's URLs; Ctrl-C
+# reports what was replayed and exits 130; bad input fails with one line
+# and exit 2.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-snapshot.sh"
 . "$(dirname "$0")/lib-serve.sh"
@@ -251,6 +252,30 @@ check_eq "GET" "$(awk '{print $6}' "$TESTDIR/dyn-access.log" | tr -d '"' | sort 
 check_eq "" "$(awk '$7 != "/" {print $7}' "$TESTDIR/dyn-access.log" | sort | uniq -d)" "no URL asked twice"
 check_eq 10 "$(awk '$7 != "/" {print $7}' "$TESTDIR/dyn-access.log" | sort -u | wc -l)" "the log's 10 other URLs, each once"
 check_eq 0 "$(grep -c other.example "$TESTDIR/dyn-access.log")" "no other site's URL"
+
+try "Ctrl-C: the renders under way finish, the URLs replayed so far are reported, exit 130"
+# A CGI program of the site that waits for the test once it has started.
+cgi slow.cgi "touch '$TESTDIR/slow.started'; while [ ! -e '$TESTDIR/slow.go' ]; do sleep 0.05; done
+printf 'Content-Type: text/plain\\n\\nslow\\n'" "$SITE"
+{
+	line GET /slow.cgi 5
+	line GET / 3
+	line GET '/doku.php?id=start' 2
+} >"$TESTDIR/slow.log"
+bg_start "$CGISNAP" verify "${WIKI[@]}" -j 1 "$OUT" "$TESTDIR/slow.log" >"$TESTDIR/slow.out" 2>"$TESTDIR/slow.err"
+pid=$BG_PID
+wait_until 20 test -e "$TESTDIR/slow.started" || fail "the slow page never started: $(cat "$TESTDIR/slow.err")"
+# One SIGINT, before the page may end (a second would kill at once);
+# then the wait for verify's own exit (signal 0: nothing more sent).
+kill -INT "$pid"
+touch "$TESTDIR/slow.go"
+bg_stop "$pid" 0
+check_eq 130 $? "exit status ($(tail -1 "$TESTDIR/slow.err"))"
+out=$(cat "$TESTDIR/slow.out")
+check_contains "$out" "Replayed 1 distinct URL (5 GET/HEAD requests in 1 log)" "only the URL under way"
+check_contains "$out" "Interrupted: the URLs not replayed yet are not counted." "said"
+check_contains "$out" "/slow.cgi (5 requests): never reached by the crawl" "the URL under way, compared"
+rm "$SITE/slow.cgi"
 
 try "bad input: one line naming what is wrong, exit 2"
 "$CGISNAP" verify "${WIKI[@]}" "$OUT" "$TESTDIR/no-such.log" >/dev/null 2>"$TESTDIR/bad.err"

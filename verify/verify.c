@@ -13,7 +13,6 @@
  * (findings.h). Nothing is written to the tree.
  */
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +35,6 @@
 #include "crawl/volatile.h"
 #include "inspect/inspect.h"
 
-#define EXIT_INTERRUPTED 130
 /* The largest answer taken from the tree's server: 1 TiB. */
 #define TREE_OUTPUT_MAX_MB (1L << 20)
 /* How long the tree's serve may take to start. */
@@ -61,15 +59,6 @@ static const struct opt verify_opts[] = {
 	  "also write the report as one self-contained HTML page to FILE", 0, 0 },
 	OPT_END
 };
-
-static volatile sig_atomic_t interrupted;
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-	signal(SIGINT, SIG_DFL);
-}
 
 static void print_help(const struct opt *const *tables)
 {
@@ -156,7 +145,7 @@ static void *replay_worker(void *arg)
 	struct replay *r = arg;
 	for (;;) {
 		size_t i = atomic_fetch_add(&r->next, 1);
-		if (i >= r->log->n || interrupted)
+		if (i >= r->log->n || cli_interrupted)
 			break;
 		replay_one(r, i);
 		r->done[i] = true;
@@ -200,7 +189,7 @@ static struct origin *open_tree_side(struct spawned *serve, const char *dir, con
 	if (!url) {
 		char *argv[] = { "cgisnap", "serve", "--listen", "127.0.0.1:0", "--access-log", "off", "--",
 				 (char *)dir, NULL };
-		if (spawn_start(serve, "tree's server (cgisnap serve)", argv, SERVE_START_MS, &interrupted, err) < 0)
+		if (spawn_start(serve, "tree's server (cgisnap serve)", argv, SERVE_START_MS, &cli_interrupted, err) < 0)
 			return NULL;
 		url = serve->url;
 	}
@@ -310,14 +299,10 @@ int cmd_verify(int argc, char **argv)
 		log_error("%s", err);
 		goto out;
 	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
+	cli_catch_sigint();
 	r.tree = open_tree_side(&serve, dir, &s.site, s.crawl.jobs, err);
 	if (!r.tree) {
-		if (interrupted) {
+		if (cli_interrupted) {
 			rc = EXIT_INTERRUPTED;
 			goto out;
 		}
@@ -362,7 +347,7 @@ int cmd_verify(int argc, char **argv)
 			}
 		}
 	}
-	found.interrupted = interrupted;
+	found.interrupted = cli_interrupted;
 	char origin_words[256];
 	origin_describe(s.origin, origin_words, sizeof origin_words);
 	found.site_url = s.site.url;
@@ -381,7 +366,7 @@ int cmd_verify(int argc, char **argv)
 	else
 		findings_text(stdout, &found);
 	fflush(stdout);
-	rc = interrupted ? EXIT_INTERRUPTED : findings_changes(&found) || !findings_compared(&found) ? EXIT_PARTIAL : 0;
+	rc = cli_interrupted ? EXIT_INTERRUPTED : findings_changes(&found) || !findings_compared(&found) ? EXIT_PARTIAL : 0;
 	if (verify_options.html) {
 		findings_html(html.f, &found);
 		if (outfile_commit(&html, err) < 0) {

@@ -1,7 +1,9 @@
 /* cli.c - the answer every command gives to what its parse found (cli.h). */
 #include "cli/cli.h"
 
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/log.h"
 #include "cli/originopts.h"
@@ -35,4 +37,23 @@ void cli_release(struct strlist *args, const struct opt *const *tables)
 	opts_release(tables);
 	profile_opts_release();
 	origin_opts_user_release();
+}
+
+volatile sig_atomic_t cli_interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	cli_interrupted = 1;
+	signal(SIGINT, SIG_DFL);
+}
+
+void cli_catch_sigint(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
 }

@@ -18,12 +18,15 @@
 #ifndef CGISNAP_CLI_H
 #define CGISNAP_CLI_H
 
+#include <signal.h>
+
 #include "base/opts.h"
 
 #define EXIT_PARTIAL 1
 #define EXIT_USAGE 2
 #define EXIT_CUT_SHORT 4 /* --max-pages stopped the crawl: what it reached is published */
 #define EXIT_BUSY 75
+#define EXIT_INTERRUPTED 130 /* SIGINT: 128 + 2, as a shell says */
 
 /* cli_parsed's "the command goes on": not an exit status. */
 #define CLI_GO_ON (-1)
@@ -34,6 +37,13 @@
  * EXIT_USAGE. CLI_GO_ON otherwise. */
 int cli_parsed(const char *command, int rc, const char *err,
 	       void (*help)(const struct opt *const *tables), const struct opt *const *tables);
+
+/* Set by the first SIGINT (Ctrl-C) once cli_catch_sigint() ran: the
+ * command takes no new work, finishes what is under way and says what it
+ * did (snapshot, verify). A second SIGINT kills at once: the default
+ * action is back. */
+extern volatile sig_atomic_t cli_interrupted;
+void cli_catch_sigint(void);
 
 /* A command's end, where it read a profile (profileopts.h): its
  * positional arguments, the options' values and the profile's, freed. */
