@@ -307,6 +307,11 @@ void deps_targets_why(const struct dep_index *ix, const struct watch_rules *r, c
 	memset(&p, 0, sizeof p);
 	p.want_why = why != NULL;
 	p.m = ix->m;
+	/* A page named is the one its editor looks at: first, whatever
+	 * change picks it too (pick_add keeps a page's first rank). */
+	struct reason notified = { NULL, 0, 0, "notified" };
+	for (size_t i = 0; i < ch->urls.n; i++)
+		pick_add(&p, ch->urls.items[i], PICK_NOTIFIED, &notified);
 	for (size_t i = 0; i < ch->order.n; i++) {
 		const char *path = ch->order.items[i];
 		pick_recorded(&p, ix, path, changes_flags(ch, path));
@@ -325,10 +330,6 @@ void deps_targets_why(const struct dep_index *ix, const struct watch_rules *r, c
 		while (hashmap_next(&ix->m->entries, &it, &k, NULL))
 			pick_add(&p, k, PICK_CHANGED, &(struct reason){ NULL, 0, 0, "a dependency lookup failed" });
 	}
-	/* A page named is the one its editor looks at: first. */
-	struct reason notified = { NULL, 0, 0, "notified" };
-	for (size_t i = 0; i < ch->urls.n; i++)
-		pick_add(&p, ch->urls.items[i], PICK_NOTIFIED, &notified);
 	for (size_t i = 0; i < ch->urls.n; i++)
 		pick_rules(&p, r, site, ch->urls.items[i], 0);
 	struct reason always = { NULL, 0, 0, "--always" };

@@ -331,6 +331,23 @@ TEST(watch_deps_notified_urls)
 	fx_release(&fx);
 }
 
+/* A notified page a change picks too renders first all the same. */
+TEST(watch_deps_notified_first_when_changed_too)
+{
+	struct deps_fixture fx;
+	struct changes c = CHANGES_INIT;
+	struct strlist t = STRLIST_INIT;
+	fx_init(&fx, "http://localhost/");
+	CHECK_INT(0, watch_rules_add(&fx.rules, "pages/(.*)\\.txt$ => /doku.php?id=$1", fx.err));
+	changes_add(&c, "/w/pages/a.txt", FSW_CHANGED);
+	changes_add(&c, "/w/pages/b.txt", FSW_CHANGED);
+	changes_add_url(&c, "/doku.php?id=b");
+	deps_targets(&fx.ix, &fx.rules, &fx.site, &c, &t);
+	CHECK_STR_FREE("/doku.php?id=b /doku.php?id=a", joined(&t));
+	changes_clear(&c);
+	fx_release(&fx);
+}
+
 /* A poll: the --always pages, each rule URL without references, and the
  * manifest's targets a rule URL with references can name. */
 TEST(watch_deps_poll_targets)
