@@ -1,17 +1,11 @@
 /* bench/reporthtml.c - the HTML page of 'cgisnap bench' (reporthtml.h). */
 #include "reporthtml.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "base/log.h"
 #include "base/textesc.h"
-#include "base/xalloc.h"
 
 /* Chart geometry (SVG user units). */
 #define RPS_W 420
