@@ -149,8 +149,7 @@ static char *droppable_param(const struct scope *s, const char *target, const ch
 		char *ct = site_canonical_target(s->site, buf_str(&t));
 		const struct manifest_entry *e = ct ? manifest_get(s->manifest, ct) : NULL;
 		if (e && e->status >= 200 && e->status < 300 && !strcmp(e->sha256, body_sha)) {
-			const char *eq = strchr(pieces.items[i], '=');
-			name = eq ? xstrndup(pieces.items[i], (size_t)(eq - pieces.items[i])) : xstrdup(pieces.items[i]);
+			name = xstrndup(pieces.items[i], strcspn(pieces.items[i], "=")); /* as load_params names it */
 			*without = ct;
 			ct = NULL;
 		}
