@@ -65,7 +65,7 @@ KEY=$(awk -F'\t' -v t="$TARGET" '$1 == t { print $2 }' <("$CGISNAP" ls "$OUT"))
 : >"$WORK/latency" >"$WORK/rendered" >"$WORK/changed" >"$WORK/rank"
 for i in $(seq 1 "$EDITS"); do
 	n=$(batches)
-	before=$(stat -c %Y.%N "$OUT/$KEY")
+	before=$(stat -c %.9Y "$OUT/$KEY")
 	{ cat "$SRC"; printf '\nBench edit %d.\n' "$i"; } |
 		php -d display_errors=stderr -d error_reporting=E_ERROR "$ROOT/tests/fixtures/apps/dw-save.php" \
 			"$DW_ROOT" "$ID" "bench edit $i" 2>"$WORK/save.err" ||
@@ -86,14 +86,14 @@ for i in $(seq 1 "$EDITS"); do
 	# The edited page's place among the pages published since the save.
 	(cd "$OUT" && find . -path ./.cgisnap -prune -o -type f ! -name '*.gz' -newermt "@$t0" -printf '%T@ %P\n') |
 		sort -n | awk -v k="$KEY" '$2 == k { print NR; exit }' >>"$WORK/rank"
-	[ "$before" != "$(stat -c %Y.%N "$OUT/$KEY")" ] || echo "dwwatch: edit $i was not published"
+	[ "$before" != "$(stat -c %.9Y "$OUT/$KEY")" ] || echo "dwwatch: edit $i was not published"
 done
 meta_watch=$(meta_per_url)
 render_ms=$(awk -F'\t' -v t="$TARGET" '$1 == t { print $7 }' <("$CGISNAP" ls "$OUT"))
 
 echo "Debian's DokuWiki, $(grep -vc '^#' <("$CGISNAP" ls "$OUT")) URLs, page $ID edited $EDITS times through saveWikiText"
 echo "edit -> published: p50 $(pct 50 "$WORK/latency") ms, max $(pct 100 "$WORK/latency") ms (the page renders in ${render_ms:-?} ms)"
-echo "per edit: $(pct 50 "$WORK/rendered") URLs re-rendered, $(pct 50 "$WORK/changed") files changed (medians); the edited page published $(pct 50 "$WORK/rank")th of the pages (median rank)"
+echo "per edit: $(pct 50 "$WORK/rendered") URLs re-rendered, $(pct 50 "$WORK/changed") files changed (medians); the edited page published at rank $(pct 50 "$WORK/rank") among the pages of its batch (median; 1: first)"
 echo "metadata bytes per URL (.cgisnap but error.log, WAL included): $meta_snap after the snapshot, $meta_watch after watch; error.log $(cat "$OUT/.cgisnap/error.log"* | wc -c) bytes"
 echo "goal (issue 25): edit -> published at most 150 ms p50: $(goal "$(pct 50 "$WORK/latency") <= 150")"
 echo "goal (issue 25): metadata at most 2,000 bytes per URL after watch: $(goal "$meta_watch <= 2000")"

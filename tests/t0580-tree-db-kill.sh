@@ -18,9 +18,9 @@ ARGS+=(--exclude 'do=(backlink|index|recent)')
 row() { manifest_field "$1" "$2" 6; }
 # deps TREE TARGET: the dependency sets tree.db holds for TARGET, a line each.
 deps() {
-	tree_sql "$1" "SELECT s.kind || ' ' || s.dir || ' ' || replace(s.names, char(10), ' ') FROM url u
-		JOIN url_dep d ON d.url_id = u.id JOIN depset s ON s.id = d.set_id WHERE u.target = ?
-		ORDER BY 1" "$2"
+	tree_sql "$1" "SELECT s.kind || ' ' || p.path || ' ' || replace(s.names, char(10), ' ') FROM url u
+		JOIN url_dep d ON d.url_id = u.id JOIN depset s ON s.id = d.set_id JOIN dir p ON p.id = s.dir_id
+		WHERE u.target = ? ORDER BY 1" "$2"
 }
 # only_p_changed BEFORE WHAT: since the mtimes BEFORE, only P's file and its .gz changed.
 only_p_changed() {

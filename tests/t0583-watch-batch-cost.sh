@@ -7,8 +7,8 @@
 # compared: a handful, where a commit walking the whole manifest visits
 # them all. Counts, never times. The delta save leaves every other row as
 # it was, and an edit of the shared template visits every page (the
-# counters count). Also: a tree whose depset_by_dir index predates the
-# covering one gets it upgraded on first open.
+# counters count). Also: a tree of schema version 1 is upgraded on first
+# open (the edits below then run on it), and one newer is refused.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
@@ -30,14 +30,39 @@ find "$SITE/data" -exec touch -d '-1 min' {} +
 check_eq 0 $? "snapshot ($(tail -1 "$TESTDIR/snap.err"))"
 check_eq "$PAGES" "$(find "$OUT" -maxdepth 1 -name 'page.cgi@id=*.html' | wc -l)" "pages stored"
 
-try "an old tree's depset_by_dir becomes the covering index on first open"
-tree_sql "$OUT" "DROP INDEX depset_by_dir" >/dev/null
-tree_sql "$OUT" "CREATE INDEX depset_by_dir ON depset(dir)" >/dev/null
-check_eq "CREATE INDEX depset_by_dir ON depset(dir)" \
-	"$(tree_sql "$OUT" "SELECT sql FROM sqlite_master WHERE name = 'depset_by_dir'")" "the old index"
-"$CGISNAP" ls "$OUT" >/dev/null
-check_eq "CREATE INDEX depset_by_dir ON depset(dir, kind, names)" \
-	"$(tree_sql "$OUT" "SELECT sql FROM sqlite_master WHERE name = 'depset_by_dir'")" "upgraded"
+try "a tree of schema version 1 is upgraded on first open, its dependencies as they were"
+"$CGISNAP" ls --deps "$OUT" >"$TESTDIR/deps-v2.txt"
+# Version 1 kept each set's directory in its row, indexed with the names.
+tree_sql "$OUT" "CREATE TABLE depset_v1 (id INTEGER PRIMARY KEY, hash INTEGER NOT NULL, kind TEXT NOT NULL,
+	dir TEXT NOT NULL, names TEXT NOT NULL)" >/dev/null
+tree_sql "$OUT" "INSERT INTO depset_v1 SELECT s.id, 0, s.kind, d.path, s.names FROM depset s
+	JOIN dir d ON d.id = s.dir_id" >/dev/null
+for sql in "DROP TABLE depset" "DROP TABLE dir" "ALTER TABLE depset_v1 RENAME TO depset" \
+	"CREATE INDEX depset_by_hash ON depset(hash)" "CREATE INDEX depset_by_dir ON depset(dir, kind, names)" \
+	"CREATE INDEX depset_untraced ON depset(kind) WHERE kind = 'U'" "PRAGMA user_version = 1"; do
+	tree_sql "$OUT" "$sql" >/dev/null
+done
+check_eq 1 "$(tree_sql "$OUT" "PRAGMA user_version")" "version 1 made"
+"$CGISNAP" ls --deps "$OUT" >"$TESTDIR/deps-up.txt" 2>"$TESTDIR/up.err"
+check_eq 0 $? "ls on it"
+check_eq "cgisnap: upgraded $OUT/.cgisnap/tree.db to schema version 2" "$(cat "$TESTDIR/up.err")" "said once"
+check_cmp "$TESTDIR/deps-v2.txt" "$TESTDIR/deps-up.txt" "the same dependencies"
+check_eq 2 "$(tree_sql "$OUT" "PRAGMA user_version")" "version 2"
+check_eq "ok" "$(tree_sql "$OUT" "PRAGMA integrity_check")" "intact"
+check_eq 0 "$(tree_sql "$OUT" "SELECT count(*) FROM sqlite_master WHERE name IN ('depset_v1', 'depset_by_hash')")" \
+	"nothing of version 1 left"
+"$CGISNAP" ls "$OUT" >/dev/null 2>"$TESTDIR/up2.err"
+check_eq "" "$(cat "$TESTDIR/up2.err")" "upgraded once only"
+
+try "a tree of a newer schema is refused, left as it is"
+cp -p "$OUT/.cgisnap/tree.db" "$TESTDIR/tree.db.kept"
+tree_sql "$OUT" "PRAGMA user_version = 9" >/dev/null
+"$CGISNAP" ls "$OUT" >/dev/null 2>"$TESTDIR/new.err"
+check_eq 2 $? "ls exits 2"
+check_eq "cgisnap: error: '$OUT/.cgisnap/tree.db' has schema version 9, newer than this cgisnap's (2)" \
+	"$(cat "$TESTDIR/new.err")" "one line"
+check_eq 9 "$(tree_sql "$OUT" "PRAGMA user_version")" "untouched"
+tree_sql "$OUT" "PRAGMA user_version = 2" >/dev/null
 
 try "watch starts on the snapshot's tree without a re-crawl"
 watch_start "$LOG" --root "$SITE" --seed '/page.cgi?id=0' -j 2 --source "$SITE/data" -v "$OUT"

@@ -20,11 +20,30 @@
 #include "tree/publish.h"
 #include "base/xalloc.h"
 
-/* PRAGMA user_version of the schema below; a newer one is refused. */
-#define SCHEMA_VERSION 1
+/* PRAGMA user_version of the schema below; a newer one is refused, an
+ * older one migrated (migrate_v1). */
+#define SCHEMA_VERSION 2
 /* For SQL text: the same constant as a string. */
 #define STR_(x) #x
 #define STR(x) STR_(x)
+
+/* The dependency sets' tables, new in version 2 (docs/tree-db.md). */
+#define DEPSET_SCHEMA \
+	"CREATE TABLE dir (" \
+	" id INTEGER PRIMARY KEY," \
+	" path TEXT NOT NULL UNIQUE);" /* up to and with the last '/' */ \
+	"CREATE TABLE depset (" \
+	" id INTEGER PRIMARY KEY," \
+	" dir_id INTEGER NOT NULL," \
+	" kind TEXT NOT NULL,"  /* R, E, L, C, U, A or W */ \
+	" many INTEGER NOT NULL," /* 1: more than one name */ \
+	" hash INTEGER NOT NULL," /* mdb_names_hash(names) */ \
+	" names TEXT NOT NULL);" /* sorted, '\n' between */ \
+	/* Interning looks a set up by all four; manifest_dependents finds \
+	 * a one-name set by its hash, and scans only the sets of many \
+	 * names of a directory. */ \
+	"CREATE INDEX depset_by_dir ON depset(dir_id, kind, many, hash);" \
+	"CREATE INDEX depset_untraced ON depset(kind) WHERE kind = 'U';"
 
 static const char SCHEMA[] =
 	"CREATE TABLE url ("
@@ -39,17 +58,7 @@ static const char SCHEMA[] =
 	" changed INTEGER NOT NULL,"
 	" location TEXT,"
 	" fp INTEGER NOT NULL);" /* fingerprint of the row and its dependencies */
-	"CREATE TABLE depset ("
-	" id INTEGER PRIMARY KEY,"
-	" hash INTEGER NOT NULL,"
-	" kind TEXT NOT NULL,"  /* R, E, L, C or U */
-	" dir TEXT NOT NULL,"   /* up to and with the last '/' */
-	" names TEXT NOT NULL);" /* sorted, '\n' between */
-	"CREATE INDEX depset_by_hash ON depset(hash);"
-	/* Covering: manifest_dependents finds the sets of a directory and
-	 * matches their names without reading depset's rows. */
-	"CREATE INDEX depset_by_dir ON depset(dir, kind, names);"
-	"CREATE INDEX depset_untraced ON depset(kind) WHERE kind = 'U';"
+	DEPSET_SCHEMA
 	"CREATE TABLE url_dep ("
 	" set_id INTEGER NOT NULL,"
 	" url_id INTEGER NOT NULL,"
@@ -59,6 +68,57 @@ static const char SCHEMA[] =
 	" seq INTEGER PRIMARY KEY,"
 	" line TEXT NOT NULL,"   /* the entry as a text manifest line */
 	" remove INTEGER NOT NULL DEFAULT 0);"; /* 1: its file is to go */
+
+/* Version 1 to 2: depset(hash, kind, dir, names) with two indexes, the
+ * directory's text in each row and again in the index that covered the
+ * names, became a table of directories and sets that name theirs by id
+ * (half the bytes per page on DokuWiki). The set ids, hence url_dep,
+ * stay as they were. */
+static const char MIGRATE_V1[] =
+	"ALTER TABLE depset RENAME TO depset_v1;"
+	"DROP INDEX IF EXISTS depset_by_hash;"
+	"DROP INDEX IF EXISTS depset_by_dir;"
+	"DROP INDEX IF EXISTS depset_untraced;"
+	DEPSET_SCHEMA
+	"INSERT INTO dir (path) SELECT DISTINCT dir FROM depset_v1 ORDER BY dir;"
+	"INSERT INTO depset (id, dir_id, kind, many, hash, names)"
+	" SELECT s.id, d.id, s.kind, instr(s.names, char(10)) > 0, cgisnap_names_hash(s.names), s.names"
+	" FROM depset_v1 s JOIN dir d ON d.path = s.dir;"
+	"DROP TABLE depset_v1;"
+	"PRAGMA user_version = " STR(SCHEMA_VERSION) ";";
+
+uint32_t mdb_names_hash(const char *names, size_t len)
+{
+	/* FNV-1a 32, kept to 31 bits: SQLite stores it in 4 bytes. */
+	uint32_t h = 0x811c9dc5u;
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)names[i];
+		h *= 0x01000193u;
+	}
+	return h & 0x7fffffffu;
+}
+
+/* cgisnap_names_hash(names) for migrate_v1's SQL. */
+static void names_hash_sql(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	const char *names = (const char *)sqlite3_value_text(argv[0]);
+	sqlite3_result_int64(ctx, mdb_names_hash(names ? names : "", names ? (size_t)sqlite3_value_bytes(argv[0]) : 0));
+}
+
+/* A version 1 database made version 2, inside the caller's transaction. */
+static int migrate_v1(struct tree *t, char *err)
+{
+	if (sqlite3_create_function(t->db->db, "cgisnap_names_hash", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+				    names_hash_sql, NULL, NULL) != SQLITE_OK)
+		return mdb_err(t, err, "update");
+	int rc = mdb_exec(t, MIGRATE_V1, err);
+	sqlite3_create_function(t->db->db, "cgisnap_names_hash", 1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
+	if (rc == 0)
+		log_info("upgraded %s/%s/%s to schema version %d", t->path, TREE_META_DIR, MANIFEST_DB_FILE,
+			 SCHEMA_VERSION);
+	return rc;
+}
 
 void mdb_stored_free(struct stored *s)
 {
@@ -205,30 +265,6 @@ static bool meta_has(struct tree *t, const char *name)
 	return t->meta_fd >= 0 && fstatat(t->meta_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* A tree made before depset_by_dir covered (kind, names) gets the index
- * of SCHEMA, in one transaction: without it each manifest_dependents
- * reads a depset row per set of the directory. Best effort: a tree this
- * process cannot write (or that another writer holds past the busy
- * timeout) is read with the old index, only slower. */
-static void upgrade_indexes(struct tree *t)
-{
-	sqlite3_stmt *st =
-		mdb_prepare(t, "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'depset_by_dir'");
-	bool old = st && sqlite3_step(st) == SQLITE_ROW && mdb_column_text(st, 0) &&
-		   !strstr(mdb_column_text(st, 0), "names");
-	sqlite3_finalize(st);
-	if (!old)
-		return;
-	char err[ERR_LEN];
-	if (mdb_exec(t, "BEGIN IMMEDIATE", err) < 0)
-		return;
-	if (mdb_exec(t, "DROP INDEX depset_by_dir; CREATE INDEX depset_by_dir ON depset(dir, kind, names)", err) < 0 ||
-	    mdb_exec(t, "COMMIT", err) < 0) {
-		sqlite3_exec(t->db->db, "ROLLBACK", NULL, NULL, NULL);
-		log_debug("%s: index depset_by_dir not upgraded: %s", MANIFEST_DB_FILE, err);
-	}
-}
-
 /* Open (create: make it when missing) the tree's database, creating the
  * schema and migrating an old tree on the way. 0 with t->db NULL when
  * there is none and !create and nothing to migrate. Call with open_mu
@@ -312,8 +348,16 @@ static int open_db(struct tree *t, bool create, char *err)
 			MANIFEST_DB_FILE, version, SCHEMA_VERSION);
 		goto fail;
 	}
+	d->schema = SCHEMA_VERSION;
 	if (version == SCHEMA_VERSION && !old)
 		goto ready;
+	/* A reader that may not write (serve run as another user) reads an
+	 * older version's url table as it is; what reads the sets asks for a
+	 * writer's upgrade first (mdb_need_schema). */
+	if (version >= 1 && !old && !create && sqlite3_db_readonly(d->db, "main") == 1) {
+		d->schema = version;
+		goto ready;
+	}
 	/* Schema and migration in one transaction: a second process waits,
 	 * then finds both done. */
 	if (mdb_exec(&tmp, "BEGIN IMMEDIATE", err) < 0)
@@ -323,6 +367,8 @@ static int open_db(struct tree *t, bool create, char *err)
 	sqlite3_finalize(ver);
 	if (version == 0 &&
 	    (mdb_exec(&tmp, SCHEMA, err) < 0 || mdb_exec(&tmp, "PRAGMA user_version = " STR(SCHEMA_VERSION), err) < 0))
+		goto rollback;
+	if (version == 1 && migrate_v1(&tmp, err) < 0)
 		goto rollback;
 	/* Old files beside a database that holds URLs: a run killed between
 	 * the migration's commit and their removal left them. */
@@ -341,7 +387,6 @@ static int open_db(struct tree *t, bool create, char *err)
 		log_info("migrated %s/%s/%s to %s (%ld URLs)", t->path, TREE_META_DIR, MANIFEST_TEXT_FILE,
 			 MANIFEST_DB_FILE, migrated);
 ready:
-	upgrade_indexes(&tmp);
 	__atomic_store_n(&t->db, d, __ATOMIC_RELEASE);
 	return 0;
 rollback:
@@ -349,6 +394,16 @@ rollback:
 fail:
 	manifest_db_close(&tmp);
 	return -1;
+}
+
+int mdb_need_schema(struct tree *t, char *err)
+{
+	if (t->db->schema == SCHEMA_VERSION)
+		return 0;
+	return err_set(err,
+		       "'%s/%s/%s' has schema version %d, older than this cgisnap's (%d); this user cannot upgrade it,"
+		       " the tree's writer (snapshot, watch) does",
+		       t->path, TREE_META_DIR, MANIFEST_DB_FILE, t->db->schema, SCHEMA_VERSION);
 }
 
 void manifest_db_close(struct tree *t)

@@ -53,6 +53,7 @@ struct manifest_db {
 	sqlite3 *db;
 	pthread_mutex_t mu;   /* one user of the connection at a time */
 	char *path;           /* the database's, for the readers */
+	int schema;           /* its version: older only on a reader that may not write */
 	bool have_state;      /* stored reflects the database */
 	bool vacuum_checked;  /* convert_vacuum ran on this connection */
 	long long data_version; /* PRAGMA data_version at the last load */
@@ -95,6 +96,11 @@ sqlite3_stmt *mdb_prepare(struct tree *t, const char *sql);
 const char *mdb_column_text(sqlite3_stmt *st, int i);
 int mdb_step(sqlite3_stmt *st);
 long long mdb_query_int(struct tree *t, const char *sql);
+/* The hash of a set's names (depset.hash): 31 bits. */
+uint32_t mdb_names_hash(const char *names, size_t len);
+/* 0 when the dependency sets can be read, else -1 with err saying that
+ * the database awaits a writer's upgrade. */
+int mdb_need_schema(struct tree *t, char *err);
 
 /* The database opened (create: made when missing) and locked for this
  * thread: 0 with t->db NULL (nothing locked) when there is none. */

@@ -130,17 +130,11 @@ static struct depset *group_deps(const struct manifest_entry *e, size_t *nsets)
 	return sets;
 }
 
-static uint64_t depset_hash(const struct depset *s)
-{
-	uint64_t h = fnv(FNV_START, &s->kind, 1);
-	h = fnv(h, s->dir, strlen(s->dir) + 1);
-	return fnv(h, s->names.data ? s->names.data : "", s->names.len) >> 1;
-}
-
 /* The prepared statements of one save. */
 struct saver {
 	struct tree *t;
-	sqlite3_stmt *find_set, *add_set, *insert_url, *update_url, *delete_url, *add_ref, *drop_ref, *gc_set;
+	sqlite3_stmt *find_dir, *add_dir, *find_set, *add_set, *insert_url, *update_url, *delete_url, *add_ref,
+		*drop_ref, *gc_set, *gc_dir;
 	/* Without the stored state (a delta save of a process that did not
 	 * load): a target's row and its references, read per target. */
 	sqlite3_stmt *find_url, *find_refs;
@@ -150,6 +144,8 @@ static void saver_release(struct saver *s)
 {
 	sqlite3_finalize(s->find_url);
 	sqlite3_finalize(s->find_refs);
+	sqlite3_finalize(s->find_dir);
+	sqlite3_finalize(s->add_dir);
 	sqlite3_finalize(s->find_set);
 	sqlite3_finalize(s->add_set);
 	sqlite3_finalize(s->insert_url);
@@ -158,14 +154,18 @@ static void saver_release(struct saver *s)
 	sqlite3_finalize(s->add_ref);
 	sqlite3_finalize(s->drop_ref);
 	sqlite3_finalize(s->gc_set);
+	sqlite3_finalize(s->gc_dir);
 }
 
 static int saver_init(struct saver *s, struct tree *t)
 {
 	memset(s, 0, sizeof *s);
 	s->t = t;
-	s->find_set = mdb_prepare(t, "SELECT id FROM depset WHERE hash = ?1 AND kind = ?2 AND dir = ?3 AND names = ?4");
-	s->add_set = mdb_prepare(t, "INSERT INTO depset (hash, kind, dir, names) VALUES (?1, ?2, ?3, ?4)");
+	s->find_dir = mdb_prepare(t, "SELECT id FROM dir WHERE path = ?1");
+	s->add_dir = mdb_prepare(t, "INSERT INTO dir (path) VALUES (?1)");
+	s->find_set = mdb_prepare(t, "SELECT id FROM depset WHERE dir_id = ?1 AND kind = ?2 AND many = ?3 AND hash = ?4"
+				     " AND names = ?5");
+	s->add_set = mdb_prepare(t, "INSERT INTO depset (dir_id, kind, many, hash, names) VALUES (?1, ?2, ?3, ?4, ?5)");
 	s->insert_url = mdb_prepare(t, "INSERT INTO url (target, key, status, type, bytes, sha256, render_ms, changed,"
 				       " location, fp) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
 	s->update_url = mdb_prepare(t, "UPDATE url SET key = ?2, status = ?3, type = ?4, bytes = ?5, sha256 = ?6,"
@@ -174,9 +174,11 @@ static int saver_init(struct saver *s, struct tree *t)
 	s->add_ref = mdb_prepare(t, "INSERT OR IGNORE INTO url_dep (set_id, url_id) VALUES (?1, ?2)");
 	s->drop_ref = mdb_prepare(t, "DELETE FROM url_dep WHERE set_id = ?1 AND url_id = ?2");
 	s->gc_set = mdb_prepare(t, "DELETE FROM depset WHERE id = ?1 AND NOT EXISTS"
-				   " (SELECT 1 FROM url_dep WHERE set_id = ?1)");
-	if (!s->find_set || !s->add_set || !s->insert_url || !s->update_url || !s->delete_url || !s->add_ref ||
-	    !s->drop_ref || !s->gc_set)
+				   " (SELECT 1 FROM url_dep WHERE set_id = ?1) RETURNING dir_id");
+	s->gc_dir = mdb_prepare(t, "DELETE FROM dir WHERE id = ?1 AND NOT EXISTS"
+				   " (SELECT 1 FROM depset WHERE dir_id = ?1)");
+	if (!s->find_dir || !s->add_dir || !s->find_set || !s->add_set || !s->insert_url || !s->update_url ||
+	    !s->delete_url || !s->add_ref || !s->drop_ref || !s->gc_set || !s->gc_dir)
 		return -1;
 	if (!t->db->have_state) {
 		s->find_url = mdb_prepare(t, "SELECT id, fp FROM url WHERE target = ?1");
@@ -234,32 +236,50 @@ static int stored_for(struct saver *sv, const char *k, struct stored **out, bool
 	return 0;
 }
 
-/* The id of set s, added when the database has none like it; -1 on error. */
+/* The id that st (bound) finds in its first column, or else the one that
+ * add (bound) inserts; -1 on error. */
+static long long find_or_add(struct saver *sv, sqlite3_stmt *st, sqlite3_stmt *add)
+{
+	long long id = -1;
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc == SQLITE_ROW) {
+		sqlite3_clear_bindings(add);
+		return id;
+	}
+	if (rc != SQLITE_DONE || mdb_step(add) < 0) {
+		sqlite3_reset(add);
+		sqlite3_clear_bindings(add);
+		return -1;
+	}
+	return sqlite3_last_insert_rowid(sv->t->db->db);
+}
+
+/* The id of set s, added (and its directory) when the database has none
+ * like it; -1 on error. */
 static long long intern_set(struct saver *sv, const struct depset *s)
 {
+	sqlite3_bind_text(sv->find_dir, 1, s->dir, -1, SQLITE_STATIC);
+	sqlite3_bind_text(sv->add_dir, 1, s->dir, -1, SQLITE_STATIC);
+	long long dir_id = find_or_add(sv, sv->find_dir, sv->add_dir);
+	if (dir_id < 0)
+		return -1;
 	char kind[2] = { s->kind, '\0' };
 	const char *names = s->names.data ? s->names.data : "";
-	long long h = (long long)depset_hash(s), id = -1;
-	sqlite3_bind_int64(sv->find_set, 1, h);
-	sqlite3_bind_text(sv->find_set, 2, kind, 1, SQLITE_STATIC);
-	sqlite3_bind_text(sv->find_set, 3, s->dir, -1, SQLITE_STATIC);
-	sqlite3_bind_text(sv->find_set, 4, names, (int)s->names.len, SQLITE_STATIC);
-	int rc = sqlite3_step(sv->find_set);
-	if (rc == SQLITE_ROW)
-		id = sqlite3_column_int64(sv->find_set, 0);
-	sqlite3_reset(sv->find_set);
-	sqlite3_clear_bindings(sv->find_set);
-	if (rc == SQLITE_ROW)
-		return id;
-	if (rc != SQLITE_DONE)
-		return -1;
-	sqlite3_bind_int64(sv->add_set, 1, h);
-	sqlite3_bind_text(sv->add_set, 2, kind, 1, SQLITE_STATIC);
-	sqlite3_bind_text(sv->add_set, 3, s->dir, -1, SQLITE_STATIC);
-	sqlite3_bind_text(sv->add_set, 4, names, (int)s->names.len, SQLITE_STATIC);
-	if (mdb_step(sv->add_set) < 0)
-		return -1;
-	return sqlite3_last_insert_rowid(sv->t->db->db);
+	int many = memchr(names, '\n', s->names.len) != NULL;
+	long long hash = mdb_names_hash(names, s->names.len);
+	sqlite3_stmt *each[] = { sv->find_set, sv->add_set };
+	for (size_t i = 0; i < 2; i++) {
+		sqlite3_bind_int64(each[i], 1, dir_id);
+		sqlite3_bind_text(each[i], 2, kind, 1, SQLITE_STATIC);
+		sqlite3_bind_int(each[i], 3, many);
+		sqlite3_bind_int64(each[i], 4, hash);
+		sqlite3_bind_text(each[i], 5, names, (int)s->names.len, SQLITE_STATIC);
+	}
+	return find_or_add(sv, sv->find_set, sv->add_set);
 }
 
 static int bind_row(sqlite3_stmt *st, const struct manifest_entry *e, uint64_t fp)
@@ -296,9 +316,21 @@ static int drop_refs(struct saver *sv, long long id, const long long *old, size_
 		sqlite3_bind_int64(sv->drop_ref, 2, id);
 		if (mdb_step(sv->drop_ref) < 0)
 			return -1;
+		/* The set gone, its directory too when no other set is in it. */
 		sqlite3_bind_int64(sv->gc_set, 1, old[i]);
-		if (mdb_step(sv->gc_set) < 0)
+		int rc = sqlite3_step(sv->gc_set);
+		long long dir_id = rc == SQLITE_ROW ? sqlite3_column_int64(sv->gc_set, 0) : -1;
+		while (rc == SQLITE_ROW)
+			rc = sqlite3_step(sv->gc_set);
+		sqlite3_reset(sv->gc_set);
+		sqlite3_clear_bindings(sv->gc_set);
+		if (rc != SQLITE_DONE)
 			return -1;
+		if (dir_id >= 0) {
+			sqlite3_bind_int64(sv->gc_dir, 1, dir_id);
+			if (mdb_step(sv->gc_dir) < 0)
+				return -1;
+		}
 	}
 	return 0;
 }
@@ -397,6 +429,8 @@ int mdb_write_changes(struct tree *t, const struct manifest *m, const struct str
 	struct hashmap next = HASHMAP_INIT; /* target -> struct stored *, what will be */
 	struct hashmap deleted = HASHMAP_INIT; /* the dropped targets deleted */
 	int rc = -1;
+	if (mdb_need_schema(t, err) < 0)
+		return -1;
 	if (saver_init(&sv, t) < 0)
 		goto out;
 	size_t it = 0;

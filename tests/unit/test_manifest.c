@@ -1,5 +1,6 @@
 /* test_manifest.c - the manifest in tree.db, old trees' text files, the tree's lock and settings. */
 #include <fcntl.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -265,6 +266,79 @@ TEST(manifest_save_delta_without_a_load_reads_each_row_now)
 	strlist_clear(&deps);
 	manifest_release(&r);
 	tree_close(&a);
+	remove_scratch(path, treepath);
+}
+
+/* The count sql gives on tree.db at treepath, read on a connection of its own. */
+static long long db_count(const char *treepath, const char *sql)
+{
+	char *db_path = xasprintf("%s/.cgisnap/tree.db", treepath);
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	long long n = -1;
+	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	free(db_path);
+	return n;
+}
+
+/* A set of one name is found by its name's hash, one of many by a scan
+ * of its directory's; a directory's pages below it; and a set, or a
+ * directory, goes with the last page that refers to it. */
+TEST(manifest_dependents_by_name_and_below_and_the_sets_collected)
+{
+	struct tree t;
+	char *path = unit_tree_open(&t, "man", "tree");
+	char *treepath = xasprintf("%s/tree", path);
+	char err[ERR_LEN];
+	struct manifest m = MANIFEST_INIT;
+	put_pages(&m, 3);
+	CHECK_INT(0, manifest_save(&m, &t, err));
+	/* /site/lib/, /site/data/ and /site/ (the listing of /site/data) */
+	CHECK_INT(3, db_count(treepath, "SELECT count(*) FROM dir"));
+	CHECK_INT(5, db_count(treepath, "SELECT count(*) FROM depset"));
+	struct strlist deps = STRLIST_INIT;
+	CHECK_INT(0, manifest_dependents(&t, 'R', "/site/data/p1.txt", &deps, err));
+	CHECK(deps.n == 1 && !strcmp(deps.items[0], "/p1"));
+	strlist_clear(&deps);
+	CHECK_INT(0, manifest_dependents(&t, 'R', "/site/lib/b.php", &deps, err));
+	CHECK_INT(3, deps.n);
+	strlist_clear(&deps);
+	CHECK_INT(0, manifest_dependents(&t, 'R', "/site/lib/c.php", &deps, err));
+	CHECK_INT(0, deps.n);
+	CHECK_INT(0, manifest_dependents(&t, 'E', "/site/lib/a.php", &deps, err));
+	CHECK_INT(0, deps.n);
+	CHECK_INT(0, manifest_dependents(&t, 'R', "/site/lib/a", &deps, err));
+	CHECK_INT(0, deps.n); /* a prefix of a name is not the name */
+	CHECK_INT(0, manifest_dependents(&t, 0, "/site/lib", &deps, err));
+	CHECK_INT(3, deps.n);
+	strlist_clear(&deps);
+	CHECK_INT(0, manifest_dependents(&t, 0, "/site/li", &deps, err));
+	CHECK_INT(0, deps.n); /* below "/site/li/", not "/site/lib/" */
+	CHECK_INT(0, manifest_dependents(&t, 'L', "/site/data", &deps, err));
+	CHECK_INT(3, deps.n);
+	strlist_clear(&deps);
+
+	struct manifest_entry *e = manifest_get(&m, "/p1");
+	strlist_clear(&e->deps_read);
+	strlist_add(&e->deps_read, "/site/lib/a.php");
+	CHECK_INT(0, manifest_save(&m, &t, err));
+	CHECK_INT(0, manifest_dependents(&t, 'R', "/site/data/p1.txt", &deps, err));
+	CHECK_INT(0, deps.n);
+	CHECK_INT(0, manifest_dependents(&t, 'R', "/site/lib/a.php", &deps, err));
+	CHECK_INT(3, deps.n); /* /p1 by a set of one name now */
+	strlist_clear(&deps);
+	CHECK_INT(5, db_count(treepath, "SELECT count(*) FROM depset")); /* p1.txt's gone, {a.php} new */
+
+	manifest_release(&m);
+	CHECK_INT(0, manifest_save(&m, &t, err));
+	CHECK_INT(0, db_count(treepath, "SELECT count(*) FROM url"));
+	CHECK_INT(0, db_count(treepath, "SELECT count(*) FROM depset"));
+	CHECK_INT(0, db_count(treepath, "SELECT count(*) FROM dir"));
+	tree_close(&t);
 	remove_scratch(path, treepath);
 }
 
