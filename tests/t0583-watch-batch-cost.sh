@@ -32,16 +32,21 @@ check_eq "$PAGES" "$(find "$OUT" -maxdepth 1 -name 'page.cgi@id=*.html' | wc -l)
 
 try "a tree of schema version 1 is upgraded on first open, its dependencies as they were"
 "$CGISNAP" ls --deps "$OUT" >"$TESTDIR/deps-v2.txt"
-# Version 1 kept each set's directory in its row, indexed with the names.
-tree_sql "$OUT" "CREATE TABLE depset_v1 (id INTEGER PRIMARY KEY, hash INTEGER NOT NULL, kind TEXT NOT NULL,
-	dir TEXT NOT NULL, names TEXT NOT NULL)" >/dev/null
-tree_sql "$OUT" "INSERT INTO depset_v1 SELECT s.id, 0, s.kind, d.path, s.names FROM depset s
-	JOIN dir d ON d.id = s.dir_id" >/dev/null
-for sql in "DROP TABLE depset" "DROP TABLE dir" "ALTER TABLE depset_v1 RENAME TO depset" \
-	"CREATE INDEX depset_by_hash ON depset(hash)" "CREATE INDEX depset_by_dir ON depset(dir, kind, names)" \
-	"CREATE INDEX depset_untraced ON depset(kind) WHERE kind = 'U'" "PRAGMA user_version = 1"; do
-	tree_sql "$OUT" "$sql" >/dev/null
-done
+# to_v1 TREE: TREE's database made as version 1 kept it: each set's
+# directory in its row, indexed with the names.
+to_v1() {
+	tree_sql "$1" "CREATE TABLE depset_v1 (id INTEGER PRIMARY KEY, hash INTEGER NOT NULL, kind TEXT NOT NULL,
+		dir TEXT NOT NULL, names TEXT NOT NULL)" >/dev/null
+	tree_sql "$1" "INSERT INTO depset_v1 SELECT s.id, 0, s.kind, d.path, s.names FROM depset s
+		JOIN dir d ON d.id = s.dir_id" >/dev/null
+	for sql in "DROP TABLE depset" "DROP TABLE dir" "ALTER TABLE depset_v1 RENAME TO depset" \
+		"CREATE INDEX depset_by_hash ON depset(hash)" "CREATE INDEX depset_by_dir ON depset(dir, kind, names)" \
+		"CREATE INDEX depset_untraced ON depset(kind) WHERE kind = 'U'" "PRAGMA user_version = 1"; do
+		tree_sql "$1" "$sql" >/dev/null
+	done
+}
+cp -a "$OUT" "$TESTDIR/ro"
+to_v1 "$OUT"
 check_eq 1 "$(tree_sql "$OUT" "PRAGMA user_version")" "version 1 made"
 "$CGISNAP" ls --deps "$OUT" >"$TESTDIR/deps-up.txt" 2>"$TESTDIR/up.err"
 check_eq 0 $? "ls on it"
@@ -53,6 +58,16 @@ check_eq 0 "$(tree_sql "$OUT" "SELECT count(*) FROM sqlite_master WHERE name IN 
 	"nothing of version 1 left"
 "$CGISNAP" ls "$OUT" >/dev/null 2>"$TESTDIR/up2.err"
 check_eq "" "$(cat "$TESTDIR/up2.err")" "upgraded once only"
+
+try "a user who may not write a version 1 tree reads it as it is"
+to_v1 "$TESTDIR/ro"
+# nobody may make the database's -shm beside it, not write the database.
+chmod 755 "$TESTDIR"
+chmod 777 "$TESTDIR/ro" "$TESTDIR/ro/.cgisnap"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$CGISNAP" ls --deps "$TESTDIR/ro" >"$TESTDIR/deps-ro.txt" 2>"$TESTDIR/ro.err"
+check_eq 0 $? "ls --deps as nobody ($(head -c 300 "$TESTDIR/ro.err"))"
+check_cmp "$TESTDIR/deps-v2.txt" "$TESTDIR/deps-ro.txt" "the same dependencies"
+check_eq 1 "$(tree_sql "$TESTDIR/ro" "PRAGMA user_version")" "still version 1"
 
 try "a tree of a newer schema is refused, left as it is"
 cp -p "$OUT/.cgisnap/tree.db" "$TESTDIR/tree.db.kept"

@@ -114,9 +114,6 @@ static int migrate_v1(struct tree *t, char *err)
 		return mdb_err(t, err, "update");
 	int rc = mdb_exec(t, MIGRATE_V1, err);
 	sqlite3_create_function(t->db->db, "cgisnap_names_hash", 1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
-	if (rc == 0)
-		log_info("upgraded %s/%s/%s to schema version %d", t->path, TREE_META_DIR, MANIFEST_DB_FILE,
-			 SCHEMA_VERSION);
 	return rc;
 }
 
@@ -351,10 +348,10 @@ static int open_db(struct tree *t, bool create, char *err)
 	d->schema = SCHEMA_VERSION;
 	if (version == SCHEMA_VERSION && !old)
 		goto ready;
-	/* A reader that may not write (serve run as another user) reads an
-	 * older version's url table as it is; what reads the sets asks for a
-	 * writer's upgrade first (mdb_need_schema). */
-	if (version >= 1 && !old && !create && sqlite3_db_readonly(d->db, "main") == 1) {
+	/* A process that may not write (serve run as another user) reads an
+	 * older version as it is (mdb_schema); a save asks for a writer's
+	 * upgrade first (mdb_need_schema). */
+	if (version >= 1 && !old && sqlite3_db_readonly(d->db, "main") == 1) {
 		d->schema = version;
 		goto ready;
 	}
@@ -368,7 +365,16 @@ static int open_db(struct tree *t, bool create, char *err)
 	if (version == 0 &&
 	    (mdb_exec(&tmp, SCHEMA, err) < 0 || mdb_exec(&tmp, "PRAGMA user_version = " STR(SCHEMA_VERSION), err) < 0))
 		goto rollback;
-	if (version == 1 && migrate_v1(&tmp, err) < 0)
+	if (version < 0 || version > SCHEMA_VERSION) { /* another binary, newer, upgraded it meanwhile */
+		if (version < 0)
+			mdb_err(&tmp, err, "read");
+		else
+			err_set(err, "'%s/%s/%s' has schema version %d, newer than this cgisnap's (%d)", t->path,
+				TREE_META_DIR, MANIFEST_DB_FILE, version, SCHEMA_VERSION);
+		goto rollback;
+	}
+	bool upgraded = version == 1;
+	if (upgraded && migrate_v1(&tmp, err) < 0)
 		goto rollback;
 	/* Old files beside a database that holds URLs: a run killed between
 	 * the migration's commit and their removal left them. */
@@ -386,6 +392,9 @@ static int open_db(struct tree *t, bool create, char *err)
 	if (migrated >= 0)
 		log_info("migrated %s/%s/%s to %s (%ld URLs)", t->path, TREE_META_DIR, MANIFEST_TEXT_FILE,
 			 MANIFEST_DB_FILE, migrated);
+	if (upgraded)
+		log_info("upgraded %s/%s/%s to schema version %d", t->path, TREE_META_DIR, MANIFEST_DB_FILE,
+			 SCHEMA_VERSION);
 ready:
 	__atomic_store_n(&t->db, d, __ATOMIC_RELEASE);
 	return 0;
@@ -396,9 +405,20 @@ fail:
 	return -1;
 }
 
+int mdb_schema(struct tree *t)
+{
+	struct manifest_db *d = t->db;
+	if (d->schema < SCHEMA_VERSION) { /* a writer may have upgraded it since */
+		long long v = mdb_query_int(t, "PRAGMA user_version");
+		if (v > d->schema && v <= SCHEMA_VERSION)
+			d->schema = (int)v;
+	}
+	return d->schema;
+}
+
 int mdb_need_schema(struct tree *t, char *err)
 {
-	if (t->db->schema == SCHEMA_VERSION)
+	if (mdb_schema(t) == SCHEMA_VERSION)
 		return 0;
 	return err_set(err,
 		       "'%s/%s/%s' has schema version %d, older than this cgisnap's (%d); this user cannot upgrade it,"

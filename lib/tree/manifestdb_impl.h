@@ -98,8 +98,12 @@ int mdb_step(sqlite3_stmt *st);
 long long mdb_query_int(struct tree *t, const char *sql);
 /* The hash of a set's names (depset.hash): 31 bits. */
 uint32_t mdb_names_hash(const char *names, size_t len);
-/* 0 when the dependency sets can be read, else -1 with err saying that
- * the database awaits a writer's upgrade. */
+/* The database's schema version: SCHEMA_VERSION, or an older one (1) on
+ * a process that may not write it, read as it is, until a writer has
+ * upgraded it. */
+int mdb_schema(struct tree *t);
+/* 0 when the database has this cgisnap's schema, else -1 with err saying
+ * that it awaits a writer's upgrade (before a save). */
 int mdb_need_schema(struct tree *t, char *err);
 
 /* The database opened (create: made when missing) and locked for this

@@ -51,16 +51,12 @@ int mdb_read_all(struct tree *t, struct manifest *m, char *err)
 	struct hashmap stored_byid = HASHMAP_INIT; /* "id" -> struct stored * */
 	struct hashmap sets = HASHMAP_INIT;        /* "id" -> struct depset * */
 	sqlite3_stmt *urls = mdb_prepare(t, "SELECT id, target, fp, " ROW_COLUMNS " FROM url");
-	sqlite3_stmt *ds = mdb_prepare(t, "SELECT s.id, s.kind, d.path, s.names FROM depset s JOIN dir d ON d.id = s.dir_id");
+	sqlite3_stmt *ds = mdb_prepare(t, mdb_schema(t) == 1 ? "SELECT id, kind, dir, names FROM depset"
+							    : "SELECT s.id, s.kind, d.path, s.names FROM depset s"
+							      " JOIN dir d ON d.id = s.dir_id");
 	sqlite3_stmt *refs = mdb_prepare(t, "SELECT set_id, url_id FROM url_dep");
 	char idbuf[32];
 	mdb_state_clear(d);
-	if (mdb_need_schema(t, err) < 0) {
-		sqlite3_finalize(urls);
-		sqlite3_finalize(ds);
-		sqlite3_finalize(refs);
-		return -1;
-	}
 	if (!urls || !ds || !refs)
 		goto out;
 	while ((src = sqlite3_step(urls)) == SQLITE_ROW) {
@@ -202,6 +198,8 @@ static int collect(struct tree *t, sqlite3_stmt *st, struct strlist *out, char *
 
 #define DEPENDENTS "SELECT u.target FROM depset s JOIN url_dep d ON d.set_id = s.id JOIN url u ON u.id = d.url_id "
 #define DIR_ID "(SELECT id FROM dir WHERE path = ?1)"
+/* s.names holds the name ?3. */
+#define NAMES_HOLD "instr(char(10) || s.names || char(10), char(10) || ?3 || char(10)) > 0"
 
 int manifest_dependents(struct tree *t, char kind, const char *path, struct strlist *out, char *err)
 {
@@ -209,18 +207,16 @@ int manifest_dependents(struct tree *t, char kind, const char *path, struct strl
 		return -1;
 	if (!t->db)
 		return 0;
-	if (mdb_need_schema(t, err) < 0) {
-		mdb_unlock(t);
-		return -1;
-	}
 	sqlite3_stmt *st;
 	char k[2] = { kind, '\0' };
+	bool v1 = mdb_schema(t) == 1; /* read as it is by a process that may not write it */
 	if (!path) {
 		st = mdb_prepare(t, DEPENDENTS "WHERE s.kind = 'U'");
 	} else if (!kind) {
 		/* Below path: the directories from "path/" up to, not with,
 		 * "path0" ('0' follows '/'), in dir's index order. */
-		st = mdb_prepare(t, DEPENDENTS "WHERE s.dir_id IN (SELECT id FROM dir WHERE path >= ?1 || '/' AND path < ?1 || '0')");
+		st = mdb_prepare(t, v1 ? DEPENDENTS "WHERE s.dir >= ?1 || '/' AND s.dir < ?1 || '0'"
+				       : DEPENDENTS "WHERE s.dir_id IN (SELECT id FROM dir WHERE path >= ?1 || '/' AND path < ?1 || '0')");
 		if (st)
 			sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
 	} else {
@@ -229,10 +225,11 @@ int manifest_dependents(struct tree *t, char kind, const char *path, struct strl
 		const char *slash = strrchr(path, '/');
 		size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
 		const char *name = path + dlen;
-		st = mdb_prepare(t, DEPENDENTS "WHERE s.dir_id = " DIR_ID " AND s.kind = ?2 AND s.many = 0"
-						 " AND s.hash = ?4 AND s.names = ?3"
-				    " UNION ALL " DEPENDENTS "WHERE s.dir_id = " DIR_ID " AND s.kind = ?2 AND s.many = 1"
-				    " AND instr(char(10) || s.names || char(10), char(10) || ?3 || char(10)) > 0");
+		st = mdb_prepare(t, v1 ? DEPENDENTS "WHERE s.dir = ?1 AND s.kind = ?2 AND " NAMES_HOLD
+				       : DEPENDENTS "WHERE s.dir_id = " DIR_ID " AND s.kind = ?2 AND s.many = 0"
+						    " AND s.hash = ?4 AND s.names = ?3"
+					 " UNION ALL " DEPENDENTS "WHERE s.dir_id = " DIR_ID " AND s.kind = ?2 AND s.many = 1"
+						    " AND " NAMES_HOLD);
 		if (st) {
 			sqlite3_bind_text(st, 1, path, (int)dlen, SQLITE_STATIC);
 			sqlite3_bind_text(st, 2, k, 1, SQLITE_STATIC);
