@@ -3,8 +3,8 @@
 # sleeps 1 s while rendering: --exec (its input, a failing command), a
 # change made during a batch, SIGUSR1 and a real inotify overflow (full
 # re-crawls that rewrite nothing unchanged), SIGTERM during a batch,
-# restarts on an up-to-date or stale tree, set-up errors (no tracer, the
-# watch limit, usage), and an HTTP origin with --depends/--always rules or
+# restarts on an up-to-date or stale tree, --max-pages on the first crawl,
+# set-up errors (no tracer, the watch limit, usage), and an HTTP origin with --depends/--always rules or
 # none.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-watch.sh"
@@ -198,6 +198,15 @@ watch_start "$TESTDIR/srccmd.log" --root "$SITE" --cgi php=php-cgi --env "MARK_D
 	--source-command "pwd >'$MARK/cwd'; echo data/items; echo data/bulk" "$TESTDIR/srccmd"
 check_eq "$SITE" "$(cat "$MARK/cwd" 2>/dev/null)" "run in --root"
 check_match "$(grep '^cgisnap: watching ' "$TESTDIR/srccmd.log")" ' of 2 sources ' "both lines are sources"
+watch_stop_ok
+
+try "--max-pages bounds watch's first crawl, and says so before watching"
+watch_start "$TESTDIR/logmp" "${FIXTURE[@]}" --max-pages 2 "$TESTDIR/mp"
+check_eq 0 $? "watch came up"
+warned=$(grep -n '^cgisnap: warning: --max-pages 2 reached: [0-9]* links\{0,1\} not crawled' "$TESTDIR/logmp" | cut -d: -f1)
+watching=$(grep -n '^cgisnap: watching ' "$TESTDIR/logmp" | cut -d: -f1)
+check_lt "${warned:-999}" "${watching:-0}" "the warning, then watching ($(head -c 600 "$TESTDIR/logmp"))"
+check_le "$("$CGISNAP" ls "$TESTDIR/mp" | grep -vc '^#')" 2 "at most 2 URLs in the tree"
 watch_stop_ok
 
 try "without the tracer, --depends rules are enough to start; --ignore drops paths"
