@@ -130,6 +130,16 @@ static const int default_signals[] = { SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT
 				       SIGUSR1, SIGUSR2, SIGXFSZ };
 #define NDEFAULT_SIGNALS (sizeof default_signals / sizeof default_signals[0])
 
+void origin_child_signals(void)
+{
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	for (size_t i = 0; i < NDEFAULT_SIGNALS; i++)
+		sigaction(default_signals[i], &dfl, NULL);
+}
+
 /* spawn's way when the program runs as another user (base/runas.h):
  * posix_spawn cannot switch users, so fork, and have the child make
  * posix_spawn's changes itself, with system calls only (the parent is
@@ -157,12 +167,7 @@ static int spawn_as_user(const struct origin *o, const struct origin_script *s, 
 		int keep = o->trace_lib ? TRACE_FD + 1 : TRACE_FD;
 		close_range((unsigned)keep, (unsigned)report[1] - 1, 0);
 		close_range((unsigned)report[1] + 1, ~0U, 0);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		struct sigaction dfl = { .sa_handler = SIG_DFL };
-		for (size_t i = 0; i < NDEFAULT_SIGNALS; i++)
-			sigaction(default_signals[i], &dfl, NULL);
+		origin_child_signals();
 		if (runas_enter(o->runas) < 0 || chdir(s->dir) < 0)
 			goto failed;
 		execve(argv[0], argv, envp);

@@ -84,6 +84,12 @@ struct origin_script {
 	const struct origin_handler *handler; /* NULL: an executable run directly */
 };
 
+/* cgi.c: in a child between fork and exec, the signal mask emptied and
+ * the signals a fresh program expects at their defaults, whatever
+ * cgisnap ignores or handles (system calls only: the parent is
+ * threaded). posix_spawn's children get the same through its attributes. */
+void origin_child_signals(void);
+
 /* cgi.c: run the script's program with env, its stdout into out (at most
  * o->max_output bytes), its stderr to the log, its dependency trace into
  * rs->deps_*. 0 when the program exited by itself, with its exit status

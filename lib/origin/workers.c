@@ -235,14 +235,7 @@ __attribute__((noreturn)) static void exec_worker(struct workers *ws, pid_t pare
 	if (tracefd >= 0)
 		dup2(tracefd, TRACE_FD);
 	close_range(tracefd >= 0 ? TRACE_FD + 1 : TRACE_FD, ~0U, 0);
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	struct sigaction dfl = { .sa_handler = SIG_DFL };
-	int defaults[] = { SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGALRM,
-			   SIGUSR1, SIGUSR2, SIGXFSZ };
-	for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
-		sigaction(defaults[i], &dfl, NULL);
+	origin_child_signals();
 	/* The site's user before its directory, as Apache's children. */
 	if (runas_enter(ws->runas) < 0)
 		runas_enter_failed(ws->runas, ws->argv[0]);

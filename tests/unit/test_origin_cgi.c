@@ -21,6 +21,7 @@
 #include "helpers.h"
 #include "originfix.h"
 #include "base/log.h"
+#include "base/runas.h"
 #include "origin/origin.h"
 #include "cli/originopts.h"
 #include "unit.h"
@@ -394,4 +395,61 @@ TEST(origin_cgi_symlinks)
 	free(ok);
 	free(out);
 	free(outdir);
+}
+
+/* The value of the /proc status line NAME: in body ("SigBlk:\t...\n"),
+ * as a mask; ~0 when missing. */
+static unsigned long long status_mask(const struct buf *body, const char *name)
+{
+	const char *p = body->data ? strstr(body->data, name) : NULL;
+	return p ? strtoull(p + strlen(name), NULL, 16) : ~0ULL;
+}
+
+/* Signal sig's bit in a /proc status mask. */
+#define SIGBIT(sig) (1ULL << ((sig) - 1))
+
+/* A CGI program starts with no signal blocked and those a fresh program
+ * expects at their defaults (SIGPIPE above all), whatever the rendering
+ * thread blocks and the process ignores: spawned as we are
+ * (posix_spawn's attributes) and, as root, as another user (a fork that
+ * resets them itself). */
+TEST(origin_cgi_programs_start_with_default_signals)
+{
+	sigset_t usr1, was_mask;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, &was_mask);
+	struct sigaction ign = { .sa_handler = SIG_IGN }, was_pipe, was_hup;
+	sigaction(SIGPIPE, &ign, &was_pipe);
+	sigaction(SIGHUP, &ign, &was_hup);
+	struct runas ra = { 0 };
+	char rerr[ERR_LEN];
+	bool other = geteuid() == 0 && runas_resolve(&ra, "nobody", NULL, rerr) == 0 && ra.active &&
+		     runas_can(&ra, docroot(), R_OK | X_OK);
+	for (int as_other = 0; as_other <= (other ? 1 : 0); as_other++) {
+		struct fixture f = cgi_fixture();
+		if (as_other)
+			f.cfg.runas = &ra;
+		if (!fixture_open(&f, NULL)) {
+			CHECK(false);
+			fixture_close(&f);
+			continue;
+		}
+		struct origin_response rs;
+		CHECK_INT(0, render(f.o, "/signals.cgi", NULL, &rs, f.err));
+		CHECK_INT(200, rs.status);
+		unsigned long long blocked = status_mask(&rs.body, "SigBlk:"), ignored = status_mask(&rs.body, "SigIgn:");
+		if (blocked != 0 || (ignored & (SIGBIT(SIGPIPE) | SIGBIT(SIGHUP))))
+			printf("    %s: %s\n", as_other ? "as nobody" : "as we are", buf_str(&rs.body));
+		CHECK(blocked == 0);
+		CHECK((ignored & (SIGBIT(SIGPIPE) | SIGBIT(SIGHUP))) == 0);
+		origin_response_release(&rs);
+		fixture_close(&f);
+	}
+	if (!other)
+		printf("    # not root, or no user nobody: the run as another user is not tried\n");
+	runas_release(&ra);
+	sigaction(SIGPIPE, &was_pipe, NULL);
+	sigaction(SIGHUP, &was_hup, NULL);
+	pthread_sigmask(SIG_SETMASK, &was_mask, NULL);
 }
