@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,16 +20,19 @@
 #define SHARDS 16
 #define ROUTES_PER_SHARD 4096
 /* Files up to this size are held in memory (when the budget allows);
- * larger ones go out with sendfile, which spares copying them into every
- * socket buffer from user space. */
+ * larger ones are mapped (see cache.h for why not sendfile). */
 #define MEMORY_FILE_MAX (256 * 1024)
 /* What an entry costs beyond its bytes: the struct, headers, responses. */
 #define ENTRY_OVERHEAD 1024
 
+/* Bytes shared by responses: read into memory (inline) or a mapping of
+ * the file (mapped > 0: its length, unmapped with the last reference). */
 struct blob {
 	atomic_long refs;
 	size_t len;
-	char data[];
+	size_t mapped;
+	char *data;
+	char inline_data[];
 };
 
 struct shard {
@@ -70,13 +74,32 @@ static struct blob *blob_new(size_t len)
 	struct blob *b = xmalloc(sizeof *b + len + 1);
 	atomic_init(&b->refs, 1);
 	b->len = len;
+	b->mapped = 0;
+	b->data = b->inline_data;
+	return b;
+}
+
+/* A blob over the first len bytes of fd, mapped; NULL when the file
+ * cannot be mapped (the caller sends it with sendfile instead). */
+static struct blob *blob_map(int fd, size_t len)
+{
+	void *addr = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (addr == MAP_FAILED)
+		return NULL;
+	struct blob *b = xmalloc(sizeof *b);
+	atomic_init(&b->refs, 1);
+	b->len = b->mapped = len;
+	b->data = addr;
 	return b;
 }
 
 static void blob_put(struct blob *b)
 {
-	if (b && atomic_fetch_sub(&b->refs, 1) == 1)
-		free(b);
+	if (!b || atomic_fetch_sub(&b->refs, 1) != 1)
+		return;
+	if (b->mapped)
+		munmap(b->data, b->mapped);
+	free(b);
 }
 
 /* libmicrohttpd calls this when a response over a blob is finally freed. */
@@ -120,6 +143,7 @@ static void variant_release(struct variant *v)
 	blob_put(v->body);
 	v->ok = v->not_modified = NULL;
 	v->body = NULL;
+	v->mapped = false;
 	v->fd = -1;
 }
 
@@ -141,11 +165,17 @@ static void fentry_get(struct fentry *e)
 }
 
 /* Read the open file fd (st describes it) into v: into memory when
- * in_memory, else keep the descriptor. Takes fd. 0, or -1 with errno. */
-static int fill_variant(struct variant *v, int fd, const struct stat *st, bool in_memory)
+ * in_memory, else map it when map (kept entries), else keep the
+ * descriptor. Takes fd. 0, or -1 with errno. */
+static int fill_variant(struct variant *v, int fd, const struct stat *st, bool in_memory, bool map)
 {
 	v->size = (uint64_t)st->st_size;
 	if (!in_memory) {
+		if (map && v->size <= SIZE_MAX && (v->body = blob_map(fd, (size_t)v->size))) {
+			v->mapped = true;
+			close(fd);
+			return 0;
+		}
 		v->fd = fd;
 		return 0;
 	}
@@ -295,7 +325,7 @@ static struct fentry *load_entry(struct cache *c, const char *key, const char *c
 	 * descriptor of nothing. */
 	e->in_memory = st.st_size == 0 || (uint64_t)st.st_size <= c->memory_max;
 	make_etag(e->plain.etag, sizeof e->plain.etag, &st, "");
-	if (fill_variant(&e->plain, fd, &st, e->in_memory) < 0)
+	if (fill_variant(&e->plain, fd, &st, e->in_memory, c->enabled) < 0)
 		goto fail;
 
 	/* The .gz sibling counts only with exactly the file's mtime: snapshot
@@ -313,7 +343,7 @@ static struct fentry *load_entry(struct cache *c, const char *key, const char *c
 		    gst.st_mtim.tv_sec == st.st_mtim.tv_sec && gst.st_mtim.tv_nsec == st.st_mtim.tv_nsec &&
 		    (!e->in_memory || (uint64_t)gst.st_size <= c->memory_max) && gst.st_size > 0) {
 			make_etag(e->gz.etag, sizeof e->gz.etag, &gst, "-gz");
-			if (fill_variant(&e->gz, gfd, &gst, e->in_memory) < 0)
+			if (fill_variant(&e->gz, gfd, &gst, e->in_memory, c->enabled) < 0)
 				goto fail;
 		} else {
 			close(gfd);
@@ -366,7 +396,7 @@ static void ring_remove(struct fentry **hand, struct fentry *e)
 
 static size_t open_files_of(const struct fentry *e)
 {
-	return (e->plain.fd >= 0) + (e->gz.fd >= 0);
+	return (e->plain.fd >= 0 || e->plain.mapped) + (e->gz.fd >= 0 || e->gz.mapped);
 }
 
 /* Take e out of the shard (write lock held) and drop the map's reference. */

@@ -157,6 +157,52 @@ check_eq "$((rounds * 20))" "$(wc -l <"$TESTDIR/race.out")" "answers"
 check_eq 0 "$(grep -cvE "^version [0-9]+ x{3000}\$" "$TESTDIR/race.out")" "torn or mixed bodies"
 wait_until 2 body_is "$U/race.html" "version 60 $pad" || fail "last version not served"
 
+try "a big file (mapped, not read into memory) is served whole, new after a rename or an in-place write"
+head -c 3145728 /dev/urandom >"$TESTDIR/big1"
+head -c 2097152 /dev/urandom >"$TESTDIR/big2"
+cp "$TESTDIR/big1" "$T/docs/.big.tmp" && mv "$T/docs/.big.tmp" "$T/docs/big.bin"
+for i in 1 2; do
+	curl -s -o "$TESTDIR/got" "$U/docs/big.bin"
+	check_cmp "$TESTDIR/big1" "$TESTDIR/got" "request $i"
+done
+check_eq "bytes 1000-1999/3145728" "$(curl -s -r 1000-1999 -D - -o "$TESTDIR/got" "$U/docs/big.bin" |
+	tr -d '\r' | sed -n 's/^Content-Range: //Ip')" "a range's Content-Range"
+check_cmp <(tail -c +1001 "$TESTDIR/big1" | head -c 1000) "$TESTDIR/got" "the range's bytes"
+cp "$TESTDIR/big2" "$T/docs/.big.tmp" && mv "$T/docs/.big.tmp" "$T/docs/big.bin"
+big_is() { curl -s -o "$TESTDIR/got" "$U/docs/big.bin" && cmp -s "$1" "$TESTDIR/got"; }
+wait_until 2 big_is "$TESTDIR/big2" || fail "the renamed-in version not served"
+cp "$TESTDIR/big1" "$T/docs/big.bin" # in place: truncated, then written
+wait_until 2 big_is "$TESTDIR/big1" || fail "the version written in place not served"
+
+try "a big file truncated in place while it is being sent ends that answer only"
+head -c 33554432 /dev/zero >"$T/docs/huge.bin"
+curl -s -o /dev/null "$U/docs/huge.bin" # cached (mapped) first
+# A reader with a small receive buffer holds the answer in the server's
+# send buffer; the file shrinks to nothing under it.
+got=$(timeout 20 python3 - "$P" "$T/docs/huge.bin" <<'PY'
+import os, socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+s.connect(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"GET /docs/huge.bin HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+n = len(s.recv(65536))
+os.truncate(sys.argv[2], 0)
+while True:
+    b = s.recv(1 << 20)
+    if not b:
+        break
+    n += len(b)
+print(n)
+PY
+)
+check_eq 0 $? "the reader ended within 20 s (the connection was closed; sendfile left it hanging)"
+check_lt "${got:-0}" 33554432 "bytes received of 32 MiB ($got)"
+kill -0 "$SERVE_PID"
+check_eq 0 $? "serve is still running"
+check_eq 200 "$(code "$U/a/")" "and answers"
+wait_until 2 code_is "$U/docs/huge.bin" 200 || fail "the truncated file not served"
+check_eq 0 "$(curl -s "$U/docs/huge.bin" | wc -c)" "the truncated file's new length"
+
 try "a small cache (--cache-mb 1) evicts without serving wrong bytes"
 P2=$(port 1)
 serve_start "$T" "$P2" --cache-mb 1
