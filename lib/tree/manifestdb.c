@@ -267,6 +267,13 @@ static bool meta_has(struct tree *t, const char *name)
  * there is none and !create and nothing to migrate. Call with open_mu
  * held: t->db is set (atomically: manifest_lookup reads it without the
  * lock) only once the database is ready. */
+/* The refusal of a database a newer cgisnap made (its schema version). */
+static void err_newer_schema(char *err, const struct tree *t, int version)
+{
+	err_set(err, "'%s/%s/%s' has schema version %d, newer than this cgisnap's (%d)", t->path, TREE_META_DIR,
+		MANIFEST_DB_FILE, version, SCHEMA_VERSION);
+}
+
 static int open_db(struct tree *t, bool create, char *err)
 {
 	if (t->db)
@@ -341,8 +348,7 @@ static int open_db(struct tree *t, bool create, char *err)
 		goto fail;
 	}
 	if (version > SCHEMA_VERSION) {
-		err_set(err, "'%s/%s/%s' has schema version %d, newer than this cgisnap's (%d)", t->path, TREE_META_DIR,
-			MANIFEST_DB_FILE, version, SCHEMA_VERSION);
+		err_newer_schema(err, t, version);
 		goto fail;
 	}
 	d->schema = SCHEMA_VERSION;
@@ -369,8 +375,7 @@ static int open_db(struct tree *t, bool create, char *err)
 		if (version < 0)
 			mdb_err(&tmp, err, "read");
 		else
-			err_set(err, "'%s/%s/%s' has schema version %d, newer than this cgisnap's (%d)", t->path,
-				TREE_META_DIR, MANIFEST_DB_FILE, version, SCHEMA_VERSION);
+			err_newer_schema(err, t, version);
 		goto rollback;
 	}
 	bool upgraded = version == 1;
