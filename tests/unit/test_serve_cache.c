@@ -157,13 +157,16 @@ TEST(serve_cache_stays_within_budget)
 	CHECK(entries > 100);   /* most of the budget is in use */
 	CHECK(entries < 600);   /* and something was evicted */
 
-	/* Bigger than a memory file may be: kept as a descriptor. */
+	/* Bigger than a memory file may be: mapped, no descriptor kept,
+	 * not counted against the memory budget. */
 	char *big = malloc(300000);
 	memset(big, 'y', 300000);
 	write_file("big.bin", big, 300000);
 	free(big);
 	struct fentry *e = cache_get(c, "big.bin", "application/octet-stream");
-	CHECK(e && !e->in_memory && e->plain.fd >= 0);
+	CHECK(e && !e->in_memory && e->plain.mapped && e->plain.fd < 0);
+	cache_stats(c, &entries, &bytes);
+	CHECK(bytes <= 1 << 20);
 	if (e) {
 		struct MHD_Response *r = fentry_range(c, e, 10, 100);
 		CHECK(r != NULL);
@@ -193,6 +196,14 @@ TEST(serve_cache_disabled_keeps_nothing)
 	fentry_put(b);
 	cache_add_route(c, "/a.txt", "a.txt", "text/plain", 0);
 	CHECK(cache_lookup_route(c, "/a.txt", 0) == NULL);
+	/* Uncached, a big file is not mapped for one request: sendfile. */
+	char *big = malloc(300000);
+	memset(big, 'y', 300000);
+	write_file("big.bin", big, 300000);
+	free(big);
+	struct fentry *e = cache_get(c, "big.bin", "application/octet-stream");
+	CHECK(e && !e->in_memory && !e->plain.mapped && e->plain.fd >= 0);
+	fentry_put(e);
 	size_t entries, bytes;
 	cache_stats(c, &entries, &bytes);
 	CHECK_INT(0, entries);
