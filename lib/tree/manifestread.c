@@ -198,6 +198,7 @@ static int collect(struct tree *t, sqlite3_stmt *st, struct strlist *out, char *
 
 #define DEPENDENTS "SELECT u.target FROM depset s JOIN url_dep d ON d.set_id = s.id JOIN url u ON u.id = d.url_id "
 #define DIR_ID "(SELECT id FROM dir WHERE path = ?1)"
+#define KIND "CAST(?2 AS TEXT)"
 /* s.names holds the name ?3. */
 #define NAMES_HOLD "instr(char(10) || s.names || char(10), char(10) || ?3 || char(10)) > 0"
 
@@ -225,11 +226,12 @@ int manifest_dependents(struct tree *t, char kind, const char *path, struct strl
 		const char *slash = strrchr(path, '/');
 		size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
 		const char *name = path + dlen;
-		st = mdb_prepare(t, v1 ? DEPENDENTS "WHERE s.dir = ?1 AND s.kind = ?2 AND " NAMES_HOLD
-				       : DEPENDENTS "WHERE s.dir_id = " DIR_ID " AND s.kind = ?2 AND s.many = 0"
+		/* KIND, not "s.kind = ?2": see find_set in manifestsave.c. */
+		st = mdb_prepare(t, v1 ? DEPENDENTS "WHERE s.dir = ?1 AND s.kind = " KIND " AND " NAMES_HOLD
+				       : DEPENDENTS "WHERE s.dir_id = " DIR_ID " AND s.kind = " KIND " AND s.many = 0"
 						    " AND s.hash = ?4 AND s.names = ?3"
-					 " UNION ALL " DEPENDENTS "WHERE s.dir_id = " DIR_ID " AND s.kind = ?2 AND s.many = 1"
-						    " AND " NAMES_HOLD);
+					 " UNION ALL " DEPENDENTS "WHERE s.dir_id = " DIR_ID " AND s.kind = " KIND
+						    " AND s.many = 1 AND " NAMES_HOLD);
 		if (st) {
 			sqlite3_bind_text(st, 1, path, (int)dlen, SQLITE_STATIC);
 			sqlite3_bind_text(st, 2, k, 1, SQLITE_STATIC);

@@ -163,8 +163,12 @@ static int saver_init(struct saver *s, struct tree *t)
 	s->t = t;
 	s->find_dir = mdb_prepare(t, "SELECT id FROM dir WHERE path = ?1");
 	s->add_dir = mdb_prepare(t, "INSERT INTO dir (path) VALUES (?1)");
-	s->find_set = mdb_prepare(t, "SELECT id FROM depset WHERE dir_id = ?1 AND kind = ?2 AND many = ?3 AND hash = ?4"
-				     " AND names = ?5");
+	/* CAST: a bare "kind = ?2" would be compared with the partial index
+	 * depset_untraced's "kind = 'U'", and SQLite then prepares the
+	 * statement again after every new value bound to ?2 (its plan
+	 * depends on the value): once per set saved. */
+	s->find_set = mdb_prepare(t, "SELECT id FROM depset WHERE dir_id = ?1 AND kind = CAST(?2 AS TEXT) AND many = ?3"
+				     " AND hash = ?4 AND names = ?5");
 	s->add_set = mdb_prepare(t, "INSERT INTO depset (dir_id, kind, many, hash, names) VALUES (?1, ?2, ?3, ?4, ?5)");
 	s->insert_url = mdb_prepare(t, "INSERT INTO url (target, key, status, type, bytes, sha256, render_ms, changed,"
 				       " location, fp) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
