@@ -100,19 +100,38 @@ static bool under_sources(const struct strlist *sources, const char *path)
 	return false;
 }
 
-/* A recorded path that is gone now: removed since, when its directory
- * changed since or is gone too. */
-static void check_gone(struct walk *w, const char *path, bool dir)
+/* dir_changed's answers (non-NULL: NULL is "not asked yet"). */
+static char dir_changed_mark, dir_unchanged_mark;
+#define DIR_CHANGED ((void *)&dir_changed_mark)
+#define DIR_UNCHANGED ((void *)&dir_unchanged_mark)
+
+/* Whether directory dir changed since (or is gone): asked once per
+ * directory, remembered in changed_dirs. */
+static bool dir_changed(struct walk *w, struct hashmap *changed_dirs, const char *dir)
 {
+	void *known = hashmap_get(changed_dirs, dir);
+	if (known)
+		return known == DIR_CHANGED;
 	struct stat sb;
-	if (lstat(path, &sb) == 0 || errno != ENOENT || w->skip(w->arg, path))
-		return;
+	bool changed = stat(dir, &sb) < 0 || changed_since(&sb, &w->after);
+	hashmap_put(changed_dirs, dir, changed ? DIR_CHANGED : DIR_UNCHANGED);
+	return changed;
+}
+
+/* A recorded path that is gone now: removed since, when its directory
+ * changed since or is gone too. The directory is asked first: one whose
+ * times are older than since lost no entry, and most paths share a few
+ * directories (a stat each, not one per path). */
+static void check_gone(struct walk *w, struct hashmap *changed_dirs, const char *path, bool dir)
+{
 	const char *slash = strrchr(path, '/');
 	char *parent = slash && slash != path ? xstrndup(path, (size_t)(slash - path)) : xstrdup("/");
-	bool parent_changed = stat(parent, &sb) < 0 || changed_since(&sb, &w->after);
+	bool parent_changed = dir_changed(w, changed_dirs, parent);
 	free(parent);
-	if (parent_changed)
-		changes_add(w->out, path, FSW_CHANGED | FSW_REMOVED | (dir ? FSW_DIR : 0));
+	struct stat sb;
+	if (!parent_changed || lstat(path, &sb) == 0 || errno != ENOENT || w->skip(w->arg, path))
+		return;
+	changes_add(w->out, path, FSW_CHANGED | FSW_REMOVED | (dir ? FSW_DIR : 0));
 }
 
 void catchup_changes(const struct strlist *sources, const struct manifest *m, const struct timespec *since,
@@ -144,7 +163,7 @@ void catchup_changes(const struct strlist *sources, const struct manifest *m, co
 	/* Each recorded path once. Not the A ones: looked for and not found
 	 * then, their absence now is no change (their creation since is a
 	 * file the walk above finds). */
-	struct hashmap seen = HASHMAP_INIT;
+	struct hashmap seen = HASHMAP_INIT, changed_dirs = HASHMAP_INIT;
 	size_t it = 0;
 	void *v;
 	while (hashmap_next(&m->entries, &it, NULL, &v)) {
@@ -156,9 +175,10 @@ void catchup_changes(const struct strlist *sources, const struct manifest *m, co
 				if (hashmap_get(&seen, p) || !under_sources(sources, p))
 					continue;
 				hashmap_put(&seen, p, (void *)1);
-				check_gone(&w, p, *kind == 'L' || *kind == 'C');
+				check_gone(&w, &changed_dirs, p, *kind == 'L' || *kind == 'C');
 			}
 		}
 	}
 	hashmap_release(&seen);
+	hashmap_release(&changed_dirs);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/sha256.h"
 #include "base/xalloc.h"
 
 static void column_sha(sqlite3_stmt *st, int i, char *hex)
@@ -19,8 +20,7 @@ static void column_sha(sqlite3_stmt *st, int i, char *hex)
 	const unsigned char *raw = sqlite3_column_blob(st, i);
 	*hex = '\0';
 	if (raw && sqlite3_column_bytes(st, i) == 32)
-		for (int j = 0; j < 32; j++)
-			snprintf(hex + 2 * j, 3, "%02x", raw[j]);
+		sha256_to_hex(raw, hex);
 }
 
 /* The row's columns from col on, in ROW_COLUMNS' order, as a new entry
