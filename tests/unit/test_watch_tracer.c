@@ -230,6 +230,40 @@ TEST(watch_tracer_reports_reads_lists_and_writes)
 	trace_end(&t, d);
 }
 
+/* An lstat of a directory is answered from the render's memory after the
+ * first (PHP's path walks): the same answer, still reported, and
+ * forgotten when the process changes a path. PHP's own lstat(), its stat
+ * cache cleared before each. */
+TEST(watch_tracer_directory_lstats_are_kept_for_the_render_only)
+{
+	char *d = trace_dir("t/");
+	struct buf t = BUF_INIT;
+	/* In the shell's single quotes: PHP's strings are double-quoted. */
+	const char *php = "$d = getcwd() . \"/t\"; "
+			  "clearstatcache(); $a = lstat($d); clearstatcache(); $b = lstat($d); "
+			  "mkdir(\"$d/sub\"); clearstatcache(); $c = lstat($d); "
+			  "rmdir(\"$d/sub\"); rmdir($d); clearstatcache(); $e = @lstat($d); "
+			  "echo ($a == $b ? \"same\" : \"differ\"), \" \", "
+			  "($c[\"nlink\"] == $a[\"nlink\"] + 1 ? \"seen\" : \"stale\"), \" \", "
+			  "($e === false ? \"gone\" : \"kept\");";
+	char *script = xasprintf("php -n -r '%s' >out", php);
+	int status = traced(d, script, 'p', &t);
+	CHECK_INT(0, status);
+	char *out = xasprintf("%s/out", d);
+	struct buf said = BUF_INIT;
+	int fd = open(out, O_RDONLY | O_CLOEXEC);
+	CHECK(fd >= 0 && buf_read_fd(&said, fd, 1024) >= 0);
+	if (fd >= 0)
+		close(fd);
+	CHECK_STR("same seen gone", buf_str(&said));
+	CHECK(has_line(&t, 'R', d, "t"));
+	CHECK(has_line(&t, 'W', d, "t/sub"));
+	buf_release(&said);
+	free(out);
+	free(script);
+	trace_end(&t, d);
+}
+
 TEST(watch_tracer_silent_without_a_usable_pipe)
 {
 	char *d = trace_dir("");
