@@ -39,7 +39,7 @@ struct shard {
 	pthread_rwlock_t lock;
 	struct hashmap files;      /* key -> struct fentry (the map holds a reference) */
 	struct fentry *mem_hand;   /* CLOCK ring of memory entries */
-	struct fentry *fd_hand;    /* CLOCK ring of descriptor entries */
+	struct fentry *fd_hand;    /* CLOCK ring of big files (mapped or descriptors) */
 	size_t bytes;
 	size_t open_files;
 	atomic_ulong seq;          /* invalidations so far */
@@ -62,7 +62,7 @@ struct cache {
 	int rootfd;
 	atomic_bool enabled;
 	size_t shard_bytes;        /* memory budget of one shard */
-	size_t shard_files;        /* descriptors one shard may keep */
+	size_t shard_files;        /* big files one shard may keep */
 	size_t memory_max;         /* largest file held in memory */
 	char *cache_control;
 	struct shard shards[SHARDS];
@@ -165,13 +165,15 @@ static void fentry_get(struct fentry *e)
 }
 
 /* Read the open file fd (st describes it) into v: into memory when
- * in_memory, else map it when map (kept entries), else keep the
- * descriptor. Takes fd. 0, or -1 with errno. */
+ * in_memory, else map it when map (entries the cache can keep), else
+ * keep the descriptor. Takes fd. 0, or -1 with errno. */
 static int fill_variant(struct variant *v, int fd, const struct stat *st, bool in_memory, bool map)
 {
 	v->size = (uint64_t)st->st_size;
 	if (!in_memory) {
-		if (map && v->size <= SIZE_MAX && (v->body = blob_map(fd, (size_t)v->size))) {
+		/* 32-bit: a few big files would take the address space. */
+		if (map && SIZE_MAX > UINT32_MAX && v->size <= SIZE_MAX &&
+		    (v->body = blob_map(fd, (size_t)v->size))) {
 			v->mapped = true;
 			close(fd);
 			return 0;
@@ -325,7 +327,10 @@ static struct fentry *load_entry(struct cache *c, const char *key, const char *c
 	 * descriptor of nothing. */
 	e->in_memory = st.st_size == 0 || (uint64_t)st.st_size <= c->memory_max;
 	make_etag(e->plain.etag, sizeof e->plain.etag, &st, "");
-	if (fill_variant(&e->plain, fd, &st, e->in_memory, c->enabled) < 0)
+	/* Mapped only where the cache can keep the file: mapping it for one
+	 * request costs more than sendfile. */
+	bool map = c->enabled && c->shard_files > 0;
+	if (fill_variant(&e->plain, fd, &st, e->in_memory, map) < 0)
 		goto fail;
 
 	/* The .gz sibling counts only with exactly the file's mtime: snapshot
@@ -343,7 +348,7 @@ static struct fentry *load_entry(struct cache *c, const char *key, const char *c
 		    gst.st_mtim.tv_sec == st.st_mtim.tv_sec && gst.st_mtim.tv_nsec == st.st_mtim.tv_nsec &&
 		    (!e->in_memory || (uint64_t)gst.st_size <= c->memory_max) && gst.st_size > 0) {
 			make_etag(e->gz.etag, sizeof e->gz.etag, &gst, "-gz");
-			if (fill_variant(&e->gz, gfd, &gst, e->in_memory, c->enabled) < 0)
+			if (fill_variant(&e->gz, gfd, &gst, e->in_memory, map) < 0)
 				goto fail;
 		} else {
 			close(gfd);

@@ -8,7 +8,7 @@
  * is evicted its responses are "destroyed", and libmicrohttpd frees each
  * only after its last send.
  *
- * Small files (up to a fraction of the budget, at most 256 KiB) are read
+ * Small files (up to a 64th of the budget, at most 256 KiB) are read
  * into memory and counted against --cache-mb; larger ones are mapped
  * (mmap(2), never read by us: only the kernel copies them into sockets)
  * and counted against the bound on open files. Both kinds are evicted by
@@ -20,7 +20,9 @@
  * mapped file truncated under us makes that send fail (EFAULT, not
  * SIGBUS: the kernel reads it), which ends that one connection. With the
  * cache off (--cache-mb 0) every request opens the file and uses sendfile:
- * mapping it anew each time would cost more than it saves.
+ * mapping it anew each time would cost more than it saves; likewise when
+ * the bound on kept files is 0 (few descriptors), or where the address
+ * space is 32 bits.
  *
  * Two maps, each split into shards with their own rwlock so that the hot
  * path takes only read locks:
@@ -80,7 +82,8 @@ struct cache;
 
 /* A cache of budget_bytes (0: nothing is kept, every request reads the
  * file) over the tree at rootfd, sending cache_control (NULL: none) with
- * every file. max_open_files bounds the descriptors kept for large files. */
+ * every file. max_open_files bounds the large files kept (mapped, or by
+ * their descriptor where mapping is not possible). */
 struct cache *cache_new(int rootfd, size_t budget_bytes, size_t max_open_files,
 			const char *cache_control);
 void cache_free(struct cache *c);
@@ -102,12 +105,13 @@ struct fentry *cache_get(struct cache *c, const char *key, const char *content_t
 
 void fentry_put(struct fentry *e);
 
+/* A 200 of its own for a file variant sent from its descriptor (big
+ * files when the cache is off), so that its sends lock nobody else's;
+ * NULL for variants held in memory or mapped (queue v->ok, shared) or
+ * when out of resources. */
+struct MHD_Response *fentry_whole(struct cache *c, struct fentry *e, const struct variant *v);
 /* A fresh 206 response for bytes [first, first+len) of e's plain variant
  * (the caller destroys it after queueing); NULL when out of resources. */
-/* A 200 of its own for a file variant sent from its descriptor (big
- * files), so that its sends lock nobody else's; NULL for variants held in
- * memory (queue v->ok, shared) or when out of resources. */
-struct MHD_Response *fentry_whole(struct cache *c, struct fentry *e, const struct variant *v);
 struct MHD_Response *fentry_range(struct cache *c, struct fentry *e, uint64_t first, uint64_t len);
 
 /* Forget key (a file of the tree changed or went away). */

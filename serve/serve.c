@@ -424,7 +424,9 @@ static int run(struct server *s)
 			budget = 0;
 		}
 	}
-	/* Descriptors: connections first, a margin, then cached large files. */
+	/* Descriptors: connections first, a margin, then cached large files
+	 * (mapped ones hold none, but the same bound keeps their number in
+	 * check). */
 	long spare = nofile - s->cfg.max_connections - daemons_headroom(s->cfg.max_connections) - 64;
 	size_t open_files = spare > 0 ? (size_t)(spare / 2 > 1024 ? 1024 : spare / 2) : 0;
 	s->cache = cache_new(s->have_tree ? s->tree.fd : -1, budget, open_files, s->cfg.cache_control);
