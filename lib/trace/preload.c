@@ -248,29 +248,6 @@ static int unbuffered;
 static unsigned long long seen[SEEN_SLOTS];
 static unsigned seen_used;
 
-/* ---- the directories lstat'd in this render ----
- *
- * Traced, php-cgi resolves each include's path itself, an lstat per
- * component (its realpath cache is off, so that every render makes, and
- * reports, the lookups a fresh process would): a DokuWiki page lstats the
- * same few directories thousands of times. An lstat of an absolute path
- * that found a directory is answered from here for the rest of the
- * render; every call is still reported, so what is recorded is the same.
- * Forgotten at the request's boundary and whenever this process changes a
- * path (any line but R, E and L): the answer is never older than the
- * render, where PHP's own realpath cache (untraced) keeps one for two
- * minutes. Under the buffer's lock. */
-#define DIRSTAT_SLOTS 512
-#define DIRSTAT_PATH 256
-static struct dirstat {
-	unsigned long long h; /* 0: a free slot */
-	size_t size;          /* of the caller's struct */
-	char path[DIRSTAT_PATH];
-	struct stat64 st;
-} dirstats[DIRSTAT_SLOTS];
-static unsigned short dirstat_taken[DIRSTAT_SLOTS / 2];
-static unsigned dirstat_used;
-
 /* This thread's id, asked once (fork's child asks again). */
 static __thread int self_tid __attribute__((tls_model("initial-exec")));
 
@@ -327,99 +304,6 @@ static int seen_first(const char *line, size_t n)
 	}
 }
 
-/* Forget every directory's answer. Under the lock. */
-static void dirstat_forget(void)
-{
-	for (unsigned i = 0; i < dirstat_used; i++)
-		dirstats[dirstat_taken[i]].h = 0;
-	dirstat_used = 0;
-}
-
-/* The slot of path (len bytes) asked with size: its own, or the free one
- * where it goes (its hash in *hash); -1 when it cannot be kept. Under
- * the lock. */
-static int dirstat_slot(const char *path, size_t len, size_t size, unsigned long long *hash)
-{
-	if (path[0] != '/' || len >= DIRSTAT_PATH || size > sizeof(struct stat64))
-		return -1;
-	unsigned long long h = 14695981039346656037ULL ^ size; /* FNV-1a */
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)path[i]) * 1099511628211ULL;
-	h |= 1;
-	*hash = h;
-	for (size_t i = h & (DIRSTAT_SLOTS - 1);; i = (i + 1) & (DIRSTAT_SLOTS - 1)) {
-		struct dirstat *d = &dirstats[i];
-		if (!d->h)
-			return (int)i;
-		if (d->h != h || d->size != size)
-			continue;
-		size_t k = 0;
-		while (k < len && d->path[k] == path[k])
-			k++;
-		if (k == len && !d->path[k])
-			return (int)i;
-	}
-}
-
-/* Whether flags are an lstat's: the answer of the link itself. */
-static int dirstat_wanted(int flags)
-{
-	return (flags & AT_SYMLINK_NOFOLLOW) && !(flags & AT_EMPTY_PATH);
-}
-
-int dirstat_get(const char *path, int flags, void *st, size_t size)
-{
-	/* NULL checks that survive the hooked functions' nonnull (report). */
-	__asm__("" : "+r"(path), "+r"(st));
-	if (!path || !st || !dirstat_wanted(flags) || in_tracer)
-		return 0;
-	in_tracer = 1;
-	int found = 0;
-	if (trace_get() >= 0 && pending_lock()) {
-		unsigned long long h;
-		int i = dirstat_slot(path, t_strlen(path), size, &h);
-		if (i >= 0 && dirstats[i].h) {
-			unsigned char *to = st;
-			const unsigned char *from = (const unsigned char *)&dirstats[i].st;
-			for (size_t k = 0; k < size; k++)
-				to[k] = from[k];
-			found = 1;
-		}
-		pending_unlock();
-	}
-	in_tracer = 0;
-	return found;
-}
-
-void dirstat_put(const char *path, int flags, const void *st, mode_t mode, size_t size)
-{
-	__asm__("" : "+r"(path));
-	if (!path || !dirstat_wanted(flags) || !S_ISDIR(mode) || in_tracer)
-		return;
-	int saved = errno;
-	in_tracer = 1;
-	if (trace_get() >= 0 && pending_lock()) {
-		size_t len = t_strlen(path);
-		unsigned long long h;
-		int i = dirstat_slot(path, len, size, &h);
-		if (i >= 0 && !dirstats[i].h && dirstat_used < DIRSTAT_SLOTS / 2) {
-			struct dirstat *d = &dirstats[i];
-			for (size_t k = 0; k <= len; k++)
-				d->path[k] = path[k];
-			const unsigned char *from = st;
-			unsigned char *to = (unsigned char *)&d->st;
-			for (size_t k = 0; k < size; k++)
-				to[k] = from[k];
-			d->size = size;
-			d->h = h;
-			dirstat_taken[dirstat_used++] = (unsigned short)i;
-		}
-		pending_unlock();
-	}
-	in_tracer = 0;
-	errno = saved;
-}
-
 /* Queue one whole line (below PIPE_BUF) for the trace descriptor fd;
  * once: dropped when this render sent it already; boundary: it ends a
  * request (everything goes out now, and the next request's lines are all
@@ -430,8 +314,6 @@ static void queue_line(int fd, const char *line, size_t n, int once, int boundar
 		send_to(fd, line, n);
 		return;
 	}
-	if (dirstat_used && n && line[0] != TRACE_READ && line[0] != TRACE_EXIST && line[0] != TRACE_LISTED)
-		dirstat_forget();
 	if (!once || seen_first(line, n)) {
 		if (pending.len + n > sizeof pending.data)
 			flush_locked(fd);

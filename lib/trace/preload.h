@@ -129,12 +129,6 @@ HIDDEN void trace_flush(void);
 /* Write "KIND PATH" for path (relative to dirfd), or an X line when it
  * cannot be told whole. Keeps errno; nothing while in_tracer. */
 HIDDEN void report(char kind, int dirfd, const char *path);
-/* An lstat (flags with AT_SYMLINK_NOFOLLOW) of the absolute path that
- * found a directory earlier in this render: 1 with its answer copied to
- * st (size bytes), else 0. dirstat_put keeps a successful answer whose
- * mode is a directory's. Keep errno; nothing while in_tracer. */
-HIDDEN int dirstat_get(const char *path, int flags, void *st, size_t size);
-HIDDEN void dirstat_put(const char *path, int flags, const void *st, mode_t mode, size_t size);
 /* The same for a directory descriptor (fdopendir): its path from /proc. */
 HIDDEN void report_fd(char kind, int fd);
 /* The program is about to close descriptor fd, or every one from first

@@ -171,29 +171,12 @@ static int raw_access(int dirfd, const char *path, int mode, int flags)
 
 STAT_HOOK(stat, (const char *path, struct stat *st), (path, st), AT_FDCWD, 0)
 STAT_HOOK(stat64, (const char *path, struct stat64 *st), (path, st), AT_FDCWD, 0)
-/* The same, answered from this render's directories when it is an lstat
- * of one already seen (dirstat_get: PHP's path walks, traced). */
-#define LSTAT_HOOK(name, params, args, dirfd, flags)                                  \
-	EXPORT int name params                                                       \
-	{                                                                            \
-		if (dirstat_get(path, flags, st, sizeof *st)) {                      \
-			report(TRACE_READ, dirfd, path);                             \
-			return 0;                                                    \
-		}                                                                    \
-		REAL_SYS(name);                                                      \
-		int rc_ = real_##name ? real_##name args : raw_stat(dirfd, path, st, flags); \
-		if (rc_ == 0)                                                        \
-			dirstat_put(path, flags, st, st->st_mode, sizeof *st);       \
-		report(TRACE_READ, dirfd, path);                                     \
-		return rc_;                                                          \
-	}
-
-LSTAT_HOOK(lstat, (const char *path, struct stat *st), (path, st), AT_FDCWD, AT_SYMLINK_NOFOLLOW)
-LSTAT_HOOK(lstat64, (const char *path, struct stat64 *st), (path, st), AT_FDCWD, AT_SYMLINK_NOFOLLOW)
-LSTAT_HOOK(fstatat, (int dirfd, const char *path, struct stat *st, int flags), (dirfd, path, st, flags),
-	   dirfd, flags)
-LSTAT_HOOK(fstatat64, (int dirfd, const char *path, struct stat64 *st, int flags),
-	   (dirfd, path, st, flags), dirfd, flags)
+STAT_HOOK(lstat, (const char *path, struct stat *st), (path, st), AT_FDCWD, AT_SYMLINK_NOFOLLOW)
+STAT_HOOK(lstat64, (const char *path, struct stat64 *st), (path, st), AT_FDCWD, AT_SYMLINK_NOFOLLOW)
+STAT_HOOK(fstatat, (int dirfd, const char *path, struct stat *st, int flags), (dirfd, path, st, flags),
+	  dirfd, flags)
+STAT_HOOK(fstatat64, (int dirfd, const char *path, struct stat64 *st, int flags),
+	  (dirfd, path, st, flags), dirfd, flags)
 STAT_HOOK(__xstat, (int ver, const char *path, struct stat *st), (ver, path, st), AT_FDCWD, 0)
 STAT_HOOK(__xstat64, (int ver, const char *path, struct stat64 *st), (ver, path, st), AT_FDCWD, 0)
 STAT_HOOK(__lxstat, (int ver, const char *path, struct stat *st), (ver, path, st), AT_FDCWD,

@@ -230,11 +230,12 @@ TEST(watch_tracer_reports_reads_lists_and_writes)
 	trace_end(&t, d);
 }
 
-/* An lstat of a directory is answered from the render's memory after the
- * first (PHP's path walks): the same answer, still reported, and
- * forgotten when the process changes a path. PHP's own lstat(), its stat
- * cache cleared before each. */
-TEST(watch_tracer_directory_lstats_are_kept_for_the_render_only)
+/* Traced, a program's lstat of a directory always tells the directory as
+ * it is now: after the program's own change, a child's, a chmod and a
+ * touch, and after its removal (a cache of a render's answers, tried
+ * once, failed these). PHP's own lstat(), its stat cache cleared before
+ * each. */
+TEST(watch_tracer_directory_lstats_see_every_change)
 {
 	char *d = trace_dir("t/");
 	struct buf t = BUF_INIT;
@@ -242,9 +243,15 @@ TEST(watch_tracer_directory_lstats_are_kept_for_the_render_only)
 	const char *php = "$d = getcwd() . \"/t\"; "
 			  "clearstatcache(); $a = lstat($d); clearstatcache(); $b = lstat($d); "
 			  "mkdir(\"$d/sub\"); clearstatcache(); $c = lstat($d); "
-			  "rmdir(\"$d/sub\"); rmdir($d); clearstatcache(); $e = @lstat($d); "
+			  "exec(\"mkdir $d/sub2\"); clearstatcache(); $x = lstat($d); "
+			  "chmod($d, 0700); clearstatcache(); $m = lstat($d); "
+			  "touch($d, 1000000000); clearstatcache(); $u = lstat($d); "
+			  "exec(\"rmdir $d/sub2\"); rmdir(\"$d/sub\"); rmdir($d); clearstatcache(); $e = @lstat($d); "
 			  "echo ($a == $b ? \"same\" : \"differ\"), \" \", "
 			  "($c[\"nlink\"] == $a[\"nlink\"] + 1 ? \"seen\" : \"stale\"), \" \", "
+			  "($x[\"nlink\"] == $a[\"nlink\"] + 2 ? \"child\" : \"stale\"), \" \", "
+			  "(($m[\"mode\"] & 0777) == 0700 ? \"mode\" : \"stale\"), \" \", "
+			  "($u[\"mtime\"] == 1000000000 ? \"time\" : \"stale\"), \" \", "
 			  "($e === false ? \"gone\" : \"kept\");";
 	char *script = xasprintf("php -n -r '%s' >out", php);
 	int status = traced(d, script, 'p', &t);
@@ -255,9 +262,10 @@ TEST(watch_tracer_directory_lstats_are_kept_for_the_render_only)
 	CHECK(fd >= 0 && buf_read_fd(&said, fd, 1024) >= 0);
 	if (fd >= 0)
 		close(fd);
-	CHECK_STR("same seen gone", buf_str(&said));
+	CHECK_STR("same seen child mode time gone", buf_str(&said));
 	CHECK(has_line(&t, 'R', d, "t"));
 	CHECK(has_line(&t, 'W', d, "t/sub"));
+	CHECK(has_line(&t, 'W', d, "t/sub2")); /* the child's mkdir, traced too */
 	buf_release(&said);
 	free(out);
 	free(script);
