@@ -262,11 +262,6 @@ static bool meta_has(struct tree *t, const char *name)
 	return t->meta_fd >= 0 && fstatat(t->meta_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* Open (create: make it when missing) the tree's database, creating the
- * schema and migrating an old tree on the way. 0 with t->db NULL when
- * there is none and !create and nothing to migrate. Call with open_mu
- * held: t->db is set (atomically: manifest_lookup reads it without the
- * lock) only once the database is ready. */
 /* The refusal of a database a newer cgisnap made (its schema version). */
 static void err_newer_schema(char *err, const struct tree *t, int version)
 {
@@ -274,6 +269,11 @@ static void err_newer_schema(char *err, const struct tree *t, int version)
 		MANIFEST_DB_FILE, version, SCHEMA_VERSION);
 }
 
+/* Open (create: make it when missing) the tree's database, creating the
+ * schema and migrating an old tree on the way. 0 with t->db NULL when
+ * there is none and !create and nothing to migrate. Call with open_mu
+ * held: t->db is set (atomically: manifest_lookup reads it without the
+ * lock) only once the database is ready. */
 static int open_db(struct tree *t, bool create, char *err)
 {
 	if (t->db)
