@@ -26,11 +26,11 @@
 #define ENTRY_OVERHEAD 1024
 
 /* Bytes shared by responses: read into memory (inline) or a mapping of
- * the file (mapped > 0: its length, unmapped with the last reference). */
+ * the file (mapped: its len bytes are unmapped with the last reference). */
 struct blob {
 	atomic_long refs;
 	size_t len;
-	size_t mapped;
+	bool mapped;
 	char *data;
 	char inline_data[];
 };
@@ -74,7 +74,7 @@ static struct blob *blob_new(size_t len)
 	struct blob *b = xmalloc(sizeof *b + len + 1);
 	atomic_init(&b->refs, 1);
 	b->len = len;
-	b->mapped = 0;
+	b->mapped = false;
 	b->data = b->inline_data;
 	return b;
 }
@@ -88,7 +88,8 @@ static struct blob *blob_map(int fd, size_t len)
 		return NULL;
 	struct blob *b = xmalloc(sizeof *b);
 	atomic_init(&b->refs, 1);
-	b->len = b->mapped = len;
+	b->len = len;
+	b->mapped = true;
 	b->data = addr;
 	return b;
 }
@@ -98,7 +99,7 @@ static void blob_put(struct blob *b)
 	if (!b || atomic_fetch_sub(&b->refs, 1) != 1)
 		return;
 	if (b->mapped)
-		munmap(b->data, b->mapped);
+		munmap(b->data, b->len);
 	free(b);
 }
 
@@ -171,9 +172,9 @@ static int fill_variant(struct variant *v, int fd, const struct stat *st, bool i
 {
 	v->size = (uint64_t)st->st_size;
 	if (!in_memory) {
-		/* 32-bit: a few big files would take the address space. */
-		if (map && SIZE_MAX > UINT32_MAX && v->size <= SIZE_MAX &&
-		    (v->body = blob_map(fd, (size_t)v->size))) {
+		/* 32-bit: a few big files would take the address space (and
+		 * on 64 bits a size_t holds any file's size). */
+		if (map && SIZE_MAX > UINT32_MAX && (v->body = blob_map(fd, (size_t)v->size))) {
 			v->mapped = true;
 			close(fd);
 			return 0;
