@@ -2,9 +2,11 @@
 #define _XOPEN_SOURCE 700
 #include "helpers.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../../config/config.h"
 #include "base/buf.h"
@@ -62,6 +64,23 @@ void unit_put(const char *dir, const char *name, const char *text)
 		fclose(f);
 	}
 	free(p);
+}
+
+char *unit_read(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	free(p);
+	if (fd < 0)
+		return NULL;
+	struct buf b = BUF_INIT;
+	int rc = buf_read_fd(&b, fd, (size_t)1 << 30);
+	close(fd);
+	if (rc < 0) {
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_detach(&b, NULL);
 }
 
 void unit_make_dir(const char *dir, const char *name)

@@ -39,6 +39,9 @@ char *unit_tree_open(struct tree *t, const char *tag, const char *sub);
 /* Write text to dir/name (created or emptied first). */
 void unit_put(const char *dir, const char *name, const char *text);
 
+/* What dir/name holds (the caller frees it), NULL when it cannot be read. */
+char *unit_read(const char *dir, const char *name);
+
 /* Make the directory dir/name. */
 void unit_make_dir(const char *dir, const char *name);
 
