@@ -18,6 +18,8 @@
 #include "origin/docroot.h"
 #include "origin/origin_impl.h"
 #include "origin/workers.h"
+#include "trace/elfinfo.h"
+#include "trace/protocol.h"
 #include "url/url.h"
 
 /* The site's host, port and scheme from its origin, "scheme://host[:port]". */
@@ -348,6 +350,17 @@ static int open_spawned(struct origin *o, const struct origin_config *cfg, size_
 	return rc;
 }
 
+/* Whether the tracer can empty PHP's realpath cache in every php-cgi
+ * the workers run (protocol.h's TRACE_PHP_REALPATHS_ENV): each exports
+ * the function. A wrapper script does not, whatever it runs. */
+static bool php_forgets_realpaths(const struct origin *o)
+{
+	for (size_t i = 0; i < o->nhandlers; i++)
+		if (o->handlers[i].php && !elf_exports(o->handlers[i].prog, "realpath_cache_clean"))
+			return false;
+	return true;
+}
+
 /* A pool of workers for each php-cgi handler (origin.h says when) and
  * each --cgi-spawn command. */
 static int open_workers(struct origin *o, const struct origin_config *cfg, char *err)
@@ -371,11 +384,16 @@ static int open_workers(struct origin *o, const struct origin_config *cfg, char 
 	 * paths resolved by an earlier request, opcache would skip even
 	 * resolving an include's path (revalidate_path), and .user.ini
 	 * files would be read once per 300 s (user_ini.cache_ttl: -1, as 0
-	 * still keeps them for the rest of the second). */
+	 * still keeps them for the rest of the second). The tracer empties
+	 * the realpath cache between requests where php-cgi lets it (a
+	 * request then looks each directory up once, not once per include:
+	 * a DokuWiki page's stats fall by half); elsewhere it is off. */
+	bool forget = o->trace_lib && php_forgets_realpaths(o);
 	if (o->trace_lib) {
-		static const char *const fresh[] = { "realpath_cache_size=0", "opcache.revalidate_path=1",
-						     "user_ini.cache_ttl=-1" };
-		for (size_t i = 0; i < sizeof fresh / sizeof fresh[0]; i++) {
+		static const char *const fresh[] = { "opcache.revalidate_path=1", "user_ini.cache_ttl=-1",
+						     "realpath_cache_size=0" };
+		size_t n_fresh = sizeof fresh / sizeof fresh[0] - (forget ? 1 : 0);
+		for (size_t i = 0; i < n_fresh; i++) {
 			strlist_add(&args, "-d");
 			strlist_add(&args, fresh[i]);
 		}
@@ -392,6 +410,8 @@ static int open_workers(struct origin *o, const struct origin_config *cfg, char 
 		else
 			strlist_add(&env, o->user_env.items[i]);
 	}
+	if (forget)
+		strlist_add(&env, TRACE_PHP_REALPATHS_ENV "=1");
 	/* The tracer first, then whatever the user preloads too (cgi.c's
 	 * order). */
 	if (o->trace_lib)

@@ -221,8 +221,29 @@ static int listening_fd(void)
 	return fd;
 }
 
+/* PHP's realpath cache, emptied at each boundary where cgisnap asks
+ * (protocol.h's TRACE_PHP_REALPATHS_ENV): without that, a path an earlier
+ * request resolved would not be looked up, nor reported, again. The
+ * function is looked up once, at the first boundary; the program is
+ * between requests there, in the thread that serves them. Call with
+ * in_tracer set. */
+static void forget_php_realpaths(void)
+{
+	static int asked = -1;
+	static void (*clean)(void);
+	if (asked < 0) {
+		const char *s = env_value(TRACE_PHP_REALPATHS_ENV "=");
+		asked = s && s[0] == '1' && !s[1];
+		if (asked)
+			*(void **)&clean = dlsym(RTLD_DEFAULT, "realpath_cache_clean");
+	}
+	if (clean)
+		clean();
+}
+
 /* The program enters accept on fd: on the listening socket, after a
- * connection (or at the first accept), send "B n". */
+ * connection (or at the first accept), send "B n" and forget PHP's
+ * resolved paths. */
 static void entering_accept(int fd)
 {
 	if (in_tracer || fd < 0)
@@ -239,6 +260,7 @@ static void entering_accept(int fd)
 		add(line, &n, sizeof line, "\n", 1);
 		if (t >= 0)
 			send_boundary(t, line, n);
+		forget_php_realpaths();
 	}
 	in_tracer = 0;
 	errno = saved;

@@ -39,6 +39,14 @@
  *                  one, its shutdown work included, so nothing of a
  *                  request can come after its boundary.
  *
+ * CGISNAP_TRACE_PHP_REALPATHS=1 (TRACE_PHP_REALPATHS_ENV), with
+ * CGISNAP_TRACE_ACCEPT: the program is a php-cgi that exports
+ * realpath_cache_clean (lib/origin/open.c looks) and runs with PHP's
+ * realpath cache on. The library empties that cache at each boundary, as
+ * clearstatcache(true) would, so that each request resolves its paths as a
+ * fresh process would (and the lines say so), while a request that
+ * includes many files of one directory looks the directory up once.
+ *
  * Lines stay below PIPE_BUF and each write holds whole lines, so lines
  * of several threads or processes never mix. A path of PATH_MAX bytes or
  * more (which the kernel refuses) is not written at all. Relative paths are made absolute against the working
@@ -64,5 +72,6 @@ enum trace_line_kind {
 
 #define TRACE_FD_ENV "CGISNAP_TRACE_FD"
 #define TRACE_ACCEPT_ENV "CGISNAP_TRACE_ACCEPT"
+#define TRACE_PHP_REALPATHS_ENV "CGISNAP_TRACE_PHP_REALPATHS"
 
 #endif

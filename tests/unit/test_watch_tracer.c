@@ -16,6 +16,7 @@
 #include "base/buf.h"
 #include "base/log.h"
 #include "base/xalloc.h"
+#include "trace/elfinfo.h"
 #include "trace/tracer.h"
 #include "helpers.h"
 #include "unit.h"
@@ -68,6 +69,27 @@ TEST(watch_tracer_find_order)
 	free(built);
 	free(installed);
 	free(env);
+}
+
+/* The check that lets the tracer empty php-cgi's realpath cache: a
+ * function the file defines, not one it only imports, nor anything in a
+ * file that is no ELF. */
+TEST(watch_tracer_elf_exports_defined_functions_only)
+{
+	CHECK(elf_exports(BUILT_TRACER, "open"));	 /* the hook it defines */
+	CHECK(elf_exports(BUILT_TRACER, "accept4"));
+	CHECK(!elf_exports(BUILT_TRACER, "dlsym"));	 /* imported: undefined here */
+	CHECK(!elf_exports(BUILT_TRACER, "realpath_cache_clean"));
+	CHECK(!elf_exports(BUILT_TRACER, "ope"));	 /* a prefix of a name */
+	char *d = unit_temp_dir("elf");
+	unit_put(d, "php-cgi", "#!/bin/sh\nexec php-cgi \"$@\"\n");
+	char *script = xasprintf("%s/php-cgi", d), *missing = xasprintf("%s/none", d);
+	CHECK(!elf_exports(script, "realpath_cache_clean")); /* a wrapper script */
+	CHECK(!elf_exports(missing, "open"));
+	CHECK(!elf_is_static(script));
+	free(script);
+	free(missing);
+	unit_drop_dir(d);
 }
 
 /* Run "sh -c script" in dir with the tracer preloaded and fd 3 set up by
