@@ -47,4 +47,18 @@ void hashmap_release_with(struct hashmap *m, void (*free_value)(void *));
 /* FNV-1a 64 of a NUL-terminated string. */
 uint64_t hash_string(const char *s);
 
+/* FNV-1a 64 of n bytes, continued from h (FNV1A64_START to begin): for
+ * hashes built of several pieces. Stored fingerprints depend on it: it
+ * never changes. */
+#define FNV1A64_START 0xcbf29ce484222325ULL
+static inline uint64_t fnv1a64(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hashmap.h"
 #include "base/xalloc.h"
 
 static const char *const pseudo_name[] = { NULL, "<number>", "<hex>" };
@@ -101,24 +102,14 @@ bool fam_first_of_name(const struct purl *p, size_t i)
 	return true;
 }
 
-/* FNV-1a 64, continued from h. */
-static uint64_t fnv(uint64_t h, const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-#define FNV_START 14695981039346656037ULL
 
 /* The identity of the value(s) a URL gives name n: its pieces' text. */
 uint64_t fam_value_of(const struct purl *p, const struct piece *n)
 {
-	uint64_t h = FNV_START;
+	uint64_t h = FNV1A64_START;
 	for (size_t i = 0; i < p->np; i++)
 		if (fam_same_name(&p->p[i], n))
-			h = fnv(fnv(h, p->p[i].s, p->p[i].len), "&", 1);
+			h = fnv1a64(fnv1a64(h, p->p[i].s, p->p[i].len), "&", 1);
 	return h;
 }
 

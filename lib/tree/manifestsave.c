@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hashmap.h"
 #include "base/log.h"
 #include "base/xalloc.h"
 
@@ -19,19 +20,6 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s)
 	else
 		sqlite3_bind_null(st, i);
 }
-
-/* FNV-1a 64, continued from h. */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-#define FNV_START 0xcbf29ce484222325ULL
 
 static int by_str(const void *a, const void *b)
 {
@@ -45,11 +33,11 @@ static uint64_t fingerprint(const struct manifest_entry *e)
 {
 	struct buf line = BUF_INIT;
 	manifest_format_entry(&line, e);
-	uint64_t h = fnv(FNV_START, line.data, line.len + 1);
+	uint64_t h = fnv1a64(FNV1A64_START, line.data, line.len + 1);
 	buf_release(&line);
 	for (const char *k = MANIFEST_DEP_KINDS; *k; k++) {
 		const struct strlist *l = manifest_deps((struct manifest_entry *)e, *k);
-		h = fnv(h, k, 1);
+		h = fnv1a64(h, k, 1);
 		if (!l->n)
 			continue;
 		char **v = xmalloc(l->n * sizeof *v);
@@ -57,7 +45,7 @@ static uint64_t fingerprint(const struct manifest_entry *e)
 		qsort(v, l->n, sizeof *v, by_str);
 		for (size_t i = 0; i < l->n; i++)
 			if (i == 0 || strcmp(v[i], v[i - 1]))
-				h = fnv(h, v[i], strlen(v[i]) + 1);
+				h = fnv1a64(h, v[i], strlen(v[i]) + 1);
 		free(v);
 	}
 	/* SQLite integers are signed: keep the top bit clear. */
