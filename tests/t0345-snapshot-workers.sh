@@ -2,8 +2,7 @@
 # t0345-snapshot-workers: --cgi php=php-cgi renders through a pool of
 # persistent php-cgi FastCGI workers: the same trees as a process per
 # render, a crash, a hang or a leak fails only its URL, the pool recovers
-# and recycles, compiled scripts are kept for the next run (and compiled
-# again once edited), and no worker outlives cgisnap, however it ends.
+# and recycles, and no worker outlives cgisnap, however it ends.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-snapshot.sh"
 
@@ -94,34 +93,6 @@ check_eq "" "$(echo "$pids" | awk '$1 != 2')" "pages per worker"
 "$CGISNAP" snapshot --root "$SITE" --cgi php=php-cgi -j 1 "$TESTDIR/r-one" 2>"$TESTDIR/err"
 check_eq 1 "$(cat "$TESTDIR"/r-one/p*.php | sed -E 's/.* by ([0-9]+).*/\1/' | sort -u | wc -l)" \
 	"one worker by default for 6 pages"
-
-try "workers keep their compiled scripts for the next run; an edited script is compiled again"
-# opcache leaves a script changed in the last 2 s alone (file_update_protection):
-# these were changed 100 s ago, then 50 s ago.
-OC=$TESTDIR/oc
-mkdir -p "$OC"
-printf '<?php include __DIR__ . "/inc.php"; echo "<p>", v(), "</p>\n";\n' >"$OC/index.php"
-printf '<?php function v() { return "one"; }\n' >"$OC/inc.php"
-now=$(date +%s)
-touch -d "@$((now - 100))" "$OC/index.php" "$OC/inc.php"
-"$CGISNAP" snapshot -q --root "$OC" --cgi php=php-cgi --no-trace "$TESTDIR/oc-1" 2>"$TESTDIR/err"
-check_eq "<p>one</p>" "$(cat "$TESTDIR/oc-1/index.html")" "the first run's page"
-cache=$(ls -d "$TMPDIR"/cgisnap-php-opcache.*)
-check_eq 1 "$(wc -l <<<"$cache")" "one directory of compiled scripts: $cache"
-check_eq "700" "$(stat -c %a "$cache")" "its mode"
-check_ne "" "$(find "$cache" -path "*$OC/inc.php*" -type f)" "the included script, compiled and kept"
-printf '<?php function v() { return "two"; }\n' >"$OC/inc.php"
-touch -d "@$((now - 50))" "$OC/inc.php"
-"$CGISNAP" snapshot -q --root "$OC" --cgi php=php-cgi --no-trace "$TESTDIR/oc-2" 2>"$TESTDIR/err"
-check_eq "<p>two</p>" "$(cat "$TESTDIR/oc-2/index.html")" "the edited script's page"
-# Whoever can write there decides what the site runs: a directory open to
-# others is not used.
-chmod 770 "$cache"
-"$CGISNAP" snapshot -q --root "$OC" --cgi php=php-cgi --no-trace "$TESTDIR/oc-3" 2>"$TESTDIR/err"
-check_eq "<p>two</p>" "$(cat "$TESTDIR/oc-3/index.html")" "the page, compiled afresh"
-check_contains "$(cat "$TESTDIR/err")" \
-	"php-cgi workers compile every script afresh: '$cache' is open to others (mode 770)" "the warning"
-chmod 700 "$cache"
 
 try "bad --cgi-mode is refused"
 "$CGISNAP" snapshot --root "$SITE" --cgi php=php-cgi --cgi-mode spawn "$TESTDIR/bad" 2>"$TESTDIR/err"

@@ -292,20 +292,7 @@ static int open_php(struct origin *o, const struct origin_config *cfg, char *err
 		return -1;
 	}
 	o->php_session_dir = dir;
-	if (runas_give(o->runas, dir, err) < 0) /* its sessions are written as the site's user */
-		return -1;
-	/* The workers' compiled scripts, kept for the next run (fork mode's
-	 * processes start as they always did). Without it they compile
-	 * every script again, as they did before. */
-	if (!cfg->cgi_mode || !strcmp(cfg->cgi_mode, "workers")) {
-		char why[ERR_LEN];
-		bool as = o->runas && o->runas->active;
-		o->php_opcache_dir = workers_php_cache_dir(tmp, as ? o->runas->uid : geteuid(),
-							   as ? o->runas->gid : getegid(), why);
-		if (!o->php_opcache_dir)
-			log_warn("php-cgi workers compile every script afresh: %s", why);
-	}
-	return 0;
+	return runas_give(o->runas, dir, err); /* its sessions are written as the site's user */
 }
 
 /* COMMAND for /bin/sh -c: "exec COMMAND", so that the worker is the
@@ -390,7 +377,7 @@ static int open_workers(struct origin *o, const struct origin_config *cfg, char 
 	const char *user_preload = NULL;
 	int rc = 0;
 	if (o->php_defaults)
-		workers_php_args(&args, o->php_session_dir, o->php_opcache_dir);
+		workers_php_args(&args, o->php_session_dir);
 	/* Traced, every request must make the calls a process of its own
 	 * would: opcache still stats each script it keeps (revalidate_freq
 	 * 0, above), but PHP's realpath cache would skip the lookups of
@@ -608,7 +595,6 @@ void origin_close(struct origin *o)
 	strlist_clear(&o->user_env);
 	free(o->path_env);
 	free(o->php_session_dir);
-	free(o->php_opcache_dir);
 	free(o->trace_lib);
 	free(o->server_addr);
 	free(o->site_origin);

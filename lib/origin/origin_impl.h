@@ -55,7 +55,6 @@ struct origin {
 	struct strlist user_env;          /* validated NAME=VALUE, applied last */
 	char *path_env;                   /* programs' PATH: ORIGIN_CGI_PATH or --env PATH= */
 	char *php_session_dir;            /* private session.save_path, or NULL (SESSION_GC_ARG) */
-	char *php_opcache_dir;            /* workers' opcache.file_cache, kept across runs, or NULL */
 	bool php_defaults;
 	char *trace_lib;                  /* CGI only; NULL: no tracing */
 	const struct runas *runas;        /* who runs the programs (borrowed); NULL: as we are */

@@ -4,17 +4,13 @@
 #include "origin/workers.h"
 #include "origin/origin_impl.h"
 
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "base/log.h"
 #include "base/xalloc.h"
 
-void workers_php_args(struct strlist *args, const char *session_dir, const char *cache_dir)
+void workers_php_args(struct strlist *args, const char *session_dir)
 {
 	static const char *const opcache[] = { "opcache.enable=1", "opcache.validate_timestamps=1",
 					       "opcache.revalidate_freq=0" };
@@ -34,47 +30,6 @@ void workers_php_args(struct strlist *args, const char *session_dir, const char 
 		strlist_add(args, "-d");
 		strlist_add(args, SESSION_GC_ARG);
 	}
-	if (cache_dir) {
-		strlist_add(args, "-d");
-		strlist_add_owned(args, xasprintf("opcache.file_cache=%s", cache_dir));
-	}
-}
-
-char *workers_php_cache_dir(const char *tmp, uid_t uid, gid_t gid, char *why)
-{
-	char *dir = xasprintf("%s/cgisnap-php-opcache.%lu", tmp && *tmp ? tmp : "/tmp", (unsigned long)uid);
-	struct stat st;
-	if (mkdir(dir, 0700) == 0) {
-		if (geteuid() == 0 && uid != 0 && chown(dir, uid, gid) < 0) {
-			err_sys(why, "cannot give '%s' to uid %lu", dir, (unsigned long)uid);
-			rmdir(dir);
-			goto refuse;
-		}
-	} else if (errno != EEXIST) {
-		err_sys(why, "cannot create '%s'", dir);
-		goto refuse;
-	}
-	if (lstat(dir, &st) < 0) {
-		err_sys(why, "cannot look at '%s'", dir);
-		goto refuse;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		err_set(why, "'%s' is not a directory", dir);
-		goto refuse;
-	}
-	if (st.st_uid != uid) {
-		err_set(why, "'%s' belongs to uid %lu, not %lu", dir, (unsigned long)st.st_uid,
-			(unsigned long)uid);
-		goto refuse;
-	}
-	if (st.st_mode & 077) {
-		err_set(why, "'%s' is open to others (mode %03o)", dir, (unsigned)(st.st_mode & 0777));
-		goto refuse;
-	}
-	return dir;
-refuse:
-	free(dir);
-	return NULL;
 }
 
 int workers_exit_reason(int status, char *err)

@@ -29,7 +29,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/types.h>
 
 #include "base/opts.h"
 #include "base/spill.h"
@@ -91,21 +90,8 @@ void workers_close(struct workers *ws);
 /* php-cgi's arguments for a worker: "-d" pairs turning opcache on and
  * seeing edited files at once, then session.save_path=session_dir when
  * that is not NULL (with opcache's lock file there, and the sessions'
- * collection on: SESSION_GC_ARG), then opcache.file_cache=cache_dir when
- * that is not NULL. Appended to args. */
-void workers_php_args(struct strlist *args, const char *session_dir, const char *cache_dir);
-
-/* The directory where php-cgi workers keep the scripts they compiled
- * (opcache.file_cache), so that a worker of a later run, or one recycled,
- * loads them instead of compiling every script again:
- * TMPDIR/cgisnap-php-opcache.UID (tmp: "/tmp" when NULL or empty; UID
- * the user the workers run as, uid), made with mode 0700 and given to
- * uid:gid (chown only when we are root). Whoever can write there decides
- * what the site runs, so an existing one is used only when it is a
- * directory (no link) of uid's with nothing open to group or others.
- * NULL with why (naming the directory) when it cannot be made or is not
- * such a directory. */
-char *workers_php_cache_dir(const char *tmp, uid_t uid, gid_t gid, char *why);
+ * collection on: SESSION_GC_ARG). Appended to args. */
+void workers_php_args(struct strlist *args, const char *session_dir);
 
 /* Why a worker that was reaped with status ended: "killed by signal 11
  * (SIGSEGV)" or "exited with status 3", into err; returns -1. */

@@ -1,8 +1,7 @@
-/* test_workers.c - the worker pool's pure parts: php-cgi's arguments and
- * the directory of its compiled scripts, the reason a reaped worker
- * gives, when one is recycled; and its runtime directory; a worker
- * binding its own socket that never listens (a shell; t0345 and t0349 run
- * real workers). */
+/* test_workers.c - the worker pool's pure parts: php-cgi's arguments, the
+ * reason a reaped worker gives, when one is recycled; and its runtime
+ * directory; a worker binding its own socket that never listens (a shell;
+ * t0345 and t0349 run real workers). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +13,13 @@
 #include "base/log.h"
 #include "base/opts.h"
 #include "base/spill.h"
-#include "base/xalloc.h"
 #include "unit.h"
 #include "origin/workers.h"
 
 TEST(workers_php_args_turn_opcache_on_and_keep_the_session_directory)
 {
 	struct strlist a = STRLIST_INIT;
-	workers_php_args(&a, "/tmp/s", NULL);
+	workers_php_args(&a, "/tmp/s");
 	CHECK_INT(12, a.n);
 	CHECK_STR("-d", a.items[0]);
 	CHECK_STR("opcache.enable=1", a.items[1]);
@@ -32,60 +30,9 @@ TEST(workers_php_args_turn_opcache_on_and_keep_the_session_directory)
 	CHECK_STR("opcache.lockfile_path=/tmp/s", a.items[9]);
 	CHECK_STR("session.gc_probability=1", a.items[11]); /* a long watch's sessions are collected */
 	strlist_clear(&a);
-	workers_php_args(&a, NULL, NULL);
+	workers_php_args(&a, NULL);
 	CHECK_INT(6, a.n);
 	strlist_clear(&a);
-	workers_php_args(&a, "/tmp/s", "/tmp/c");
-	CHECK_INT(14, a.n);
-	CHECK_STR("-d", a.items[12]);
-	CHECK_STR("opcache.file_cache=/tmp/c", a.items[13]);
-	strlist_clear(&a);
-}
-
-/* The compiled scripts' directory is kept across runs, so it is used only
- * when nobody else could have put code there. */
-TEST(workers_php_cache_dir_only_a_private_directory_of_the_user)
-{
-	char why[ERR_LEN];
-	char *tmp = unit_temp_dir("opcache");
-	uid_t me = geteuid();
-	char *want = xasprintf("%s/cgisnap-php-opcache.%lu", tmp, (unsigned long)me);
-	char *dir = workers_php_cache_dir(tmp, me, getegid(), why);
-	CHECK_STR(want, dir);
-	struct stat st;
-	CHECK(lstat(want, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700 && st.st_uid == me);
-	free(dir);
-	CHECK_STR_FREE(want, workers_php_cache_dir(tmp, me, getegid(), why)); /* the next run's */
-
-	chmod(want, 0770);
-	CHECK(workers_php_cache_dir(tmp, me, getegid(), why) == NULL);
-	char *text = xasprintf("'%s' is open to others (mode 770)", want);
-	CHECK_STR(text, why);
-	free(text);
-	chmod(want, 0700);
-
-	/* another user's, as a user of the same name would find it (uid+1:
-	 * the name says whose it should be) */
-	char *other = xasprintf("%s/cgisnap-php-opcache.%lu", tmp, (unsigned long)me + 1);
-	CHECK(symlink(want, other) == 0);
-	CHECK(workers_php_cache_dir(tmp, me + 1, getegid(), why) == NULL);
-	text = xasprintf("'%s' is not a directory", other); /* a link, even to a good one */
-	CHECK_STR(text, why);
-	free(text);
-	unlink(other);
-	CHECK(mkdir(other, 0700) == 0);
-	CHECK(workers_php_cache_dir(tmp, me + 1, getegid(), why) == NULL);
-	text = xasprintf("'%s' belongs to uid %lu, not %lu", other, (unsigned long)me, (unsigned long)me + 1);
-	CHECK_STR(text, why);
-	free(text);
-
-	char *none = xasprintf("%s/none", tmp);
-	CHECK(workers_php_cache_dir(none, me, getegid(), why) == NULL);
-	CHECK(strstr(why, "cannot create '") == why);
-	free(none);
-	free(other);
-	free(want);
-	unit_drop_dir(tmp);
 }
 
 TEST(workers_exit_reason_names_the_signal_or_the_status)
