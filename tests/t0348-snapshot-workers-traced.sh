@@ -138,4 +138,14 @@ check_contains "$(page_deps "$BASE/pages-renamed-workers" /p3.php)" "R $SITE/inc
 check_eq "$(deps_of "$BASE/pages-renamed-fork")" "$(deps_of "$BASE/pages-renamed-workers")" \
 	"dependencies, workers and fork"
 
+try "traced workers keep PHP's realpath cache where the tracer can empty it, else turn it off"
+RC=$BASE/rc
+mkdir -p "$RC"
+printf '<?php echo "<p>", ini_get("realpath_cache_size"), "</p>\n";\n' >"$RC/index.php"
+"$CGISNAP" snapshot -q --root "$RC" --cgi php=php-cgi "$BASE/rc-debian" 2>"$BASE/rc.err"
+check_eq 0 $? "exit status: $(cat "$BASE/rc.err")"
+check_match "$(cat "$BASE/rc-debian/index.html")" '^<p>[1-9][0-9]*[KM]?</p>$' "Debian's php-cgi: the cache on"
+"$CGISNAP" snapshot -q --root "$RC" --cgi php="$BASE/bin/php-cgi" "$BASE/rc-renamed" 2>"$BASE/rc.err"
+check_eq "<p>0</p>" "$(cat "$BASE/rc-renamed/index.html")" "without realpath_cache_clean: the cache off"
+
 finish

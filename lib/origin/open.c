@@ -155,6 +155,11 @@ static int add_env(struct origin *o, const char *spec, char *err)
 		     (p > spec && *p >= '0' && *p <= '9');
 	if (!ok)
 		return err_set(err, "bad --env value '%s' (expected NAME=VALUE)", spec);
+	/* The tracer's own variables (trace/protocol.h) are cgisnap's to set:
+	 * a program told the wrong ones would go silently untraced. */
+	if (!strncmp(spec, "CGISNAP_TRACE_", 14))
+		return err_set(err, "bad --env value '%.*s': CGISNAP_TRACE_* are the dependency tracer's own",
+			       (int)(eq - spec), spec);
 	strlist_add(&o->user_env, spec);
 	return 0;
 }

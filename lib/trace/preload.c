@@ -467,8 +467,7 @@ int trace_get(void)
 	}
 }
 
-/* Send the line "X reason": the trace misses something from here on. */
-static void send_lost(int fd, const char *reason)
+void send_lost(int fd, const char *reason)
 {
 	char line[128];
 	size_t n = 0;

@@ -123,6 +123,9 @@ HIDDEN void send_to(int fd, const char *line, size_t n);
  * set. */
 HIDDEN void send_line(int fd, const char *line, size_t n);
 HIDDEN void send_boundary(int fd, const char *line, size_t n);
+/* Queue "X reason": the trace misses something from here on. Call with
+ * in_tracer set. */
+HIDDEN void send_lost(int fd, const char *reason);
 /* Write every queued line now: before an exec or _exit would lose them.
  * Keeps errno; nothing while in_tracer. */
 HIDDEN void trace_flush(void);

@@ -225,9 +225,12 @@ static int listening_fd(void)
  * (protocol.h's TRACE_PHP_REALPATHS_ENV): without that, a path an earlier
  * request resolved would not be looked up, nor reported, again. The
  * function is looked up once, at the first boundary; the program is
- * between requests there, in the thread that serves them. Call with
- * in_tracer set. */
-static void forget_php_realpaths(void)
+ * between requests there, in the thread that serves them. Where it is
+ * asked to and cannot (cgisnap read the symbol table of another file
+ * than runs), the next request's trace says it misses what the cache
+ * answers: its page is untraced, never wrong. Call with in_tracer set,
+ * after the boundary's line. */
+static void forget_php_realpaths(int t)
 {
 	static int asked = -1;
 	static void (*clean)(void);
@@ -239,6 +242,8 @@ static void forget_php_realpaths(void)
 	}
 	if (clean)
 		clean();
+	else if (asked && t >= 0)
+		send_lost(t, "kept PHP's realpath cache: no realpath_cache_clean to empty it");
 }
 
 /* The program enters accept on fd: on the listening socket, after a
@@ -260,7 +265,7 @@ static void entering_accept(int fd)
 		add(line, &n, sizeof line, "\n", 1);
 		if (t >= 0)
 			send_boundary(t, line, n);
-		forget_php_realpaths();
+		forget_php_realpaths(t);
 	}
 	in_tracer = 0;
 	errno = saved;

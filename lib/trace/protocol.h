@@ -46,6 +46,9 @@
  * clearstatcache(true) would, so that each request resolves its paths as a
  * fresh process would (and the lines say so), while a request that
  * includes many files of one directory looks the directory up once.
+ * Told so in a program without that function, it sends "X kept PHP's
+ * realpath cache: ..." after each boundary: each request is untraced.
+ * The CGISNAP_TRACE_* variables are cgisnap's alone: --env refuses them.
  *
  * Lines stay below PIPE_BUF and each write holds whole lines, so lines
  * of several threads or processes never mix. A path of PATH_MAX bytes or

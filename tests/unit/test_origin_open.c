@@ -60,6 +60,8 @@ TEST(origin_open_errors)
 		{ DOCROOT, NULL, "NOEQUALS", NULL, NULL, NULL,
 		  "bad --env value 'NOEQUALS' (expected NAME=VALUE)" },
 		{ DOCROOT, NULL, "1BAD=x", NULL, NULL, NULL, "bad --env value '1BAD=x' (expected NAME=VALUE)" },
+		{ DOCROOT, NULL, "CGISNAP_TRACE_PHP_REALPATHS=0", NULL, NULL, NULL,
+		  "bad --env value 'CGISNAP_TRACE_PHP_REALPATHS': CGISNAP_TRACE_* are the dependency tracer's own" },
 		{ DOCROOT, NULL, NULL, NULL, NULL, "/nope.cgi",
 		  "front controller '/nope.cgi' is not a file under '%s'" },
 		{ DOCROOT, NULL, NULL, NULL, NULL, "app/front.cgi",

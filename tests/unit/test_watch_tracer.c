@@ -257,6 +257,38 @@ TEST(watch_tracer_reports_reads_lists_and_writes)
  * touch, and after its removal (a cache of a render's answers, tried
  * once, failed these). PHP's own lstat(), its stat cache cleared before
  * each. */
+/* Told to empty PHP's realpath cache at each request boundary, in a
+ * program that has none to empty (python, not php-cgi: cgisnap read
+ * another file's symbol table), the tracer says the next request's trace
+ * misses something: that page goes untraced rather than wrong. */
+TEST(watch_tracer_without_a_realpath_cache_to_empty_says_the_trace_is_incomplete)
+{
+	char *d = trace_dir("");
+	struct buf t = BUF_INIT;
+	/* fd 5 listens; one connection is accepted, then the program
+	 * enters accept again (non-blocking: nothing more comes). */
+	const char *py = "import os, socket\n"
+			 "l = socket.socket(socket.AF_UNIX)\n"
+			 "l.bind(\"sock\"); l.listen(4); os.dup2(l.fileno(), 5)\n"
+			 "s = socket.socket(fileno=5); s.setblocking(False)\n"
+			 "c = socket.socket(socket.AF_UNIX); c.connect(\"sock\")\n"
+			 "s.accept()\n"
+			 "try:\n    s.accept()\nexcept BlockingIOError:\n    pass\n"
+			 "os.unlink(\"sock\")\n";
+	unit_put(d, "accept.py", py);
+	int status = traced(d,
+			    "CGISNAP_TRACE_ACCEPT=5 CGISNAP_TRACE_PHP_REALPATHS=1 python3 accept.py && "
+			    "CGISNAP_TRACE_ACCEPT=5 CGISNAP_TRACE_PHP_REALPATHS=0 python3 accept.py",
+			    'p', &t);
+	CHECK_INT(0, status);
+	const char *x = "X kept PHP's realpath cache: no realpath_cache_clean to empty it\n";
+	const char *b1 = strstr(buf_str(&t), "B 1\n"), *first_x = strstr(buf_str(&t), x);
+	CHECK(b1 && first_x && b1 < first_x); /* after the boundary: the next request's */
+	CHECK_INT(2, count_lines(&t, 'X'));	 /* at both boundaries of the first python */
+	CHECK_INT(4, count_lines(&t, 'B'));	 /* and none from the second, not asked */
+	trace_end(&t, d);
+}
+
 TEST(watch_tracer_directory_lstats_see_every_change)
 {
 	char *d = trace_dir("t/");
