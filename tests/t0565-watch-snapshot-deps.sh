@@ -63,6 +63,15 @@ check_match "$("$CGISNAP" ls --deps "$OUT")" "	W	$SITE/data/cache/" "the render 
 check_eq "" "$(grep -E '	[RELC]	/(usr|etc|proc|dev)/' <("$CGISNAP" ls --deps "$OUT"))" "the system's files are no dependency"
 check_eq "" "$(grep -E '	[RELC]	/tmp/cgisnap-php' <("$CGISNAP" ls --deps "$OUT"))" "nor the PHP session directory"
 
+try "the PHP session directory is no dependency either under a TMPDIR named through a link"
+mkdir -p "$TESTDIR/tmp-real"
+ln -s "$TESTDIR/tmp-real" "$TESTDIR/tmp-link"
+TMPDIR=$TESTDIR/tmp-link/ "$CGISNAP" snapshot "${SNAP[@]}" "$TESTDIR/linked" 2>"$TESTDIR/linked.err"
+check_eq 0 $? "snapshot exit status: $(tail -3 "$TESTDIR/linked.err")"
+check_contains "$("$CGISNAP" ls --deps "$TESTDIR/linked")" "/doku.php?id=$P	R	$(wiki_file "$SITE" "$P")" \
+	"P's page read its source"
+check_eq "" "$(grep cgisnap-php- <("$CGISNAP" ls --deps "$TESTDIR/linked"))" "no path of the session directory"
+
 # Its renders rewrite the site's caches (renamed over them, as the web
 # server's renders would): still the site's own writes for the watches
 # below, no change to catch up with.

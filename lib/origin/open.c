@@ -290,7 +290,11 @@ static int open_php(struct origin *o, const struct origin_config *cfg, char *err
 	if (!php || !o->php_defaults)
 		return 0;
 	const char *tmp = getenv("TMPDIR");
-	char *dir = xasprintf("%s/cgisnap-php-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	const char *base = tmp && *tmp ? tmp : "/tmp";
+	size_t len = strlen(base);
+	while (len > 1 && base[len - 1] == '/') /* the name snapshot/snapshot.c skips */
+		len--;
+	char *dir = xasprintf("%.*s/cgisnap-php-XXXXXX", (int)len, base);
 	if (!mkdtemp(dir)) {
 		err_sys(err, "cannot create a session directory '%s'", dir);
 		free(dir);
