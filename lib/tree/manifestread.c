@@ -41,21 +41,59 @@ static struct manifest_entry *row_entry(sqlite3_stmt *st, int col, const char *t
 	return e;
 }
 
+/* The rows read, by id: a url's stored state and entry, a set. SQLite's
+ * scans give ascending ids, so the arrays are sorted as read (or once, by
+ * sort_rows, when a plan gave another order) and found by bisection: a
+ * million pages' references are looked up without a string key each. */
+struct url_row {
+	long long id;
+	struct stored *s;
+	struct manifest_entry *e; /* NULL: no manifest asked for */
+};
+
+struct set_row {
+	long long id;
+	struct depset set;
+};
+
+static int by_url_id(const void *a, const void *b)
+{
+	long long x = ((const struct url_row *)a)->id, y = ((const struct url_row *)b)->id;
+	return (x > y) - (x < y);
+}
+
+static int by_set_id(const void *a, const void *b)
+{
+	long long x = ((const struct set_row *)a)->id, y = ((const struct set_row *)b)->id;
+	return (x > y) - (x < y);
+}
+
+static struct url_row *find_url(struct url_row *v, size_t n, long long id)
+{
+	return bsearch(&(struct url_row){ id, NULL, NULL }, v, n, sizeof *v, by_url_id);
+}
+
+static struct set_row *find_set_row(struct set_row *v, size_t n, long long id)
+{
+	struct set_row key = { .id = id };
+	return bsearch(&key, v, n, sizeof *v, by_set_id);
+}
+
 /* Read every row into m (NULL: only the stored state) and the stored
  * state into d, inside the caller's transaction. */
 int mdb_read_all(struct tree *t, struct manifest *m, char *err)
 {
 	struct manifest_db *d = t->db;
 	int rc = -1, src = SQLITE_ERROR;
-	struct hashmap byid = HASHMAP_INIT;        /* "id" -> target's entry (m) */
-	struct hashmap stored_byid = HASHMAP_INIT; /* "id" -> struct stored * */
-	struct hashmap sets = HASHMAP_INIT;        /* "id" -> struct depset * */
+	struct url_row *urls_v = NULL;
+	struct set_row *sets_v = NULL;
+	size_t nurls = 0, urls_cap = 0, nsets = 0, sets_cap = 0;
+	bool urls_sorted = true, sets_sorted = true;
 	sqlite3_stmt *urls = mdb_prepare(t, "SELECT id, target, fp, " ROW_COLUMNS " FROM url");
 	sqlite3_stmt *ds = mdb_prepare(t, mdb_schema(t) == 1 ? "SELECT id, kind, dir, names FROM depset"
 							    : "SELECT s.id, s.kind, d.path, s.names FROM depset s"
 							      " JOIN dir d ON d.id = s.dir_id");
 	sqlite3_stmt *refs = mdb_prepare(t, "SELECT set_id, url_id FROM url_dep");
-	char idbuf[32];
 	mdb_state_clear(d);
 	if (!urls || !ds || !refs)
 		goto out;
@@ -67,46 +105,54 @@ int mdb_read_all(struct tree *t, struct manifest *m, char *err)
 		s->id = sqlite3_column_int64(urls, 0);
 		s->fp = (uint64_t)sqlite3_column_int64(urls, 2);
 		mdb_stored_free(hashmap_put(&d->stored, target, s));
-		snprintf(idbuf, sizeof idbuf, "%lld", s->id);
-		hashmap_put(&stored_byid, idbuf, s);
-		if (!m)
-			continue;
-		struct manifest_entry *e = row_entry(urls, 3, target);
-		manifest_put(m, e);
-		hashmap_put(&byid, idbuf, e);
+		struct manifest_entry *e = NULL;
+		if (m) {
+			e = row_entry(urls, 3, target);
+			manifest_put(m, e);
+		}
+		if (nurls == urls_cap)
+			urls_v = xrealloc(urls_v, (urls_cap = urls_cap ? 2 * urls_cap : 1024) * sizeof *urls_v);
+		urls_sorted = urls_sorted && (!nurls || urls_v[nurls - 1].id < s->id);
+		urls_v[nurls++] = (struct url_row){ s->id, s, e };
 	}
 	if (src != SQLITE_DONE)
 		goto out;
+	if (!urls_sorted)
+		qsort(urls_v, nurls, sizeof *urls_v, by_url_id);
 	while ((src = sqlite3_step(ds)) == SQLITE_ROW) {
-		struct depset *s = xcalloc(1, sizeof *s);
 		const char *kind = mdb_column_text(ds, 1), *dir = mdb_column_text(ds, 2), *names = mdb_column_text(ds, 3);
-		s->kind = kind && *kind ? *kind : 'R';
-		s->dir = xstrdup(dir ? dir : "");
-		buf_adds(&s->names, names ? names : "");
-		snprintf(idbuf, sizeof idbuf, "%lld", (long long)sqlite3_column_int64(ds, 0));
-		hashmap_put(&sets, idbuf, s);
+		if (nsets == sets_cap)
+			sets_v = xrealloc(sets_v, (sets_cap = sets_cap ? 2 * sets_cap : 1024) * sizeof *sets_v);
+		struct set_row *r = &sets_v[nsets];
+		r->id = sqlite3_column_int64(ds, 0);
+		r->set.kind = kind && *kind ? *kind : 'R';
+		r->set.dir = xstrdup(dir ? dir : "");
+		r->set.names = (struct buf)BUF_INIT;
+		buf_adds(&r->set.names, names ? names : "");
+		sets_sorted = sets_sorted && (!nsets || sets_v[nsets - 1].id < r->id);
+		nsets++;
 	}
 	if (src != SQLITE_DONE)
 		goto out;
+	if (!sets_sorted)
+		qsort(sets_v, nsets, sizeof *sets_v, by_set_id);
 	while ((src = sqlite3_step(refs)) == SQLITE_ROW) {
 		long long set_id = sqlite3_column_int64(refs, 0);
-		snprintf(idbuf, sizeof idbuf, "%lld", (long long)sqlite3_column_int64(refs, 1));
-		struct stored *s = hashmap_get(&stored_byid, idbuf);
-		struct manifest_entry *e = hashmap_get(&byid, idbuf);
-		if (!s)
+		struct url_row *u = find_url(urls_v, nurls, sqlite3_column_int64(refs, 1));
+		if (!u)
 			continue; /* cannot be: a reference outlives no page */
+		struct stored *s = u->s;
 		s->sets = xrealloc(s->sets, (s->nsets + 1) * sizeof *s->sets);
 		s->sets[s->nsets++] = set_id;
-		snprintf(idbuf, sizeof idbuf, "%lld", set_id);
-		struct depset *set = hashmap_get(&sets, idbuf);
-		if (!e || !set)
+		struct set_row *sr = u->e ? find_set_row(sets_v, nsets, set_id) : NULL;
+		if (!sr)
 			continue;
-		struct strlist *l = manifest_deps(e, set->kind);
-		const char *p = buf_str(&set->names);
+		struct strlist *l = manifest_deps(u->e, sr->set.kind);
+		const char *p = buf_str(&sr->set.names);
 		for (;;) {
 			const char *nl = strchr(p, '\n');
 			size_t len = nl ? (size_t)(nl - p) : strlen(p);
-			strlist_add_owned(l, xasprintf("%s%.*s", set->dir, (int)len, p));
+			strlist_add_owned(l, xasprintf("%s%.*s", sr->set.dir, (int)len, p));
 			if (!nl)
 				break;
 			p = nl + 1;
@@ -121,17 +167,12 @@ out:
 		mdb_state_clear(d);
 		mdb_err(t, err, "read");
 	}
-	size_t it = 0;
-	void *v;
-	while (hashmap_next(&sets, &it, NULL, &v)) {
-		struct depset *s = v;
-		free(s->dir);
-		buf_release(&s->names);
-		free(s);
+	for (size_t i = 0; i < nsets; i++) {
+		free(sets_v[i].set.dir);
+		buf_release(&sets_v[i].set.names);
 	}
-	hashmap_release(&sets);
-	hashmap_release(&stored_byid);
-	hashmap_release(&byid);
+	free(sets_v);
+	free(urls_v);
 	sqlite3_finalize(urls);
 	sqlite3_finalize(ds);
 	sqlite3_finalize(refs);
