@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -118,18 +119,27 @@ static bool dir_changed(struct walk *w, struct hashmap *changed_dirs, const char
 	return changed;
 }
 
-/* A recorded path that is gone now: removed since, when its directory
- * changed since or is gone too. The directory is asked first: one whose
- * times are older than since lost no entry, and most paths share a few
- * directories (a stat each, not one per path). */
-static void check_gone(struct walk *w, struct hashmap *changed_dirs, const char *path, bool dir)
+/* Whether the directory holding path changed since (or is gone): one
+ * whose times are older than since lost no entry, and most paths share a
+ * few directories (a stat each, not one per path). */
+static bool parent_changed(struct walk *w, struct hashmap *changed_dirs, const char *path)
 {
 	const char *slash = strrchr(path, '/');
-	char *parent = slash && slash != path ? xstrndup(path, (size_t)(slash - path)) : xstrdup("/");
-	bool parent_changed = dir_changed(w, changed_dirs, parent);
-	free(parent);
+	size_t len = slash && slash != path ? (size_t)(slash - path) : 0;
+	char parent[PATH_MAX];
+	if (len >= sizeof parent)
+		return true; /* cannot be asked: look at the path itself */
+	memcpy(parent, len ? path : "/", len ? len : 1);
+	parent[len ? len : 1] = '\0';
+	return dir_changed(w, changed_dirs, parent);
+}
+
+/* A recorded path, in a directory that changed since, that is gone now:
+ * removed since. */
+static void check_gone(struct walk *w, const char *path, bool dir)
+{
 	struct stat sb;
-	if (!parent_changed || lstat(path, &sb) == 0 || errno != ENOENT || w->skip(w->arg, path))
+	if (lstat(path, &sb) == 0 || errno != ENOENT || w->skip(w->arg, path))
 		return;
 	changes_add(w->out, path, FSW_CHANGED | FSW_REMOVED | (dir ? FSW_DIR : 0));
 }
@@ -160,9 +170,9 @@ void catchup_changes(const struct strlist *sources, const struct manifest *m, co
 			walk_dir(&w, fd, src);
 	}
 
-	/* Each recorded path once. Not the A ones: looked for and not found
-	 * then, their absence now is no change (their creation since is a
-	 * file the walk above finds). */
+	/* Each recorded path once, where its directory changed. Not the A
+	 * ones: looked for and not found then, their absence now is no
+	 * change (their creation since is a file the walk above finds). */
 	struct hashmap seen = HASHMAP_INIT, changed_dirs = HASHMAP_INIT;
 	size_t it = 0;
 	void *v;
@@ -172,10 +182,11 @@ void catchup_changes(const struct strlist *sources, const struct manifest *m, co
 			const struct strlist *l = manifest_deps(e, *kind);
 			for (size_t i = 0; i < l->n; i++) {
 				const char *p = l->items[i];
-				if (hashmap_get(&seen, p) || !under_sources(sources, p))
+				if (!under_sources(sources, p) || !parent_changed(&w, &changed_dirs, p) ||
+				    hashmap_get(&seen, p))
 					continue;
 				hashmap_put(&seen, p, (void *)1);
-				check_gone(&w, &changed_dirs, p, *kind == 'L' || *kind == 'C');
+				check_gone(&w, p, *kind == 'L' || *kind == 'C');
 			}
 		}
 	}
