@@ -2,6 +2,7 @@
 #include "base/xalloc.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,13 @@ void *xrealloc(void *p, size_t n)
 	if (!q)
 		out_of_memory(n);
 	return q;
+}
+
+void *xreallocarray(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		out_of_memory(SIZE_MAX);
+	return xrealloc(p, n * size);
 }
 
 char *xstrdup(const char *s)

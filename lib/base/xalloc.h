@@ -13,6 +13,9 @@
 void *xmalloc(size_t n);
 void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *p, size_t n);
+/* xrealloc of n elements of size bytes; a product past SIZE_MAX is out of
+ * memory too, never a smaller block. */
+void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* Formatted string in fresh memory; the caller frees it. */

@@ -42,8 +42,8 @@ static struct manifest_entry *row_entry(sqlite3_stmt *st, int col, const char *t
 }
 
 /* The rows read, by id: a url's stored state and entry, a set. SQLite's
- * scans give ascending ids, so the arrays are sorted as read (or once, by
- * sort_rows, when a plan gave another order) and found by bisection: a
+ * scans give ascending ids, so the arrays are sorted as read (or sorted
+ * once, when a plan gave another order) and found by bisection: a
  * million pages' references are looked up without a string key each. */
 struct url_row {
 	long long id;
@@ -68,16 +68,19 @@ static int by_set_id(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* bsearch's array may not be NULL, even empty (a url_dep row of a tree.db
+ * with no url rows). */
 static struct url_row *find_url(struct url_row *v, size_t n, long long id)
 {
-	return bsearch(&(struct url_row){ id, NULL, NULL }, v, n, sizeof *v, by_url_id);
+	return n ? bsearch(&(struct url_row){ id, NULL, NULL }, v, n, sizeof *v, by_url_id) : NULL;
 }
 
 static struct set_row *find_set_row(struct set_row *v, size_t n, long long id)
 {
 	struct set_row key = { .id = id };
-	return bsearch(&key, v, n, sizeof *v, by_set_id);
+	return n ? bsearch(&key, v, n, sizeof *v, by_set_id) : NULL;
 }
+
 
 /* Read every row into m (NULL: only the stored state) and the stored
  * state into d, inside the caller's transaction. */
@@ -111,7 +114,7 @@ int mdb_read_all(struct tree *t, struct manifest *m, char *err)
 			manifest_put(m, e);
 		}
 		if (nurls == urls_cap)
-			urls_v = xrealloc(urls_v, (urls_cap = urls_cap ? 2 * urls_cap : 1024) * sizeof *urls_v);
+			urls_v = xreallocarray(urls_v, urls_cap = urls_cap ? 2 * urls_cap : 1024, sizeof *urls_v);
 		urls_sorted = urls_sorted && (!nurls || urls_v[nurls - 1].id < s->id);
 		urls_v[nurls++] = (struct url_row){ s->id, s, e };
 	}
@@ -122,7 +125,7 @@ int mdb_read_all(struct tree *t, struct manifest *m, char *err)
 	while ((src = sqlite3_step(ds)) == SQLITE_ROW) {
 		const char *kind = mdb_column_text(ds, 1), *dir = mdb_column_text(ds, 2), *names = mdb_column_text(ds, 3);
 		if (nsets == sets_cap)
-			sets_v = xrealloc(sets_v, (sets_cap = sets_cap ? 2 * sets_cap : 1024) * sizeof *sets_v);
+			sets_v = xreallocarray(sets_v, sets_cap = sets_cap ? 2 * sets_cap : 1024, sizeof *sets_v);
 		struct set_row *r = &sets_v[nsets];
 		r->id = sqlite3_column_int64(ds, 0);
 		r->set.kind = kind && *kind ? *kind : 'R';

@@ -285,6 +285,51 @@ static long long db_count(const char *treepath, const char *sql)
 	return n;
 }
 
+/* Run sql on tree.db at treepath, on a connection of its own (no foreign
+ * keys enforced: it damages the database as a hand could). */
+static int db_exec(const char *treepath, const char *sql)
+{
+	char *db_path = xasprintf("%s/.cgisnap/tree.db", treepath);
+	sqlite3 *db = NULL;
+	int rc = sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+			 sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK
+		     ? 0
+		     : -1;
+	sqlite3_close(db);
+	free(db_path);
+	return rc;
+}
+
+/* References left without their page or their set (a tree.db edited by
+ * hand) are skipped as the load reads them: no page, no crash. */
+TEST(manifest_load_skips_references_to_missing_rows)
+{
+	struct tree t;
+	char *path = unit_tree_open(&t, "man", "tree");
+	char *treepath = xasprintf("%s/tree", path);
+	char err[ERR_LEN];
+	struct manifest m = MANIFEST_INIT;
+	put_pages(&m, 3);
+	CHECK_INT(0, manifest_save(&m, &t, err));
+	manifest_release(&m);
+	tree_close(&t);
+	CHECK_INT(0, db_exec(treepath, "PRAGMA foreign_keys = OFF; DELETE FROM depset;"));
+	CHECK(db_count(treepath, "SELECT count(*) FROM url_dep") > 0);
+	CHECK_INT(0, tree_open(&t, treepath, false, err));
+	CHECK_INT(0, manifest_load(&m, &t, err));
+	CHECK_INT(3, manifest_count(&m));
+	CHECK_INT(0, manifest_get(&m, "/p1")->deps_read.n); /* its sets are gone */
+	manifest_release(&m);
+	tree_close(&t);
+	CHECK_INT(0, db_exec(treepath, "PRAGMA foreign_keys = OFF; DELETE FROM url;"));
+	CHECK_INT(0, tree_open(&t, treepath, false, err));
+	CHECK_INT(0, manifest_load(&m, &t, err));
+	CHECK_INT(0, manifest_count(&m));
+	manifest_release(&m);
+	tree_close(&t);
+	remove_scratch(path, treepath);
+}
+
 /* A set of one name is found by its name's hash, one of many by a scan
  * of its directory's; a directory's pages below it; and a set, or a
  * directory, goes with the last page that refers to it. */
