@@ -81,8 +81,8 @@ static bool same_type(const char *a, const char *b)
 }
 
 /* At most COMPARE_EXCERPT bytes of the line from p (to end), control
- * bytes as '?', never cut inside a UTF-8 character; "..." where the line
- * goes on. */
+ * bytes and bytes of no valid UTF-8 character (a Latin-1 page) as '?',
+ * never cut inside a UTF-8 character; "..." where the line goes on. */
 #define COMPARE_EXCERPT 80
 static void add_line(struct buf *out, const char *p, const char *end)
 {
@@ -95,7 +95,7 @@ static void add_line(struct buf *out, const char *p, const char *end)
 		if (len > 1)
 			buf_add(out, p, len);
 		else
-			buf_addc(out, *u < 0x20 || *u == 0x7f ? '?' : *p);
+			buf_addc(out, *u < 0x20 || *u == 0x7f || *u >= 0x80 ? '?' : *p);
 		p += len ? len : 1;
 		n += len ? len : 1;
 	}

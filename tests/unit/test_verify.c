@@ -165,6 +165,8 @@ TEST(verify_first_differing_line)
 	/* One side ends first; control bytes shown as '?'; long lines cut. */
 	CHECK_STR_FREE("line 3: origin '', tree 'more'", compare_first_line("a\nb\n", 4, "a\nb\nmore", 8));
 	CHECK_STR_FREE("line 1: origin 'a?b', tree 'a?c'", compare_first_line("a\tb", 3, "a\tc", 3));
+	/* A Latin-1 byte is no UTF-8: never written raw to a terminal. */
+	CHECK_STR_FREE("line 1: origin 'caf?', tree 'cafe'", compare_first_line("caf\xe9", 4, "cafe", 4));
 	char longer[200];
 	memset(longer, 'x', sizeof longer);
 	char *d = compare_first_line(longer, sizeof longer, "y", 1);
