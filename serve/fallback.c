@@ -178,6 +178,7 @@ struct fallback *fallback_open(struct server *s, char *err)
 	 * the configuration (strings borrowed), not in the options. */
 	struct origin_config cfg = origin_options;
 	cfg.jobs = s->cfg.jobs;
+	cfg.passed_on = s->cfg.dynamic && !s->cfg.fill;
 	struct origin *o = origin_open(&cfg, &s->meta.site, err);
 	if (!o)
 		return NULL;

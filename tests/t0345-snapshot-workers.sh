@@ -109,9 +109,17 @@ a=$(curl -s "http://127.0.0.1:$P/p1.php")
 b=$(curl -s "http://127.0.0.1:$P/p2.php")
 check_match "$a" "^<p>page 1 by [0-9]+</p>$" "first page"
 check_eq "${a##* by }" "${b##* by }" "the second request went to the worker of the first"
+# Renders passed on, never stored: opcache checks scripts as php.ini says,
+# as php-fpm would; a crawl's workers check them on every request.
+printf '<?php echo "<p>", ini_get("opcache.revalidate_freq"), "</p>";\n' >"$SITE/freq.php"
+check_eq "$(php-cgi -q "$SITE/freq.php")" "$(curl -s "http://127.0.0.1:$P/freq.php")" \
+	"serve --dynamic: opcache.revalidate_freq as php.ini says"
 bg_stop "$SERVE" TERM
 check_eq "" "$(workers)" "workers left after serve stopped"
 no_runtime_dir || fail "runtime directory left: $(ls "$TMPDIR")"
+"$CGISNAP" snapshot -q --root "$SITE" --cgi php=php-cgi --seed /freq.php "$TESTDIR/freq" 2>"$TESTDIR/err"
+check_eq "<p>0</p>" "$(cat "$TESTDIR/freq/freq.php")" "a snapshot's workers: every request"
+rm -f "$SITE/freq.php"
 
 # Slow pages keep the workers busy while cgisnap is stopped.
 for i in 1 2 3 4 5 6; do printf '<?php sleep(5); echo "<p>slow</p>";\n' >"$SITE/p$i.php"; done

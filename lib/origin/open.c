@@ -386,7 +386,7 @@ static int open_workers(struct origin *o, const struct origin_config *cfg, char 
 	const char *user_preload = NULL;
 	int rc = 0;
 	if (o->php_defaults)
-		workers_php_args(&args, o->php_session_dir);
+		workers_php_args(&args, o->php_session_dir, !cfg->passed_on);
 	/* Traced, every request must make the calls a process of its own
 	 * would: opcache still stats each script it keeps (revalidate_freq
 	 * 0, above), but PHP's realpath cache would skip the lookups of

@@ -68,6 +68,10 @@ struct origin_config {
 	size_t memory_max;      /* not an option: bodies over this many bytes go to a
 				 * temporary file; 0 is ORIGIN_MEMORY_MAX (tests set less) */
 	long jobs;              /* set by the caller: renders in flight at most (HTTP connections) */
+	bool passed_on;         /* set by the caller: the renders are passed on, never stored
+				 * (serve --dynamic): php-cgi workers check their scripts as
+				 * php.ini says (Debian: every 2 s), as php-fpm would, not on
+				 * every request */
 	/* Dependency tracing (watch), CGI only: the LD_PRELOAD library's path,
 	 * or NULL for no tracing. Borrowed: nothing in origin frees it
 	 * (origin_open keeps its own copy). */

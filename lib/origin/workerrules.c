@@ -10,11 +10,11 @@
 #include "base/log.h"
 #include "base/xalloc.h"
 
-void workers_php_args(struct strlist *args, const char *session_dir)
+void workers_php_args(struct strlist *args, const char *session_dir, bool fresh)
 {
 	static const char *const opcache[] = { "opcache.enable=1", "opcache.validate_timestamps=1",
 					       "opcache.revalidate_freq=0" };
-	for (size_t i = 0; i < sizeof opcache / sizeof opcache[0]; i++) {
+	for (size_t i = 0; i < (fresh ? sizeof opcache / sizeof opcache[0] : 1); i++) {
 		strlist_add(args, "-d");
 		strlist_add(args, opcache[i]);
 	}

@@ -87,11 +87,12 @@ void workers_close(struct workers *ws);
 
 /* Pure parts, for the unit tests. */
 
-/* php-cgi's arguments for a worker: "-d" pairs turning opcache on and
- * seeing edited files at once, then session.save_path=session_dir when
- * that is not NULL (with opcache's lock file there, and the sessions'
- * collection on: SESSION_GC_ARG). Appended to args. */
-void workers_php_args(struct strlist *args, const char *session_dir);
+/* php-cgi's arguments for a worker: "-d" pairs turning opcache on and,
+ * when fresh, seeing edited files at once (else as php.ini says), then
+ * session.save_path=session_dir when that is not NULL (with opcache's
+ * lock file there, and the sessions' collection on: SESSION_GC_ARG).
+ * Appended to args. */
+void workers_php_args(struct strlist *args, const char *session_dir, bool fresh);
 
 /* Why a worker that was reaped with status ended: "killed by signal 11
  * (SIGSEGV)" or "exited with status 3", into err; returns -1. */

@@ -19,7 +19,7 @@
 TEST(workers_php_args_turn_opcache_on_and_keep_the_session_directory)
 {
 	struct strlist a = STRLIST_INIT;
-	workers_php_args(&a, "/tmp/s");
+	workers_php_args(&a, "/tmp/s", true);
 	CHECK_INT(12, a.n);
 	CHECK_STR("-d", a.items[0]);
 	CHECK_STR("opcache.enable=1", a.items[1]);
@@ -30,8 +30,13 @@ TEST(workers_php_args_turn_opcache_on_and_keep_the_session_directory)
 	CHECK_STR("opcache.lockfile_path=/tmp/s", a.items[9]);
 	CHECK_STR("session.gc_probability=1", a.items[11]); /* a long watch's sessions are collected */
 	strlist_clear(&a);
-	workers_php_args(&a, NULL);
+	workers_php_args(&a, NULL, true);
 	CHECK_INT(6, a.n);
+	strlist_clear(&a);
+	/* renders passed on (serve --dynamic): opcache on, its checks as php.ini says */
+	workers_php_args(&a, NULL, false);
+	CHECK_INT(2, a.n);
+	CHECK_STR("opcache.enable=1", a.items[1]);
 	strlist_clear(&a);
 }
 
