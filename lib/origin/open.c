@@ -396,7 +396,7 @@ static int open_workers(struct origin *o, const struct origin_config *cfg, char 
 	 * still keeps them for the rest of the second). The tracer empties
 	 * the realpath cache between requests where php-cgi lets it (a
 	 * request then looks each directory up once, not once per include:
-	 * a DokuWiki page's stats fall by half); elsewhere it is off. */
+	 * a DokuWiki snapshot's stats fall to a third); elsewhere it is off. */
 	bool forget = o->trace_lib && php_forgets_realpaths(o);
 	if (o->trace_lib) {
 		static const char *const fresh[] = { "opcache.revalidate_path=1", "user_ini.cache_ttl=-1",
