@@ -15,35 +15,52 @@ static int read_at(int fd, void *p, size_t n, off_t off)
 	return r == (ssize_t)n ? 0 : -1;
 }
 
-/* Look through the program headers (ELF32 or ELF64, the host's byte
- * order: a foreign one does not run here anyway) for PT_INTERP. 1 when
- * one is there, 0 when none, -1 when the file is no such ELF. */
-static int has_interp(int fd)
+/* What an ELF file's header says (ELF32 or ELF64, the host's byte order:
+ * a foreign one does not run here anyway). */
+struct header {
+	int class; /* ELFCLASS64 or ELFCLASS32 */
+	unsigned long long phoff, shoff;
+	unsigned phnum, phentsize, shnum, shentsize;
+};
+
+/* Read fd's ELF header into h: 0, or -1 when fd holds no such ELF. */
+static int read_header(int fd, struct header *h)
 {
 	unsigned char ident[EI_NIDENT];
 	if (read_at(fd, ident, sizeof ident, 0) < 0 || memcmp(ident, ELFMAG, SELFMAG))
 		return -1;
-	unsigned long long phoff;
-	unsigned phnum, phentsize;
 	if (ident[EI_CLASS] == ELFCLASS64) {
-		Elf64_Ehdr h;
-		if (read_at(fd, &h, sizeof h, 0) < 0 || h.e_phentsize < sizeof(Elf64_Phdr))
+		Elf64_Ehdr e;
+		if (read_at(fd, &e, sizeof e, 0) < 0)
 			return -1;
-		phoff = h.e_phoff, phnum = h.e_phnum, phentsize = h.e_phentsize;
+		*h = (struct header){ ELFCLASS64, e.e_phoff, e.e_shoff, e.e_phnum, e.e_phentsize,
+				      e.e_shnum, e.e_shentsize };
 	} else if (ident[EI_CLASS] == ELFCLASS32) {
-		Elf32_Ehdr h;
-		if (read_at(fd, &h, sizeof h, 0) < 0 || h.e_phentsize < sizeof(Elf32_Phdr))
+		Elf32_Ehdr e;
+		if (read_at(fd, &e, sizeof e, 0) < 0)
 			return -1;
-		phoff = h.e_phoff, phnum = h.e_phnum, phentsize = h.e_phentsize;
+		*h = (struct header){ ELFCLASS32, e.e_phoff, e.e_shoff, e.e_phnum, e.e_phentsize,
+				      e.e_shnum, e.e_shentsize };
 	} else {
 		return -1;
 	}
-	if (!phnum)
+	return 0;
+}
+
+/* Look through the program headers for PT_INTERP. 1 when one is there,
+ * 0 when none, -1 when the file is no such ELF. */
+static int has_interp(int fd)
+{
+	struct header h;
+	if (read_header(fd, &h) < 0 ||
+	    h.phentsize < (h.class == ELFCLASS64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)))
+		return -1;
+	if (!h.phnum)
 		return -1; /* an object file, not a program */
-	for (unsigned i = 0; i < phnum && i < 4096; i++) {
+	for (unsigned i = 0; i < h.phnum && i < 4096; i++) {
 		unsigned type;
-		off_t at = (off_t)(phoff + (unsigned long long)i * phentsize);
-		if (ident[EI_CLASS] == ELFCLASS64) {
+		off_t at = (off_t)(h.phoff + (unsigned long long)i * h.phentsize);
+		if (h.class == ELFCLASS64) {
 			Elf64_Phdr ph;
 			if (read_at(fd, &ph, sizeof ph, at) < 0)
 				return -1;
@@ -140,39 +157,24 @@ static bool defines(int class, const char *syms, const struct section *dyn, cons
 
 static bool exports(int fd, const char *name)
 {
-	unsigned char ident[EI_NIDENT];
-	if (read_at(fd, ident, sizeof ident, 0) < 0 || memcmp(ident, ELFMAG, SELFMAG))
+	struct header h;
+	if (read_header(fd, &h) < 0 ||
+	    h.shentsize < (h.class == ELFCLASS64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)))
 		return false;
-	int class = ident[EI_CLASS];
-	unsigned long long shoff;
-	unsigned shnum, shentsize;
-	if (class == ELFCLASS64) {
-		Elf64_Ehdr h;
-		if (read_at(fd, &h, sizeof h, 0) < 0 || h.e_shentsize < sizeof(Elf64_Shdr))
-			return false;
-		shoff = h.e_shoff, shnum = h.e_shnum, shentsize = h.e_shentsize;
-	} else if (class == ELFCLASS32) {
-		Elf32_Ehdr h;
-		if (read_at(fd, &h, sizeof h, 0) < 0 || h.e_shentsize < sizeof(Elf32_Shdr))
-			return false;
-		shoff = h.e_shoff, shnum = h.e_shnum, shentsize = h.e_shentsize;
-	} else {
-		return false;
-	}
 	struct section dyn, str;
 	unsigned i;
-	for (i = 0; i < shnum && i < 65536; i++) {
-		if (read_section(fd, class, shoff + (unsigned long long)i * shentsize, &dyn) < 0)
+	for (i = 0; i < h.shnum && i < 65536; i++) {
+		if (read_section(fd, h.class, h.shoff + (unsigned long long)i * h.shentsize, &dyn) < 0)
 			return false;
 		if (dyn.type == SHT_DYNSYM)
 			break;
 	}
-	if (i == shnum || i == 65536 || dyn.link >= shnum ||
-	    read_section(fd, class, shoff + (unsigned long long)dyn.link * shentsize, &str) < 0 ||
+	if (i == h.shnum || i == 65536 || dyn.link >= h.shnum ||
+	    read_section(fd, h.class, h.shoff + (unsigned long long)dyn.link * h.shentsize, &str) < 0 ||
 	    str.type != SHT_STRTAB)
 		return false;
 	char *syms = section_bytes(fd, &dyn), *strs = section_bytes(fd, &str);
-	bool found = syms && strs && defines(class, syms, &dyn, strs, &str, name);
+	bool found = syms && strs && defines(h.class, syms, &dyn, strs, &str, name);
 	free(syms);
 	free(strs);
 	return found;
