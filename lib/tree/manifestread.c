@@ -44,7 +44,8 @@ static struct manifest_entry *row_entry(sqlite3_stmt *st, int col, const char *t
 /* The rows read, by id: a url's stored state and entry, a set. SQLite's
  * scans give ascending ids, so the arrays are sorted as read (or sorted
  * once, when a plan gave another order) and found by bisection: a
- * million pages' references are looked up without a string key each. */
+ * million pages' references are looked up without a string key each.
+ * Each row begins with its id: one comparison and one search serve both. */
 struct url_row {
 	long long id;
 	struct stored *s;
@@ -56,31 +57,19 @@ struct set_row {
 	struct depset set;
 };
 
-static int by_url_id(const void *a, const void *b)
+static int by_id(const void *a, const void *b)
 {
-	long long x = ((const struct url_row *)a)->id, y = ((const struct url_row *)b)->id;
+	long long x = *(const long long *)a, y = *(const long long *)b;
 	return (x > y) - (x < y);
 }
 
-static int by_set_id(const void *a, const void *b)
+/* The row of n (each size bytes) whose id is id, or NULL. bsearch's array
+ * may not be NULL, even empty (a url_dep row of a tree.db with no url
+ * rows). */
+static void *find_row(void *rows, size_t n, size_t size, long long id)
 {
-	long long x = ((const struct set_row *)a)->id, y = ((const struct set_row *)b)->id;
-	return (x > y) - (x < y);
+	return n ? bsearch(&id, rows, n, size, by_id) : NULL;
 }
-
-/* bsearch's array may not be NULL, even empty (a url_dep row of a tree.db
- * with no url rows). */
-static struct url_row *find_url(struct url_row *v, size_t n, long long id)
-{
-	return n ? bsearch(&(struct url_row){ id, NULL, NULL }, v, n, sizeof *v, by_url_id) : NULL;
-}
-
-static struct set_row *find_set_row(struct set_row *v, size_t n, long long id)
-{
-	struct set_row key = { .id = id };
-	return n ? bsearch(&key, v, n, sizeof *v, by_set_id) : NULL;
-}
-
 
 /* Read every row into m (NULL: only the stored state) and the stored
  * state into d, inside the caller's transaction. */
@@ -121,7 +110,7 @@ int mdb_read_all(struct tree *t, struct manifest *m, char *err)
 	if (src != SQLITE_DONE)
 		goto out;
 	if (!urls_sorted)
-		qsort(urls_v, nurls, sizeof *urls_v, by_url_id);
+		qsort(urls_v, nurls, sizeof *urls_v, by_id);
 	while ((src = sqlite3_step(ds)) == SQLITE_ROW) {
 		const char *kind = mdb_column_text(ds, 1), *dir = mdb_column_text(ds, 2), *names = mdb_column_text(ds, 3);
 		if (nsets == sets_cap)
@@ -138,16 +127,16 @@ int mdb_read_all(struct tree *t, struct manifest *m, char *err)
 	if (src != SQLITE_DONE)
 		goto out;
 	if (!sets_sorted)
-		qsort(sets_v, nsets, sizeof *sets_v, by_set_id);
+		qsort(sets_v, nsets, sizeof *sets_v, by_id);
 	while ((src = sqlite3_step(refs)) == SQLITE_ROW) {
 		long long set_id = sqlite3_column_int64(refs, 0);
-		struct url_row *u = find_url(urls_v, nurls, sqlite3_column_int64(refs, 1));
+		struct url_row *u = find_row(urls_v, nurls, sizeof *urls_v, sqlite3_column_int64(refs, 1));
 		if (!u)
 			continue; /* cannot be: a reference outlives no page */
 		struct stored *s = u->s;
 		s->sets = xrealloc(s->sets, (s->nsets + 1) * sizeof *s->sets);
 		s->sets[s->nsets++] = set_id;
-		struct set_row *sr = u->e ? find_set_row(sets_v, nsets, set_id) : NULL;
+		struct set_row *sr = u->e ? find_row(sets_v, nsets, sizeof *sets_v, set_id) : NULL;
 		if (!sr)
 			continue;
 		struct strlist *l = manifest_deps(u->e, sr->set.kind);
