@@ -109,19 +109,19 @@ static void set_dep_roots(struct crawl_setup *s, struct dep_recorder *r)
 	r->anywhere = true;
 	for (size_t i = 0; system_dirs[i]; i++)
 		strlist_add(&r->skip, system_dirs[i]);
-	/* the PHP session directory (origin.h) is the handler's, per run:
-	 * named as the programs name it, and by its real path, which the
-	 * recorder tries first (a TMPDIR through a link, or ending in '/') */
-	const char *tmp = getenv("TMPDIR");
-	const char *base = tmp && *tmp ? tmp : "/tmp";
-	size_t len = strlen(base);
-	while (len > 1 && base[len - 1] == '/') /* as lib/origin/open.c names it */
-		len--;
-	strlist_add_owned(&r->skip, xasprintf("%.*s/cgisnap-php-", (int)len, base));
-	char *real = realpath(base, NULL);
-	if (real)
-		strlist_add_owned(&r->skip, xasprintf("%s/cgisnap-php-", strcmp(real, "/") ? real : ""));
-	free(real);
+	/* The directories the origin made for the programs (PHP's sessions),
+	 * per run: by the name the programs are given and by the real path,
+	 * which the recorder tries first (a TMPDIR through a link). */
+	struct strlist own = STRLIST_INIT;
+	origin_private_dirs(s->origin, &own);
+	for (size_t i = 0; i < own.n; i++) {
+		strlist_add_owned(&r->skip, xasprintf("%s/", own.items[i]));
+		char *real = realpath(own.items[i], NULL);
+		if (real && strcmp(real, own.items[i]))
+			strlist_add_owned(&r->skip, xasprintf("%s/", real));
+		free(real);
+	}
+	strlist_clear(&own);
 }
 
 /* After a complete traced crawl: the tree's dependencies are complete as

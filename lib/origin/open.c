@@ -292,7 +292,10 @@ static int open_php(struct origin *o, const struct origin_config *cfg, char *err
 	const char *tmp = getenv("TMPDIR");
 	const char *base = tmp && *tmp ? tmp : "/tmp";
 	size_t len = strlen(base);
-	while (len > 1 && base[len - 1] == '/') /* the name snapshot/snapshot.c skips */
+	/* Without TMPDIR's trailing '/': the programs report the paths
+	 * under it by this name, which the recorder skips as it is
+	 * (origin_private_dirs). */
+	while (len > 1 && base[len - 1] == '/')
 		len--;
 	char *dir = xasprintf("%.*s/cgisnap-php-XXXXXX", (int)len, base);
 	if (!mkdtemp(dir)) {

@@ -343,6 +343,12 @@ void origin_mount_dirs(const struct origin *o, struct strlist *out)
 	}
 }
 
+void origin_private_dirs(const struct origin *o, struct strlist *out)
+{
+	if (o->php_session_dir)
+		strlist_add(out, o->php_session_dir);
+}
+
 void origin_exposed_dirs(const struct origin *o, struct strlist *out)
 {
 	for (size_t i = 0; i < o->nmounts; i++)

@@ -222,6 +222,11 @@ void origin_describe(const struct origin *o, char *buf, size_t len);
  * records what renders read there. */
 void origin_mount_dirs(const struct origin *o, struct strlist *out);
 
+/* The directories the origin made for the programs it runs (PHP's
+ * session directory), as it named them for the programs, appended to
+ * out: what renders write there is theirs alone, no dependency. */
+void origin_private_dirs(const struct origin *o, struct strlist *out);
+
 /* The directories a URL reaches into besides --root: each --path-alias
  * DIR and --script-alias directory (a --script-alias PROGRAM exposes its
  * one file, not its directory). The tree must stay apart from them. */
