@@ -402,12 +402,14 @@ static int open_workers(struct origin *o, const struct origin_config *cfg, char 
 	 * a DokuWiki snapshot's stats fall to a third); elsewhere it is off. */
 	bool forget = o->trace_lib && php_forgets_realpaths(o);
 	if (o->trace_lib) {
-		static const char *const fresh[] = { "opcache.revalidate_path=1", "user_ini.cache_ttl=-1",
-						     "realpath_cache_size=0" };
-		size_t n_fresh = sizeof fresh / sizeof fresh[0] - (forget ? 1 : 0);
-		for (size_t i = 0; i < n_fresh; i++) {
+		static const char *const fresh[] = { "opcache.revalidate_path=1", "user_ini.cache_ttl=-1" };
+		for (size_t i = 0; i < sizeof fresh / sizeof fresh[0]; i++) {
 			strlist_add(&args, "-d");
 			strlist_add(&args, fresh[i]);
+		}
+		if (!forget) {
+			strlist_add(&args, "-d");
+			strlist_add(&args, "realpath_cache_size=0");
 		}
 	}
 	/* Each worker is one process (php-cgi would fork children of its
