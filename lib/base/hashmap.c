@@ -23,10 +23,11 @@ static char tombstone_mark;
 
 uint64_t hash_string(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL; /* FNV offset basis */
+	/* fnv1a64's, to the NUL without a strlen first: the hot path */
+	uint64_t h = FNV1A64_START;
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		h ^= *p;
-		h *= 0x100000001b3ULL; /* FNV prime */
+		h *= FNV1A64_PRIME;
 	}
 	return h;
 }

@@ -51,12 +51,13 @@ uint64_t hash_string(const char *s);
  * hashes built of several pieces. Stored fingerprints depend on it: it
  * never changes. */
 #define FNV1A64_START 0xcbf29ce484222325ULL
+#define FNV1A64_PRIME 0x100000001b3ULL
 static inline uint64_t fnv1a64(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *b = p;
 	for (size_t i = 0; i < n; i++) {
 		h ^= b[i];
-		h *= 0x100000001b3ULL;
+		h *= FNV1A64_PRIME;
 	}
 	return h;
 }
