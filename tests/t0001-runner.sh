@@ -46,13 +46,16 @@ mkdir -p "$d2"
 # A plain background sleep, one double-forked (its parent gone) and one
 # that setsid()ed out of the script's session: only the environment mark
 # finds that one.
+# Each pid is written once it runs sleep: a busy machine may not have
+# exec'd it yet when the script ends, and the runner would name a bash.
 cat >"$d2/t9100-leaky.sh" <<EOF
 #!/bin/bash
+running() { for _ in \$(seq 1 2000); do [ "\$(cat /proc/\$1/comm 2>/dev/null)" != sleep ] || return 0; sleep 0.005; done; }
 sleep 1001 &
-echo \$! >"$pids/plain"
-( sleep 1002 & echo \$! >"$pids/double" ) &
+running \$! && echo \$! >"$pids/plain"
+( sleep 1002 & running \$! && echo \$! >"$pids/double" ) &
 wait \$!
-( setsid sleep 1003 & echo \$! >"$pids/setsid" )
+( setsid sleep 1003 & running \$! && echo \$! >"$pids/setsid" )
 echo "# counts: 1 0"
 EOF
 # Through lib.sh: a server that forks (as php -S with workers does), left
