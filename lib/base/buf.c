@@ -170,8 +170,34 @@ static int cmp_str(const void *a, const void *b)
 
 void strlist_sort(struct strlist *l)
 {
-	if (l->n > 1)
+	/* Lists often come sorted already (a trace's paths merged, a
+	 * filtered sorted list): a look costs n comparisons, a sort n log n. */
+	size_t i = 1;
+	while (i < l->n && strcmp(l->items[i - 1], l->items[i]) <= 0)
+		i++;
+	if (i < l->n)
 		qsort(l->items, l->n, sizeof *l->items, cmp_str);
+}
+
+void strlist_merge(struct strlist *l, const struct strlist *other)
+{
+	if (!other->n)
+		return;
+	size_t cap = l->n + other->n, n = 0, a = 0, b = 0;
+	char **items = xreallocarray(NULL, cap, sizeof *items);
+	while (a < l->n || b < other->n) {
+		int c = a == l->n ? 1 : b == other->n ? -1 : strcmp(l->items[a], other->items[b]);
+		if (c <= 0)
+			items[n++] = l->items[a++];
+		else
+			items[n++] = xstrdup(other->items[b]);
+		if (c >= 0 && b < other->n)
+			b++;
+	}
+	free(l->items);
+	l->items = items;
+	l->n = n;
+	l->cap = cap;
 }
 
 void strlist_uniq(struct strlist *l)

@@ -64,6 +64,9 @@ bool strlist_contains(const struct strlist *l, const char *s);
 void strlist_sort(struct strlist *l);
 /* Drop neighbours that are equal (sort first for a set). */
 void strlist_uniq(struct strlist *l);
+/* l and other are sets (sorted, no repeats): l becomes their union, a set
+ * too, with copies of other's strings that l lacked. */
+void strlist_merge(struct strlist *l, const struct strlist *other);
 void strlist_clear(struct strlist *l);
 /* Split s at each sep into a fresh list (empty fields dropped). */
 void strlist_split(struct strlist *l, const char *s, char sep);

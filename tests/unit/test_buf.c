@@ -67,3 +67,40 @@ TEST(buf_read_fd_whole_capped_and_failed)
 	close(fd);
 	buf_release(&b);
 }
+
+TEST(strlist_merge_makes_the_union_of_two_sets)
+{
+	struct strlist a = STRLIST_INIT, b = STRLIST_INIT, none = STRLIST_INIT;
+	strlist_split(&a, "/b,/d,/f", ',');
+	strlist_split(&b, "/a,/b,/c,/f,/g", ',');
+	strlist_merge(&a, &b);
+	const char *want[] = { "/a", "/b", "/c", "/d", "/f", "/g" };
+	CHECK_INT(COUNT(want), a.n);
+	for (size_t i = 0; i < COUNT(want) && i < a.n; i++)
+		CHECK_STR(want[i], a.items[i]);
+	/* other's strings were copied: it is whole after a's are freed */
+	CHECK(a.items[0] != b.items[0]);
+	strlist_merge(&a, &none);
+	CHECK_INT(COUNT(want), a.n);
+	strlist_clear(&a);
+	CHECK_STR("/g", b.items[4]);
+	strlist_merge(&none, &b);
+	CHECK_INT(5, none.n);
+	CHECK_STR("/a", none.items[0]);
+	strlist_clear(&none);
+	strlist_clear(&b);
+}
+
+TEST(strlist_sort_of_a_sorted_list_and_of_one_sorted_but_for_its_end)
+{
+	struct strlist l = STRLIST_INIT;
+	strlist_split(&l, "a,b,b,c", ',');
+	strlist_sort(&l);
+	CHECK_STR("a", l.items[0]);
+	CHECK_STR("c", l.items[3]);
+	strlist_add(&l, "0");
+	strlist_sort(&l);
+	CHECK_STR("0", l.items[0]);
+	CHECK_STR("c", l.items[4]);
+	strlist_clear(&l);
+}
