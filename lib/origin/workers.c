@@ -541,6 +541,8 @@ static void trace_take_feed(void *arg, const char *data, size_t n)
 		data = "", n = 0;
 		if (!boot || !trace_read_done(&w->trace))
 			return;
+		/* Sorted once: each request's own lists are merged with them. */
+		trace_read_finish(&to);
 	}
 }
 
@@ -584,17 +586,18 @@ static int trace_finish(struct trace_take *t, long long deadline)
 }
 
 /* The request's dependencies as fork mode's would be: its own and the
- * worker's start-up's, sorted; and whether they are whole. */
+ * worker's start-up's (sorted when it ended), sorted; and whether they
+ * are whole. */
 static void trace_result(struct workers *ws, struct worker *w, bool whole, struct origin_response *rs)
 {
-	const struct strlist *from[] = { &w->boot.deps_read, &w->boot.deps_exist,
-					 &w->boot.deps_listed, &w->boot.deps_written };
-	struct strlist *to[] = { &rs->deps_read, &rs->deps_exist, &rs->deps_listed, &rs->deps_written };
-	for (size_t k = 0; k < 4; k++)
-		for (size_t i = 0; i < from[k]->n; i++)
-			strlist_add(to[k], from[k]->items[i]);
-	struct trace_lists lists = origin_trace_lists(rs);
-	trace_read_finish(&lists);
+	struct trace_lists own = origin_trace_lists(rs), boot = origin_trace_lists(&w->boot);
+	trace_read_finish(&own);
+	if (!w->trace.boundary) /* the start-up never ended: all was its */
+		trace_read_finish(&boot);
+	strlist_merge(own.read, boot.read);
+	strlist_merge(own.exist, boot.exist);
+	strlist_merge(own.listed, boot.listed);
+	strlist_merge(own.written, boot.written);
 	if (rs->untraced)
 		return;
 	const char *gap = whole ? trace_read_gap(&w->trace, ws->argv[0])

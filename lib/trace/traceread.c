@@ -36,6 +36,26 @@ static char *clean_path(const char *path)
 	return buf_detach(&out, NULL);
 }
 
+/* Whether the n bytes at p are an absolute path clean_path would leave
+ * as it is: most paths a tracer sends, copied then without a rebuild. */
+static bool is_clean(const char *p, size_t n)
+{
+	if (!n || p[0] != '/')
+		return false;
+	if (n > 1 && p[n - 1] == '/')
+		return false;
+	for (const char *s = p; s; s = memchr(s + 1, '/', n - (size_t)(s + 1 - p))) {
+		const char *seg = s + 1;
+		size_t left = n - (size_t)(seg - p);
+		if (!left)
+			break;
+		if (seg[0] == '/' ||
+		    (seg[0] == '.' && (left == 1 || seg[1] == '/' || (seg[1] == '.' && (left == 2 || seg[2] == '/')))))
+			return false;
+	}
+	return true;
+}
+
 /* The reason an X line gives, as the log will show it: printable ASCII,
  * at most 100 bytes. */
 static char *lost_reason(const char *s, size_t len)
@@ -72,6 +92,10 @@ static void trace_line(const char *dir, const char *line, size_t len, struct tra
 	case TRACE_LISTED: list = to->listed; break;
 	case TRACE_WRITTEN: list = to->written; break;
 	default: return;
+	}
+	if (is_clean(line + 2, len - 2)) {
+		strlist_add_owned(list, xstrndup(line + 2, len - 2));
+		return;
 	}
 	char *raw = line[2] == '/' ? xstrndup(line + 2, len - 2)
 				   : xasprintf("%s/%.*s", dir, (int)(len - 2), line + 2);
