@@ -81,9 +81,7 @@ static char *resolve(struct real_paths *rp, const char *path)
 
 char *real_paths_get(struct real_paths *rp, const char *path)
 {
-	bool found;
-	char *real = known(rp, path, &found);
-	return found ? real : keep(rp, path, resolve(rp, path));
+	return resolve(rp, path);
 }
 
 void real_paths_forget(struct real_paths *rp)

@@ -1,5 +1,6 @@
 /* realpaths.h - the real paths of the files a run's renders traced,
- * each worked out once a run, each directory's once for all its files.
+ * each directory's worked out once a run for all its files (the caller
+ * keeps what it makes of each file: recorder.c does).
  *
  * A PHP page names a few thousand paths in a few hundred directories,
  * most of them the same for every page; realpath(3) reads every
@@ -24,7 +25,7 @@
 
 struct real_paths {
 	pthread_mutex_t lock;
-	struct hashmap known; /* path -> its tree_real_path (malloc'ed), or &unresolved */
+	struct hashmap known; /* directory -> its tree_real_path (malloc'ed), or &unresolved */
 };
 
 void real_paths_init(struct real_paths *rp);

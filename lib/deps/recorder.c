@@ -58,23 +58,77 @@ static bool recordable(const struct dep_recorder *r, const char *path)
 	return true;
 }
 
-/* Keep only the traced paths under the roots, each by its real path when
- * that is under a root too: the tracer reports the path the program
- * opened (--root/lib/tpl/x through the link lib/tpl), inotify the real
- * one (/var/lib/.../tpl/x, under a --source). out ends sorted. */
+/* What a traced path is recorded as, r->chosen's values: the path as
+ * traced, nothing, or else (a malloc'ed string) its real path. */
+static char as_traced, not_recorded;
+
+/* path's choice, worked out: by its real path when that is under a root
+ * too (the tracer reports the path the program opened, --root/lib/tpl/x
+ * through the link lib/tpl; inotify the real one, /var/lib/.../tpl/x,
+ * under a --source), else as traced if it is recordable at all. */
+static void *choose(struct dep_recorder *r, const char *path)
+{
+	char *real = real_paths_get(&r->real, path);
+	if (real && recordable(r, real)) {
+		if (strcmp(real, path))
+			return real;
+		free(real);
+		return &as_traced;
+	}
+	free(real);
+	return recordable(r, path) ? &as_traced : &not_recorded;
+}
+
+static void forget_choice(void *v)
+{
+	if (v != &as_traced && v != &not_recorded)
+		free(v);
+}
+
+/* Keep only the recordable traced paths, each as chosen (once a run for
+ * each path: the pages of a site name mostly the same files; the lock
+ * is taken twice a list, and again for each path seen first). out ends
+ * sorted. */
 static void filter_deps(struct dep_recorder *r, const struct strlist *in, struct strlist *out)
 {
+	if (!in->n)
+		return;
+	void **chosen = xreallocarray(NULL, in->n, sizeof *chosen);
+	pthread_mutex_lock(&r->chosen_lock);
+	for (size_t i = 0; i < in->n; i++)
+		chosen[i] = hashmap_get(&r->chosen, in->items[i]);
+	pthread_mutex_unlock(&r->chosen_lock);
 	for (size_t i = 0; i < in->n; i++) {
-		const char *p = in->items[i];
-		char *real = real_paths_get(&r->real, p);
-		if (real && recordable(r, real))
-			strlist_add(out, real);
-		else if (recordable(r, p))
-			strlist_add(out, p);
-		free(real);
+		if (chosen[i])
+			continue;
+		void *v = choose(r, in->items[i]);
+		pthread_mutex_lock(&r->chosen_lock);
+		void *had = hashmap_get(&r->chosen, in->items[i]);
+		if (!had)
+			hashmap_put(&r->chosen, in->items[i], v);
+		pthread_mutex_unlock(&r->chosen_lock);
+		if (had)
+			forget_choice(v); /* another render chose it meanwhile */
+		/* Freed only between runs (record_commit), never beside a render. */
+		chosen[i] = had ? had : v;
 	}
+	for (size_t i = 0; i < in->n; i++)
+		if (chosen[i] == &as_traced)
+			strlist_add(out, in->items[i]);
+		else if (chosen[i] != &not_recorded)
+			strlist_add(out, chosen[i]);
+	free(chosen);
 	strlist_sort(out);
 	strlist_uniq(out);
+}
+
+/* Forget the choices: the next run looks again. */
+static void forget_choices(struct dep_recorder *r)
+{
+	pthread_mutex_lock(&r->chosen_lock);
+	hashmap_release_with(&r->chosen, forget_choice);
+	pthread_mutex_unlock(&r->chosen_lock);
+	real_paths_forget(&r->real);
 }
 
 /* Move the paths of list that are not there to absent: the render looked
@@ -463,7 +517,7 @@ static void record_commit(void *arg, struct manifest *m, struct strlist *changed
 	struct dep_recorder *r = arg;
 	char err[ERR_LEN];
 	struct hashmap seen = HASHMAP_INIT;
-	real_paths_forget(&r->real); /* the next run looks again */
+	forget_choices(r); /* the next run looks again */
 	pthread_mutex_lock(&r->lock);
 	for (size_t i = 0; changed && i < changed->n; i++) {
 		struct manifest_entry *e = manifest_get(m, changed->items[i]);
@@ -496,6 +550,7 @@ void dep_recorder_init(struct dep_recorder *r)
 {
 	memset(r, 0, sizeof *r);
 	pthread_mutex_init(&r->lock, NULL);
+	pthread_mutex_init(&r->chosen_lock, NULL);
 	real_paths_init(&r->real);
 }
 
@@ -611,6 +666,8 @@ void dep_recorder_written_lines(struct dep_recorder *r, struct strlist *out)
 
 void dep_recorder_release(struct dep_recorder *r)
 {
+	forget_choices(r);
+	pthread_mutex_destroy(&r->chosen_lock);
 	real_paths_release(&r->real);
 	strlist_clear(&r->roots);
 	strlist_clear(&r->skip);

@@ -63,6 +63,8 @@ struct dep_recorder {
 				   * dependencies keep it for later runs) */
 	struct hashmap untraced;  /* programs already warned about */
 	struct real_paths real;   /* the traced paths' real paths, for a run */
+	pthread_mutex_t chosen_lock;
+	struct hashmap chosen;    /* traced path -> what it is recorded as (recorder.c), for a run */
 };
 
 /* The version of this policy: a tree's dependencies recorded by another
