@@ -26,6 +26,23 @@ static int by_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* l's strings in order: the list itself when it is (a recorder's lists
+ * come sorted), else a sorted copy of its pointers, which the caller
+ * frees (*copy set). Repeats stay. */
+static char **in_order(const struct strlist *l, char ***copy)
+{
+	size_t i = 1;
+	while (i < l->n && strcmp(l->items[i - 1], l->items[i]) <= 0)
+		i++;
+	*copy = NULL;
+	if (i >= l->n)
+		return l->items;
+	*copy = xmalloc(l->n * sizeof **copy);
+	memcpy(*copy, l->items, l->n * sizeof **copy);
+	qsort(*copy, l->n, sizeof **copy, by_str);
+	return *copy;
+}
+
 /* The fingerprint of e: its line and its dependencies of each kind,
  * sorted and without repeats, so that an entry read back from the
  * database (grouped by set) fingerprints as the one saved. */
@@ -40,13 +57,11 @@ static uint64_t fingerprint(const struct manifest_entry *e)
 		h = fnv1a64(h, k, 1);
 		if (!l->n)
 			continue;
-		char **v = xmalloc(l->n * sizeof *v);
-		memcpy(v, l->items, l->n * sizeof *v);
-		qsort(v, l->n, sizeof *v, by_str);
+		char **copy, **v = in_order(l, &copy);
 		for (size_t i = 0; i < l->n; i++)
 			if (i == 0 || strcmp(v[i], v[i - 1]))
 				h = fnv1a64(h, v[i], strlen(v[i]) + 1);
-		free(v);
+		free(copy);
 	}
 	/* SQLite integers are signed: keep the top bit clear. */
 	return h >> 1;
@@ -85,9 +100,7 @@ static struct depset *group_deps(const struct manifest_entry *e, size_t *nsets)
 		const struct strlist *l = manifest_deps((struct manifest_entry *)e, *k);
 		if (!l->n)
 			continue;
-		char **v = xmalloc(l->n * sizeof *v);
-		memcpy(v, l->items, l->n * sizeof *v);
-		qsort(v, l->n, sizeof *v, by_str);
+		char **copy, **v = in_order(l, &copy);
 		/* Sorted by full path, one directory's direct names are not
 		 * always adjacent ("/a/b" sorts between "/a/" + "a" and "/a/"
 		 * + "c" when "/a/b/x" is there too): a set per run is still
@@ -112,7 +125,7 @@ static struct depset *group_deps(const struct manifest_entry *e, size_t *nsets)
 			}
 			buf_adds(&s->names, v[i] + dlen);
 		}
-		free(v);
+		free(copy);
 	}
 	*nsets = n;
 	return sets;
@@ -126,10 +139,28 @@ struct saver {
 	/* Without the stored state (a delta save of a process that did not
 	 * load): a target's row and its references, read per target. */
 	sqlite3_stmt *find_url, *find_refs;
+	/* The sets this save found or added: key_of_set -> id + 1. The pages
+	 * of a site share most sets (the code every page reads); each would
+	 * cost two queries. */
+	struct hashmap set_ids;
 };
+
+/* Past this many, set_ids starts again: a site's shared sets come back
+ * at once, and a first save of a million pages stays small. */
+#define SET_IDS_MAX 16384
+
+/* kind, directory (ending in '/') and names (none holds a '/') of s, one
+ * string that tells every set from every other. */
+static void key_of_set(struct buf *key, const struct depset *s)
+{
+	buf_addc(key, s->kind);
+	buf_adds(key, s->dir);
+	buf_add(key, s->names.data ? s->names.data : "", s->names.len);
+}
 
 static void saver_release(struct saver *s)
 {
+	hashmap_release(&s->set_ids);
 	sqlite3_finalize(s->find_url);
 	sqlite3_finalize(s->find_refs);
 	sqlite3_finalize(s->find_dir);
@@ -250,9 +281,27 @@ static long long find_or_add(struct saver *sv, sqlite3_stmt *st, sqlite3_stmt *a
 	return sqlite3_last_insert_rowid(sv->t->db->db);
 }
 
+static long long find_or_add_set(struct saver *sv, const struct depset *s);
+
 /* The id of set s, added (and its directory) when the database has none
  * like it; -1 on error. */
 static long long intern_set(struct saver *sv, const struct depset *s)
+{
+	struct buf key = BUF_INIT;
+	key_of_set(&key, s);
+	uintptr_t known = (uintptr_t)hashmap_get(&sv->set_ids, buf_str(&key));
+	long long id = known ? (long long)(known - 1) : find_or_add_set(sv, s);
+	if (!known && id >= 0) {
+		if (sv->set_ids.count >= SET_IDS_MAX)
+			hashmap_release(&sv->set_ids);
+		hashmap_put(&sv->set_ids, buf_str(&key), (void *)(uintptr_t)(id + 1));
+	}
+	buf_release(&key);
+	return id;
+}
+
+/* intern_set's queries. */
+static long long find_or_add_set(struct saver *sv, const struct depset *s)
 {
 	sqlite3_bind_text(sv->find_dir, 1, s->dir, -1, SQLITE_STATIC);
 	sqlite3_bind_text(sv->add_dir, 1, s->dir, -1, SQLITE_STATIC);
@@ -319,6 +368,8 @@ static int drop_refs(struct saver *sv, long long id, const long long *old, size_
 		if (rc != SQLITE_DONE)
 			return -1;
 		if (dir_id >= 0) {
+			/* A set gone: an id this save knew may be no more. */
+			hashmap_release(&sv->set_ids);
 			sqlite3_bind_int64(sv->gc_dir, 1, dir_id);
 			if (mdb_step(sv->gc_dir) < 0)
 				return -1;
