@@ -143,19 +143,21 @@ static void forget_choices(struct dep_recorder *r)
 #define PATH_ABSENT ((void *)2)
 static void split_absent(struct strlist *list, struct strlist *absent, struct hashmap *seen)
 {
-	struct strlist present = STRLIST_INIT;
+	size_t kept = 0;
 	for (size_t i = 0; i < list->n; i++) {
-		void *was = hashmap_get(seen, list->items[i]);
+		char *path = list->items[i];
+		void *was = hashmap_get(seen, path);
 		if (!was) {
 			struct stat st;
-			was = lstat(list->items[i], &st) < 0 && (errno == ENOENT || errno == ENOTDIR) ? PATH_ABSENT
-												 : PATH_THERE;
-			hashmap_put(seen, list->items[i], was);
+			was = lstat(path, &st) < 0 && (errno == ENOENT || errno == ENOTDIR) ? PATH_ABSENT : PATH_THERE;
+			hashmap_put(seen, path, was);
 		}
-		strlist_add(was == PATH_ABSENT ? absent : &present, list->items[i]);
+		if (was == PATH_ABSENT)
+			strlist_add_owned(absent, path);
+		else
+			list->items[kept++] = path;
 	}
-	strlist_clear(list);
-	*list = present;
+	list->n = kept;
 }
 
 /* A page that read this many files of one directory read it wholesale. */
@@ -173,47 +175,49 @@ static size_t dir_len(const char *path)
  * backlinks page reads every page) become one C line for the directory. */
 static void compact_deps(struct manifest_entry *e)
 {
-	struct strlist exist = STRLIST_INIT, read = STRLIST_INIT;
+	struct strlist read = STRLIST_INIT;
+	size_t kept = 0;
 	for (size_t i = 0; i < e->deps_exist.n; i++)
-		if (!e->deps_read.n || /* bsearch's array may not be NULL, even empty */
-		    !bsearch(&e->deps_exist.items[i], e->deps_read.items, e->deps_read.n, sizeof(char *),
-			     cmp_strp))
-			strlist_add(&exist, e->deps_exist.items[i]);
-	strlist_clear(&e->deps_exist);
-	e->deps_exist = exist;
+		if (e->deps_read.n && /* bsearch's array may not be NULL, even empty */
+		    bsearch(&e->deps_exist.items[i], e->deps_read.items, e->deps_read.n, sizeof(char *), cmp_strp))
+			free(e->deps_exist.items[i]);
+		else
+			e->deps_exist.items[kept++] = e->deps_exist.items[i];
+	e->deps_exist.n = kept;
 
 	struct hashmap per_dir = HASHMAP_INIT; /* directory -> files read in it */
+	struct buf dir = BUF_INIT;
 	for (size_t i = 0; i < e->deps_read.n; i++) {
 		const char *p = e->deps_read.items[i];
 		size_t len = dir_len(p);
 		if (!len)
 			continue;
-		char *dir = xstrndup(p, len);
-		uintptr_t n = (uintptr_t)hashmap_get(&per_dir, dir);
-		hashmap_put(&per_dir, dir, (void *)(n + 1));
-		free(dir);
+		buf_reset(&dir);
+		buf_add(&dir, p, len);
+		uintptr_t n = (uintptr_t)hashmap_get(&per_dir, buf_str(&dir));
+		hashmap_put(&per_dir, buf_str(&dir), (void *)(n + 1));
 	}
 	for (size_t i = 0; i < e->deps_read.n; i++) {
-		const char *p = e->deps_read.items[i];
+		char *p = e->deps_read.items[i];
 		size_t len = dir_len(p);
-		char *dir = len ? xstrndup(p, len) : NULL;
-		uintptr_t n = dir ? (uintptr_t)hashmap_get(&per_dir, dir) : 0;
+		buf_reset(&dir);
+		buf_add(&dir, p, len);
+		uintptr_t n = len ? (uintptr_t)hashmap_get(&per_dir, buf_str(&dir)) : 0;
 		if (n < CONTENTS_MIN) {
-			strlist_add(&read, p);
-			free(dir);
-		} else if (!strlist_contains(&e->deps_contents, dir)) {
-			strlist_add_owned(&e->deps_contents, dir);
-		} else {
-			free(dir);
+			strlist_add_owned(&read, p);
+			continue;
 		}
+		free(p);
+		if (!strlist_contains(&e->deps_contents, buf_str(&dir)))
+			strlist_add(&e->deps_contents, buf_str(&dir));
 	}
+	buf_release(&dir);
 	hashmap_release(&per_dir);
 	strlist_sort(&e->deps_contents);
-	strlist_clear(&e->deps_read);
+	free(e->deps_read.items);
 	e->deps_read = read;
 }
 
-/* path was written by a render of this run. Locked. */
 /* target's render wrote path. Locked. */
 static void note_writer_locked(struct dep_recorder *r, const char *path, const char *target)
 {
@@ -457,12 +461,14 @@ static void forget_vanished_writes(struct dep_recorder *r)
 static void drop_written(struct dep_recorder *r, struct manifest_entry *e)
 {
 	for (const char *kind = "REA"; *kind; kind++) {
-		struct strlist *l = manifest_deps(e, *kind), keep = STRLIST_INIT;
+		struct strlist *l = manifest_deps(e, *kind);
+		size_t kept = 0;
 		for (size_t i = 0; i < l->n; i++)
-			if (!hashmap_get(&r->written, l->items[i]))
-				strlist_add(&keep, l->items[i]);
-		strlist_clear(l);
-		*l = keep;
+			if (hashmap_get(&r->written, l->items[i]))
+				free(l->items[i]);
+			else
+				l->items[kept++] = l->items[i];
+		l->n = kept;
 	}
 }
 
