@@ -9,22 +9,14 @@
  * pool's own, the spawner, which lives until workers_close. A worker
  * found dead when taken all the same is simply started again.
  *
- * Tracing (cfg->traced): each worker has a trace pipe of its own on its
- * fd 3 and CGISNAP_TRACE_ACCEPT=0, so that the tracer writes "B n" as the
- * worker enters accept for its n-th connection. Requests go through a
- * one-shot pool (fcgi.c): one connection each, so the worker returns to
- * accept after each and the k-th request of a worker ends at "B k+1".
- * What came before "B 1" is the worker's start-up (php.ini, extensions):
- * kept, and given to every request it serves, as each process of fork
- * mode would report it again. The pipe is read while the request waits
- * (fcgi_run_side), then up to the boundary: nothing of a request is lost
- * or given to the next one.
+ * Tracing (cfg->traced) is workertrace.c's: each worker's trace pipe,
+ * its start-up's dependencies, each request's share of the stream.
  */
 #include "origin/workers.h"
+#include "origin/workers_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -48,51 +40,6 @@
 /* How long a worker whose request broke is given to finish dying, so
  * that its status can say why; one still running after that is killed. */
 #define DYING_MS 500
-
-struct worker {
-	pid_t pid;               /* -1: not running */
-	struct fcgi_pool *conn;  /* to its socket */
-	char *sock;              /* the socket's path */
-	char **envp;             /* for execve: the pool's, and FCGI_SOCKET=sock */
-	long served;
-	bool busy;
-	/* Tracing: the pipe's read end (-1: none), the stream, the
-	 * connections made to this process, its start-up's dependencies. */
-	int trace_fd;
-	struct trace_read trace;
-	unsigned long conns;
-	struct origin_response boot;
-};
-
-/* One fork asked of the spawner. */
-struct spawn_req {
-	int lfd, devnull;        /* become the child's fds 0 and 1 */
-	int tracefd;             /* becomes its fd 3; -1: none */
-	char **envp;             /* its environment */
-	pid_t pid;               /* the child, or -1 with errno_ */
-	int errno_;
-	bool done;
-};
-
-struct workers {
-	pthread_mutex_t lock;
-	pthread_cond_t freed;
-	/* The spawner: one request at a time, under slock. */
-	pthread_mutex_t slock;
-	pthread_cond_t scond;
-	struct spawn_req *req;
-	bool quit, spawner_running;
-	pthread_t spawner;
-	char *dir;
-	char **argv;             /* NULL-terminated, for execve */
-	bool binds;              /* the worker binds its socket itself */
-	char *cwd;
-	struct worker *w;
-	size_t n;
-	long max_requests;
-	bool traced;
-	const struct runas *runas;
-};
 
 static char **vector(const char *first, const struct strlist *l)
 {
@@ -285,62 +232,6 @@ static pid_t spawn(struct workers *ws, int lfd, int devnull, int tracefd, char *
 	return r.pid;
 }
 
-/* fd moved to TRACE_FD + 1 or above, close-on-exec; -1 on error (fd
- * closed). */
-static int above_trace_fd(int fd)
-{
-	if (fd < 0 || fd > TRACE_FD)
-		return fd;
-	int moved = fcntl(fd, F_DUPFD_CLOEXEC, TRACE_FD + 1);
-	close(fd);
-	return moved;
-}
-
-/* A traced worker's pipe, into w->trace_fd (the read end, non-blocking)
- * and *wfd, and its environment: w's, with the tracer's variables (the
- * pipe named by descriptor and inode, as cgi.c does). -1 with err. */
-static int trace_pipe(struct worker *w, int *wfd, char ***envp, char *err)
-{
-	int p[2];
-	struct stat st;
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return err_sys(err, "cannot make a pipe");
-	p[0] = above_trace_fd(p[0]);
-	p[1] = above_trace_fd(p[1]);
-	if (p[0] < 0 || p[1] < 0 || fstat(p[1], &st) < 0 || fcntl(p[0], F_SETFL, O_NONBLOCK) < 0) {
-		err_sys(err, "cannot make a pipe");
-		if (p[0] >= 0)
-			close(p[0]);
-		if (p[1] >= 0)
-			close(p[1]);
-		return -1;
-	}
-	size_t n = 0;
-	while (w->envp[n])
-		n++;
-	char **v = xcalloc(n + 3, sizeof *v);
-	memcpy(v, w->envp, n * sizeof *v);
-	v[n] = xasprintf(TRACE_FD_ENV "=%d:%llu", TRACE_FD, (unsigned long long)st.st_ino);
-	v[n + 1] = xstrdup(TRACE_ACCEPT_ENV "=0");
-	w->trace_fd = p[0];
-	*wfd = p[1];
-	*envp = v;
-	return 0;
-}
-
-/* Free what trace_pipe made of envp (nothing when it is w's own). */
-static void trace_env_free(struct worker *w, char **envp)
-{
-	if (envp == w->envp)
-		return;
-	size_t n = 0;
-	while (w->envp[n])
-		n++;
-	free(envp[n]);
-	free(envp[n + 1]);
-	free(envp);
-}
-
 /* A worker that binds its socket itself: wait until it accepts a
  * connection, at most timeout_s seconds. 0, or -1 with err (the worker,
  * dead or alive, is stopped then). */
@@ -399,7 +290,7 @@ static int start(struct workers *ws, struct worker *w, long timeout_s, char *err
 			goto fail;
 		}
 	}
-	if (ws->traced && trace_pipe(w, &tracefd, &envp, err) < 0)
+	if (ws->traced && worker_trace_pipe(w, &tracefd, &envp, err) < 0)
 		goto fail;
 	pid_t pid = spawn(ws, ws->binds ? devnull : lfd, devnull, tracefd, envp);
 	if (pid < 0) {
@@ -413,7 +304,7 @@ static int start(struct workers *ws, struct worker *w, long timeout_s, char *err
 	close(devnull);
 	if (tracefd >= 0)
 		close(tracefd); /* the worker's alone: its end is the pipe's end */
-	trace_env_free(w, envp);
+	worker_trace_env_free(w, envp);
 	w->pid = pid;
 	w->served = 0;
 	/* The socket listens already (cgisnap's), or once the program says so
@@ -440,7 +331,7 @@ fail:
 	if (w->trace_fd >= 0)
 		close(w->trace_fd);
 	w->trace_fd = -1;
-	trace_env_free(w, envp);
+	worker_trace_env_free(w, envp);
 	unlink(w->sock);
 	return -1;
 }
@@ -517,95 +408,6 @@ static int bury(struct worker *w, char *err)
 	return 0;
 }
 
-/* One request's share of a traced worker's stream. */
-struct trace_take {
-	struct worker *w;
-	struct origin_response *rs;
-	const char *dir;
-	bool eof;
-};
-
-/* Give data to the start-up's lists until "B 1", then to the request's
- * until its own boundary, "B conns+1"; the rest waits in w->trace. */
-static void trace_take_feed(void *arg, const char *data, size_t n)
-{
-	struct trace_take *t = arg;
-	struct worker *w = t->w;
-	if (!n)
-		t->eof = true;
-	for (;;) {
-		bool boot = w->trace.boundary == 0;
-		w->trace.stop_at = boot ? 1 : w->conns + 1;
-		struct trace_lists to = origin_trace_lists(boot ? &w->boot : t->rs);
-		trace_read_feed(&w->trace, boot ? "/" : t->dir, data, n, &to);
-		data = "", n = 0;
-		if (!boot || !trace_read_done(&w->trace))
-			return;
-		/* Sorted once: each request's own lists are merged with them. */
-		trace_read_finish(&to);
-	}
-}
-
-/* Whether the request's trace is whole now: its boundary came, or it
- * never will (the tracer did not run, or fell silent). */
-static bool trace_taken(const struct worker *w)
-{
-	return trace_read_done(&w->trace) || !w->trace.hello || w->trace.lost;
-}
-
-/* After the response: the rest of the request's trace, up to its
- * boundary. The worker wrote everything up to the response before the
- * response, so a tracer that said hello and stays whole sends the
- * boundary as soon as the worker is back in accept: that is waited for,
- * until the deadline. 0, or -1 when it did not come. */
-static int trace_finish(struct trace_take *t, long long deadline)
-{
-	struct worker *w = t->w;
-	trace_take_feed(t, "", 0);
-	t->eof = false;
-	for (;;) {
-		char chunk[65536];
-		ssize_t r = read(w->trace_fd, chunk, sizeof chunk);
-		if (r > 0) {
-			trace_take_feed(t, chunk, (size_t)r);
-			continue;
-		}
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r == 0 || (r < 0 && errno != EAGAIN))
-			return trace_taken(w) ? 0 : -1;
-		/* all there is, for now */
-		if (trace_taken(w))
-			return 0;
-		struct pollfd pfd = { w->trace_fd, POLLIN, 0 };
-		long long left = deadline - now_ms();
-		if (left <= 0)
-			return -1;
-		poll(&pfd, 1, (int)(left > 1000 ? 1000 : left));
-	}
-}
-
-/* The request's dependencies as fork mode's would be: its own and the
- * worker's start-up's (sorted when it ended), sorted; and whether they
- * are whole. */
-static void trace_result(struct workers *ws, struct worker *w, bool whole, struct origin_response *rs)
-{
-	struct trace_lists own = origin_trace_lists(rs), boot = origin_trace_lists(&w->boot);
-	trace_read_finish(&own);
-	if (!w->trace.boundary) /* the start-up never ended: all was its */
-		trace_read_finish(&boot);
-	strlist_merge(own.read, boot.read);
-	strlist_merge(own.exist, boot.exist);
-	strlist_merge(own.listed, boot.listed);
-	strlist_merge(own.written, boot.written);
-	if (rs->untraced)
-		return;
-	const char *gap = whole ? trace_read_gap(&w->trace, ws->argv[0])
-				: "did not finish a request's trace in time (persistent worker)";
-	if (gap)
-		origin_mark_untraced(rs, ws->argv[0], gap);
-}
-
 int workers_run(struct workers *ws, const char *target, const struct strlist *env,
 		long timeout_s, size_t max_output, struct spill *out, unsigned long *app_status,
 		struct origin_response *rs, const char *dir, char *err)
@@ -618,7 +420,7 @@ int workers_run(struct workers *ws, const char *target, const struct strlist *en
 		if (!running(w) && start(ws, w, timeout_s, err) < 0)
 			break;
 		struct trace_take t = { w, rs, dir ? dir : "/", false };
-		struct fcgi_side side = { w->trace_fd, trace_take_feed, &t };
+		struct fcgi_side side = { w->trace_fd, worker_trace_feed, &t };
 		long long deadline = now_ms() + timeout_s * 1000LL;
 		bool traced = ws->traced && rs && w->trace_fd >= 0;
 		if (traced)
@@ -630,8 +432,8 @@ int workers_run(struct workers *ws, const char *target, const struct strlist *en
 			if (traced) {
 				/* a worker whose trace broke serves no more: the
 				 * next request gets a whole one */
-				bool whole = trace_finish(&t, deadline) == 0;
-				trace_result(ws, w, whole, rs);
+				bool whole = worker_trace_finish(&t, deadline) == 0;
+				worker_trace_result(ws, w, whole, rs);
 				worn = worn || !whole || w->trace.lost || !w->trace.hello;
 			}
 			if (worn)
