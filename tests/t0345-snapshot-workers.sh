@@ -94,6 +94,21 @@ check_eq "" "$(echo "$pids" | awk '$1 != 2')" "pages per worker"
 check_eq 1 "$(cat "$TESTDIR"/r-one/p*.php | sed -E 's/.* by ([0-9]+).*/\1/' | sort -u | wc -l)" \
 	"one worker by default for 6 pages"
 
+try "a cold start starts one worker more: its start-up runs beside the first page"
+AHEAD=$TESTDIR/ahead
+mkdir -p "$AHEAD"
+mkfifo "$TESTDIR/go"
+# The one page waits until the test writes to the FIFO.
+printf '<?php echo "<p>", trim(file_get_contents(%s)), "</p>";\n' "'$TESTDIR/go'" >"$AHEAD/index.php"
+bg_start "$CGISNAP" snapshot --root "$AHEAD" --cgi php=php-cgi -j 2 --timeout 30 "$TESTDIR/ahead-out"
+two_workers() { [ "$(workers | wc -l)" -eq 2 ]; }
+wait_until 20 two_workers || fail "workers while the first page renders: $(workers | wc -l), expected 2"
+echo go >"$TESTDIR/go"
+wait "$BG_PID"
+check_eq 0 $? "exit status"
+check_eq "<p>go</p>" "$(cat "$TESTDIR/ahead-out/index.html" 2>/dev/null)" "the page"
+check_eq "" "$(workers)" "workers left after the run"
+
 try "bad --cgi-mode is refused"
 "$CGISNAP" snapshot --root "$SITE" --cgi php=php-cgi --cgi-mode spawn "$TESTDIR/bad" 2>"$TESTDIR/err"
 check_eq 2 $? "exit status"

@@ -408,6 +408,33 @@ static int bury(struct worker *w, char *err)
 	return 0;
 }
 
+/* A cold start is demand growing: one idle worker more is started too,
+ * so that its start-up (php-cgi's, a tenth of a second) runs beside this
+ * request rather than in the way of the next one; a crawl's first pages
+ * come one at a time, and the other cores would wait. Not for workers
+ * that bind their socket themselves: start waits until they listen. A
+ * start that fails is left to the request that takes the worker next,
+ * which tries again and says why. */
+static void start_one_ahead(struct workers *ws, long timeout_s)
+{
+	struct worker *next = NULL;
+	if (ws->binds)
+		return;
+	pthread_mutex_lock(&ws->lock);
+	for (size_t i = 0; i < ws->n && !next; i++)
+		if (!ws->w[i].busy && ws->w[i].pid <= 0) {
+			next = &ws->w[i];
+			next->busy = true;
+		}
+	pthread_mutex_unlock(&ws->lock);
+	if (!next)
+		return;
+	char err[ERR_LEN];
+	if (start(ws, next, timeout_s, err) < 0)
+		log_debug("%s", err);
+	put_back(ws, next);
+}
+
 int workers_run(struct workers *ws, const char *target, const struct strlist *env,
 		long timeout_s, size_t max_output, struct spill *out, unsigned long *app_status,
 		struct origin_response *rs, const char *dir, char *err)
@@ -417,8 +444,11 @@ int workers_run(struct workers *ws, const char *target, const struct strlist *en
 
 	*app_status = 0;
 	for (int attempt = 0; attempt < 2; attempt++) {
-		if (!running(w) && start(ws, w, timeout_s, err) < 0)
+		bool cold = !running(w);
+		if (cold && start(ws, w, timeout_s, err) < 0)
 			break;
+		if (cold && attempt == 0)
+			start_one_ahead(ws, timeout_s);
 		struct trace_take t = { w, rs, dir ? dir : "/", false };
 		struct fcgi_side side = { w->trace_fd, worker_trace_feed, &t };
 		long long deadline = now_ms() + timeout_s * 1000LL;

@@ -9,7 +9,8 @@
  * cgisnap waits until it accepts. Requests go through fcgi.c's client.
  *
  * The pool owns its processes' lives: a worker is started when a request
- * needs one; one that crashed mid-request is reaped (its signal or exit
+ * needs one, and one idle worker more with it (its start-up runs beside
+ * that request); one that crashed mid-request is reaped (its signal or exit
  * status is the render's reason) and the request is tried once more on a
  * fresh worker; one past the timeout, or that failed a request in any
  * other way, is killed (SIGKILL) and replaced; one that served
