@@ -207,8 +207,10 @@ int cmd_snapshot(int argc, char **argv)
 	}
 	set_dep_roots(&s, &recorder);
 	struct crawl_hooks hooks = dep_recorder_hooks(&recorder);
-	if (tracer)
+	if (tracer) {
 		crawl_set_hooks(crawl, &hooks);
+		origin_set_trace_keep(s.origin, dep_recorder_keeps, &recorder);
+	}
 	struct depstate ds = { DEPREC_POLICY, "", { 0, 0 } };
 	clock_gettime(CLOCK_REALTIME, &ds.since);
 	if (crawl_full(crawl, &res, err) < 0) {

@@ -308,6 +308,7 @@ int watcher_open(struct watcher *w, const struct strlist *args)
 	hooks.hold = stale_hold;
 	hooks.hold_arg = &w->stale;
 	crawl_set_hooks(w->crawl, &hooks);
+	origin_set_trace_keep(w->s.origin, dep_recorder_keeps, &w->recorder);
 	crawl_set_removal_check(w->crawl, watcher_removal_ok, w);
 
 	/* Watch before the first crawl: nothing changed meanwhile is lost. */

@@ -1,6 +1,7 @@
 /* recorder.c - the recording of dependencies from the crawl's render hooks
  * (see recorder.h). */
 #include "deps/recorder.h"
+#include "deps/choice.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -21,114 +22,6 @@
 static int cmp_strp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Whether path is one of the roots or under one. */
-static bool under_roots(const struct strlist *roots, const char *path)
-{
-	for (size_t r = 0; r < roots->n; r++) {
-		const char *root = roots->items[r];
-		size_t n = strlen(root);
-		if (!strncmp(path, root, n) && (path[n] == '/' || path[n] == '\0' || root[n - 1] == '/'))
-			return true;
-	}
-	return false;
-}
-
-/* Whether a traced path may be a dependency: under a root, or anywhere
- * but the skipped directories. */
-static bool recordable(const struct dep_recorder *r, const char *path)
-{
-	if (under_roots(&r->roots, path))
-		return true;
-	if (!r->anywhere)
-		return false;
-	size_t n = strlen(path);
-	for (size_t i = 0; i < r->skip.n; i++) {
-		const char *s = r->skip.items[i];
-		size_t len = strlen(s);
-		if (!strncmp(path, s, len) || (len == n + 1 && s[n] == '/' && !strncmp(path, s, n)))
-			return false; /* under it, or the directory itself */
-	}
-	/* The directories above a root: the walk to it (PHP's realpath),
-	 * not the site's data. */
-	for (size_t i = 0; i < r->roots.n; i++)
-		if (!strncmp(r->roots.items[i], path, n) && (r->roots.items[i][n] == '/' || n == 1))
-			return false;
-	return true;
-}
-
-/* What a traced path is recorded as, r->chosen's values: the path as
- * traced, nothing, or else (a malloc'ed string) its real path. */
-static char as_traced, not_recorded;
-
-/* path's choice, worked out: by its real path when that is under a root
- * too (the tracer reports the path the program opened, --root/lib/tpl/x
- * through the link lib/tpl; inotify the real one, /var/lib/.../tpl/x,
- * under a --source), else as traced if it is recordable at all. */
-static void *choose(struct dep_recorder *r, const char *path)
-{
-	char *real = real_paths_get(&r->real, path);
-	if (real && recordable(r, real)) {
-		if (strcmp(real, path))
-			return real;
-		free(real);
-		return &as_traced;
-	}
-	free(real);
-	return recordable(r, path) ? &as_traced : &not_recorded;
-}
-
-static void forget_choice(void *v)
-{
-	if (v != &as_traced && v != &not_recorded)
-		free(v);
-}
-
-/* Keep only the recordable traced paths, each as chosen (once a run for
- * each path: the pages of a site name mostly the same files; the lock
- * is taken twice a list, and again for each path seen first). out ends
- * sorted. */
-static void filter_deps(struct dep_recorder *r, const struct strlist *in, struct strlist *out)
-{
-	if (!in->n)
-		return;
-	void **chosen = xreallocarray(NULL, in->n, sizeof *chosen);
-	pthread_mutex_lock(&r->chosen_lock);
-	for (size_t i = 0; i < in->n; i++)
-		chosen[i] = hashmap_get(&r->chosen, in->items[i]);
-	pthread_mutex_unlock(&r->chosen_lock);
-	for (size_t i = 0; i < in->n; i++) {
-		if (chosen[i])
-			continue;
-		void *v = choose(r, in->items[i]);
-		pthread_mutex_lock(&r->chosen_lock);
-		void *had = hashmap_get(&r->chosen, in->items[i]);
-		if (!had)
-			hashmap_put(&r->chosen, in->items[i], v);
-		pthread_mutex_unlock(&r->chosen_lock);
-		if (had)
-			forget_choice(v); /* another render chose it meanwhile */
-		/* Freed only between runs (record_commit), never beside a render. */
-		chosen[i] = had ? had : v;
-	}
-	for (size_t i = 0; i < in->n; i++)
-		if (chosen[i] == &as_traced)
-			strlist_add(out, in->items[i]);
-		else if (chosen[i] != &not_recorded)
-			strlist_add(out, chosen[i]);
-	free(chosen);
-	strlist_sort(out);
-	strlist_uniq(out);
-}
-
-/* Forget the choices: the next run looks again. */
-static void forget_choices(struct dep_recorder *r)
-{
-	pthread_mutex_lock(&r->chosen_lock);
-	hashmap_release_with(&r->chosen, forget_choice);
-	pthread_mutex_unlock(&r->chosen_lock);
-	real_paths_forget(&r->real);
 }
 
 /* Move the paths of list that are not there to absent: the render looked
@@ -295,15 +188,15 @@ static void record_render(void *arg, struct manifest_entry *e, const struct orig
 {
 	struct dep_recorder *r = arg;
 	if (e) {
-		filter_deps(r, &rs->deps_read, &e->deps_read);
-		filter_deps(r, &rs->deps_exist, &e->deps_exist);
-		filter_deps(r, &rs->deps_listed, &e->deps_listed);
+		dep_choice_filter(r, &rs->deps_read, &e->deps_read);
+		dep_choice_filter(r, &rs->deps_exist, &e->deps_exist);
+		dep_choice_filter(r, &rs->deps_listed, &e->deps_listed);
 		compact_deps(e);
 		/* What it wrote, kept with the page: a later run (a watch on a
 		 * snapshot's tree) knows whom another program's write concerns.
 		 * What is not there any more is sorted out at the run's end
 		 * (split_as_left). */
-		filter_deps(r, &rs->deps_written, &e->deps_wrote);
+		dep_choice_filter(r, &rs->deps_written, &e->deps_wrote);
 		if (rs->untraced)
 			strlist_add(&e->deps_untraced, rs->untraced);
 	}
@@ -330,9 +223,9 @@ static void record_render(void *arg, struct manifest_entry *e, const struct orig
 	for (size_t i = 0; i < rs->deps_written.n; i++) {
 		const char *w = rs->deps_written.items[i];
 		char *p = real_paths_get(&r->real, w);
-		if (p && strcmp(p, w) && recordable(r, p))
+		if (p && strcmp(p, w) && dep_recordable(r, p))
 			strlist_add(&real, p);
-		if (recordable(r, w))
+		if (dep_recordable(r, w))
 			strlist_add(&wrote, w);
 		free(p);
 	}
@@ -523,7 +416,7 @@ static void record_commit(void *arg, struct manifest *m, struct strlist *changed
 	struct dep_recorder *r = arg;
 	char err[ERR_LEN];
 	struct hashmap seen = HASHMAP_INIT;
-	forget_choices(r); /* the next run looks again */
+	dep_choices_forget(r); /* the next run looks again */
 	pthread_mutex_lock(&r->lock);
 	for (size_t i = 0; changed && i < changed->n; i++) {
 		struct manifest_entry *e = manifest_get(m, changed->items[i]);
@@ -656,7 +549,7 @@ void dep_recorder_written_lines(struct dep_recorder *r, struct strlist *out)
 	strlist_sort(&all);
 	for (size_t i = 0; i < all.n; i++) {
 		struct left_as l;
-		if (!recordable(r, all.items[i]) || strchr(all.items[i], '\t'))
+		if (!dep_recordable(r, all.items[i]) || strchr(all.items[i], '\t'))
 			continue;
 		look_at(all.items[i], &l);
 		if (l.exists)
@@ -672,7 +565,7 @@ void dep_recorder_written_lines(struct dep_recorder *r, struct strlist *out)
 
 void dep_recorder_release(struct dep_recorder *r)
 {
-	forget_choices(r);
+	dep_choices_forget(r);
 	pthread_mutex_destroy(&r->chosen_lock);
 	real_paths_release(&r->real);
 	strlist_clear(&r->roots);

@@ -75,6 +75,9 @@ struct dep_recorder {
 void dep_recorder_init(struct dep_recorder *r);
 /* The hooks to give crawl_set_hooks(); r must outlive the crawl's runs. */
 struct crawl_hooks dep_recorder_hooks(struct dep_recorder *r);
+/* Whether the recorder can use a traced path (its real path or itself
+ * recordable): origin_set_trace_keep's keep, with r as arg. */
+bool dep_recorder_keeps(void *arg, const char *path);
 /* Whether any render so far wrote path. */
 bool dep_recorder_written(struct dep_recorder *r, const char *path);
 /* Whether a change of path seen after a run is the renders' own: a

@@ -297,6 +297,13 @@ int origin_render(struct origin *o, const struct origin_request *rq, struct orig
 
 /* ---- what an open origin tells ---- */
 
+void origin_set_trace_keep(struct origin *o, bool (*keep)(void *arg, const char *path), void *arg)
+{
+	for (size_t i = 0; i < o->nhandlers; i++)
+		if (o->handlers[i].workers)
+			workers_set_trace_keep(o->handlers[i].workers, keep, arg);
+}
+
 enum origin_kind origin_kind(const struct origin *o)
 {
 	return o->kind;

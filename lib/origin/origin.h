@@ -210,6 +210,13 @@ struct origin;
  * 'x' is not on PATH", "*.php has a handler already ('php=...')". */
 struct origin *origin_open(const struct origin_config *cfg, const struct site *site, char *err);
 enum origin_kind origin_kind(const struct origin *o);
+/* Which traced paths the caller can use (a dependency recorder's choice,
+ * dep_recorder_keeps): the paths of a persistent worker's start-up that
+ * keep refuses are dropped once, when the start-up ends, instead of from
+ * every request's lists they are merged into (a PHP worker's start-up
+ * reads some 700 files, the system's time zones among them). keep runs on
+ * the render threads; set it before the first render. */
+void origin_set_trace_keep(struct origin *o, bool (*keep)(void *arg, const char *path), void *arg);
 /* What renders run on, for messages and bench's report, into buf (len
  * bytes): "php-cgi workers (4)", "'perl app.fcgi' workers (4)" (each
  * handler's, ", " between), "fork" (a process per render: fork mode, *.cgi

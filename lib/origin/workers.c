@@ -117,6 +117,12 @@ fail:
 	return NULL;
 }
 
+void workers_set_trace_keep(struct workers *ws, bool (*keep)(void *arg, const char *path), void *arg)
+{
+	ws->keep = keep;
+	ws->keep_arg = arg;
+}
+
 size_t workers_size(const struct workers *ws)
 {
 	return ws->n;
@@ -449,7 +455,7 @@ int workers_run(struct workers *ws, const char *target, const struct strlist *en
 			break;
 		if (cold && attempt == 0)
 			start_one_ahead(ws, timeout_s);
-		struct trace_take t = { w, rs, dir ? dir : "/", false };
+		struct trace_take t = { ws, w, rs, dir ? dir : "/", false };
 		struct fcgi_side side = { w->trace_fd, worker_trace_feed, &t };
 		long long deadline = now_ms() + timeout_s * 1000LL;
 		bool traced = ws->traced && rs && w->trace_fd >= 0;

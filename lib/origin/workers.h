@@ -77,6 +77,12 @@ int workers_run(struct workers *ws, const char *target, const struct strlist *en
 		long timeout_s, size_t max_output, struct spill *out, unsigned long *app_status,
 		struct origin_response *rs, const char *dir, char *err);
 
+/* Which traced paths the caller can use: a worker's start-up's paths
+ * that keep refuses are dropped from its lists once, when the start-up
+ * ends, rather than from each request's lists they are merged into.
+ * keep runs on the render threads; set it before the first render. */
+void workers_set_trace_keep(struct workers *ws, bool (*keep)(void *arg, const char *path), void *arg);
+
 /* How many workers the pool runs at most (cfg.n, at least 1). */
 size_t workers_size(const struct workers *ws);
 

@@ -59,10 +59,14 @@ struct workers {
 	long max_requests;
 	bool traced;
 	const struct runas *runas;
+	/* workers_set_trace_keep's: which start-up paths to keep (NULL: all). */
+	bool (*keep)(void *arg, const char *path);
+	void *keep_arg;
 };
 
 /* One request's share of a traced worker's stream (workertrace.c). */
 struct trace_take {
+	struct workers *ws;
 	struct worker *w;
 	struct origin_response *rs;
 	const char *dir;

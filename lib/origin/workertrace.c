@@ -80,6 +80,18 @@ void worker_trace_env_free(struct worker *w, char **envp)
 	free(envp);
 }
 
+/* Drop the paths of l that keep refuses, in place. */
+static void keep_only(struct strlist *l, bool (*keep)(void *arg, const char *path), void *arg)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < l->n; i++)
+		if (keep(arg, l->items[i]))
+			l->items[kept++] = l->items[i];
+		else
+			free(l->items[i]);
+	l->n = kept;
+}
+
 void worker_trace_feed(void *arg, const char *data, size_t n)
 {
 	struct trace_take *t = arg;
@@ -94,8 +106,14 @@ void worker_trace_feed(void *arg, const char *data, size_t n)
 		data = "", n = 0;
 		if (!boot || !trace_read_done(&w->trace))
 			return;
-		/* Sorted once: each request's own lists are merged with them. */
+		/* Sorted once, and what the caller cannot use dropped once:
+		 * each request's own lists are merged with them. */
 		trace_read_finish(&to);
+		if (t->ws->keep) {
+			struct strlist *each[] = { to.read, to.exist, to.listed, to.written };
+			for (size_t k = 0; k < sizeof each / sizeof each[0]; k++)
+				keep_only(each[k], t->ws->keep, t->ws->keep_arg);
+		}
 	}
 }
 

@@ -1,7 +1,8 @@
 /* test_workers.c - the worker pool's pure parts: php-cgi's arguments, the
  * reason a reaped worker gives, when one is recycled; and its runtime
  * directory; a worker binding its own socket that never listens (a shell;
- * t0345 and t0349 run real workers). */
+ * t0345 and t0349 run real workers); a traced php-cgi worker's start-up
+ * paths filtered once by the caller's keep. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,11 @@
 #include "base/log.h"
 #include "base/opts.h"
 #include "base/spill.h"
+#include "base/xalloc.h"
 #include "unit.h"
+#include "origin/origin.h"
 #include "origin/workers.h"
+#include "trace/tracer.h"
 
 TEST(workers_php_args_turn_opcache_on_and_keep_the_session_directory)
 {
@@ -141,4 +145,76 @@ TEST(workers_that_bind_their_socket_fail_with_why_when_they_do_not_listen)
 	run_binding("exec sleep 5", 1, err);
 	CHECK_HAS(err, "did not listen on '");
 	CHECK_HAS(err, "' within 1 s");
+}
+
+/* keep for the test: nothing of PHP's configuration. */
+static bool not_php_config(void *arg, const char *path)
+{
+	(*(int *)arg)++;
+	return strncmp(path, "/etc/php/", 9) != 0;
+}
+
+/* One traced request of x.php on a fresh php-cgi worker, keep set when
+ * calls is not NULL: how many of its read paths are under /etc/php/, and
+ * whether the script itself is among them; -1 when it did not render. */
+static int config_paths(int *calls, bool *script_read)
+{
+	char err[ERR_LEN], *tracer = realpath("build/" TRACER_NAME, NULL);
+	char *dir = unit_temp_dir("wtrace");
+	unit_put(dir, "x.php", "<?php echo 'x';\n");
+	char *script = xasprintf("%s/x.php", dir);
+	struct strlist args = STRLIST_INIT, env = STRLIST_INIT, params = STRLIST_INIT;
+	strlist_add(&env, "PHP_FCGI_CHILDREN=0");
+	strlist_add_owned(&env, xasprintf("LD_PRELOAD=%s", tracer ? tracer : "none"));
+	strlist_add_owned(&params, xasprintf("SCRIPT_FILENAME=%s", script));
+	strlist_add(&params, "SCRIPT_NAME=/x.php");
+	strlist_add(&params, "REQUEST_URI=/x.php");
+	strlist_add(&params, "REQUEST_METHOD=GET");
+	strlist_add(&params, "QUERY_STRING=");
+	strlist_add(&params, "GATEWAY_INTERFACE=CGI/1.1");
+	strlist_add(&params, "SERVER_PROTOCOL=HTTP/1.1");
+	strlist_add(&params, "REDIRECT_STATUS=200");
+	struct workers_config cfg = { "/usr/bin/php-cgi", &args, &env, dir, 1, 0, true, false, NULL };
+	struct workers *ws = workers_open(&cfg, err);
+	int n = -1;
+	*script_read = false;
+	if (ws) {
+		if (calls)
+			workers_set_trace_keep(ws, not_php_config, calls);
+		struct spill out;
+		struct origin_response rs;
+		unsigned long status;
+		spill_init(&out, 1 << 20, -1);
+		origin_response_init(&rs);
+		if (workers_run(ws, "/x.php", &params, 10, 1 << 20, &out, &status, &rs, dir, err) == 0 && !rs.untraced) {
+			n = 0;
+			for (size_t i = 0; i < rs.deps_read.n; i++) {
+				n += !strncmp(rs.deps_read.items[i], "/etc/php/", 9);
+				*script_read = *script_read || !strcmp(rs.deps_read.items[i], script);
+			}
+		}
+		origin_response_release(&rs);
+		spill_release(&out);
+		workers_close(ws);
+	}
+	strlist_clear(&args);
+	strlist_clear(&env);
+	strlist_clear(&params);
+	free(script);
+	free(tracer);
+	unit_drop_dir(dir);
+	return n;
+}
+
+TEST(workers_trace_keep_drops_what_the_caller_cannot_use_from_the_start_up)
+{
+	int calls = 0;
+	bool script_all, script_kept;
+	int all = config_paths(NULL, &script_all);
+	int kept = config_paths(&calls, &script_kept);
+	CHECK(all > 0); /* php.ini and conf.d, read as the worker starts */
+	CHECK_INT(0, kept);
+	CHECK(calls > all); /* asked of each start-up path, once */
+	CHECK(script_all);
+	CHECK(script_kept); /* the request's own paths are left to the caller */
 }
