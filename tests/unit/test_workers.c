@@ -208,6 +208,10 @@ static int config_paths(int *calls, bool *script_read)
 
 TEST(workers_trace_keep_drops_what_the_caller_cannot_use_from_the_start_up)
 {
+	/* Debian's php-cgi, whose configuration is under /etc/php/ (make
+	 * test installs it); elsewhere there is nothing to run. */
+	if (access("/usr/bin/php-cgi", X_OK) != 0 || access("/etc/php", F_OK) != 0)
+		return;
 	int calls = 0;
 	bool script_all, script_kept;
 	int all = config_paths(NULL, &script_all);
