@@ -168,14 +168,19 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+bool strlist_sorted(const struct strlist *l)
+{
+	for (size_t i = 1; i < l->n; i++)
+		if (strcmp(l->items[i - 1], l->items[i]) > 0)
+			return false;
+	return true;
+}
+
 void strlist_sort(struct strlist *l)
 {
 	/* Lists often come sorted already (a trace's paths merged, a
 	 * filtered sorted list): a look costs n comparisons, a sort n log n. */
-	size_t i = 1;
-	while (i < l->n && strcmp(l->items[i - 1], l->items[i]) <= 0)
-		i++;
-	if (i < l->n)
+	if (!strlist_sorted(l))
 		qsort(l->items, l->n, sizeof *l->items, cmp_str);
 }
 

@@ -61,6 +61,8 @@ struct strlist {
 void strlist_add(struct strlist *l, const char *s);      /* copies s */
 void strlist_add_owned(struct strlist *l, char *s);      /* takes s */
 bool strlist_contains(const struct strlist *l, const char *s);
+/* Whether the strings are in strcmp order (repeats allowed). */
+bool strlist_sorted(const struct strlist *l);
 void strlist_sort(struct strlist *l);
 /* Drop neighbours that are equal (sort first for a set). */
 void strlist_uniq(struct strlist *l);

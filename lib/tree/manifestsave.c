@@ -31,11 +31,8 @@ static int by_str(const void *a, const void *b)
  * frees (*copy set). Repeats stay. */
 static char **in_order(const struct strlist *l, char ***copy)
 {
-	size_t i = 1;
-	while (i < l->n && strcmp(l->items[i - 1], l->items[i]) <= 0)
-		i++;
 	*copy = NULL;
-	if (i >= l->n)
+	if (strlist_sorted(l))
 		return l->items;
 	*copy = xmalloc(l->n * sizeof **copy);
 	memcpy(*copy, l->items, l->n * sizeof **copy);

@@ -95,10 +95,12 @@ TEST(strlist_sort_of_a_sorted_list_and_of_one_sorted_but_for_its_end)
 {
 	struct strlist l = STRLIST_INIT;
 	strlist_split(&l, "a,b,b,c", ',');
+	CHECK(strlist_sorted(&l)); /* repeats allowed */
 	strlist_sort(&l);
 	CHECK_STR("a", l.items[0]);
 	CHECK_STR("c", l.items[3]);
 	strlist_add(&l, "0");
+	CHECK(!strlist_sorted(&l));
 	strlist_sort(&l);
 	CHECK_STR("0", l.items[0]);
 	CHECK_STR("c", l.items[4]);
