@@ -96,7 +96,8 @@ BUILD = build/obj$(if $(WERROR),,-warn)
 endif
 # lib/ is rooms (docs/hacking.md); the tracer, preloaded into CGI
 # programs, is built apart (TRACE_SRCS).
-TRACE_SRCS = lib/trace/preload.c lib/trace/preload_files.c lib/trace/preload_process.c
+TRACE_SRCS = lib/trace/preload.c lib/trace/preload_files.c lib/trace/preload_process.c \
+	lib/trace/preload_children.c
 SRCS = $(filter-out $(TRACE_SRCS),$(wildcard lib/*/*.c)) \
 	$(wildcard snapshot/*.c serve/*.c watch/*.c bench/*.c config/*.c inspect/*.c verify/*.c)
 OBJS = $(SRCS:%.c=$(BUILD)/%.o)

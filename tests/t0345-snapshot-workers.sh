@@ -94,19 +94,55 @@ check_eq "" "$(echo "$pids" | awk '$1 != 2')" "pages per worker"
 check_eq 1 "$(cat "$TESTDIR"/r-one/p*.php | sed -E 's/.* by ([0-9]+).*/\1/' | sort -u | wc -l)" \
 	"one worker by default for 6 pages"
 
-try "a cold start starts one worker more: its start-up runs beside the first page"
+try "php-cgi forks the workers as its children: all start beside the first page, and share its start-up"
 AHEAD=$TESTDIR/ahead
 mkdir -p "$AHEAD"
 mkfifo "$TESTDIR/go"
 # The one page waits until the test writes to the FIFO.
 printf '<?php echo "<p>", trim(file_get_contents(%s)), "</p>";\n' "'$TESTDIR/go'" >"$AHEAD/index.php"
 bg_start "$CGISNAP" snapshot --root "$AHEAD" --cgi php=php-cgi -j 2 --timeout 30 "$TESTDIR/ahead-out"
-two_workers() { [ "$(workers | wc -l)" -eq 2 ]; }
-wait_until 20 two_workers || fail "workers while the first page renders: $(workers | wc -l), expected 2"
+# One php-cgi (the master) and its two children, each serving one slot.
+three_workers() { [ "$(workers | wc -l)" -eq 3 ]; }
+wait_until 20 three_workers || fail "workers while the first page renders: $(workers | wc -l), expected 3"
+master=$(for p in $(workers); do [ "$(ps -o ppid= -p "$p" | tr -d ' ')" = "$BG_PID" ] && echo "$p"; done)
+check_eq 1 "$(echo "$master" | grep -c .)" "one php-cgi is cgisnap's own"
+check_eq 2 "$(for p in $(workers); do ps -o ppid= -p "$p"; done | tr -d ' ' | grep -cx "$master")" \
+	"the other two are its children"
 echo go >"$TESTDIR/go"
 wait "$BG_PID"
 check_eq 0 $? "exit status"
 check_eq "<p>go</p>" "$(cat "$TESTDIR/ahead-out/index.html" 2>/dev/null)" "the page"
+check_eq "" "$(workers)" "workers left after the run"
+
+try "php-cgi's master killed under a render: another starts, the render is tried again, the crawl completes"
+KILLED=$TESTDIR/killed
+mkdir -p "$KILLED"
+mkfifo "$TESTDIR/go2"
+printf '<html><body><a href="/wait.php">w</a> <a href="/p1.php">1</a> <a href="/p2.php">2</a></body></html>\n' \
+	>"$KILLED/index.html"
+# wait.php says it runs, then waits in the read of the FIFO
+printf '<?php touch(%s); echo "<p>", trim(file_get_contents(%s)), "</p>";\n' "'$TESTDIR/waiting'" \
+	"'$TESTDIR/go2'" >"$KILLED/wait.php"
+cp "$SITE/p1.php" "$SITE/p2.php" "$KILLED/"
+bg_start "$CGISNAP" snapshot --root "$KILLED" --cgi php=php-cgi -j 2 --timeout 30 "$TESTDIR/killed-out"
+CRAWL=$BG_PID
+master_of() { for p in $(workers); do [ "$(ps -o ppid= -p "$p" | tr -d ' ')" = "$CRAWL" ] && echo "$p"; done; }
+wait_until 20 test -e "$TESTDIR/waiting" || fail "wait.php did not run"
+first=$(master_of)
+check_eq 1 "$(echo "$first" | grep -c .)" "one master"
+rm -f "$TESTDIR/waiting"
+old_children=$(pgrep -P "$first")
+kill -KILL "$first"
+# Its children go with it (none may take the FIFO's line); the render is
+# tried again on a new master's child, which opens the FIFO again.
+gone() { for p in $old_children; do [ -d "/proc/$p" ] && [ "$(cat "/proc/$p/stat" | cut -d' ' -f3)" != Z ] && return 1; done; return 0; }
+wait_until 10 gone || fail "the master's children outlived it"
+echo go >"$TESTDIR/go2"
+wait "$CRAWL"
+check_eq 0 $? "exit status"
+check_eq "<p>go</p>" "$(cat "$TESTDIR/killed-out/wait.php" 2>/dev/null)" "the page held when the master died"
+check_match "$(cat "$TESTDIR/killed-out/p2.php" 2>/dev/null)" "^<p>page 2 by [0-9]+</p>$" "the pages after it"
+check_file "$TESTDIR/waiting" "wait.php ran again"
 check_eq "" "$(workers)" "workers left after the run"
 
 try "bad --cgi-mode is refused"

@@ -20,6 +20,7 @@
 #include "origin/workers.h"
 #include "trace/elfinfo.h"
 #include "trace/protocol.h"
+#include "trace/tracer.h"
 #include "url/url.h"
 
 /* The site's host, port and scheme from its origin, "scheme://host[:port]". */
@@ -353,7 +354,7 @@ static int open_spawned(struct origin *o, const struct origin_config *cfg, size_
 		strlist_add(&args, "-c");
 		strlist_add_owned(&args, spawn_script(o->handlers[i].command, &binds));
 		struct workers_config wc = { "/bin/sh", &args, &env, o->root, n, cfg->cgi_max_requests,
-					     false, binds, o->runas };
+					     false, binds, o->runas, false };
 		if (!(o->handlers[i].workers = workers_open(&wc, err)))
 			rc = -1;
 	}
@@ -412,14 +413,26 @@ static int open_workers(struct origin *o, const struct origin_config *cfg, char 
 			strlist_add(&args, "realpath_cache_size=0");
 		}
 	}
-	/* Each worker is one process (php-cgi would fork children of its
-	 * own otherwise) that cgisnap recycles itself (0: no limit of
-	 * php-cgi's). */
+	/* php-cgi itself (not a wrapper) forks the workers as its children,
+	 * which share its start-up and opcache (workers.h); the tracer,
+	 * preloaded also untraced, tells them apart. Elsewhere each worker
+	 * is one process (PHP_FCGI_CHILDREN=0). Either way cgisnap recycles
+	 * them itself (PHP_FCGI_MAX_REQUESTS=0: no limit of php-cgi's). */
+	char *slots_lib = NULL;
+	if (n <= TRACE_SLOTS_MAX && php_forgets_realpaths(o)) {
+		char why[ERR_LEN];
+		slots_lib = o->trace_lib ? xstrdup(o->trace_lib) : tracer_locate(why);
+		if (slots_lib && !o->trace_lib && !runas_can(o->runas, slots_lib, R_OK)) {
+			free(slots_lib);
+			slots_lib = NULL;
+		}
+	}
 	strlist_add_owned(&env, xasprintf("PATH=%s", o->path_env));
-	strlist_add(&env, "PHP_FCGI_CHILDREN=0");
+	strlist_add_owned(&env, xasprintf("PHP_FCGI_CHILDREN=%zu", slots_lib ? n : 0));
 	strlist_add(&env, "PHP_FCGI_MAX_REQUESTS=0");
+	const char *preload = slots_lib ? slots_lib : o->trace_lib;
 	for (size_t i = 0; i < o->user_env.n; i++) {
-		if (o->trace_lib && !strncmp(o->user_env.items[i], "LD_PRELOAD=", 11))
+		if (preload && !strncmp(o->user_env.items[i], "LD_PRELOAD=", 11))
 			user_preload = o->user_env.items[i] + 11;
 		else
 			strlist_add(&env, o->user_env.items[i]);
@@ -428,12 +441,12 @@ static int open_workers(struct origin *o, const struct origin_config *cfg, char 
 		strlist_add(&env, TRACE_PHP_REALPATHS_ENV "=1");
 	/* The tracer first, then whatever the user preloads too (cgi.c's
 	 * order). */
-	if (o->trace_lib)
+	if (preload)
 		strlist_add_owned(&env, user_preload && *user_preload
-						? xasprintf("LD_PRELOAD=%s %s", o->trace_lib, user_preload)
-						: xasprintf("LD_PRELOAD=%s", o->trace_lib));
-	struct workers_config wc = { NULL, &args, &env, o->root,
-				     n, cfg->cgi_max_requests, o->trace_lib != NULL, false, o->runas };
+						? xasprintf("LD_PRELOAD=%s %s", preload, user_preload)
+						: xasprintf("LD_PRELOAD=%s", preload));
+	struct workers_config wc = { NULL, &args, &env, o->root, n, cfg->cgi_max_requests,
+				     o->trace_lib != NULL, false, o->runas, slots_lib != NULL };
 	for (size_t i = 0; i < o->nhandlers && rc == 0; i++) {
 		if (!o->handlers[i].php)
 			continue;
@@ -441,6 +454,7 @@ static int open_workers(struct origin *o, const struct origin_config *cfg, char 
 		if (!(o->handlers[i].workers = workers_open(&wc, err)))
 			rc = -1;
 	}
+	free(slots_lib);
 	strlist_clear(&args);
 	strlist_clear(&env);
 	return rc;

@@ -76,6 +76,12 @@ struct workers *workers_open(const struct workers_config *cfg, char *err)
 	ws->binds = cfg->binds;
 	ws->cwd = xstrdup(cfg->cwd ? cfg->cwd : "/");
 	ws->runas = cfg->runas;
+	ws->children = cfg->children && !cfg->binds;
+	ws->master = -1;
+	ws->master_fd = -1;
+	ws->master_trace = (struct trace_read)TRACE_READ_INIT;
+	origin_response_init(&ws->master_boot);
+	pthread_mutex_init(&ws->kids_lock, NULL);
 	ws->w = xcalloc(ws->n, sizeof *ws->w);
 	for (size_t i = 0; i < ws->n; i++) {
 		ws->w[i].pid = -1;
@@ -106,6 +112,22 @@ struct workers *workers_open(const struct workers_config *cfg, char *err)
 		ws->w[i].envp = vector(NULL, &env);
 		strlist_clear(&env);
 	}
+	if (ws->children) {
+		/* The slots follow the trace's fd: protocol.h. */
+		struct strlist env = STRLIST_INIT;
+		for (size_t k = 0; cfg->env && k < cfg->env->n; k++)
+			strlist_add(&env, cfg->env->items[k]);
+		strlist_add_owned(&env, xasprintf(TRACE_SLOTS_ENV "=%zu:%d", ws->n, TRACE_FD + 1));
+		if (ws->traced) {
+			strlist_add_owned(&env, xasprintf(TRACE_FD_ENV "=%d", TRACE_FD));
+			strlist_add(&env, TRACE_ACCEPT_ENV "=0");
+		}
+		ws->master_envp = vector(NULL, &env);
+		strlist_clear(&env);
+		ws->slot_read = xcalloc(ws->n, sizeof *ws->slot_read);
+		for (size_t i = 0; i < ws->n; i++)
+			ws->slot_read[i] = -1;
+	}
 	if ((errno = pthread_create(&ws->spawner, NULL, spawner, ws)) != 0) {
 		err_sys(err, "cannot start a thread");
 		goto fail;
@@ -133,15 +155,20 @@ const char *workers_dir(const struct workers *ws)
 	return ws->dir;
 }
 
-/* fd moved above 2, close-on-exec, so that the child's dup2 onto 0 and 1
- * never overwrites another source; -1 on error (fd closed). */
-static int above_stdio(int fd)
+int worker_fd_above(int fd, int min)
 {
-	if (fd < 0 || fd > 2)
+	if (fd < 0 || fd >= min)
 		return fd;
-	int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	int moved = fcntl(fd, F_DUPFD_CLOEXEC, min);
 	close(fd);
 	return moved;
+}
+
+/* fd moved above 2, so that the child's dup2 onto 0 and 1 never
+ * overwrites another source. */
+static int above_stdio(int fd)
+{
+	return worker_fd_above(fd, 3);
 }
 
 /* Reap w's process (killing its group first when kill_it) and forget
@@ -173,9 +200,9 @@ static void stop(struct worker *w, bool kill_it, int *status)
 }
 
 /* The child's side of the fork: system calls only (see the top). */
-__attribute__((noreturn)) static void exec_worker(struct workers *ws, pid_t parent, int lfd,
-						    int devnull, int tracefd, char **envp)
+__attribute__((noreturn)) static void exec_worker(struct workers *ws, pid_t parent, const struct spawn_req *r)
 {
+	int lfd = r->lfd, devnull = r->devnull, tracefd = r->tracefd;
 	/* System calls only from here on (see the top). */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
@@ -187,14 +214,19 @@ __attribute__((noreturn)) static void exec_worker(struct workers *ws, pid_t pare
 	 * copied already. */
 	if (tracefd >= 0)
 		dup2(tracefd, TRACE_FD);
-	close_range(tracefd >= 0 ? TRACE_FD + 1 : TRACE_FD, ~0U, 0);
+	/* The slots' fds are all above where they go (workerkids.c). */
+	for (size_t k = 0; k < r->nslots; k++)
+		dup2(r->slots[k], TRACE_FD + 1 + (int)k);
+	if (tracefd < 0)
+		close(TRACE_FD);
+	close_range(TRACE_FD + 1 + (unsigned)r->nslots, ~0U, 0);
 	origin_child_signals();
 	/* The site's user before its directory, as Apache's children. */
 	if (runas_enter(ws->runas) < 0)
 		runas_enter_failed(ws->runas, ws->argv[0]);
 	if (chdir(ws->cwd) < 0)
 		_exit(127);
-	execve(ws->argv[0], ws->argv, envp);
+	execve(ws->argv[0], ws->argv, r->envp);
 	_exit(127);
 }
 
@@ -211,7 +243,7 @@ static void *spawner(void *arg)
 		struct spawn_req *r = ws->req;
 		r->pid = fork();
 		if (r->pid == 0)
-			exec_worker(ws, parent, r->lfd, r->devnull, r->tracefd, r->envp);
+			exec_worker(ws, parent, r);
 		r->errno_ = errno;
 		r->done = true;
 		pthread_cond_broadcast(&ws->scond);
@@ -220,10 +252,11 @@ static void *spawner(void *arg)
 	return NULL;
 }
 
-/* Have the spawner fork a worker on lfd; its pid, or -1 with errno. */
-static pid_t spawn(struct workers *ws, int lfd, int devnull, int tracefd, char **envp)
+pid_t worker_spawn(struct workers *ws, const struct spawn_req *req)
 {
-	struct spawn_req r = { lfd, devnull, tracefd, envp, -1, 0, false };
+	struct spawn_req r = *req;
+	r.pid = -1;
+	r.done = false;
 	pthread_mutex_lock(&ws->slock);
 	while (ws->req)
 		pthread_cond_wait(&ws->scond, &ws->slock);
@@ -298,7 +331,8 @@ static int start(struct workers *ws, struct worker *w, long timeout_s, char *err
 	}
 	if (ws->traced && worker_trace_pipe(w, &tracefd, &envp, err) < 0)
 		goto fail;
-	pid_t pid = spawn(ws, ws->binds ? devnull : lfd, devnull, tracefd, envp);
+	struct spawn_req r = { .lfd = ws->binds ? devnull : lfd, .devnull = devnull, .tracefd = tracefd, .envp = envp };
+	pid_t pid = worker_spawn(ws, &r);
 	if (pid < 0) {
 		err_sys(err, "cannot start '%s'", ws->argv[0]);
 		goto fail;
@@ -450,10 +484,10 @@ int workers_run(struct workers *ws, const char *target, const struct strlist *en
 
 	*app_status = 0;
 	for (int attempt = 0; attempt < 2; attempt++) {
-		bool cold = !running(w);
-		if (cold && start(ws, w, timeout_s, err) < 0)
+		bool cold = ws->children ? !kids_running(ws, w) : !running(w);
+		if (cold && (ws->children ? kids_ensure(ws, w, timeout_s, err) : start(ws, w, timeout_s, err)) < 0)
 			break;
-		if (cold && attempt == 0)
+		if (cold && attempt == 0 && !ws->children)
 			start_one_ahead(ws, timeout_s);
 		struct trace_take t = { ws, w, rs, dir ? dir : "/", false };
 		struct fcgi_side side = { w->trace_fd, worker_trace_feed, &t };
@@ -472,14 +506,16 @@ int workers_run(struct workers *ws, const char *target, const struct strlist *en
 				worker_trace_result(ws, w, whole, rs);
 				worn = worn || !whole || w->trace.lost || !w->trace.hello;
 			}
-			if (worn)
+			if (worn && ws->children)
+				kids_stop(ws, w);
+			else if (worn)
 				stop(w, true, NULL);
 			break;
 		}
 		/* A crash is tried once more on a fresh worker; a worker that
 		 * failed otherwise (timeout, too much output) is killed, and
 		 * the failure stands. */
-		if (!bury(w, err))
+		if (!(ws->children ? kids_bury(ws, w, err) : bury(w, err)))
 			break;
 		spill_reset(out);
 		*app_status = 0;
@@ -492,7 +528,11 @@ void workers_close(struct workers *ws)
 {
 	if (!ws)
 		return;
+	if (ws->children)
+		kids_close(ws); /* the slots' children with it: none to stop below */
 	for (size_t i = 0; i < ws->n; i++) {
+		if (ws->children)
+			ws->w[i].pid = -1;
 		if (ws->w[i].sock)
 			stop(&ws->w[i], true, NULL);
 		free(ws->w[i].sock);
@@ -511,6 +551,9 @@ void workers_close(struct workers *ws)
 	free(ws->w);
 	free(ws->cwd);
 	vector_free(ws->argv);
+	vector_free(ws->master_envp);
+	free(ws->slot_read);
+	pthread_mutex_destroy(&ws->kids_lock);
 	pthread_cond_destroy(&ws->freed);
 	pthread_mutex_destroy(&ws->lock);
 	pthread_cond_destroy(&ws->scond);

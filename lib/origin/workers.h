@@ -1,6 +1,8 @@
 /* workers.h - a pool of persistent FastCGI worker processes that cgisnap
- * starts and owns: php-cgi (one process per worker, PHP_FCGI_CHILDREN=0)
- * or any program that serves FastCGI on a socket it is given (--cgi-spawn).
+ * starts and owns: php-cgi's children (cfg.children: one php-cgi forks
+ * the n workers, PHP_FCGI_CHILDREN=n, workerkids.c), php-cgi processes of
+ * their own (PHP_FCGI_CHILDREN=0), or any program that serves FastCGI on a
+ * socket it is given (--cgi-spawn).
  * Each worker has its own unix socket in a private runtime directory
  * (mkdtemp, mode 0700), its path in the worker's FCGI_SOCKET variable.
  * Either cgisnap listens on it and gives it to the worker as fd 0 - php-cgi
@@ -10,7 +12,8 @@
  *
  * The pool owns its processes' lives: a worker is started when a request
  * needs one, and one idle worker more with it (its start-up runs beside
- * that request); one that crashed mid-request is reaped (its signal or exit
+ * that request; php-cgi's children all start with their master); one
+ * that crashed mid-request is reaped (its signal or exit
  * status is the render's reason) and the request is tried once more on a
  * fresh worker; one past the timeout, or that failed a request in any
  * other way, is killed (SIGKILL) and replaced; one that served
@@ -55,6 +58,10 @@ struct workers_config {
 	bool binds;              /* the program binds $FCGI_SOCKET itself: stdin is /dev/null */
 	const struct runas *runas; /* who the workers run as (borrowed; the runtime
 				    * directory is theirs); NULL: as we are */
+	/* prog is php-cgi itself, and env has PHP_FCGI_CHILDREN=n and
+	 * LD_PRELOAD the tracer (also untraced): one php-cgi forks the n
+	 * workers, sharing its start-up and opcache (workerkids.c). */
+	bool children;
 };
 
 struct workers;

@@ -17,7 +17,8 @@ struct fcgi_pool;
 struct runas;
 
 struct worker {
-	pid_t pid;               /* -1: not running */
+	pid_t pid;               /* -1: not running; with children, the child
+				  * in this slot (0: not known yet) */
 	struct fcgi_pool *conn;  /* to its socket */
 	char *sock;              /* the socket's path */
 	char **envp;             /* for execve: the pool's, and FCGI_SOCKET=sock */
@@ -29,12 +30,15 @@ struct worker {
 	struct trace_read trace;
 	unsigned long conns;
 	struct origin_response boot;
+	unsigned long gen;       /* with children: the master it belongs to */
 };
 
 /* One fork asked of the spawner. */
 struct spawn_req {
 	int lfd, devnull;        /* become the child's fds 0 and 1 */
 	int tracefd;             /* becomes its fd 3; -1: none */
+	const int *slots;        /* become its fds 4, 5, ... (children's slots) */
+	size_t nslots;
 	char **envp;             /* its environment */
 	pid_t pid;               /* the child, or -1 with errno_ */
 	int errno_;
@@ -62,6 +66,22 @@ struct workers {
 	/* workers_set_trace_keep's: which start-up paths to keep (NULL: all). */
 	bool (*keep)(void *arg, const char *path);
 	void *keep_arg;
+	/* With children (workerkids.c): the one php-cgi whose children serve
+	 * the slots w[i], under kids_lock. gen counts the masters started;
+	 * slot_read[i] is the read end of slot i's pipe to the latest one,
+	 * until the slot's owner takes it. The master's own trace: its
+	 * start-up, which every child's requests share. */
+	bool children;
+	char **master_envp;
+	pthread_mutex_t kids_lock;
+	pid_t master;            /* -1: none */
+	int master_status;       /* how the last one ended */
+	unsigned long gen;
+	int *slot_read;
+	int master_fd;
+	struct trace_read master_trace;
+	struct origin_response master_boot;
+	bool master_booted;
 };
 
 /* One request's share of a traced worker's stream (workertrace.c). */
@@ -89,5 +109,30 @@ int worker_trace_finish(struct trace_take *t, long long deadline);
 /* The request's dependencies as fork mode's would be: its own and the
  * worker's start-up's, sorted; rs marked untraced when they are not whole. */
 void worker_trace_result(struct workers *ws, struct worker *w, bool whole, struct origin_response *rs);
+/* Drop the paths of l that the pool's keep refuses, in place. */
+void worker_trace_keep(struct workers *ws, struct strlist *l);
+
+/* Fork a process through the spawner (workers.c); its pid, or -1 with errno. */
+pid_t worker_spawn(struct workers *ws, const struct spawn_req *r);
+/* fd moved to min or above, close-on-exec; -1 on error (fd closed). */
+int worker_fd_above(int fd, int min);
+
+/* php-cgi's own children as the slots (workerkids.c). */
+/* The master running and w a slot of it, started now where needed: 0,
+ * or -1 with err. */
+int kids_ensure(struct workers *ws, struct worker *w, long timeout_s, char *err);
+/* Whether the master is running (reaped here when it ended). */
+bool kids_running(struct workers *ws, struct worker *w);
+/* End the child in w's slot (the master forks the next); its trace is
+ * read up to the child's end and dropped. */
+void kids_stop(struct workers *ws, struct worker *w);
+/* After a failed request: 1 when the child died by itself (its reason in
+ * err), 0 when it was alive and has been killed. */
+int kids_bury(struct workers *ws, struct worker *w, char *err);
+/* At the end of a child's start-up: the master's, read now where it was
+ * not yet, merged into w->boot. false when it did not come whole. */
+bool kids_add_master_boot(struct workers *ws, struct worker *w);
+/* Stop the master and its children. */
+void kids_close(struct workers *ws);
 
 #endif

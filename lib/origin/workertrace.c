@@ -80,12 +80,13 @@ void worker_trace_env_free(struct worker *w, char **envp)
 	free(envp);
 }
 
-/* Drop the paths of l that keep refuses, in place. */
-static void keep_only(struct strlist *l, bool (*keep)(void *arg, const char *path), void *arg)
+void worker_trace_keep(struct workers *ws, struct strlist *l)
 {
 	size_t kept = 0;
+	if (!ws->keep)
+		return;
 	for (size_t i = 0; i < l->n; i++)
-		if (keep(arg, l->items[i]))
+		if (ws->keep(ws->keep_arg, l->items[i]))
 			l->items[kept++] = l->items[i];
 		else
 			free(l->items[i]);
@@ -109,19 +110,21 @@ void worker_trace_feed(void *arg, const char *data, size_t n)
 		/* Sorted once, and what the caller cannot use dropped once:
 		 * each request's own lists are merged with them. */
 		trace_read_finish(&to);
-		if (t->ws->keep) {
-			struct strlist *each[] = { to.read, to.exist, to.listed, to.written };
-			for (size_t k = 0; k < sizeof each / sizeof each[0]; k++)
-				keep_only(each[k], t->ws->keep, t->ws->keep_arg);
-		}
+		struct strlist *each[] = { to.read, to.exist, to.listed, to.written };
+		for (size_t k = 0; k < sizeof each / sizeof each[0]; k++)
+			worker_trace_keep(t->ws, each[k]);
+		/* php-cgi's child: its start-up is its master's too. */
+		if (t->ws->children && !kids_add_master_boot(t->ws, w) && !w->trace.lost)
+			w->trace.lost = xstrdup("did not finish its master's start-up trace");
 	}
 }
 
 /* Whether the request's trace is whole now: its boundary came, or it
- * never will (the tracer did not run, or fell silent). */
+ * never will (the tracer did not run, or fell silent, or php-cgi's child
+ * ended: then it is not whole). */
 static bool trace_taken(const struct worker *w)
 {
-	return trace_read_done(&w->trace) || !w->trace.hello || w->trace.lost;
+	return trace_read_done(&w->trace) || !w->trace.hello || w->trace.lost || w->trace.died >= 0;
 }
 
 /* After the response: the rest of the request's trace, up to its
@@ -144,10 +147,10 @@ int worker_trace_finish(struct trace_take *t, long long deadline)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r == 0 || (r < 0 && errno != EAGAIN))
-			return trace_taken(w) ? 0 : -1;
+			return trace_taken(w) && w->trace.died < 0 ? 0 : -1;
 		/* all there is, for now */
 		if (trace_taken(w))
-			return 0;
+			return w->trace.died < 0 ? 0 : -1;
 		struct pollfd pfd = { w->trace_fd, POLLIN, 0 };
 		long long left = deadline - now_ms();
 		if (left <= 0)

@@ -183,34 +183,33 @@ static int is_trace_pipe(int fd)
 	       st.st_ino == trace_ino;
 }
 
-/* Write lines (whole, at most PIPE_BUF bytes: one atomic write) to the
- * pipe, when the trace descriptor is still the pipe it was (a program
- * that closed it, unseen by the hooks, may have a file of its own there
- * now). A full pipe waits for cgisnap, which always reads. A pipe nobody
- * reads any more must not kill the program with SIGPIPE: the signal is
- * blocked around the write, taken back if the write raised it, and the
- * tracer falls silent. */
-void send_to(int fd, const char *line, size_t n)
+/* A pipe nobody reads any more must not kill the program with SIGPIPE:
+ * the signal is blocked around the write, and taken back if the write
+ * raised it. */
+int write_pipe(int fd, const char *data, size_t n)
 {
-	if (!is_trace_pipe(fd)) {
-		trace_off();
-		return;
-	}
 	ksigset pipe_only = KSIGBIT(SIGPIPE), old = 0;
 	RAW(SYS_rt_sigprocmask, SIG_BLOCK, &pipe_only, &old, sizeof(ksigset));
 	long r;
-	while ((r = RAW(SYS_write, fd, line, n)) < 0 && errno == EINTR)
+	while ((r = RAW(SYS_write, fd, data, n)) < 0 && errno == EINTR)
 		;
-	if (r < 0 && errno == EPIPE) {
-		trace_off();
-		if (!(old & pipe_only)) {
-			struct timespec now = { 0, 0 };
-			RAW(SYS_rt_sigtimedwait, &pipe_only, NULL, &now, sizeof(ksigset));
-		}
-	} else if (r < 0) {
-		trace_off();
+	if (r < 0 && errno == EPIPE && !(old & pipe_only)) {
+		struct timespec now = { 0, 0 };
+		RAW(SYS_rt_sigtimedwait, &pipe_only, NULL, &now, sizeof(ksigset));
 	}
 	RAW(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(ksigset));
+	return r < 0 ? -1 : 0;
+}
+
+/* Write lines (whole, at most PIPE_BUF bytes: one atomic write) to the
+ * pipe, when the trace descriptor is still the pipe it was (a program
+ * that closed it, unseen by the hooks, may have a file of its own there
+ * now). A full pipe waits for cgisnap, which always reads. A pipe that
+ * fails the write (nobody reads it any more) silences the tracer. */
+void send_to(int fd, const char *line, size_t n)
+{
+	if (!is_trace_pipe(fd) || write_pipe(fd, line, n) < 0)
+		trace_off();
 }
 
 /* ---- the lines not written yet ----
@@ -591,6 +590,23 @@ void losing_range(unsigned first, unsigned last, int mark_only)
 		losing(t, mark_only);
 }
 
+int trace_retarget(int pipe_fd)
+{
+	int t = trace_get();
+	struct stat st;
+	if (t < 0 || RAW(SYS_fstat, pipe_fd, &st) < 0)
+		return -1;
+	if (t != pipe_fd && RAW(SYS_dup3, pipe_fd, t, O_CLOEXEC) < 0) {
+		trace_off();
+		return -1;
+	}
+	if (named_fd >= 0 && named_fd != t && __atomic_load_n(&named_live, __ATOMIC_ACQUIRE))
+		RAW(SYS_dup3, pipe_fd, named_fd, 0);
+	trace_dev = st.st_dev;
+	trace_ino = st.st_ino;
+	return t;
+}
+
 /* The library's own start: find the trace now, so that the hello line
  * comes even from a program that opens nothing. The hooks do the same
  * when they run first. */
@@ -598,6 +614,7 @@ __attribute__((constructor)) static void trace_init(void)
 {
 	in_tracer = 1;
 	trace_get();
+	slots_init();
 	in_tracer = 0;
 #define SYS_RESOLVE(name) resolve(&slot_##name, #name);
 	SYS_HOOKS(SYS_RESOLVE)

@@ -117,6 +117,9 @@ HIDDEN int trace_get(void);
 /* Write one line to the trace descriptor fd, when it is still the pipe
  * it was; SIGPIPE never reaches the program. */
 HIDDEN void send_to(int fd, const char *line, size_t n);
+/* Write data to the pipe fd with one write(2), SIGPIPE kept from the
+ * program (a pipe nobody reads any more); 0, or -1. Keeps no errno. */
+HIDDEN int write_pipe(int fd, const char *data, size_t n);
 /* Queue one line for fd; it is written with the lines around it once the
  * buffer is full or at trace_flush. send_boundary: a FastCGI worker's "B
  * n", written at once with everything before it. Call with in_tracer
@@ -139,5 +142,13 @@ HIDDEN void report_fd(char kind, int fd);
  * close-on-exec): before the trace's own goes, an X line. */
 HIDDEN void losing(int fd, int mark_only);
 HIDDEN void losing_range(unsigned first, unsigned last, int mark_only);
+/* Put the pipe on fd pipe_fd where the trace writes (its own copy and
+ * the descriptor CGISNAP_TRACE_FD named), in a child that takes a slot
+ * of its own (preload_children.c); nothing when the trace is off. The
+ * trace's descriptor, or -1. Call with in_tracer set. */
+HIDDEN int trace_retarget(int pipe_fd);
+/* preload_children.c's part of the constructor: read (and take out of
+ * the environment) CGISNAP_TRACE_SLOTS. */
+HIDDEN void slots_init(void);
 
 #endif

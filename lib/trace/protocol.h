@@ -38,6 +38,23 @@
  *                  and enters accept only when it is done with the last
  *                  one, its shutdown work included, so nothing of a
  *                  request can come after its boundary.
+ *   D status       (php-cgi's own children only, below) the child that
+ *                  held this slot ended: its wait(2) status, in decimal
+ *
+ * CGISNAP_TRACE_SLOTS=N:FIRST (TRACE_SLOTS_ENV): the program is a php-cgi
+ * that forks N children of its own (PHP_FCGI_CHILDREN=N), and cgisnap
+ * gave it N slots: slot i is a listening socket on fd FIRST+2i and a pipe
+ * on fd FIRST+2i+1. Each child the program forks takes a free slot: the
+ * socket becomes its fd 0 (where it accepts), the pipe its trace
+ * (CGISNAP_TRACE_FD then names a bare "3", the pipe there changing with
+ * each child), and its first line there is "H pid", also untraced (no
+ * CGISNAP_TRACE_FD: the slot's pipe carries only H and D lines). When
+ * the program reaps a child, "D status" goes on that child's slot's pipe,
+ * and its next child takes the slot. The program's own trace (its
+ * start-up: php.ini, extensions) ends with "B 1" as it forks its first
+ * child; each child's requests are cut at their "B n" as a worker's are.
+ * The variable is taken out of the environment at start: only the
+ * program cgisnap started forks into slots.
  *
  * CGISNAP_TRACE_PHP_REALPATHS=1 (TRACE_PHP_REALPATHS_ENV), with
  * CGISNAP_TRACE_ACCEPT: the program is a php-cgi that exports
@@ -68,6 +85,7 @@ enum trace_line_kind {
 	TRACE_WRITTEN = 'W',
 	TRACE_LOST = 'X',
 	TRACE_BOUNDARY = 'B',
+	TRACE_DIED = 'D',
 };
 
 /* The descriptor cgisnap gives the program its pipe on. */
@@ -76,5 +94,8 @@ enum trace_line_kind {
 #define TRACE_FD_ENV "CGISNAP_TRACE_FD"
 #define TRACE_ACCEPT_ENV "CGISNAP_TRACE_ACCEPT"
 #define TRACE_PHP_REALPATHS_ENV "CGISNAP_TRACE_PHP_REALPATHS"
+#define TRACE_SLOTS_ENV "CGISNAP_TRACE_SLOTS"
+/* At most this many slots (PHP_FCGI_CHILDREN of one program). */
+#define TRACE_SLOTS_MAX 512
 
 #endif

@@ -67,7 +67,17 @@ static char *lost_reason(const char *s, size_t len)
 	return buf_detach(&b, NULL);
 }
 
-/* One "R|E|L|W PATH", "H PID", "X REASON" or "B N" line of the tracer. */
+/* The decimal number at line[2..len). */
+static unsigned long line_number(const char *line, size_t len)
+{
+	unsigned long k = 0;
+	for (size_t i = 2; i < len && line[i] >= '0' && line[i] <= '9'; i++)
+		k = k * 10 + (unsigned long)(line[i] - '0');
+	return k;
+}
+
+/* One "R|E|L|W PATH", "H PID", "X REASON", "B N" or "D STATUS" line of
+ * the tracer. */
 static void trace_line(const char *dir, const char *line, size_t len, struct trace_read *tr,
 		       const struct trace_lists *to)
 {
@@ -75,18 +85,16 @@ static void trace_line(const char *dir, const char *line, size_t len, struct tra
 	if (len < 3 || line[1] != ' ' || memchr(line, '\0', len))
 		return;
 	switch (line[0]) {
-	case TRACE_HELLO: tr->hello = true; return;
+	case TRACE_HELLO:
+		tr->hello = true;
+		tr->pid = (long)line_number(line, len);
+		return;
+	case TRACE_DIED: tr->died = (int)line_number(line, len); return;
 	case TRACE_LOST:
 		if (!tr->lost)
 			tr->lost = lost_reason(line + 2, len - 2);
 		return;
-	case TRACE_BOUNDARY: {
-		unsigned long k = 0;
-		for (size_t i = 2; i < len && line[i] >= '0' && line[i] <= '9'; i++)
-			k = k * 10 + (unsigned long)(line[i] - '0');
-		tr->boundary = k;
-		return;
-	}
+	case TRACE_BOUNDARY: tr->boundary = line_number(line, len); return;
 	case TRACE_READ: list = to->read; break;
 	case TRACE_EXIST: list = to->exist; break;
 	case TRACE_LISTED: list = to->listed; break;
@@ -115,7 +123,7 @@ void trace_read_feed(struct trace_read *tr, const char *dir, const char *data, s
 	buf_add(pending, data, n);
 	size_t start = 0;
 	char *nl;
-	while (!trace_read_done(tr) && (nl = memchr(pending->data + start, '\n', pending->len - start))) {
+	while (!trace_read_done(tr) && tr->died < 0 && (nl = memchr(pending->data + start, '\n', pending->len - start))) {
 		size_t len = (size_t)(nl - (pending->data + start));
 		if (len <= TRACE_LINE_MAX)
 			trace_line(dir, pending->data + start, len, tr, to);
@@ -125,7 +133,7 @@ void trace_read_feed(struct trace_read *tr, const char *dir, const char *data, s
 	buf_truncate(pending, pending->len - start);
 	/* An endless line; lines kept past a boundary are the tracer's
 	 * own, each below PIPE_BUF, and few: a worker waits in accept. */
-	if (!trace_read_done(tr) && pending->len > TRACE_LINE_MAX * 2)
+	if (!trace_read_done(tr) && tr->died < 0 && pending->len > TRACE_LINE_MAX * 2)
 		buf_reset(pending);
 }
 

@@ -19,9 +19,11 @@ struct trace_read {
 	char *lost;              /* the first X line's reason, or NULL */
 	unsigned long boundary;  /* the last B line's number (0: none yet) */
 	unsigned long stop_at;   /* 0: take every line; else stop after "B stop_at" */
+	long pid;                /* the last H line's process (0: none) */
+	int died;                /* a D line's status: the reading stops there (-1: none) */
 };
 
-#define TRACE_READ_INIT { BUF_INIT, false, NULL, 0, 0 }
+#define TRACE_READ_INIT { BUF_INIT, false, NULL, 0, 0, 0, -1 }
 
 /* Where the paths go, one list per kind of line (R, E, L, W). */
 struct trace_lists {
@@ -31,7 +33,7 @@ struct trace_lists {
 /* Take n bytes of the stream (n may be 0: lines left pending by an
  * earlier stop are looked at again). R, E, L and W paths go into rs's
  * lists, made absolute against dir and cleaned of "." and "..". Lines
- * after the boundary numbered stop_at are kept for later. A line too
+ * after the boundary numbered stop_at, or after a D line, are kept for later. A line too
  * long to be a path is dropped whole. */
 void trace_read_feed(struct trace_read *tr, const char *dir, const char *data, size_t n,
 		     const struct trace_lists *to);

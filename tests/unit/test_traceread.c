@@ -47,3 +47,32 @@ TEST(traceread_paths_made_absolute_and_clean)
 	strlist_clear(&listed);
 	strlist_clear(&written);
 }
+
+TEST(traceread_a_childs_end_stops_the_reading_and_keeps_the_next_childs_lines)
+{
+	struct strlist read = STRLIST_INIT, exist = STRLIST_INIT, listed = STRLIST_INIT, written = STRLIST_INIT;
+	struct trace_lists to = { &read, &exist, &listed, &written };
+	struct trace_read tr = TRACE_READ_INIT;
+	/* A slot of php-cgi's children (protocol.h): a child's lines, its
+	 * end (SIGKILL's wait status), then the next child's. */
+	const char *stream = "H 4242\nB 1\nR /a\nD 9\nH 4243\nR /b\nB 1\n";
+	trace_read_feed(&tr, "/", stream, strlen(stream), &to);
+	CHECK_INT(4242, tr.pid);
+	CHECK_INT(9, tr.died);
+	CHECK_INT(1, read.n);
+	CHECK_STR("/a", read.items[0]);
+	CHECK_STR("H 4243\nR /b\nB 1\n", buf_str(&tr.pending));
+	/* Read again from there, as a fresh slot does. */
+	struct trace_read next = TRACE_READ_INIT;
+	trace_read_feed(&next, "/", tr.pending.data, tr.pending.len, &to);
+	CHECK_INT(4243, next.pid);
+	CHECK_INT(-1, next.died);
+	CHECK_INT(2, read.n);
+	CHECK_INT(1, next.boundary);
+	trace_read_release(&tr);
+	trace_read_release(&next);
+	strlist_clear(&read);
+	strlist_clear(&exist);
+	strlist_clear(&listed);
+	strlist_clear(&written);
+}

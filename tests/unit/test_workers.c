@@ -69,7 +69,7 @@ TEST(workers_runtime_directory_is_private_and_removed_at_close)
 {
 	char err[ERR_LEN];
 	struct strlist none = STRLIST_INIT;
-	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 3, 0, false, false, NULL };
+	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 3, 0, false, false, NULL, false };
 	struct workers *ws = workers_open(&cfg, err);
 	CHECK(ws != NULL);
 	if (!ws)
@@ -97,7 +97,7 @@ TEST(workers_open_refuses_a_runtime_directory_too_deep_for_a_socket)
 	sprintf(deep, "%s/%s", base, name);
 	setenv("TMPDIR", deep, 1);
 	struct strlist none = STRLIST_INIT;
-	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 1, 0, false, false, NULL };
+	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 1, 0, false, false, NULL, false };
 	struct workers *ws = workers_open(&cfg, err);
 	CHECK(ws == NULL);
 	CHECK_HAS(err, "too deep for a socket path (set TMPDIR)");
@@ -120,7 +120,7 @@ static void run_binding(const char *script, long timeout_s, char *err)
 	struct strlist args = STRLIST_INIT, none = STRLIST_INIT;
 	strlist_add(&args, "-c");
 	strlist_add(&args, script);
-	struct workers_config cfg = { "/bin/sh", &args, &none, "/", 1, 0, false, true, NULL };
+	struct workers_config cfg = { "/bin/sh", &args, &none, "/", 1, 0, false, true, NULL, false };
 	struct workers *ws = workers_open(&cfg, err);
 	CHECK(ws != NULL);
 	if (!ws)
@@ -154,17 +154,18 @@ static bool not_php_config(void *arg, const char *path)
 	return strncmp(path, "/etc/php/", 9) != 0;
 }
 
-/* One traced request of x.php on a fresh php-cgi worker, keep set when
- * calls is not NULL: how many of its read paths are under /etc/php/, and
- * whether the script itself is among them; -1 when it did not render. */
-static int config_paths(int *calls, bool *script_read)
+/* One traced request of x.php on a fresh php-cgi worker (children: a
+ * child of a php-cgi that forks it, workers.h), keep set when calls is
+ * not NULL: how many of its read paths are under /etc/php/, and whether
+ * the script itself is among them; -1 when it did not render. */
+static int config_paths(bool children, int *calls, bool *script_read)
 {
 	char err[ERR_LEN], *tracer = realpath("build/" TRACER_NAME, NULL);
 	char *dir = unit_temp_dir("wtrace");
 	unit_put(dir, "x.php", "<?php echo 'x';\n");
 	char *script = xasprintf("%s/x.php", dir);
 	struct strlist args = STRLIST_INIT, env = STRLIST_INIT, params = STRLIST_INIT;
-	strlist_add(&env, "PHP_FCGI_CHILDREN=0");
+	strlist_add(&env, children ? "PHP_FCGI_CHILDREN=1" : "PHP_FCGI_CHILDREN=0");
 	strlist_add_owned(&env, xasprintf("LD_PRELOAD=%s", tracer ? tracer : "none"));
 	strlist_add_owned(&params, xasprintf("SCRIPT_FILENAME=%s", script));
 	strlist_add(&params, "SCRIPT_NAME=/x.php");
@@ -174,7 +175,7 @@ static int config_paths(int *calls, bool *script_read)
 	strlist_add(&params, "GATEWAY_INTERFACE=CGI/1.1");
 	strlist_add(&params, "SERVER_PROTOCOL=HTTP/1.1");
 	strlist_add(&params, "REDIRECT_STATUS=200");
-	struct workers_config cfg = { "/usr/bin/php-cgi", &args, &env, dir, 1, 0, true, false, NULL };
+	struct workers_config cfg = { "/usr/bin/php-cgi", &args, &env, dir, 1, 0, true, false, NULL, children };
 	struct workers *ws = workers_open(&cfg, err);
 	int n = -1;
 	*script_read = false;
@@ -212,13 +213,17 @@ TEST(workers_trace_keep_drops_what_the_caller_cannot_use_from_the_start_up)
 	 * test installs it); elsewhere there is nothing to run. */
 	if (access("/usr/bin/php-cgi", X_OK) != 0 || access("/etc/php", F_OK) != 0)
 		return;
-	int calls = 0;
-	bool script_all, script_kept;
-	int all = config_paths(NULL, &script_all);
-	int kept = config_paths(&calls, &script_kept);
-	CHECK(all > 0); /* php.ini and conf.d, read as the worker starts */
-	CHECK_INT(0, kept);
-	CHECK(calls > all); /* asked of each start-up path, once */
-	CHECK(script_all);
-	CHECK(script_kept); /* the request's own paths are left to the caller */
+	for (int children = 0; children <= 1; children++) {
+		int calls = 0;
+		bool script_all, script_kept;
+		int all = config_paths(children, NULL, &script_all);
+		int kept = config_paths(children, &calls, &script_kept);
+		/* php.ini and conf.d, read as the worker starts (children: as
+		 * their master starts, before it forks them) */
+		CHECK(all > 0);
+		CHECK_INT(0, kept);
+		CHECK(calls > all); /* asked of each start-up path, once */
+		CHECK(script_all);
+		CHECK(script_kept); /* the request's own paths are left to the caller */
+	}
 }
