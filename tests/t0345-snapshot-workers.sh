@@ -74,6 +74,23 @@ done
 check_eq "" "$(workers)" "workers left after the run"
 no_runtime_dir || fail "runtime directory left: $(ls "$TMPDIR")"
 
+try "a page hung in a program it started: past --timeout the program goes with its worker"
+HUNG=$TESTDIR/hung
+mkdir -p "$HUNG"
+printf '<?php echo "<p>", shell_exec("exec sleep 301"), "</p>";\n' >"$HUNG/index.php"
+printf '<?php echo "<p>quick</p>";\n' >"$HUNG/quick.php"
+# serve --dynamic keeps its php-cgi: the program is looked for while it runs
+P=$(port 0)
+bg_start "$CGISNAP" serve --dynamic --listen "127.0.0.1:$P" --root "$HUNG" --cgi php=php-cgi -j 1 --timeout 2 \
+	--access-log off 2>"$TESTDIR/serve.err"
+SERVE=$BG_PID
+wait_port "$P" 10 || fail "dynamic server did not start"
+check_eq 502 "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P/")" "the hung page"
+check_contains "$(cat "$TESTDIR/serve.err")" "timed out after 2 s" "its reason in the log"
+check_eq "<p>quick</p>" "$(curl -s "http://127.0.0.1:$P/quick.php")" "the next page"
+check_eq "" "$(pgrep -f "sleep 301")" "the program left running"
+bg_stop "$SERVE" TERM
+
 try "fork mode gives the same failures (the crash runs once)"
 rm -f "$TESTDIR/crashes"
 "$CGISNAP" snapshot --root "$SITE" --cgi php=php-cgi --cgi-mode fork -j 1 --timeout 2 \
@@ -93,6 +110,25 @@ check_eq "" "$(echo "$pids" | awk '$1 != 2')" "pages per worker"
 "$CGISNAP" snapshot --root "$SITE" --cgi php=php-cgi -j 1 "$TESTDIR/r-one" 2>"$TESTDIR/err"
 check_eq 1 "$(cat "$TESTDIR"/r-one/p*.php | sed -E 's/.* by ([0-9]+).*/\1/' | sort -u | wc -l)" \
 	"one worker by default for 6 pages"
+
+try "worn-out children are replaced under the same php-cgi, also when their pages ran programs"
+RECYCLE=$TESTDIR/recycle
+mkdir -p "$RECYCLE"
+{
+	echo '<html><body>'
+	for i in 1 2 3 4 5 6; do echo "<a href=\"/q$i.php\">q$i</a>"; done
+	echo '</body></html>'
+} >"$RECYCLE/index.html"
+# A program started by the page is traced too: its own hello on the slot's pipe.
+for i in 1 2 3 4 5 6; do
+	printf '<?php exec("/bin/true"); echo "<p>", getmypid(), " ", posix_getppid(), "</p>\n";\n' >"$RECYCLE/q$i.php"
+done
+"$CGISNAP" snapshot --root "$RECYCLE" --cgi php=php-cgi -j 1 --cgi-max-requests 2 "$TESTDIR/recycle-out" \
+	2>"$TESTDIR/err"
+check_eq 0 $? "exit status"
+pairs=$(cat "$TESTDIR"/recycle-out/q*.php | sed -E 's/<p>([0-9]+) ([0-9]+)<.p>/\1 \2/')
+check_eq 3 "$(echo "$pairs" | cut -d' ' -f1 | sort -u | wc -l)" "children for 6 pages, 2 each: $pairs"
+check_eq 1 "$(echo "$pairs" | cut -d' ' -f2 | sort -u | wc -l)" "one php-cgi forked them all: $pairs"
 
 try "php-cgi forks the workers as its children: all start beside the first page, and share its start-up"
 AHEAD=$TESTDIR/ahead
@@ -114,35 +150,40 @@ check_eq 0 $? "exit status"
 check_eq "<p>go</p>" "$(cat "$TESTDIR/ahead-out/index.html" 2>/dev/null)" "the page"
 check_eq "" "$(workers)" "workers left after the run"
 
-try "php-cgi's master killed under a render: another starts, the render is tried again, the crawl completes"
+try "php-cgi's master killed under two renders: another starts, both are tried again, the crawl completes"
 KILLED=$TESTDIR/killed
 mkdir -p "$KILLED"
-mkfifo "$TESTDIR/go2"
-printf '<html><body><a href="/wait.php">w</a> <a href="/p1.php">1</a> <a href="/p2.php">2</a></body></html>\n' \
+printf '<html><body><a href="/w1.php">1</a> <a href="/w2.php">2</a> <a href="/p1.php">p</a></body></html>\n' \
 	>"$KILLED/index.html"
-# wait.php says it runs, then waits in the read of the FIFO
-printf '<?php touch(%s); echo "<p>", trim(file_get_contents(%s)), "</p>";\n' "'$TESTDIR/waiting'" \
-	"'$TESTDIR/go2'" >"$KILLED/wait.php"
-cp "$SITE/p1.php" "$SITE/p2.php" "$KILLED/"
+# Each says it runs, then waits in the read of a FIFO of its own.
+for i in 1 2; do
+	mkfifo "$TESTDIR/go$i"
+	printf '<?php touch(%s); echo "<p>", trim(file_get_contents(%s)), "</p>";\n' "'$TESTDIR/waiting$i'" \
+		"'$TESTDIR/go$i'" >"$KILLED/w$i.php"
+done
+cp "$SITE/p1.php" "$KILLED/"
 bg_start "$CGISNAP" snapshot --root "$KILLED" --cgi php=php-cgi -j 2 --timeout 30 "$TESTDIR/killed-out"
 CRAWL=$BG_PID
 master_of() { for p in $(workers); do [ "$(ps -o ppid= -p "$p" | tr -d ' ')" = "$CRAWL" ] && echo "$p"; done; }
-wait_until 20 test -e "$TESTDIR/waiting" || fail "wait.php did not run"
+both_waiting() { [ -e "$TESTDIR/waiting1" ] && [ -e "$TESTDIR/waiting2" ]; }
+wait_until 20 both_waiting || fail "w1.php and w2.php did not both run"
 first=$(master_of)
 check_eq 1 "$(echo "$first" | grep -c .)" "one master"
-rm -f "$TESTDIR/waiting"
+rm -f "$TESTDIR/waiting1" "$TESTDIR/waiting2"
 old_children=$(pgrep -P "$first")
 kill -KILL "$first"
-# Its children go with it (none may take the FIFO's line); the render is
-# tried again on a new master's child, which opens the FIFO again.
-gone() { for p in $old_children; do [ -d "/proc/$p" ] && [ "$(cat "/proc/$p/stat" | cut -d' ' -f3)" != Z ] && return 1; done; return 0; }
+# Its children go with it (none may take a FIFO's line); each render is
+# tried again on a new master's child, which opens its FIFO again.
+gone() { for p in $old_children; do [ -d "/proc/$p" ] && [ "$(cut -d' ' -f3 "/proc/$p/stat")" != Z ] && return 1; done; return 0; }
 wait_until 10 gone || fail "the master's children outlived it"
-echo go >"$TESTDIR/go2"
+echo go1 >"$TESTDIR/go1"
+echo go2 >"$TESTDIR/go2"
 wait "$CRAWL"
 check_eq 0 $? "exit status"
-check_eq "<p>go</p>" "$(cat "$TESTDIR/killed-out/wait.php" 2>/dev/null)" "the page held when the master died"
-check_match "$(cat "$TESTDIR/killed-out/p2.php" 2>/dev/null)" "^<p>page 2 by [0-9]+</p>$" "the pages after it"
-check_file "$TESTDIR/waiting" "wait.php ran again"
+check_eq "<p>go1</p>" "$(cat "$TESTDIR/killed-out/w1.php" 2>/dev/null)" "the first page held when the master died"
+check_eq "<p>go2</p>" "$(cat "$TESTDIR/killed-out/w2.php" 2>/dev/null)" "the second"
+check_file "$TESTDIR/waiting1" "w1.php ran again"
+check_file "$TESTDIR/waiting2" "w2.php ran again"
 check_eq "" "$(workers)" "workers left after the run"
 
 try "bad --cgi-mode is refused"

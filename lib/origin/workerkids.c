@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +91,7 @@ static void master_stop_locked(struct workers *ws)
 	ws->master_trace = (struct trace_read)TRACE_READ_INIT;
 	origin_response_release(&ws->master_boot);
 	ws->master_booted = false;
-	for (size_t i = 0; i < ws->n; i++) {
+	for (size_t i = 0; ws->slot_read && i < ws->n; i++) {
 		if (ws->slot_read[i] >= 0)
 			close(ws->slot_read[i]);
 		ws->slot_read[i] = -1;
@@ -251,16 +252,63 @@ static void slot_fresh(struct worker *w)
 	w->trace.pending = (struct buf)BUF_INIT;
 	trace_read_release(&w->trace);
 	w->trace = (struct trace_read)TRACE_READ_INIT;
+	w->trace.slot = true;
 	w->trace.pending = rest;
 	w->conns = 0;
 	w->served = 0;
-	w->pid = 0;
 	origin_response_release(&w->boot);
+}
+
+/* What w's pipe has now, kept for a later feed, unread; until its
+ * stream holds a line of kind, the deadline or the pipe's end. Whether
+ * it holds one. */
+static bool slot_peek(struct worker *w, char kind, long long deadline)
+{
+	for (;;) {
+		if (trace_read_holds(&w->trace, kind))
+			return true;
+		char chunk[65536];
+		ssize_t r = read(w->trace_fd, chunk, sizeof chunk);
+		if (r > 0) {
+			trace_read_add(&w->trace, chunk, (size_t)r);
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		long long left = deadline - now_ms();
+		if (r == 0 || (r < 0 && errno != EAGAIN) || left <= 0)
+			return false;
+		struct pollfd pfd = { w->trace_fd, POLLIN, 0 };
+		poll(&pfd, 1, (int)(left > 100 ? 100 : left));
+	}
+}
+
+/* Whether w belongs to the running master; *status: how the last master
+ * ended. */
+static bool slot_current(struct workers *ws, const struct worker *w, pid_t *master, int *status)
+{
+	pthread_mutex_lock(&ws->kids_lock);
+	bool current = master_alive_locked(ws) && w->gen == ws->gen;
+	*master = ws->master;
+	*status = ws->master_status;
+	pthread_mutex_unlock(&ws->kids_lock);
+	return current;
+}
+
+/* The slot cannot be told apart any more: its master goes (when it is
+ * still the one running), and the next request starts another. */
+static void master_give_up(struct workers *ws, const struct worker *w)
+{
+	pthread_mutex_lock(&ws->kids_lock);
+	if (w->gen == ws->gen)
+		master_stop_locked(ws);
+	pthread_mutex_unlock(&ws->kids_lock);
 }
 
 int kids_ensure(struct workers *ws, struct worker *w, long timeout_s, char *err)
 {
 	int rc = 0;
+	bool adopted = false;
 	pthread_mutex_lock(&ws->kids_lock);
 	if (!master_alive_locked(ws)) {
 		master_stop_locked(ws);
@@ -276,8 +324,20 @@ int kids_ensure(struct workers *ws, struct worker *w, long timeout_s, char *err)
 		w->trace = (struct trace_read)TRACE_READ_INIT;
 		slot_fresh(w);
 		w->gen = ws->gen;
+		adopted = true;
 	}
 	pthread_mutex_unlock(&ws->kids_lock);
+	/* Its child says hello as it takes the slot: where the tracer did
+	 * not load (and so gave no slots), php-cgi's children would all
+	 * accept on slot 0's socket, and the other slots' requests wait for
+	 * ever. The request would wait for the child anyway. */
+	long wait_s = timeout_s < WORKERS_LISTEN_S ? timeout_s : WORKERS_LISTEN_S;
+	if (rc == 0 && adopted && !slot_peek(w, TRACE_HELLO, now_ms() + wait_s * 1000)) {
+		err_set(err, "did not fork a child into its slot within %ld s (cgisnap's tracer did not run in it)",
+			wait_s);
+		master_give_up(ws, w);
+		rc = -1;
+	}
 	if (rc == 0 && !w->conn) {
 		char *addr = xasprintf("unix:%s", w->sock);
 		w->conn = ws->traced ? fcgi_open_one_shot(addr, err) : fcgi_open(addr, err);
@@ -319,47 +379,91 @@ static bool slot_read_until(struct worker *w, bool (*done)(const struct trace_re
 	return ok;
 }
 
-/* The slot cannot be told apart any more: the master goes, and the next
- * request starts another. */
-static void master_give_up(struct workers *ws)
+/* Whether pid is a child of master (/proc/PID/stat's fourth field): a
+ * pid read from a pipe the site's code can write to is killed only
+ * then. */
+static bool child_of(long pid, pid_t master)
 {
-	pthread_mutex_lock(&ws->kids_lock);
-	master_stop_locked(ws);
-	pthread_mutex_unlock(&ws->kids_lock);
+	char path[64], text[512];
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, text, sizeof text - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	text[n] = '\0';
+	char *end = strrchr(text, ')'); /* after the command's name, which may hold anything */
+	char state;
+	long ppid;
+	return end && sscanf(end + 1, " %c %ld", &state, &ppid) == 2 && ppid == (long)master;
+}
+
+/* Kill w's child with the programs it started (its process group). */
+static void kill_child(struct worker *w, pid_t master)
+{
+	long pid = w->trace.pid;
+	if (pid <= 1 || master <= 0 || !child_of(pid, master))
+		return;
+	if (kill(-(pid_t)pid, SIGKILL) < 0)
+		kill((pid_t)pid, SIGKILL);
+}
+
+void kids_prepare(struct workers *ws, struct worker *w)
+{
+	(void)ws;
+	/* A child that ended while idle left its D line, and the next one's
+	 * lines after it: this request is the new child's first. */
+	if (slot_peek(w, TRACE_DIED, now_ms()) && slot_read_until(w, has_died, now_ms()))
+		slot_fresh(w);
 }
 
 void kids_stop(struct workers *ws, struct worker *w)
 {
-	long long deadline = now_ms() + KIDS_END_MS;
-	if (!has_died(&w->trace)) {
-		slot_read_until(w, has_pid, deadline);
-		if (!has_died(&w->trace) && w->trace.pid > 0)
-			kill((pid_t)w->trace.pid, SIGKILL);
-		slot_read_until(w, has_died, deadline);
+	pid_t master;
+	int status;
+	if (has_died(&w->trace)) {
+		slot_fresh(w);
+		return;
 	}
-	if (has_died(&w->trace))
+	if (!slot_current(ws, w, &master, &status))
+		return; /* its master is gone: the slot is taken anew */
+	long long deadline = now_ms() + KIDS_END_MS;
+	slot_read_until(w, has_pid, deadline);
+	if (!has_died(&w->trace))
+		kill_child(w, master);
+	if (slot_read_until(w, has_died, deadline))
 		slot_fresh(w);
 	else
-		master_give_up(ws);
+		master_give_up(ws, w);
+}
+
+void kids_restart(struct workers *ws, struct worker *w)
+{
+	kids_stop(ws, w); /* its end, read */
+	/* The next child may have taken connections meanwhile (this
+	 * request's among them): their count is not known, so it goes too. */
+	kids_stop(ws, w);
 }
 
 int kids_bury(struct workers *ws, struct worker *w, char *err)
 {
-	if (slot_read_until(w, has_died, now_ms() + KIDS_DYING_MS)) {
+	pid_t master;
+	int status;
+	if (slot_current(ws, w, &master, &status) && !slot_read_until(w, has_died, now_ms() + KIDS_DYING_MS) &&
+	    slot_current(ws, w, &master, &status)) {
+		kids_stop(ws, w); /* alive: a timeout, too much output */
+		return 0;
+	}
+	if (has_died(&w->trace)) {
 		workers_exit_reason(w->trace.died, err);
 		slot_fresh(w);
 		return 1;
 	}
-	pthread_mutex_lock(&ws->kids_lock);
-	bool alive = master_alive_locked(ws);
-	int status = ws->master_status;
-	pthread_mutex_unlock(&ws->kids_lock);
-	if (!alive) { /* the master itself ended: a php-cgi that cannot run */
-		workers_exit_reason(status, err);
-		return 1;
-	}
-	kids_stop(ws, w);
-	return 0;
+	/* The master itself ended (a php-cgi that cannot run): its status. */
+	workers_exit_reason(status, err);
+	return 1;
 }
 
 bool kids_add_master_boot(struct workers *ws, struct worker *w)
@@ -379,6 +483,18 @@ bool kids_add_master_boot(struct workers *ws, struct worker *w)
 
 void kids_close(struct workers *ws)
 {
+	pid_t master;
+	int status;
+	/* The children are process groups of their own (with the programs
+	 * they started); they would die with the master, those programs not. */
+	for (size_t i = 0; i < ws->n; i++) {
+		struct worker *w = &ws->w[i];
+		if (w->trace_fd < 0 || !slot_current(ws, w, &master, &status))
+			continue;
+		slot_read_until(w, has_pid, now_ms());
+		if (!has_died(&w->trace))
+			kill_child(w, master);
+	}
 	pthread_mutex_lock(&ws->kids_lock);
 	master_stop_locked(ws);
 	pthread_mutex_unlock(&ws->kids_lock);

@@ -489,6 +489,8 @@ int workers_run(struct workers *ws, const char *target, const struct strlist *en
 			break;
 		if (cold && attempt == 0 && !ws->children)
 			start_one_ahead(ws, timeout_s);
+		if (ws->children)
+			kids_prepare(ws, w);
 		struct trace_take t = { ws, w, rs, dir ? dir : "/", false };
 		struct fcgi_side side = { w->trace_fd, worker_trace_feed, &t };
 		long long deadline = now_ms() + timeout_s * 1000LL;
@@ -506,7 +508,9 @@ int workers_run(struct workers *ws, const char *target, const struct strlist *en
 				worker_trace_result(ws, w, whole, rs);
 				worn = worn || !whole || w->trace.lost || !w->trace.hello;
 			}
-			if (worn && ws->children)
+			if (ws->children && w->trace.died >= 0)
+				kids_restart(ws, w);
+			else if (worn && ws->children)
 				kids_stop(ws, w);
 			else if (worn)
 				stop(w, true, NULL);

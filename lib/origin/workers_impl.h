@@ -17,8 +17,7 @@ struct fcgi_pool;
 struct runas;
 
 struct worker {
-	pid_t pid;               /* -1: not running; with children, the child
-				  * in this slot (0: not known yet) */
+	pid_t pid;               /* -1: not running (children: trace.pid) */
 	struct fcgi_pool *conn;  /* to its socket */
 	char *sock;              /* the socket's path */
 	char **envp;             /* for execve: the pool's, and FCGI_SOCKET=sock */
@@ -123,9 +122,15 @@ int worker_fd_above(int fd, int min);
 int kids_ensure(struct workers *ws, struct worker *w, long timeout_s, char *err);
 /* Whether the master is running (reaped here when it ended). */
 bool kids_running(struct workers *ws, struct worker *w);
+/* Before a request on w: a child that ended while idle is read to its
+ * end, so that the request is the next child's. */
+void kids_prepare(struct workers *ws, struct worker *w);
 /* End the child in w's slot (the master forks the next); its trace is
  * read up to the child's end and dropped. */
 void kids_stop(struct workers *ws, struct worker *w);
+/* After a request during which w's child ended: that end read, and the
+ * next child ended too (it may have served connections unknown). */
+void kids_restart(struct workers *ws, struct worker *w);
 /* After a failed request: 1 when the child died by itself (its reason in
  * err), 0 when it was alive and has been killed. */
 int kids_bury(struct workers *ws, struct worker *w, char *err);

@@ -594,13 +594,20 @@ int trace_retarget(int pipe_fd)
 {
 	int t = trace_get();
 	struct stat st;
-	if (t < 0 || RAW(SYS_fstat, pipe_fd, &st) < 0)
+	if (t < 0)
 		return -1;
+	if (RAW(SYS_fstat, pipe_fd, &st) < 0 || !S_ISFIFO(st.st_mode) || !is_trace_pipe(t)) {
+		trace_off(); /* never into the master's pipe, nor a file of php's */
+		return -1;
+	}
 	if (t != pipe_fd && RAW(SYS_dup3, pipe_fd, t, O_CLOEXEC) < 0) {
 		trace_off();
 		return -1;
 	}
-	if (named_fd >= 0 && named_fd != t && __atomic_load_n(&named_live, __ATOMIC_ACQUIRE))
+	/* fd 3, for the programs the child starts, where it still is the
+	 * master's pipe */
+	if (named_fd >= 0 && named_fd != t && __atomic_load_n(&named_live, __ATOMIC_ACQUIRE) &&
+	    is_trace_pipe(named_fd))
 		RAW(SYS_dup3, pipe_fd, named_fd, 0);
 	trace_dev = st.st_dev;
 	trace_ino = st.st_ino;

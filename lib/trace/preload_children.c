@@ -26,6 +26,9 @@ static int nslots;
 static int first;
 static long master;
 static pid_t slot_pid[TRACE_SLOTS_MAX];
+/* Each slot's pipe as found at start: a D line goes only there. */
+static dev_t slot_dev[TRACE_SLOTS_MAX];
+static ino_t slot_ino[TRACE_SLOTS_MAX];
 /* Whether the master's start-up has ended ("B 1" sent). */
 static int started;
 
@@ -55,7 +58,16 @@ void slots_init(void)
 		return;
 	if (parse_slots(s, &nslots, &first) < 0)
 		nslots = 0;
-	else
+	for (int i = 0; i < nslots; i++) {
+		struct stat st;
+		if (RAW(SYS_fstat, first + 2 * i + 1, &st) < 0 || !S_ISFIFO(st.st_mode)) {
+			nslots = 0; /* not what cgisnap gives: no slots */
+			break;
+		}
+		slot_dev[i] = st.st_dev;
+		slot_ino[i] = st.st_ino;
+	}
+	if (nslots)
 		master = RAW(SYS_getpid);
 	/* Out of the environment: the programs the children start are not
 	 * masters. The constructor runs before main, single-threaded. */
@@ -83,13 +95,15 @@ static void slot_line(int fd, char kind, unsigned long value)
 }
 
 /* The child's side: slot s's socket on fd 0, its pipe the trace, the
- * other slots closed. Raw system calls: no hook may see them. */
+ * other slots closed; a process group of its own, which cgisnap kills
+ * with the programs it started. Raw system calls: no hook may see them. */
 static void take_slot(int s)
 {
 	int sock = first + 2 * s, pipe_fd = sock + 1;
 	RAW(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
 	if (RAW(SYS_getppid) != master)
 		RAW(SYS_exit_group, 127); /* the master died before the line above */
+	RAW(SYS_setpgid, 0, 0);
 	RAW(SYS_dup3, sock, 0, 0);
 	int t = trace_retarget(pipe_fd);
 	slot_line(t >= 0 ? t : pipe_fd, TRACE_HELLO, (unsigned long)RAW(SYS_getpid));
@@ -119,7 +133,9 @@ EXPORT pid_t fork(void)
 		errno = saved;
 		started = 1;
 	}
-	pid_t pid = real_fork ? real_fork() : (pid_t)RAW(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+	if (!real_fork)
+		return MISSING(-1);
+	pid_t pid = real_fork();
 	if (pid == 0 && s >= 0) {
 		int saved = errno;
 		in_tracer = 1;
@@ -139,8 +155,11 @@ static void reaped(pid_t pid, int status)
 		return;
 	for (int i = 0; i < nslots; i++) {
 		if (slot_pid[i] == pid) {
+			struct stat st;
+			int fd = first + 2 * i + 1;
 			slot_pid[i] = 0;
-			slot_line(first + 2 * i + 1, TRACE_DIED, (unsigned long)(unsigned)status);
+			if (RAW(SYS_fstat, fd, &st) == 0 && st.st_dev == slot_dev[i] && st.st_ino == slot_ino[i])
+				slot_line(fd, TRACE_DIED, (unsigned long)(unsigned)status);
 			return;
 		}
 	}

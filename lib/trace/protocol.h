@@ -95,7 +95,8 @@ enum trace_line_kind {
 #define TRACE_ACCEPT_ENV "CGISNAP_TRACE_ACCEPT"
 #define TRACE_PHP_REALPATHS_ENV "CGISNAP_TRACE_PHP_REALPATHS"
 #define TRACE_SLOTS_ENV "CGISNAP_TRACE_SLOTS"
-/* At most this many slots (PHP_FCGI_CHILDREN of one program). */
-#define TRACE_SLOTS_MAX 512
+/* At most this many slots (PHP_FCGI_CHILDREN of one program): two
+ * descriptors each, well inside the usual limit of 1024. */
+#define TRACE_SLOTS_MAX 250
 
 #endif

@@ -1,6 +1,7 @@
 /* traceread.c - the dependency tracer's stream, read (see traceread.h). */
 #include "trace/traceread.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,11 +86,17 @@ static void trace_line(const char *dir, const char *line, size_t len, struct tra
 	if (len < 3 || line[1] != ' ' || memchr(line, '\0', len))
 		return;
 	switch (line[0]) {
-	case TRACE_HELLO:
+	case TRACE_HELLO: {
+		unsigned long pid = line_number(line, len);
 		tr->hello = true;
-		tr->pid = (long)line_number(line, len);
+		if (tr->slot && !tr->pid && pid > 1 && pid <= INT_MAX)
+			tr->pid = (long)pid;
 		return;
-	case TRACE_DIED: tr->died = (int)line_number(line, len); return;
+	}
+	case TRACE_DIED:
+		if (tr->slot)
+			tr->died = (int)(line_number(line, len) & 0xffff); /* a wait status */
+		return;
 	case TRACE_LOST:
 		if (!tr->lost)
 			tr->lost = lost_reason(line + 2, len - 2);
@@ -109,6 +116,25 @@ static void trace_line(const char *dir, const char *line, size_t len, struct tra
 				   : xasprintf("%s/%.*s", dir, (int)(len - 2), line + 2);
 	strlist_add_owned(list, clean_path(raw));
 	free(raw);
+}
+
+void trace_read_add(struct trace_read *tr, const char *data, size_t n)
+{
+	buf_add(&tr->pending, data, n);
+}
+
+bool trace_read_holds(const struct trace_read *tr, char kind)
+{
+	const char *p = tr->pending.data, *end = p + tr->pending.len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			return false;
+		if (nl - p >= 2 && p[0] == kind && p[1] == ' ')
+			return true;
+		p = nl + 1;
+	}
+	return false;
 }
 
 bool trace_read_done(const struct trace_read *tr)

@@ -19,11 +19,16 @@ struct trace_read {
 	char *lost;              /* the first X line's reason, or NULL */
 	unsigned long boundary;  /* the last B line's number (0: none yet) */
 	unsigned long stop_at;   /* 0: take every line; else stop after "B stop_at" */
-	long pid;                /* the last H line's process (0: none) */
-	int died;                /* a D line's status: the reading stops there (-1: none) */
+	/* A slot of php-cgi's children (protocol.h): its child's pid, from
+	 * the first H line (0: none yet; later ones are the programs it
+	 * started), and a D line's status, where the reading stops (-1:
+	 * none). Elsewhere D lines mean nothing. */
+	bool slot;
+	long pid;
+	int died;
 };
 
-#define TRACE_READ_INIT { BUF_INIT, false, NULL, 0, 0, 0, -1 }
+#define TRACE_READ_INIT { BUF_INIT, false, NULL, 0, 0, false, 0, -1 }
 
 /* Where the paths go, one list per kind of line (R, E, L, W). */
 struct trace_lists {
@@ -38,6 +43,10 @@ struct trace_lists {
 void trace_read_feed(struct trace_read *tr, const char *dir, const char *data, size_t n,
 		     const struct trace_lists *to);
 
+/* Keep n bytes of the stream for a later feed, unread. */
+void trace_read_add(struct trace_read *tr, const char *data, size_t n);
+/* Whether what waits for a feed holds a whole line of kind. */
+bool trace_read_holds(const struct trace_read *tr, char kind);
 /* Whether the boundary stop_at came (always false when stop_at is 0). */
 bool trace_read_done(const struct trace_read *tr);
 

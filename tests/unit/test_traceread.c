@@ -55,20 +55,37 @@ TEST(traceread_a_childs_end_stops_the_reading_and_keeps_the_next_childs_lines)
 	struct trace_read tr = TRACE_READ_INIT;
 	/* A slot of php-cgi's children (protocol.h): a child's lines, its
 	 * end (SIGKILL's wait status), then the next child's. */
-	const char *stream = "H 4242\nB 1\nR /a\nD 9\nH 4243\nR /b\nB 1\n";
-	trace_read_feed(&tr, "/", stream, strlen(stream), &to);
-	CHECK_INT(4242, tr.pid);
+	const char *stream = "H 4242\nB 1\nR /a\nH 77\nD 9\nH 4243\nR /b\nB 1\n";
+	tr.slot = true;
+	trace_read_add(&tr, stream, strlen(stream));
+	CHECK(trace_read_holds(&tr, 'D'));
+	CHECK(!trace_read_holds(&tr, 'X'));
+	trace_read_feed(&tr, "/", "", 0, &to);
+	CHECK_INT(4242, tr.pid); /* the child's: H 77 is a program it started */
 	CHECK_INT(9, tr.died);
 	CHECK_INT(1, read.n);
 	CHECK_STR("/a", read.items[0]);
 	CHECK_STR("H 4243\nR /b\nB 1\n", buf_str(&tr.pending));
 	/* Read again from there, as a fresh slot does. */
 	struct trace_read next = TRACE_READ_INIT;
+	next.slot = true;
 	trace_read_feed(&next, "/", tr.pending.data, tr.pending.len, &to);
 	CHECK_INT(4243, next.pid);
 	CHECK_INT(-1, next.died);
 	CHECK_INT(2, read.n);
 	CHECK_INT(1, next.boundary);
+	/* Elsewhere (a process per render) a D line is nothing, and no pid
+	 * beyond what a process can have is taken. */
+	struct trace_read fork_mode = TRACE_READ_INIT, forged = TRACE_READ_INIT;
+	const char *other = "H 12\nD 9\nR /c\n";
+	trace_read_feed(&fork_mode, "/", other, strlen(other), &to);
+	CHECK_INT(-1, fork_mode.died);
+	CHECK_INT(3, read.n);
+	forged.slot = true;
+	trace_read_feed(&forged, "/", "H 4294967295\n", 14, &to);
+	CHECK_INT(0, forged.pid);
+	trace_read_release(&fork_mode);
+	trace_read_release(&forged);
 	trace_read_release(&tr);
 	trace_read_release(&next);
 	strlist_clear(&read);

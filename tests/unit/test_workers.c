@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,11 +98,13 @@ TEST(workers_open_refuses_a_runtime_directory_too_deep_for_a_socket)
 	sprintf(deep, "%s/%s", base, name);
 	setenv("TMPDIR", deep, 1);
 	struct strlist none = STRLIST_INIT;
-	struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 1, 0, false, false, NULL, false };
-	struct workers *ws = workers_open(&cfg, err);
-	CHECK(ws == NULL);
-	CHECK_HAS(err, "too deep for a socket path (set TMPDIR)");
-	workers_close(ws);
+	for (int children = 0; children <= 1; children++) {
+		struct workers_config cfg = { "/usr/bin/php-cgi", &none, &none, "/", 1, 0, false, false, NULL, children };
+		struct workers *ws = workers_open(&cfg, err);
+		CHECK(ws == NULL);
+		CHECK_HAS(err, "too deep for a socket path (set TMPDIR)");
+		workers_close(ws);
+	}
 	if (old)
 		setenv("TMPDIR", old, 1), free(old);
 	else
@@ -226,4 +229,85 @@ TEST(workers_trace_keep_drops_what_the_caller_cannot_use_from_the_start_up)
 		CHECK(script_all);
 		CHECK(script_kept); /* the request's own paths are left to the caller */
 	}
+}
+
+/* Render name (a script of dir printing its pid) on ws: its pid, or -1;
+ * its dependencies in rs. */
+static long render_pid(struct workers *ws, const char *dir, const char *name, struct origin_response *rs)
+{
+	char err[ERR_LEN];
+	struct strlist params = STRLIST_INIT;
+	strlist_add_owned(&params, xasprintf("SCRIPT_FILENAME=%s/%s", dir, name));
+	strlist_add_owned(&params, xasprintf("SCRIPT_NAME=/%s", name));
+	strlist_add(&params, "REQUEST_METHOD=GET");
+	strlist_add(&params, "GATEWAY_INTERFACE=CGI/1.1");
+	strlist_add(&params, "SERVER_PROTOCOL=HTTP/1.1");
+	strlist_add(&params, "REDIRECT_STATUS=200");
+	struct spill out;
+	unsigned long status;
+	spill_init(&out, 1 << 20, -1);
+	origin_response_release(rs);
+	long pid = -1;
+	if (workers_run(ws, name, &params, 10, 1 << 20, &out, &status, rs, dir, err) == 0 && out.mem.len) {
+		const char *body = strstr(buf_str(&out.mem), "\r\n\r\n");
+		pid = body ? atol(body + 4) : -1;
+	}
+	spill_release(&out);
+	strlist_clear(&params);
+	return pid;
+}
+
+/* Whether rs's read paths hold dir/name. */
+static bool read_script(const struct origin_response *rs, const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	bool found = strlist_contains(&rs->deps_read, path);
+	free(path);
+	return found;
+}
+
+TEST(workers_a_php_cgi_child_that_ends_while_idle_leaves_each_request_its_own_trace)
+{
+	if (access("/usr/bin/php-cgi", X_OK) != 0)
+		return;
+	char err[ERR_LEN], *tracer = realpath("build/" TRACER_NAME, NULL);
+	char *dir = unit_temp_dir("wkids");
+	const char *pages[] = { "a.php", "b.php", "c.php" };
+	for (size_t i = 0; i < COUNT(pages); i++)
+		unit_put(dir, pages[i], "<?php echo getmypid();\n");
+	struct strlist args = STRLIST_INIT, env = STRLIST_INIT;
+	strlist_add(&env, "PHP_FCGI_CHILDREN=1");
+	strlist_add_owned(&env, xasprintf("LD_PRELOAD=%s", tracer ? tracer : "none"));
+	struct workers_config cfg = { "/usr/bin/php-cgi", &args, &env, dir, 1, 0, true, false, NULL, true };
+	struct workers *ws = workers_open(&cfg, err);
+	CHECK(ws != NULL);
+	if (!ws)
+		goto out;
+	struct origin_response rs;
+	origin_response_init(&rs);
+	long first = render_pid(ws, dir, "a.php", &rs);
+	CHECK(first > 0);
+	CHECK_INT(first, render_pid(ws, dir, "b.php", &rs));
+	CHECK(read_script(&rs, dir, "b.php"));
+	/* The child is killed while it waits for the next request: php-cgi
+	 * forks the next into its slot. */
+	CHECK_INT(0, kill((pid_t)first, SIGKILL));
+	for (int i = 0; i < 500 && kill((pid_t)first, 0) == 0; i++)
+		usleep(10000);
+	long next = render_pid(ws, dir, "c.php", &rs);
+	CHECK(next > 0 && next != first);
+	CHECK(!rs.untraced);
+	CHECK(read_script(&rs, dir, "c.php"));
+	CHECK(!read_script(&rs, dir, "b.php"));
+	CHECK_INT(next, render_pid(ws, dir, "a.php", &rs));
+	CHECK(!rs.untraced);
+	CHECK(read_script(&rs, dir, "a.php"));
+	CHECK(!read_script(&rs, dir, "c.php"));
+	origin_response_release(&rs);
+	workers_close(ws);
+out:
+	strlist_clear(&args);
+	strlist_clear(&env);
+	free(tracer);
+	unit_drop_dir(dir);
 }
