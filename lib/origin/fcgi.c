@@ -26,6 +26,8 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -37,6 +39,7 @@
 #include "base/log.h"
 #include "origin/origin_impl.h"
 #include "origin/stderrlog.h"
+#include "trace/protocol.h"
 #include "base/xalloc.h"
 
 #define FCGI_VERSION_1 1
@@ -116,12 +119,26 @@ static int ms_left(long long deadline)
 	return left < 0 ? 0 : left > 60000 ? 60000 : (int)left;
 }
 
+/* Name a Unix socket's own end for conn_id (fcgi_side's): the abstract
+ * TRACE_CONN_NAME followed by the id, which the server's accept returns as
+ * its peer. A name
+ * that cannot be had leaves the end unnamed (the trace then never tells
+ * the connection's lines). */
+static void name_own_end(int fd, unsigned long conn_id)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int n = snprintf(sa.sun_path + 1, sizeof sa.sun_path - 1, TRACE_CONN_NAME "%lu", conn_id);
+	bind(fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n));
+}
+
 /* A new connection, non-blocking; -1 with err. */
-static int connect_fresh(struct fcgi_pool *p, long long deadline, char *err)
+static int connect_fresh(struct fcgi_pool *p, const struct fcgi_side *side, long long deadline, char *err)
 {
 	int fd = socket(p->sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return err_sys(err, "cannot make a socket for '%s'", p->addr);
+	if (side && side->conn_id && p->sa.ss_family == AF_UNIX)
+		name_own_end(fd, side->conn_id);
 	for (;;) {
 		if (connect(fd, (struct sockaddr *)&p->sa, p->salen) == 0)
 			break;
@@ -442,7 +459,7 @@ int fcgi_run_side(struct fcgi_pool *p, const char *target, const struct strlist 
 				      false, false, 0, side };
 		x.fd = attempt == 0 && !p->one_shot ? take_idle(p) : -1;
 		if (x.fd < 0) {
-			if ((x.fd = connect_fresh(p, deadline, err)) < 0) {
+			if ((x.fd = connect_fresh(p, side, deadline, err)) < 0) {
 				rc = FAILED;
 				gone = true;
 				break;
@@ -493,7 +510,7 @@ struct fcgi_pool *fcgi_open(const char *addr, char *err)
 	if (parse_addr(p, addr, err) < 0)
 		goto fail;
 	/* The server must answer now, not at the first page. */
-	int fd = connect_fresh(p, now_ms() + 5000, err);
+	int fd = connect_fresh(p, NULL, now_ms() + 5000, err);
 	if (fd < 0)
 		goto fail;
 	close(fd);

@@ -121,6 +121,10 @@ struct fcgi_side {
 	int fd;
 	void (*feed)(void *arg, const char *data, size_t n);
 	void *arg;
+	/* Not 0: the connection's own end is named for it (fcgi.c's
+	 * name_own_end), so that the tracer says which connection its lines
+	 * are of ("A conn_id", trace/protocol.h). */
+	unsigned long conn_id;
 };
 /* fcgi_run, with side (NULL: none) read meanwhile. */
 int fcgi_run_side(struct fcgi_pool *p, const char *target, const struct strlist *env,

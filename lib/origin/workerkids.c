@@ -374,6 +374,7 @@ static bool slot_read_until(struct worker *w, bool (*done)(const struct trace_re
 	origin_response_init(&scratch);
 	struct trace_lists to = origin_trace_lists(&scratch);
 	w->trace.stop_at = 0;
+	trace_read_want(&w->trace, 0);
 	bool ok = read_until(w->trace_fd, &w->trace, &to, done, deadline);
 	origin_response_release(&scratch);
 	return ok;
@@ -414,8 +415,9 @@ void kids_prepare(struct workers *ws, struct worker *w)
 {
 	(void)ws;
 	/* A child that ended while idle left its D line, and the next one's
-	 * lines after it: this request is the new child's first. */
-	if (slot_peek(w, TRACE_DIED, now_ms()) && slot_read_until(w, has_died, now_ms()))
+	 * lines after it (each one's, when several ended): this request is
+	 * the last one's. */
+	while (slot_peek(w, TRACE_DIED, now_ms()) && slot_read_until(w, has_died, now_ms()))
 		slot_fresh(w);
 }
 
@@ -431,20 +433,13 @@ void kids_stop(struct workers *ws, struct worker *w)
 		return; /* its master is gone: the slot is taken anew */
 	long long deadline = now_ms() + KIDS_END_MS;
 	slot_read_until(w, has_pid, deadline);
-	if (!has_died(&w->trace))
+	/* Not when its end is told already: its pid may be another's now. */
+	if (!has_died(&w->trace) && !slot_peek(w, TRACE_DIED, now_ms()))
 		kill_child(w, master);
 	if (slot_read_until(w, has_died, deadline))
 		slot_fresh(w);
 	else
 		master_give_up(ws, w);
-}
-
-void kids_restart(struct workers *ws, struct worker *w)
-{
-	kids_stop(ws, w); /* its end, read */
-	/* The next child may have taken connections meanwhile (this
-	 * request's among them): their count is not known, so it goes too. */
-	kids_stop(ws, w);
 }
 
 int kids_bury(struct workers *ws, struct worker *w, char *err)

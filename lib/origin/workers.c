@@ -491,8 +491,12 @@ int workers_run(struct workers *ws, const char *target, const struct strlist *en
 			start_one_ahead(ws, timeout_s);
 		if (ws->children)
 			kids_prepare(ws, w);
-		struct trace_take t = { ws, w, rs, dir ? dir : "/", false };
-		struct fcgi_side side = { w->trace_fd, worker_trace_feed, &t };
+		/* Each traced request's connection has an id of its own, which
+		 * the tracer reports as its lines' (protocol.h's A line). */
+		static _Atomic unsigned long conn_seq;
+		unsigned long id = ws->traced ? ((unsigned long)getpid() << 32) | (++conn_seq & 0xffffffffUL) : 0;
+		struct trace_take t = { ws, w, rs, dir ? dir : "/", false, id };
+		struct fcgi_side side = { w->trace_fd, worker_trace_feed, &t, id };
 		long long deadline = now_ms() + timeout_s * 1000LL;
 		bool traced = ws->traced && rs && w->trace_fd >= 0;
 		if (traced)
@@ -508,9 +512,7 @@ int workers_run(struct workers *ws, const char *target, const struct strlist *en
 				worker_trace_result(ws, w, whole, rs);
 				worn = worn || !whole || w->trace.lost || !w->trace.hello;
 			}
-			if (ws->children && w->trace.died >= 0)
-				kids_restart(ws, w);
-			else if (worn && ws->children)
+			if (ws->children && (worn || w->trace.died >= 0))
 				kids_stop(ws, w);
 			else if (worn)
 				stop(w, true, NULL);

@@ -90,6 +90,7 @@ struct trace_take {
 	struct origin_response *rs;
 	const char *dir;
 	bool eof;
+	unsigned long conn_id; /* the request's connection (fcgi_side's), 0: none */
 };
 
 /* A traced worker's pipe, into w->trace_fd (the read end, non-blocking)
@@ -126,11 +127,9 @@ bool kids_running(struct workers *ws, struct worker *w);
  * end, so that the request is the next child's. */
 void kids_prepare(struct workers *ws, struct worker *w);
 /* End the child in w's slot (the master forks the next); its trace is
- * read up to the child's end and dropped. */
+ * read up to the child's end and dropped. A child that ended already
+ * (its D line read) is only forgotten. */
 void kids_stop(struct workers *ws, struct worker *w);
-/* After a request during which w's child ended: that end read, and the
- * next child ended too (it may have served connections unknown). */
-void kids_restart(struct workers *ws, struct worker *w);
 /* After a failed request: 1 when the child died by itself (its reason in
  * err), 0 when it was alive and has been killed. */
 int kids_bury(struct workers *ws, struct worker *w, char *err);

@@ -5,7 +5,12 @@
  * CGISNAP_TRACE_ACCEPT=0, so that the tracer writes "B n" as the worker
  * enters accept for its n-th connection. Requests go through a one-shot
  * pool (fcgi.c): one connection each, so the worker returns to accept
- * after each and the k-th request of a worker ends at "B k+1". What came
+ * after each. Each connection's own end is named with an id of its own,
+ * which the tracer writes as it accepts it ("A id"): a request's lines
+ * are those from its A line to the next B line, so that a connection
+ * cgisnap gave up on (a timeout) that the worker, or php-cgi's next child
+ * in the slot, serves all the same is never taken for the next request.
+ * (Without the id, the k-th request of a worker ends at "B k+1".) What came
  * before "B 1" is the worker's start-up (php.ini, extensions): kept,
  * sorted once, and merged into every request it serves, as each process
  * of fork mode would report it again. The pipe is read while the request
@@ -100,7 +105,13 @@ void worker_trace_feed(void *arg, const char *data, size_t n)
 	if (!n)
 		t->eof = true;
 	for (;;) {
+		/* The start-up up to "B 1"; then the request's connection, told
+		 * by its id (or else the conns-th connection since the start). */
 		bool boot = w->trace.boundary == 0;
+		if (boot)
+			trace_read_want(&w->trace, 0);
+		else if (t->conn_id && w->trace.want_conn != t->conn_id)
+			trace_read_want(&w->trace, t->conn_id);
 		w->trace.stop_at = boot ? 1 : w->conns + 1;
 		struct trace_lists to = origin_trace_lists(boot ? &w->boot : t->rs);
 		trace_read_feed(&w->trace, boot ? "/" : t->dir, data, n, &to);
@@ -175,7 +186,8 @@ void worker_trace_result(struct workers *ws, struct worker *w, bool whole, struc
 	if (rs->untraced)
 		return;
 	const char *gap = whole ? trace_read_gap(&w->trace, ws->argv[0])
-				: "did not finish a request's trace in time (persistent worker)";
+			  : w->trace.died >= 0 ? "ended before its request's trace was whole (persistent worker)"
+					       : "did not finish a request's trace in time (persistent worker)";
 	if (gap)
 		origin_mark_untraced(rs, ws->argv[0], gap);
 }

@@ -8,7 +8,9 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <sys/un.h>
 
 #include "trace/protocol.h"
 
@@ -271,11 +273,46 @@ static void entering_accept(int fd)
 	errno = saved;
 }
 
-/* accept on fd returned rc: a connection starts the next request. */
+/* The id cgisnap named its end of connection fd with (protocol.h's A
+ * line), or 0. */
+static unsigned long connection_id(int fd)
+{
+	struct sockaddr_un sa;
+	socklen_t len = sizeof sa;
+	static const char prefix[] = TRACE_CONN_NAME;
+	if (RAW(SYS_getpeername, fd, &sa, &len) < 0 || sa.sun_family != AF_UNIX ||
+	    len <= offsetof(struct sockaddr_un, sun_path) + sizeof prefix || sa.sun_path[0])
+		return 0;
+	size_t n = len - offsetof(struct sockaddr_un, sun_path) - 1, k = 0;
+	const char *name = sa.sun_path + 1;
+	for (; k < sizeof prefix - 1; k++)
+		if (k >= n || name[k] != prefix[k])
+			return 0;
+	unsigned long id = 0;
+	for (; k < n && name[k] >= '0' && name[k] <= '9'; k++)
+		id = id * 10 + (unsigned long)(name[k] - '0');
+	return k == n ? id : 0;
+}
+
+/* accept on fd returned rc: a connection starts the next request, whose
+ * lines follow "A id" when cgisnap named the connection. */
 static void accepted(int fd, int rc)
 {
-	if (rc >= 0 && !in_tracer && fd == __atomic_load_n(&accept_fd, __ATOMIC_ACQUIRE))
-		__atomic_store_n(&accept_got, 1, __ATOMIC_RELEASE);
+	if (rc < 0 || in_tracer || fd != __atomic_load_n(&accept_fd, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&accept_got, 1, __ATOMIC_RELEASE);
+	in_tracer = 1;
+	unsigned long id = connection_id(rc);
+	int t = id ? trace_get() : -1;
+	if (t >= 0) {
+		char line[40];
+		size_t n = 0;
+		add(line, &n, sizeof line, (const char[]){ TRACE_ACCEPTED, ' ' }, 2);
+		add_num(line, &n, sizeof line, id);
+		add(line, &n, sizeof line, "\n", 1);
+		send_line(t, line, n);
+	}
+	in_tracer = 0;
 }
 
 EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)

@@ -38,6 +38,13 @@
  *                  and enters accept only when it is done with the last
  *                  one, its shutdown work included, so nothing of a
  *                  request can come after its boundary.
+ *   A id           a persistent FastCGI worker accepted a connection whose
+ *                  own end cgisnap named "\0" TRACE_CONN_NAME "id" (an
+ *                  abstract Unix socket name): the lines up to the next
+ *                  B line are that connection's request. A connection
+ *                  cgisnap gave up on that a later process accepts all
+ *                  the same is told apart by its id, not counted as the
+ *                  next request's
  *   D status       (php-cgi's own children only, below) the child that
  *                  held this slot ended: its wait(2) status, in decimal
  *
@@ -86,6 +93,7 @@ enum trace_line_kind {
 	TRACE_LOST = 'X',
 	TRACE_BOUNDARY = 'B',
 	TRACE_DIED = 'D',
+	TRACE_ACCEPTED = 'A',
 };
 
 /* The descriptor cgisnap gives the program its pipe on. */
@@ -95,6 +103,9 @@ enum trace_line_kind {
 #define TRACE_ACCEPT_ENV "CGISNAP_TRACE_ACCEPT"
 #define TRACE_PHP_REALPATHS_ENV "CGISNAP_TRACE_PHP_REALPATHS"
 #define TRACE_SLOTS_ENV "CGISNAP_TRACE_SLOTS"
+/* What the abstract name of cgisnap's end of a worker's connection begins
+ * with, after its NUL: the id follows, in decimal (an A line). */
+#define TRACE_CONN_NAME "cgisnap-conn-"
 /* At most this many slots (PHP_FCGI_CHILDREN of one program): two
  * descriptors each, well inside the usual limit of 1024. */
 #define TRACE_SLOTS_MAX 250

@@ -101,13 +101,21 @@ static void trace_line(const char *dir, const char *line, size_t len, struct tra
 		if (!tr->lost)
 			tr->lost = lost_reason(line + 2, len - 2);
 		return;
-	case TRACE_BOUNDARY: tr->boundary = line_number(line, len); return;
+	case TRACE_BOUNDARY:
+		tr->boundary = line_number(line, len);
+		if (tr->want_conn && tr->in_conn)
+			tr->conn_done = true;
+		tr->in_conn = false;
+		return;
+	case TRACE_ACCEPTED: tr->in_conn = tr->want_conn && line_number(line, len) == tr->want_conn; return;
 	case TRACE_READ: list = to->read; break;
 	case TRACE_EXIST: list = to->exist; break;
 	case TRACE_LISTED: list = to->listed; break;
 	case TRACE_WRITTEN: list = to->written; break;
 	default: return;
 	}
+	if (tr->want_conn && !tr->in_conn)
+		return; /* another connection's: one cgisnap gave up on */
 	if (is_clean(line + 2, len - 2)) {
 		strlist_add_owned(list, xstrndup(line + 2, len - 2));
 		return;
@@ -137,8 +145,16 @@ bool trace_read_holds(const struct trace_read *tr, char kind)
 	return false;
 }
 
+void trace_read_want(struct trace_read *tr, unsigned long id)
+{
+	tr->want_conn = id;
+	tr->in_conn = tr->conn_done = false;
+}
+
 bool trace_read_done(const struct trace_read *tr)
 {
+	if (tr->want_conn)
+		return tr->conn_done;
 	return tr->stop_at && tr->boundary >= tr->stop_at;
 }
 

@@ -26,9 +26,14 @@ struct trace_read {
 	bool slot;
 	long pid;
 	int died;
+	/* Not 0: take only the lines of the connection with this id, from
+	 * its A line up to the next B line, and stop there (conn_done);
+	 * stop_at is not looked at. */
+	unsigned long want_conn;
+	bool in_conn, conn_done;
 };
 
-#define TRACE_READ_INIT { BUF_INIT, false, NULL, 0, 0, false, 0, -1 }
+#define TRACE_READ_INIT { BUF_INIT, false, NULL, 0, 0, false, 0, -1, 0, false, false }
 
 /* Where the paths go, one list per kind of line (R, E, L, W). */
 struct trace_lists {
@@ -47,7 +52,10 @@ void trace_read_feed(struct trace_read *tr, const char *dir, const char *data, s
 void trace_read_add(struct trace_read *tr, const char *data, size_t n);
 /* Whether what waits for a feed holds a whole line of kind. */
 bool trace_read_holds(const struct trace_read *tr, char kind);
-/* Whether the boundary stop_at came (always false when stop_at is 0). */
+/* Take the lines of connection id next (0: count boundaries again). */
+void trace_read_want(struct trace_read *tr, unsigned long id);
+/* Whether the boundary stop_at came (always false when stop_at is 0), or
+ * the end of the connection wanted. */
 bool trace_read_done(const struct trace_read *tr);
 
 /* Sort the lists and drop repeats. */

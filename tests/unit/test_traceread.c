@@ -93,3 +93,28 @@ TEST(traceread_a_childs_end_stops_the_reading_and_keeps_the_next_childs_lines)
 	strlist_clear(&listed);
 	strlist_clear(&written);
 }
+
+TEST(traceread_a_connection_is_told_by_its_id_not_by_its_count)
+{
+	struct strlist read = STRLIST_INIT, exist = STRLIST_INIT, listed = STRLIST_INIT, written = STRLIST_INIT;
+	struct trace_lists to = { &read, &exist, &listed, &written };
+	struct trace_read tr = TRACE_READ_INIT;
+	/* Connection 5 was given up on, and a worker served it all the same
+	 * before connection 7, the one wanted. */
+	const char *stream = "H 12\nB 1\nA 5\nR /given-up\nB 2\nA 7\nR /wanted\nB 3\nA 9\nR /next\n";
+	trace_read_want(&tr, 7);
+	trace_read_feed(&tr, "/", stream, strlen(stream), &to);
+	CHECK(trace_read_done(&tr));
+	CHECK_INT(1, read.n);
+	CHECK_STR("/wanted", read.items[0]);
+	CHECK_STR("A 9\nR /next\n", buf_str(&tr.pending)); /* the next request's */
+	trace_read_want(&tr, 9);
+	trace_read_feed(&tr, "/", "B 4\n", 4, &to);
+	CHECK(trace_read_done(&tr));
+	CHECK_INT(2, read.n);
+	trace_read_release(&tr);
+	strlist_clear(&read);
+	strlist_clear(&exist);
+	strlist_clear(&listed);
+	strlist_clear(&written);
+}
