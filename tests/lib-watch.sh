@@ -78,6 +78,17 @@ wait_output() {
 	wait_until "$WATCH_WAIT" _has_output "$@"
 }
 
+_since_has() {
+	tail -n "+$(($2 + 1))" "$1" | grep -Eq -- "$3"
+}
+
+# wait_log_since LOG N ERE: wait until a line of LOG after its first N
+# matches ERE: a line logged before (the same URL re-rendered for an
+# earlier change) must not end the wait.
+wait_log_since() {
+	wait_until "$WATCH_WAIT" _since_has "$1" "$2" "$3"
+}
+
 # batches_stopped LOG: return once LOG's batch lines stop coming (none
 # for 0.3 s, checked for 30 s at most): the batches of one change, as
 # many as they come (a save written in steps, a page held and retried).

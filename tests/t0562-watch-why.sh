@@ -49,17 +49,21 @@ C=$(awk -F'\t' -v d="$dir" '$2 == "C" && $3 == d { print $1 }' "$D" | LC_ALL=C s
 T=$(comm -23 <(printf '%s\n' "$L") <(printf '%s\n' "$C") | head -1)
 check_ne "" "$T" "a page listed $dir"
 new=$dir/why_new_page.txt
+# The edit's renders write DokuWiki's caches and may re-render T in
+# batches of their own: those end before the new page is made.
+watch_quiet "$OUT" "$LOG"
 n=$(grep -c '' "$LOG")
 printf '====== Why New ======\n\nText.\n' >"$new"
-wait_until "$WATCH_WAIT" grep -Eq "^cgisnap: re-render $(re "$T"): " "$LOG"
+wait_log_since "$LOG" "$n" "^cgisnap: re-render $(re "$T"): "
 check_eq 0 $? "a re-render of $T"
 check_match "$(tail -n "+$((n + 1))" "$LOG")" "^cgisnap: re-render $(re "$T"): $(re "$new") created \(L $(re "$dir")\)$" \
 	"the reason line"
 
 try "a --depends rule"
+watch_quiet "$OUT" "$LOG"
 n=$(grep -c '' "$LOG")
 echo x >"$SITE/data/trigger.txt"
-wait_until "$WATCH_WAIT" grep -Eq "^cgisnap: re-render /doku\.php\?id=start: $(re "$SITE/data/trigger.txt")" "$LOG"
+wait_log_since "$LOG" "$n" "^cgisnap: re-render /doku\.php\?id=start: $(re "$SITE/data/trigger.txt")"
 check_eq 0 $? "a re-render of the start page"
 check_match "$(tail -n "+$((n + 1))" "$LOG")" \
 	"^cgisnap: re-render /doku\.php\?id=start: $(re "$SITE/data/trigger.txt") created \(--depends 'trigger\\\\\.txt\\$ => /doku\.php\?id=start'\)$" \
