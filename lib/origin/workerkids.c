@@ -42,6 +42,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/clock.h"
@@ -115,20 +116,25 @@ static int slot_pipe(int p[2], int min)
 	return 0;
 }
 
-/* Feed what fd brings to tr (into to) until done(tr), the deadline or
- * the pipe's end (its writers gone). Whether done. */
-static bool read_until(int fd, struct trace_read *tr, const struct trace_lists *to,
-		       bool (*done)(const struct trace_read *), long long deadline)
+/* What a read waits for in tr: kind is done's to use or not. */
+typedef bool read_done_fn(const struct trace_read *tr, char kind);
+
+/* Read fd into tr until done(tr, kind), the deadline or the pipe's end
+ * (its writers gone): fed into to, or, to NULL, kept unread for a later
+ * feed. Whether done. */
+static bool read_until(int fd, struct trace_read *tr, const struct trace_lists *to, read_done_fn *done, char kind,
+		       long long deadline)
 {
-	trace_read_feed(tr, "/", "", 0, to);
-	while (fd >= 0 && !done(tr)) {
+	if (to)
+		trace_read_feed(tr, "/", "", 0, to);
+	while (fd >= 0 && !done(tr, kind)) {
 		char chunk[65536];
 		ssize_t r = read(fd, chunk, sizeof chunk);
-		if (r > 0) {
+		if (r > 0 && to)
 			trace_read_feed(tr, "/", chunk, (size_t)r, to);
-			continue;
-		}
-		if (r < 0 && errno == EINTR)
+		else if (r > 0)
+			trace_read_add(tr, chunk, (size_t)r);
+		if (r > 0 || (r < 0 && errno == EINTR))
 			continue;
 		long long left = deadline - now_ms();
 		if (r == 0 || (r < 0 && errno != EAGAIN) || left <= 0)
@@ -136,7 +142,25 @@ static bool read_until(int fd, struct trace_read *tr, const struct trace_lists *
 		struct pollfd pfd = { fd, POLLIN, 0 };
 		poll(&pfd, 1, (int)(left > 100 ? 100 : left));
 	}
-	return fd >= 0 && done(tr);
+	return done(tr, kind);
+}
+
+static bool booted(const struct trace_read *tr, char kind)
+{
+	(void)kind;
+	return trace_read_done(tr);
+}
+
+static bool has_pid(const struct trace_read *tr, char kind)
+{
+	(void)kind;
+	return tr->pid > 0 || tr->died >= 0;
+}
+
+static bool has_died(const struct trace_read *tr, char kind)
+{
+	(void)kind;
+	return tr->died >= 0;
 }
 
 /* Read the master's start-up up to its "B 1", until the deadline: the
@@ -147,7 +171,7 @@ static bool master_boot_locked(struct workers *ws, long long deadline)
 	if (ws->master_booted)
 		return true;
 	ws->master_trace.stop_at = 1;
-	if (!read_until(ws->master_fd, &ws->master_trace, &to, trace_read_done, deadline))
+	if (!read_until(ws->master_fd, &ws->master_trace, &to, booted, 0, deadline))
 		return false;
 	trace_read_finish(&to);
 	struct strlist *each[] = { to.read, to.exist, to.listed, to.written };
@@ -264,35 +288,33 @@ static void slot_fresh(struct worker *w)
  * it holds one. */
 static bool slot_peek(struct worker *w, char kind, long long deadline)
 {
-	for (;;) {
-		if (trace_read_holds(&w->trace, kind))
-			return true;
-		char chunk[65536];
-		ssize_t r = read(w->trace_fd, chunk, sizeof chunk);
-		if (r > 0) {
-			trace_read_add(&w->trace, chunk, (size_t)r);
-			continue;
-		}
-		if (r < 0 && errno == EINTR)
-			continue;
-		long long left = deadline - now_ms();
-		if (r == 0 || (r < 0 && errno != EAGAIN) || left <= 0)
-			return false;
-		struct pollfd pfd = { w->trace_fd, POLLIN, 0 };
-		poll(&pfd, 1, (int)(left > 100 ? 100 : left));
-	}
+	return read_until(w->trace_fd, &w->trace, NULL, trace_read_holds, kind, deadline);
+}
+
+/* Whether w's pipe has no writer left: its master and children ended. */
+static bool slot_ended(const struct worker *w)
+{
+	struct pollfd pfd = { w->trace_fd, POLLIN, 0 };
+	return w->trace_fd >= 0 && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLHUP);
 }
 
 /* Whether w belongs to the running master; *status: how the last master
- * ended. */
+ * ended. A master closes its files before it can be reaped: one whose
+ * pipe ended is waited for (KIDS_END_MS at most), not taken for alive. */
 static bool slot_current(struct workers *ws, const struct worker *w, pid_t *master, int *status)
 {
-	pthread_mutex_lock(&ws->kids_lock);
-	bool current = master_alive_locked(ws) && w->gen == ws->gen;
-	*master = ws->master;
-	*status = ws->master_status;
-	pthread_mutex_unlock(&ws->kids_lock);
-	return current;
+	long long deadline = now_ms() + KIDS_END_MS;
+	for (;;) {
+		pthread_mutex_lock(&ws->kids_lock);
+		bool current = master_alive_locked(ws) && w->gen == ws->gen;
+		*master = ws->master;
+		*status = ws->master_status;
+		pthread_mutex_unlock(&ws->kids_lock);
+		if (!current || !slot_ended(w) || now_ms() >= deadline)
+			return current;
+		struct timespec pause = { 0, 2 * 1000 * 1000 };
+		nanosleep(&pause, NULL);
+	}
 }
 
 /* The slot cannot be told apart any more: its master goes (when it is
@@ -305,10 +327,12 @@ static void master_give_up(struct workers *ws, const struct worker *w)
 	pthread_mutex_unlock(&ws->kids_lock);
 }
 
-int kids_ensure(struct workers *ws, struct worker *w, long timeout_s, char *err)
+/* Start the master if none runs, and give w a slot of it if w has none.
+ * Locked inside. Whether w was given one: *adopted. */
+static int master_ensure(struct workers *ws, struct worker *w, long timeout_s, bool *adopted, char *err)
 {
 	int rc = 0;
-	bool adopted = false;
+	*adopted = false;
 	pthread_mutex_lock(&ws->kids_lock);
 	if (!master_alive_locked(ws)) {
 		master_stop_locked(ws);
@@ -324,19 +348,40 @@ int kids_ensure(struct workers *ws, struct worker *w, long timeout_s, char *err)
 		w->trace = (struct trace_read)TRACE_READ_INIT;
 		slot_fresh(w);
 		w->gen = ws->gen;
-		adopted = true;
+		*adopted = true;
 	}
 	pthread_mutex_unlock(&ws->kids_lock);
+	return rc;
+}
+
+int kids_ensure(struct workers *ws, struct worker *w, long timeout_s, char *err)
+{
+	long wait_s = timeout_s < WORKERS_LISTEN_S ? timeout_s : WORKERS_LISTEN_S;
+	bool adopted;
+	int rc;
 	/* Its child says hello as it takes the slot: where the tracer did
 	 * not load (and so gave no slots), php-cgi's children would all
 	 * accept on slot 0's socket, and the other slots' requests wait for
-	 * ever. The request would wait for the child anyway. */
-	long wait_s = timeout_s < WORKERS_LISTEN_S ? timeout_s : WORKERS_LISTEN_S;
-	if (rc == 0 && adopted && !slot_peek(w, TRACE_HELLO, now_ms() + wait_s * 1000)) {
-		err_set(err, "did not fork a child into its slot within %ld s (cgisnap's tracer did not run in it)",
-			wait_s);
-		master_give_up(ws, w);
-		rc = -1;
+	 * ever. The request would wait for the child anyway. A master that
+	 * another thread gave up, or that ended, meanwhile is no reason to
+	 * fail this request: once more, on a new one. */
+	for (int tries = 0; (rc = master_ensure(ws, w, timeout_s, &adopted, err)) == 0 && adopted; tries++) {
+		if (slot_peek(w, TRACE_HELLO, now_ms() + wait_s * 1000))
+			break;
+		pid_t master;
+		int status;
+		char why[ERR_LEN];
+		if (slot_current(ws, w, &master, &status)) {
+			err_set(err, "did not fork a child into its slot within %ld s (cgisnap's tracer did not run in it)",
+				wait_s);
+			master_give_up(ws, w);
+		} else if (tries == 0) {
+			continue;
+		} else {
+			err_set(err, "%s before forking a child into its slot",
+				(workers_exit_reason(status, why), why));
+		}
+		return -1;
 	}
 	if (rc == 0 && !w->conn) {
 		char *addr = xasprintf("unix:%s", w->sock);
@@ -356,26 +401,16 @@ bool kids_running(struct workers *ws, struct worker *w)
 	return alive && w->conn;
 }
 
-static bool has_pid(const struct trace_read *tr)
-{
-	return tr->pid > 0 || tr->died >= 0;
-}
-
-static bool has_died(const struct trace_read *tr)
-{
-	return tr->died >= 0;
-}
-
 /* Read w's pipe until done, the deadline or the pipe's end (the master
  * and its children gone); the paths read are dropped. Whether done. */
-static bool slot_read_until(struct worker *w, bool (*done)(const struct trace_read *), long long deadline)
+static bool slot_read_until(struct worker *w, read_done_fn *done, long long deadline)
 {
 	struct origin_response scratch;
 	origin_response_init(&scratch);
 	struct trace_lists to = origin_trace_lists(&scratch);
 	w->trace.stop_at = 0;
 	trace_read_want(&w->trace, 0);
-	bool ok = read_until(w->trace_fd, &w->trace, &to, done, deadline);
+	bool ok = read_until(w->trace_fd, &w->trace, &to, done, 0, deadline);
 	origin_response_release(&scratch);
 	return ok;
 }
@@ -425,7 +460,7 @@ void kids_stop(struct workers *ws, struct worker *w)
 {
 	pid_t master;
 	int status;
-	if (has_died(&w->trace)) {
+	if (has_died(&w->trace, 0)) {
 		slot_fresh(w);
 		return;
 	}
@@ -434,7 +469,7 @@ void kids_stop(struct workers *ws, struct worker *w)
 	long long deadline = now_ms() + KIDS_END_MS;
 	slot_read_until(w, has_pid, deadline);
 	/* Not when its end is told already: its pid may be another's now. */
-	if (!has_died(&w->trace) && !slot_peek(w, TRACE_DIED, now_ms()))
+	if (!has_died(&w->trace, 0) && !slot_peek(w, TRACE_DIED, now_ms()))
 		kill_child(w, master);
 	if (slot_read_until(w, has_died, deadline))
 		slot_fresh(w);
@@ -451,7 +486,7 @@ int kids_bury(struct workers *ws, struct worker *w, char *err)
 		kids_stop(ws, w); /* alive: a timeout, too much output */
 		return 0;
 	}
-	if (has_died(&w->trace)) {
+	if (has_died(&w->trace, 0)) {
 		workers_exit_reason(w->trace.died, err);
 		slot_fresh(w);
 		return 1;
@@ -487,7 +522,7 @@ void kids_close(struct workers *ws)
 		if (w->trace_fd < 0 || !slot_current(ws, w, &master, &status))
 			continue;
 		slot_read_until(w, has_pid, now_ms());
-		if (!has_died(&w->trace))
+		if (!has_died(&w->trace, 0))
 			kill_child(w, master);
 	}
 	pthread_mutex_lock(&ws->kids_lock);

@@ -115,15 +115,15 @@ TEST(workers_open_refuses_a_runtime_directory_too_deep_for_a_socket)
 	unit_drop_dir(base);
 }
 
-/* A worker that binds its socket itself ($FCGI_SOCKET, cfg.binds): one
- * that ends before listening, and one that never listens, fail the
- * render with why (a shell stands in for the program). */
-static void run_binding(const char *script, long timeout_s, char *err)
+/* One render through a shell running script as the worker, expected to
+ * fail with err: one that binds its socket itself ($FCGI_SOCKET,
+ * cfg.binds), or a master of php-cgi's children (cfg.children). */
+static void run_failing(const char *script, long timeout_s, bool binds, bool children, char *err)
 {
 	struct strlist args = STRLIST_INIT, none = STRLIST_INIT;
 	strlist_add(&args, "-c");
 	strlist_add(&args, script);
-	struct workers_config cfg = { "/bin/sh", &args, &none, "/", 1, 0, false, true, NULL, false };
+	struct workers_config cfg = { "/bin/sh", &args, &none, "/", 1, 0, false, binds, NULL, children };
 	struct workers *ws = workers_open(&cfg, err);
 	CHECK(ws != NULL);
 	if (!ws)
@@ -138,16 +138,36 @@ out:
 	strlist_clear(&args);
 }
 
+/* A worker that binds its socket: one that ends before listening, and
+ * one that never listens, fail the render with why. */
 TEST(workers_that_bind_their_socket_fail_with_why_when_they_do_not_listen)
 {
 	char err[ERR_LEN];
 	/* the path is in the environment: the shell sees it */
-	run_binding("case \"$FCGI_SOCKET\" in */w0.sock) exit 3;; esac; exit 4", 5, err);
+	run_failing("case \"$FCGI_SOCKET\" in */w0.sock) exit 3;; esac; exit 4", 5, true, false, err);
 	CHECK_HAS(err, "exited with status 3 before listening on '");
 	CHECK_HAS(err, "/w0.sock'");
-	run_binding("exec sleep 5", 1, err);
+	run_failing("exec sleep 5", 1, true, false, err);
 	CHECK_HAS(err, "did not listen on '");
 	CHECK_HAS(err, "' within 1 s");
+}
+
+/* A master of php-cgi's children that never forks a child into its
+ * slot: one that ends (tried twice, then its status), one that runs on
+ * without the tracer. */
+TEST(workers_a_master_that_forks_no_child_fails_with_why)
+{
+	char err[ERR_LEN];
+	char *dir = unit_temp_dir("wmaster"), *script = xasprintf("echo x >>'%s/starts'; exit 3", dir);
+	run_failing(script, 5, false, true, err);
+	CHECK_STR("exited with status 3 before forking a child into its slot", err);
+	char *starts = unit_read(dir, "starts");
+	CHECK_STR("x\nx\n", starts ? starts : "");
+	free(starts);
+	free(script);
+	run_failing("exec sleep 5", 1, false, true, err);
+	CHECK_STR("did not fork a child into its slot within 1 s (cgisnap's tracer did not run in it)", err);
+	unit_drop_dir(dir);
 }
 
 /* keep for the test: nothing of PHP's configuration. */
