@@ -63,6 +63,7 @@ check_eq 0 $? "item d recorded"
 check_contains "$(cat "$OUT/$(manifest_field "$OUT" "/item.php?n=d" 2)")" "item d" "item d published"
 
 try "a change made while a batch renders starts the next batch"
+watch_idle "$OUT" # item d's batch line comes after its manifest row
 n=$(batches "$LOG")
 slow_write "slow one"
 check_eq 0 $? "the first render is under way"

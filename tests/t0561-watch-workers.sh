@@ -45,6 +45,7 @@ check_ne "" "$(pgrep -f -- "$TMPDIR/cgisnap-php-")" "a worker runs between batch
 PID=$(pid_of p1.php)
 
 try "an edit of inc/a.php re-renders exactly p1, p3 and p5, on the warm worker"
+watch_idle "$OUT" # the initial snapshot's hook has ended
 : >"$EXECLOG"
 # A new mtime for opcache however fast the edit, in one rename: one change.
 printf '<?php function a() { return "a-two"; }\n' >"$SITE/inc/.a.php.new"
@@ -60,6 +61,7 @@ done
 for i in 2 4 6; do
 	check_contains "$(cat "$OUT/p$i.php")" "p$i b-one" "p$i untouched"
 done
+watch_idle "$OUT" # the batch's hook runs after its batch line
 check_eq "p1.php p3.php p5.php" "$(sort "$EXECLOG" | tr '\n' ' ' | sed 's/ $//')" "the files published"
 check_eq "$PID" "$(pid_of p1.php)" "the same worker process as the initial snapshot"
 

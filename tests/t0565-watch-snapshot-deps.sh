@@ -45,6 +45,7 @@ edit_rendered() {
 	wait_file_has "$tree/$(wiki_key "$P")" "$3"
 	check_eq 0 $? "P's page shows the edit"
 	wait_batches "$log" $((n + 1))
+	watch_idle "$tree" # the batch's rendered lines come after its batch line
 	RENDERED=$(rendered "$log" "$from")
 }
 
@@ -94,6 +95,7 @@ check_eq "" "$(sed -n '1,/^cgisnap: watching /p' "$LOG" | grep '^cgisnap: debug:
 wait_file_has "$OUT/$(wiki_key "$Q")" "Between snapshot and watch Q1"
 check_eq 0 $? "Q's page shows the edit"
 wait_batches "$LOG" 1
+watch_idle "$OUT"
 check_contains "$(rendered "$LOG" 0)" "/doku.php?id=$Q" "Q re-rendered"
 check_not_contains "$(rendered "$LOG" 0)" "/doku.php?id=$P" "P not re-rendered"
 check_match "$(grep '^cgisnap: batch: ' "$LOG" | head -1)" "^cgisnap: batch: 1 changed " "one batch for the catch-up"

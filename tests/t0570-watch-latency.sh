@@ -60,6 +60,8 @@ check_match "$(grep '^cgisnap: batch: ' "$LOG" | tail -1)" \
 	"^cgisnap: batch: 1 changed \($SITE/data/items/a.txt\): 1 URL re-rendered, 1 file changed, 0 removed, [0-9]+ ms$" "batch line"
 
 try "a change made while a batch renders is published by the next batch"
+# The last batch's hook runs after its batch line: it ends before this.
+watch_idle "$OUT"
 : >"$CONTENTS"
 SLOW=$(manifest_field "$OUT" /slow.php 2)
 n=$(batches "$LOG")
@@ -147,6 +149,8 @@ check_eq "item c, write 30" "$(sed -n 's/.*<p>\(.*\)<\/p>.*/\1/p' "$OUT/$(item_k
 check_le "$(($(batches "$LOG") - n))" 31 "batches"
 
 try "a removal (a save may follow) waits out the settle window, not --debounce"
+# The last page's batch line comes after its file: counted with it.
+watch_idle "$OUT"
 n=$(batches "$LOG")
 rm "$SITE/data/items/d.txt"
 wait_gone "$OUT/$(item_key d)"

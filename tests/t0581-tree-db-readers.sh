@@ -70,6 +70,7 @@ touch "$TESTDIR/stop"
 wait_until 20 test -e "$TESTDIR/asked"
 bg_stop "$ASK_PID"
 check_eq 0 "$lost" "every state reached the tree (the last: $n)"
+wait_batches "$LOG" 200 # the last batch line comes after its commit
 check_le 200 "$(batches "$LOG")" "a batch per change"
 bad=$(awk '
 	function num(s, from) { return substr(s, from) + 0 }
