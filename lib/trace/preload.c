@@ -142,6 +142,15 @@ int add_num(char *line, size_t *n, size_t cap, unsigned long v)
 	return add(line, n, cap, digits, nd);
 }
 
+size_t num_line(char line[NUM_LINE_MAX], char kind, unsigned long v)
+{
+	size_t n = 0;
+	add(line, &n, NUM_LINE_MAX, (const char[]){ kind, ' ' }, 2);
+	add_num(line, &n, NUM_LINE_MAX, v);
+	add(line, &n, NUM_LINE_MAX, "\n", 1);
+	return n;
+}
+
 /* The directory a relative path starts from, into dir (size cap): the
  * working directory or the directory dirfd names; its length or -1. */
 static ssize_t base_dir(int dirfd, char *dir, size_t cap)
@@ -429,11 +438,8 @@ static int trace_open(void)
 	named_fd = fd;
 	named_live = copy >= 0;
 	int use = copy >= 0 ? (int)copy : fd;
-	char line[40];
-	size_t n = 0;
-	add(line, &n, sizeof line, (const char[]){ TRACE_HELLO, ' ' }, 2);
-	add_num(line, &n, sizeof line, (unsigned long)RAW(SYS_getpid));
-	add(line, &n, sizeof line, "\n", 1);
+	char line[NUM_LINE_MAX];
+	size_t n = num_line(line, TRACE_HELLO, (unsigned long)RAW(SYS_getpid));
 	__atomic_store_n(&trace_fd, use, __ATOMIC_RELEASE);
 	send_to(use, line, n);
 	return __atomic_load_n(&trace_state, __ATOMIC_ACQUIRE) == TRACE_OFF ? TRACE_OFF : TRACE_ON;

@@ -107,6 +107,9 @@ HIDDEN size_t t_strlen(const char *s);
  * or -1 when it does not fit. */
 HIDDEN int add(char *line, size_t *n, size_t cap, const char *s, size_t len);
 HIDDEN int add_num(char *line, size_t *n, size_t cap, unsigned long v);
+/* The protocol's "KIND number\n" line (H, B, A, D) in line: its length. */
+#define NUM_LINE_MAX 40
+HIDDEN size_t num_line(char line[NUM_LINE_MAX], char kind, unsigned long v);
 /* The value of variable name ("NAME="), read from environ without
  * getenv. */
 HIDDEN const char *env_value(const char *name);

@@ -86,12 +86,8 @@ void slots_init(void)
 /* "KIND value\n", written at once to fd (a slot's pipe). */
 static void slot_line(int fd, char kind, unsigned long value)
 {
-	char line[40];
-	size_t n = 0;
-	add(line, &n, sizeof line, (const char[]){ kind, ' ' }, 2);
-	add_num(line, &n, sizeof line, value);
-	add(line, &n, sizeof line, "\n", 1);
-	write_pipe(fd, line, n);
+	char line[NUM_LINE_MAX];
+	write_pipe(fd, line, num_line(line, kind, value));
 }
 
 /* The child's side: slot s's socket on fd 0, its pipe the trace, the
@@ -165,19 +161,6 @@ static void reaped(pid_t pid, int status)
 	}
 }
 
-EXPORT pid_t wait(int *status)
-{
-	REAL(wait);
-	int st = 0;
-	pid_t pid = real_wait ? real_wait(&st) : (pid_t)RAW(SYS_wait4, -1, &st, 0, 0);
-	int saved = errno;
-	reaped(pid, st);
-	errno = saved;
-	if (status)
-		*status = st;
-	return pid;
-}
-
 EXPORT pid_t waitpid(pid_t which, int *status, int options)
 {
 	REAL(waitpid);
@@ -190,4 +173,10 @@ EXPORT pid_t waitpid(pid_t which, int *status, int options)
 	if (status)
 		*status = st;
 	return pid;
+}
+
+/* wait(2) is waitpid(-1, status, 0), and so is this. */
+EXPORT pid_t wait(int *status)
+{
+	return waitpid(-1, status, 0);
 }

@@ -259,12 +259,8 @@ static void entering_accept(int fd)
 	in_tracer = 1;
 	if (fd == listening_fd() && __atomic_exchange_n(&accept_got, 0, __ATOMIC_ACQ_REL)) {
 		int t = trace_get();
-		char line[40];
-		size_t n = 0;
-		unsigned long k = __atomic_add_fetch(&boundaries, 1, __ATOMIC_ACQ_REL);
-		add(line, &n, sizeof line, (const char[]){ TRACE_BOUNDARY, ' ' }, 2);
-		add_num(line, &n, sizeof line, k);
-		add(line, &n, sizeof line, "\n", 1);
+		char line[NUM_LINE_MAX];
+		size_t n = num_line(line, TRACE_BOUNDARY, __atomic_add_fetch(&boundaries, 1, __ATOMIC_ACQ_REL));
 		if (t >= 0)
 			send_boundary(t, line, n);
 		forget_php_realpaths(t);
@@ -305,12 +301,8 @@ static void accepted(int fd, int rc)
 	unsigned long id = connection_id(rc);
 	int t = id ? trace_get() : -1;
 	if (t >= 0) {
-		char line[40];
-		size_t n = 0;
-		add(line, &n, sizeof line, (const char[]){ TRACE_ACCEPTED, ' ' }, 2);
-		add_num(line, &n, sizeof line, id);
-		add(line, &n, sizeof line, "\n", 1);
-		send_line(t, line, n);
+		char line[NUM_LINE_MAX];
+		send_line(t, line, num_line(line, TRACE_ACCEPTED, id));
 	}
 	in_tracer = 0;
 }
