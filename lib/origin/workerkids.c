@@ -68,6 +68,7 @@ static bool master_alive_locked(struct workers *ws)
 	if (r == 0)
 		return true;
 	ws->master_status = r == ws->master ? st : 0;
+	ws->master_stopped = false;
 	ws->master = -1;
 	return false;
 }
@@ -83,6 +84,7 @@ static void master_stop_locked(struct workers *ws)
 		while (waitpid(ws->master, &st, 0) < 0 && errno == EINTR)
 			;
 		ws->master_status = st;
+		ws->master_stopped = true;
 		ws->master = -1;
 	}
 	if (ws->master_fd >= 0)
@@ -357,6 +359,7 @@ static int master_ensure(struct workers *ws, struct worker *w, long timeout_s, b
 int kids_ensure(struct workers *ws, struct worker *w, long timeout_s, char *err)
 {
 	long wait_s = timeout_s < WORKERS_LISTEN_S ? timeout_s : WORKERS_LISTEN_S;
+	long long deadline = now_ms() + wait_s * 1000;
 	bool adopted;
 	int rc;
 	/* Its child says hello as it takes the slot: where the tracer did
@@ -364,9 +367,9 @@ int kids_ensure(struct workers *ws, struct worker *w, long timeout_s, char *err)
 	 * accept on slot 0's socket, and the other slots' requests wait for
 	 * ever. The request would wait for the child anyway. A master that
 	 * another thread gave up, or that ended, meanwhile is no reason to
-	 * fail this request: once more, on a new one. */
+	 * fail this request: once more, on a new one, within the same time. */
 	for (int tries = 0; (rc = master_ensure(ws, w, timeout_s, &adopted, err)) == 0 && adopted; tries++) {
-		if (slot_peek(w, TRACE_HELLO, now_ms() + wait_s * 1000))
+		if (slot_peek(w, TRACE_HELLO, deadline))
 			break;
 		pid_t master;
 		int status;
@@ -375,12 +378,17 @@ int kids_ensure(struct workers *ws, struct worker *w, long timeout_s, char *err)
 			err_set(err, "did not fork a child into its slot within %ld s (cgisnap's tracer did not run in it)",
 				wait_s);
 			master_give_up(ws, w);
-		} else if (tries == 0) {
-			continue;
-		} else {
-			err_set(err, "%s before forking a child into its slot",
-				(workers_exit_reason(status, why), why));
+			return -1;
 		}
+		if (tries == 0 && now_ms() < deadline)
+			continue;
+		pthread_mutex_lock(&ws->kids_lock);
+		bool stopped = ws->master_stopped;
+		pthread_mutex_unlock(&ws->kids_lock);
+		if (stopped)
+			err_set(err, "was stopped by cgisnap before forking a child into its slot");
+		else
+			err_set(err, "%s before forking a child into its slot", (workers_exit_reason(status, why), why));
 		return -1;
 	}
 	if (rc == 0 && !w->conn) {

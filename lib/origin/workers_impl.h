@@ -75,6 +75,7 @@ struct workers {
 	pthread_mutex_t kids_lock;
 	pid_t master;            /* -1: none */
 	int master_status;       /* how the last one ended */
+	bool master_stopped;     /* ... killed by cgisnap, not ended by itself */
 	unsigned long gen;
 	int *slot_read;
 	int master_fd;

@@ -161,7 +161,10 @@ static void reaped(pid_t pid, int status)
 	}
 }
 
-EXPORT pid_t waitpid(pid_t which, int *status, int options)
+/* waitpid, telling of the children reaped; wait(2) is waitpid(-1,
+ * status, 0). One body for both hooks, called directly: how symbols are
+ * interposed does not matter. */
+static pid_t wait_any(pid_t which, int *status, int options)
 {
 	REAL(waitpid);
 	int st = 0;
@@ -175,8 +178,12 @@ EXPORT pid_t waitpid(pid_t which, int *status, int options)
 	return pid;
 }
 
-/* wait(2) is waitpid(-1, status, 0), and so is this. */
+EXPORT pid_t waitpid(pid_t which, int *status, int options)
+{
+	return wait_any(which, status, options);
+}
+
 EXPORT pid_t wait(int *status)
 {
-	return waitpid(-1, status, 0);
+	return wait_any(-1, status, 0);
 }
