@@ -112,8 +112,10 @@ wait_batches() {
 # watch_idle DIR: return when the watcher of the tree DIR is between
 # batches, having read every change made before: it answers its control
 # socket only there, after reading the events already queued, so the log
-# then holds every line of the batches before. The request names a path
-# nothing reads: it renders nothing and logs no batch line.
+# then holds every line of the batches before. A change it has read but
+# not yet rendered (a removal waiting out its settle window) is not waited
+# for. The request names a path nothing reads: it renders nothing but the
+# --always pages, which make it a batch of its own.
 watch_idle() {
 	"$CGISNAP" notify -q "$1" --path "$(cd "$1" && pwd)/.cgisnap/idle" >/dev/null
 }
