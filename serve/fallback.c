@@ -297,7 +297,7 @@ static void fill(struct fallback *f, const char *target, const struct origin_res
 	long long rec_bytes = -1;
 	char rec_sha[65] = "";
 	struct manifest_entry *old = NULL;
-	meta_fill_begin(m);
+	meta_fill_begin(m, target);
 	int rc = meta_entry(m, target, &old, err);
 	if (rc == 0 && old && old->key && !strcmp(old->key, key)) {
 		rec_bytes = old->bytes;
@@ -321,7 +321,7 @@ static void fill(struct fallback *f, const char *target, const struct origin_res
 		log_warn("cannot store '%s': %s", target, err);
 		fill_unreserve(f, bytes);
 		manifest_entry_free(e);
-		meta_fill_abort(m);
+		meta_fill_abort(m, target);
 		return;
 	}
 
@@ -475,7 +475,7 @@ static void *render_thread(void *arg)
 	return NULL;
 }
 
-void fallback_start(struct fallback *f, const char *target, const char *client,
+void fallback_start(struct fallback *f, const char *target, const char *client, unsigned seen_gen, bool check,
 		    struct fallback_waiter *w)
 {
 	pthread_mutex_lock(&f->lock);
@@ -497,6 +497,15 @@ void fallback_start(struct fallback *f, const char *target, const char *client,
 		w->next = fl->waiters;
 		fl->waiters = w;
 		pthread_mutex_unlock(&f->lock);
+		log_debug("'%s': waiting for the render under way", target);
+		return;
+	}
+	if (f->share && check && atomic_load(&f->s->meta.gen) != seen_gen) {
+		pthread_mutex_unlock(&f->lock);
+		memset(&w->answer, 0, sizeof w->answer);
+		w->answer.look_again = true;
+		w->next = NULL;
+		w->done(w);
 		return;
 	}
 	fl = xcalloc(1, sizeof *fl);

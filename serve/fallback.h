@@ -37,6 +37,9 @@ struct fallback_answer {
 	unsigned status;
 	long long bytes;               /* body size, for the access log */
 	struct flight *flight;         /* shared with concurrent requests, or NULL */
+	bool look_again;               /* no answer: the tree changed since the request
+					* looked the target up (a flight stored it and
+					* ended): look it up again */
 };
 
 /* Open the origin described by origin_options (origin_defaults()
@@ -61,8 +64,12 @@ struct fallback_waiter {
 
 /* Queue a render of the canonical target for a client (its address, for
  * REMOTE_ADDR), or join the one in flight for target; w->done() follows
- * on a render thread (possibly before fallback_start returns). */
-void fallback_start(struct fallback *f, const char *target, const char *client,
+ * on a render thread (possibly before fallback_start returns). With
+ * check, when none is in flight and meta's generation is no longer
+ * seen_gen (the one the target was looked up in), w->done() is called at
+ * once with answer.look_again: a flight may have stored the target and
+ * ended between the lookup and this call. */
+void fallback_start(struct fallback *f, const char *target, const char *client, unsigned seen_gen, bool check,
 		    struct fallback_waiter *w);
 
 /* Let the renders in progress finish, answer the queued ones 503 (every

@@ -51,6 +51,7 @@ struct request {
 	bool answered;
 	bool rendering;          /* suspended for a render: wait.answer to come */
 	atomic_bool rendered;    /* wait.answer is there (set by a render thread) */
+	bool looked_again;       /* a render's answer was look_again (fallback.h) */
 	struct MHD_Connection *c;
 	struct fallback_waiter wait;
 	char inline_target[INLINE_TARGET];
@@ -116,6 +117,7 @@ void *handler_begin(void *cls, const char *uri, struct MHD_Connection *c)
 	rq->answered = false;
 	rq->rendering = false;
 	atomic_init(&rq->rendered, false);
+	rq->looked_again = false;
 	rq->c = c;
 	atomic_fetch_add_explicit(&s->inflight, 1, memory_order_relaxed);
 	return rq;
@@ -354,21 +356,30 @@ static void render_done(struct fallback_waiter *w)
 /* Suspend the connection while a render thread asks the origin: the
  * worker goes on with other connections, and libmicrohttpd calls
  * handler_request again once render_done resumed this one. */
-static enum MHD_Result reply_from_origin(struct ctx *x, const char *target)
+static enum MHD_Result reply_from_origin(struct ctx *x, const char *target, unsigned seen_gen)
 {
 	char client[64];
 	client_address(x->c, client, sizeof client);
 	x->rq->rendering = true;
 	x->rq->wait.done = render_done;
 	MHD_suspend_connection(x->c);
-	fallback_start(x->s->fallback, target, client, &x->rq->wait);
+	fallback_start(x->s->fallback, target, client, seen_gen, !x->rq->looked_again, &x->rq->wait);
 	return MHD_YES;
 }
+
+static enum MHD_Result resolve_and_reply(struct ctx *x);
 
 /* The render's answer, after the connection was resumed. */
 static enum MHD_Result reply_rendered(struct ctx *x)
 {
 	struct fallback_answer *a = &x->rq->wait.answer;
+	if (a->look_again) {
+		/* Stored since the lookup: answered from the tree now, once. */
+		x->rq->rendering = false;
+		atomic_store(&x->rq->rendered, false);
+		x->rq->looked_again = true;
+		return resolve_and_reply(x);
+	}
 	enum MHD_Result res = reply(x, a->status, a->response, a->bytes);
 	x->rq->rendering = false;
 	fallback_release(x->s->fallback, a);
@@ -398,7 +409,7 @@ again:
 	}
 	/* --dynamic renders everything but what a --canonical rule redirects. */
 	if (s->cfg.dynamic && res.kind != RESOLVE_BAD && !res.canonical) {
-		ret = reply_from_origin(x, res.target);
+		ret = reply_from_origin(x, res.target, res.gen);
 		goto out;
 	}
 	switch (res.kind) {
@@ -448,7 +459,7 @@ again:
 		break;
 	}
 	if (s->fallback)
-		ret = reply_from_origin(x, res.target);
+		ret = reply_from_origin(x, res.target, res.gen);
 	else
 		ret = reply_not_found(x, 404);
 out:

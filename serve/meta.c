@@ -3,6 +3,7 @@
  * for it (the same steps snapshot took to store it; answer.h decides). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -142,9 +143,23 @@ int meta_entry(struct meta *m, const char *target, struct manifest_entry **out, 
 	return 0;
 }
 
-void meta_fill_begin(struct meta *m)
+/* Count a fill of target in or out of m->filling (two may overlap: a
+ * request that missed a flight's end starts another). Locked. */
+static void filling_add(struct meta *m, const char *target, int by)
 {
+	uintptr_t n = (uintptr_t)hashmap_get(&m->filling, target) + (uintptr_t)(intptr_t)by;
+	if (n)
+		hashmap_put(&m->filling, target, (void *)n);
+	else
+		hashmap_remove(&m->filling, target);
+}
+
+void meta_fill_begin(struct meta *m, const char *target)
+{
+	pthread_rwlock_wrlock(&m->lock);
+	filling_add(m, target, 1);
 	atomic_fetch_add(&m->fills_in_flight, 1);
+	pthread_rwlock_unlock(&m->lock);
 }
 
 int meta_fill_journal(struct meta *m, struct tree *t, const struct manifest_entry *e, char *err)
@@ -162,6 +177,7 @@ int meta_fill_journal(struct meta *m, struct tree *t, const struct manifest_entr
 void meta_fill_put(struct meta *m, struct manifest_entry *e)
 {
 	pthread_rwlock_wrlock(&m->lock);
+	filling_add(m, e->target, -1);
 	manifest_put(&m->fills, e);
 	/* Routes read before may name the file this one replaced. */
 	atomic_fetch_add(&m->gen, 1);
@@ -169,9 +185,12 @@ void meta_fill_put(struct meta *m, struct manifest_entry *e)
 	pthread_rwlock_unlock(&m->lock);
 }
 
-void meta_fill_abort(struct meta *m)
+void meta_fill_abort(struct meta *m, const char *target)
 {
+	pthread_rwlock_wrlock(&m->lock);
+	filling_add(m, target, -1);
 	atomic_fetch_sub(&m->fills_in_flight, 1);
+	pthread_rwlock_unlock(&m->lock);
 }
 
 /* Give the entries of m->saving back to m->fills (a save failed), but
@@ -245,6 +264,7 @@ void meta_release(struct meta *m)
 		site_release(&m->site);
 	manifest_release(&m->fills);
 	manifest_release(&m->saving);
+	hashmap_release(&m->filling);
 	free(m->default_site_url);
 	if (m->not_found.r)
 		MHD_destroy_response(m->not_found.r);
@@ -279,7 +299,12 @@ void meta_resolve(struct meta *m, const char *target, struct resolution *r)
 		return;
 	}
 	struct manifest_entry *row = unsaved(m, r->target);
+	bool filling = !row && hashmap_get(&m->filling, r->target);
 	pthread_rwlock_unlock(&m->lock);
+	if (filling) {
+		r->kind = RESOLVE_MISSING;
+		return;
+	}
 	/* The row as last committed, on this thread's own connection: a
 	 * reload (settings changed) or a fill does not wait for it. Should
 	 * one come in between, the answer still carries the generation it

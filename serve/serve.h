@@ -74,6 +74,12 @@ struct meta {
 	 * journal is emptied at a save only when none is and fills is
 	 * empty, under journal_mu, which each journal line is written under. */
 	atomic_int fills_in_flight;
+	/* The targets of those fills: answered as missing (their requests
+	 * join the render under way), not from the file the fill may have
+	 * renamed into place before its entry is in fills ("/x" would be
+	 * answered as the unlisted directory x/: a 301 to "/x/"). Target ->
+	 * how many (uintptr_t). */
+	struct hashmap filling;
 	pthread_mutex_t journal_mu;
 	bool journaled;               /* pending rows since the last reset (journal_mu) */
 	atomic_uint gen;              /* bumped whenever site or manifest change */
@@ -112,11 +118,12 @@ int meta_entry(struct meta *m, const char *target, struct manifest_entry **out, 
 /* A fill's steps (--fill, fallback.c): meta_fill_begin before checking
  * the file's owner, meta_fill_journal before publishing (publish only
  * when it succeeded), then meta_fill_put (takes e; the generation is
- * bumped) or, when the fill is given up, meta_fill_abort. */
-void meta_fill_begin(struct meta *m);
+ * bumped) or, when the fill is given up, meta_fill_abort. From begin to
+ * put or abort, meta_resolve answers the target as missing. */
+void meta_fill_begin(struct meta *m, const char *target);
 int meta_fill_journal(struct meta *m, struct tree *t, const struct manifest_entry *e, char *err);
 void meta_fill_put(struct meta *m, struct manifest_entry *e);
-void meta_fill_abort(struct meta *m);
+void meta_fill_abort(struct meta *m, const char *target);
 /* Write --fill's entries (manifest_save_delta: only their rows), then
  * empty the journal when no fill is in flight; -1 with err, the entries
  * kept for the next save. Main thread only. */

@@ -121,6 +121,39 @@ check_eq "<h1>rendered /slow/page</h1>" "$(curl -s "$U/slow/page")" "stored page
 check_eq "<h1>rendered /blog/q?x=1&y=2</h1>" "$(curl -s "$U/blog/q?x=1&y=2")" "stored query page"
 bg_stop "$SERVE_PID"
 
+try "--fill: a request while the page is renamed into place but not yet recorded waits for the render"
+# The fault library holds the render thread just after the page's rename:
+# the file is there, its entry not yet. The unlisted "/x" of a file
+# x/index.html is otherwise answered with a 301 to "/x/".
+SHIM=$TESTDIR/faultshim.so
+"${CC:-cc}" -O1 -shared -fPIC -o "$SHIM" "$ROOT/tests/fixtures/faults/faultshim.c" -ldl ||
+	fail "the fault library did not build"
+HOLD=$TESTDIR/hold
+mkdir -p "$HOLD"
+T2=$TESTDIR/hold-tree
+make_tree "$T2"
+: >"$COUNT"
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=$SHIM \
+	FAULT_HOLD_RENAME=/held/page/index.html FAULT_HOLD_DIR=$HOLD serve_start "$T2" "$P" --fallback --fill -v \
+	"${ORIGIN[@]}"
+curl -s -o "$TESTDIR/held1" -w '%{http_code}' "$U/held/page" >"$TESTDIR/held1.code" &
+first=$!
+wait_until 20 test -e "$HOLD/held"
+check_eq 0 $? "the first request's page was renamed into place"
+seen=$(grep -c '' "$TESTDIR/server.err")
+curl -s -o "$TESTDIR/held2" -w '%{http_code}' "$U/held/page" >"$TESTDIR/held2.code" &
+second=$!
+_joined() { tail -n "+$((seen + 1))" "$TESTDIR/server.err" | grep -q "'/held/page': waiting for the render under way"; }
+wait_until 20 _joined
+check_eq 0 $? "the request made meanwhile waits for the render ($(cat "$TESTDIR/held2.code" 2>/dev/null))"
+touch "$HOLD/go"
+wait "$first" "$second"
+check_eq "200 <h1>rendered /held/page</h1>" "$(cat "$TESTDIR/held1.code") $(cat "$TESTDIR/held1")" "the first request"
+check_eq "200 <h1>rendered /held/page</h1>" "$(cat "$TESTDIR/held2.code") $(cat "$TESTDIR/held2")" \
+	"the request made meanwhile: the page, not a redirect"
+check_eq 1 "$(renders /held/page)" "one render"
+bg_stop "$SERVE_PID"
+
 try "--dynamic: every request goes to the origin, DIR may be omitted"
 : >"$COUNT"
 bg_start "$CGISNAP" serve --dynamic --listen "127.0.0.1:$P" "${ORIGIN[@]}" 2>>"$TESTDIR/server.err"
