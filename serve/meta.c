@@ -193,6 +193,14 @@ void meta_fill_abort(struct meta *m, const char *target)
 	pthread_rwlock_unlock(&m->lock);
 }
 
+bool meta_fill_since(struct meta *m, const char *target, unsigned gen)
+{
+	pthread_rwlock_rdlock(&m->lock);
+	bool since = hashmap_get(&m->filling, target) || atomic_load(&m->gen) != gen;
+	pthread_rwlock_unlock(&m->lock);
+	return since;
+}
+
 /* Give the entries of m->saving back to m->fills (a save failed), but
  * those a later fill replaced; lock held for writing. */
 static void unsave(struct meta *m)

@@ -124,6 +124,10 @@ void meta_fill_begin(struct meta *m, const char *target);
 int meta_fill_journal(struct meta *m, struct tree *t, const struct manifest_entry *e, char *err);
 void meta_fill_put(struct meta *m, struct manifest_entry *e);
 void meta_fill_abort(struct meta *m, const char *target);
+/* Whether a fill of target is under way, or meta changed since gen: an
+ * answer read at gen from a file found on disk may be of a fill's
+ * half-stored state (renamed into place, its entry not yet put). */
+bool meta_fill_since(struct meta *m, const char *target, unsigned gen);
 /* Write --fill's entries (manifest_save_delta: only their rows), then
  * empty the journal when no fill is in flight; -1 with err, the entries
  * kept for the next save. Main thread only. */
