@@ -428,18 +428,17 @@ again:
 		if (!res.listed && reqpath_is_script(res.key, &s->script_exts))
 			break;
 		struct fentry *e = cache_get(s->cache, res.key, res.content_type);
-		if (e && res.slash_form && !reread && meta_fill_since(&s->meta, res.target, res.gen)) {
+		if (e && res.slash_form) {
+			fentry_put(e);
 			/* A fill may have renamed x/index.html into place
 			 * after the lookup, its entry not yet put: look
 			 * again (the fill's target is missing until then). */
-			fentry_put(e);
-			reread = true;
-			resolution_release(&res);
-			goto again;
-		}
-		if (e && res.slash_form) {
+			if (!reread && meta_fill_since(&s->meta, res.target, res.gen)) {
+				reread = true;
+				resolution_release(&res);
+				goto again;
+			}
 			/* "/x" of the page x/index.html: its slash form's. */
-			fentry_put(e);
 			ret = reply_redirect(x, &res);
 			goto out;
 		}

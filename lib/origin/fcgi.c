@@ -121,9 +121,8 @@ static int ms_left(long long deadline)
 
 /* Name a Unix socket's own end for conn_id (fcgi_side's): the abstract
  * TRACE_CONN_NAME followed by the id, which the server's accept returns as
- * its peer. A name
- * that cannot be had leaves the end unnamed (the trace then never tells
- * the connection's lines). */
+ * its peer. A name that cannot be had leaves the end unnamed (the trace
+ * then never tells the connection's lines). */
 static void name_own_end(int fd, unsigned long conn_id)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
