@@ -104,6 +104,27 @@ batches_stopped() {
 	return 1
 }
 
+# check_edit_batches LOG FROM: the batches of LOG after its batch FROM
+# (an edit's) re-rendered at most the files they changed + 2, and changed
+# one at least. A page held (a source was being written as it rendered:
+# more likely on a busy machine) is rendered again by the next batch: its
+# first render is not counted. Call it once those batches are over.
+check_edit_batches() {
+	local rendered=0 changed=0 held=0 line r c h
+	while read -r line; do
+		r=$(printf '%s\n' "$line" | grep -oE '[0-9]+ URLs? re-rendered' | grep -oE '^[0-9]+')
+		c=$(printf '%s\n' "$line" | grep -oE '[0-9]+ files? changed' | grep -oE '^[0-9]+')
+		h=$(printf '%s\n' "$line" | grep -oE '[0-9]+ held' | grep -oE '^[0-9]+')
+		rendered=$((rendered + ${r:-0}))
+		changed=$((changed + ${c:-0}))
+		held=$((held + ${h:-0}))
+		echo "# batch: ${line#cgisnap: batch: * changed (*): }"
+	done < <(grep '^cgisnap: batch: ' "$1" | tail -n +"$(($2 + 1))")
+	check_le 1 "$changed" "files changed by the edit's batches"
+	check_le $((rendered - held)) $((changed + 2)) \
+		"URLs re-rendered by the edit's batches ($rendered, $held of them held, $changed files changed)"
+}
+
 # wait_batches LOG N: wait until LOG holds at least N batch lines.
 wait_batches() {
 	wait_count "$1" '^cgisnap: batch: ' "$2"

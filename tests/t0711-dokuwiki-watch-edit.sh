@@ -32,24 +32,10 @@ dw_save() {
 # check_save FROM: the batches after batch FROM (one save through DokuWiki
 # writes the page, its changelogs and its index entries: one batch or a few,
 # as they come) re-rendered at most the files they changed + 2 (and changed
-# one at least). A page held (a source was being written as it rendered:
-# more likely on a busy machine) is rendered again by the next batch: its
-# first render is not counted. Waits for the batches to stop first.
+# one at least). Waits for the batches to stop first.
 check_save() {
-	local rendered=0 changed=0 held=0 line r c h
 	batches_stopped "$log"
-	while read -r line; do
-		r=$(printf '%s\n' "$line" | grep -oE '[0-9]+ URLs? re-rendered' | grep -oE '^[0-9]+')
-		c=$(printf '%s\n' "$line" | grep -oE '[0-9]+ files? changed' | grep -oE '^[0-9]+')
-		h=$(printf '%s\n' "$line" | grep -oE '[0-9]+ held' | grep -oE '^[0-9]+')
-		rendered=$((rendered + ${r:-0}))
-		changed=$((changed + ${c:-0}))
-		held=$((held + ${h:-0}))
-		echo "# batch: ${line#cgisnap: batch: * changed (*): }"
-	done < <(grep '^cgisnap: batch: ' "$log" | tail -n +"$(($1 + 1))")
-	check_le 1 "$changed" "files changed by the save's batches"
-	check_le $((rendered - held)) $((changed + 2)) \
-		"URLs re-rendered by the save's batches ($rendered, $held of them held, $changed files changed)"
+	check_edit_batches "$log" "$1"
 }
 
 try "a snapshot, then watch with nothing beyond --root, --cgi and --site-url"
