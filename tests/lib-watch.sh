@@ -130,30 +130,13 @@ wait_batches() {
 	wait_count "$1" '^cgisnap: batch: ' "$2"
 }
 
-# watch_idle DIR: return when the watcher of the tree DIR is between
-# batches, having read every change made before: it answers its control
-# socket only there, after reading the events already queued, so the log
-# then holds every line of the batches before. A change it has read but
-# not yet rendered (a removal waiting out its settle window) is not waited
-# for. The request names a path nothing reads: it renders nothing but the
-# --always pages, which make it a batch of its own.
+# watch_idle DIR: return when the watcher of the tree DIR has nothing
+# pending: every change it has read is rendered and published (a page
+# held as a source was being written, and its retry, included), the
+# events queued before the request read too ('cgisnap notify --idle').
+# The log then holds every line of those batches. 1 when it never came.
 watch_idle() {
-	"$CGISNAP" notify -q "$1" --path "$(cd "$1" && pwd)/.cgisnap/idle" >/dev/null
-}
-
-# watch_quiet DIR LOG: return when the watcher of the tree DIR (logging
-# to LOG) is between batches and the last batch held no page: a page held
-# (a source was being written as it rendered) is retried in a batch of its
-# own about a second later, which this waits for. 1 when that never comes.
-watch_quiet() {
-	local i n
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		watch_idle "$1" || return 1
-		n=$(batches "$2")
-		grep '^cgisnap: batch: ' "$2" | tail -1 | grep -q ' held (' || return 0
-		wait_batches "$2" $((n + 1)) || return 1
-	done
-	return 1
+	"$CGISNAP" notify -q --idle --timeout 120 "$1" >/dev/null
 }
 
 # watch_site DIR MARK: the tiny PHP site of tests/fixtures/watch-site (an

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # t0550-watch-notify-poll: a page whose data lives in a SQLite database
 # that no watched source holds (inotify cannot see it change): 'cgisnap
-# notify' (the control socket: URLs, --path, --wait, bad items, no watch
+# notify' (the control socket: URLs, --path, --wait, --idle, bad items, no watch
 # running, a killed watch's socket, another user) and 'watch --poll' (the
 # change published; a poll that finds nothing changed writes nothing).
 . "$(dirname "$0")/lib.sh"
@@ -108,6 +108,31 @@ wait_file_has "$(post_file 2)" "body two, edited"
 check_eq 0 $? "post 2 published"
 "$CGISNAP" notify --wait -q "$OUT" '/post.php?id=2' >/dev/null
 check_eq 0 $? "and its batch is over (the next one came after it)"
+
+try "notify --idle: answered once every change read is published, a removal's settle window too; it queues nothing"
+n=$(batches "$LOG")
+echo "banner three" >"$SITE/data/banner.txt"
+# A name removed may start a source's deletion: its batch waits out the
+# longer tree window (500 ms) of quiet, which --idle waits for too.
+: >"$SITE/data/scratch" && rm "$SITE/data/scratch"
+"$CGISNAP" notify --idle "$OUT" >"$TESTDIR/out1" 2>"$TESTDIR/err"
+check_eq 0 $? "exit status"
+check_eq "cgisnap: idle: nothing pending" "$(cat "$TESTDIR/err")" "message"
+check_contains "$(cat "$OUT/index.html")" "banner three" "the change is published when it returns"
+check_contains "$(grep '^cgisnap: batch: ' "$LOG" | tail -n +$((n + 1)))" "$SITE/data/scratch" \
+	"the removal's batch line is logged"
+n=$(batches "$LOG")
+"$CGISNAP" notify --idle -q "$OUT" >"$TESTDIR/out1" 2>"$TESTDIR/err"
+check_eq 0 $? "again, nothing pending: exit status"
+check_eq "" "$(cat "$TESTDIR/out1" "$TESTDIR/err")" "nothing said (-q)"
+check_eq "$n" "$(batches "$LOG")" "no batch: not even the --always page renders"
+"$CGISNAP" notify --idle "$OUT" /post.php?id=1 2>"$TESTDIR/err"
+check_eq 2 $? "--idle with a URL"
+check_contains "$(cat "$TESTDIR/err")" "--idle goes alone" "message"
+python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"idle\nurl /x\n\n")
+print(s.makefile().readline(), end="")' "$OUT/.cgisnap/control" >"$TESTDIR/raw"
+check_eq "error bad request: 'idle' goes alone" "$(cat "$TESTDIR/raw")" "the protocol's 'idle' with a URL"
 
 try "notify --wait of a page that did not change writes nothing"
 n1=$(stat -c '%i %Y' "$(post_file 1)")

@@ -51,7 +51,7 @@ check_ne "" "$T" "a page listed $dir"
 new=$dir/why_new_page.txt
 # The edit's renders write DokuWiki's caches and may re-render T in
 # batches of their own: those end before the new page is made.
-watch_quiet "$OUT" "$LOG"
+watch_idle "$OUT"
 n=$(grep -c '' "$LOG")
 printf '====== Why New ======\n\nText.\n' >"$new"
 wait_log_since "$LOG" "$n" "^cgisnap: re-render $(re "$T"): "
@@ -60,7 +60,7 @@ check_match "$(tail -n "+$((n + 1))" "$LOG")" "^cgisnap: re-render $(re "$T"): $
 	"the reason line"
 
 try "a --depends rule"
-watch_quiet "$OUT" "$LOG"
+watch_idle "$OUT"
 n=$(grep -c '' "$LOG")
 echo x >"$SITE/data/trigger.txt"
 wait_log_since "$LOG" "$n" "^cgisnap: re-render /doku\.php\?id=start: $(re "$SITE/data/trigger.txt")"

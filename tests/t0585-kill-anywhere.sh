@@ -143,7 +143,7 @@ n=$(batches "$LOG")
 t0=$(ms)
 edit_some 3
 wait_batches "$LOG" $((n + 1))
-watch_quiet "$OUT" "$LOG"
+watch_idle "$OUT"
 span=$(($(ms) - t0 + 50))
 echo "# an edit's batch is done in $span ms: kills are drawn below that"
 while [ $((made - made0)) -lt "$per" ] && [ "$tries" -lt $((3 * per)) ]; do
@@ -152,7 +152,7 @@ while [ $((made - made0)) -lt "$per" ] && [ "$tries" -lt $((3 * per)) ]; do
 	before=$(stored "$OUT")
 	watch_start "$LOG" "${ARGS[@]}" "$OUT"
 	check_eq 0 $? "watch came up after kill $made ($(tail -3 "$LOG"))"
-	watch_quiet "$OUT" "$LOG"
+	watch_idle "$OUT"
 	check_eq 0 $? "watch settled after kill $made"
 	watch_stop_ok
 	reference

@@ -217,7 +217,7 @@ _wp_footerless() {
 # The edit's batches (a page held as WordPress wrote beside it is
 # rendered again a second later) have ended: every page they re-rendered
 # is published.
-watch_quiet "$OUT" "$TESTDIR/watch.log"
+watch_idle "$OUT"
 check_eq 0 $? "the edit's batches ended ($(tail -2 "$TESTDIR/watch.log"))"
 check_eq "" "$(_wp_footerless | head -5)" "pages without the new footer"
 grep '^cgisnap: batch: ' "$TESTDIR/watch.log" | tail -n +$((n + 1)) | sed 's/.*): /# theme edit: /'

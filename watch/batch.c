@@ -262,6 +262,15 @@ int watcher_loop(struct watcher *w)
 {
 	char err[ERR_LEN];
 	while (!w->stop) {
+		/* A peer that asked for idle is answered once the events
+		 * queued so far are read and no batch is pending (a held
+		 * page's retry is one); while a source is missing, none runs. */
+		if (control_idle_waiting(w->control)) {
+			if (watcher_take_events(w, err) < 0)
+				return log_error("%s", err), -1;
+			if (w->missing.n || batch_wait(w) < 0)
+				control_idle(w->control);
+		}
 		struct pollfd pfd[2 + 1 + CONTROL_MAX_CLIENTS] = { { srcwatch_fd(w->fsw), POLLIN, 0 },
 								   { w->sigfd, POLLIN, 0 } };
 		size_t nctl = control_pollfds(w->control, pfd + 2, 1 + CONTROL_MAX_CLIENTS);

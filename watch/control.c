@@ -22,6 +22,7 @@ void control_request_release(struct control_request *rq)
 	strlist_clear(&rq->urls);
 	strlist_clear(&rq->paths);
 	rq->wait = false;
+	rq->idle = false;
 }
 
 int control_parse(const char *text, size_t len, struct control_request *rq, char *err)
@@ -43,8 +44,11 @@ int control_parse(const char *text, size_t len, struct control_request *rq, char
 			strlist_add(&rq->paths, line + 5);
 		} else if (!strcmp(line, "wait")) {
 			rq->wait = true;
+		} else if (!strcmp(line, "idle")) {
+			rq->idle = true;
 		} else {
-			err_set(err, "bad request line '%.200s': expected 'url TARGET', 'path /ABSOLUTE/PATH' or 'wait'",
+			err_set(err,
+				"bad request line '%.200s': expected 'url TARGET', 'path /ABSOLUTE/PATH', 'wait' or 'idle'",
 				line);
 			free(line);
 			return -1;
@@ -52,7 +56,9 @@ int control_parse(const char *text, size_t len, struct control_request *rq, char
 		free(line);
 		p = nl ? nl + 1 : end;
 	}
-	if (!rq->urls.n && !rq->paths.n)
+	if (rq->idle && (rq->urls.n || rq->paths.n || rq->wait))
+		return err_set(err, "bad request: 'idle' goes alone");
+	if (!rq->idle && !rq->urls.n && !rq->paths.n)
 		return err_set(err, "bad request: it names no URL and no path");
 	return 0;
 }
@@ -69,7 +75,9 @@ void control_address(int meta_fd, const char *meta_path, struct sockaddr_un *sa,
 
 /* ---- the socket ---- */
 
-enum client_state { READING, WAITING, CLOSING };
+/* WAITING: for the batch that takes its request; IDLE: for a loop with
+ * nothing pending. */
+enum client_state { READING, WAITING, IDLE, CLOSING };
 
 struct client {
 	int fd;
@@ -266,8 +274,10 @@ static void serve_request(struct client *cl, size_t len, control_fn fn, void *ar
 	struct control_request rq = CONTROL_REQUEST_INIT;
 	char err[ERR_LEN], reply[256];
 	reply[0] = '\0';
-	if (control_parse(cl->in.data ? cl->in.data : "", len, &rq, err) < 0 ||
-	    fn(arg, &rq, &cl->targets, reply, sizeof reply, err) < 0) {
+	int parsed = control_parse(cl->in.data ? cl->in.data : "", len, &rq, err);
+	if (parsed == 0 && rq.idle) {
+		cl->state = IDLE; /* answered by control_idle */
+	} else if (parsed < 0 || fn(arg, &rq, &cl->targets, reply, sizeof reply, err) < 0) {
 		say(cl, "error %s", err);
 		cl->state = CLOSING;
 	} else {
@@ -367,7 +377,7 @@ void control_handle(struct control *c, const struct pollfd *pfd, size_t n, contr
 		short rev = pfd[k].revents;
 		if (rev & (POLLIN | POLLHUP | POLLERR))
 			read_client(cl, fn, arg);
-		if ((rev & POLLHUP) && cl->state == WAITING)
+		if ((rev & POLLHUP) && (cl->state == WAITING || cl->state == IDLE))
 			cl->dead = true; /* hung up: no one to answer */
 		if (!cl->dead && (rev & POLLOUT))
 			flush(cl);
@@ -384,6 +394,38 @@ bool control_waiting(const struct control *c)
 		if (c->clients[i]->state == WAITING)
 			return true;
 	return false;
+}
+
+bool control_idle_waiting(const struct control *c)
+{
+	for (size_t i = 0; c && i < c->n; i++)
+		if (c->clients[i]->state == IDLE)
+			return true;
+	return false;
+}
+
+/* Answer the peers that asked for idle (error NULL: the loop has nothing
+ * pending), or tell them why not. */
+static void answer_idle(struct control *c, const char *error)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct client *cl = c->clients[i];
+		if (cl->state != IDLE)
+			continue;
+		if (error)
+			say(cl, "error %s", error);
+		else
+			say(cl, "ok nothing pending");
+		cl->state = CLOSING;
+		flush(cl);
+	}
+	reap(c);
+}
+
+void control_idle(struct control *c)
+{
+	if (c)
+		answer_idle(c, NULL);
 }
 
 /* The last lines for one waiting peer. */
@@ -433,6 +475,7 @@ void control_close(struct control *c)
 	if (!c)
 		return;
 	control_batch_done(c, NULL, "watch stopped before the batch ran");
+	answer_idle(c, "watch stopped");
 	for (size_t i = 0; i < c->n; i++)
 		free_client(c->clients[i]);
 	close(c->fd);

@@ -13,6 +13,9 @@
  *     url TARGET     a page: "/post?id=3" or an absolute URL of the site
  *     path PATH      an absolute filesystem path that changed
  *     wait           answer again when the batch with these is published
+ *     idle           alone: answer once nothing is pending (every change
+ *                    read so far rendered and published, a held page's
+ *                    retry included), queuing nothing
  *
  * The answer is "ok SUMMARY" (queued) or "error MESSAGE" (nothing was
  * queued), then, for "wait", "changed KEY" for each file the batch wrote
@@ -53,9 +56,10 @@ struct control_request {
 	struct strlist urls;  /* as given */
 	struct strlist paths; /* absolute */
 	bool wait;
+	bool idle;
 };
 
-#define CONTROL_REQUEST_INIT { STRLIST_INIT, STRLIST_INIT, false }
+#define CONTROL_REQUEST_INIT { STRLIST_INIT, STRLIST_INIT, false, false }
 
 /* Parse a request's lines (text, len bytes, up to the empty line); -1
  * with err naming the bad line ("bad request line 'x': expected 'url
@@ -87,6 +91,10 @@ size_t control_pollfds(struct control *c, struct pollfd *pfd, size_t max);
 void control_handle(struct control *c, const struct pollfd *pfd, size_t n, control_fn fn, void *arg);
 /* Whether a peer waits for the next batch. */
 bool control_waiting(const struct control *c);
+/* Whether a peer waits for a loop with nothing pending ("idle"). */
+bool control_idle_waiting(const struct control *c);
+/* Nothing is pending: answer the "idle" peers "ok nothing pending". */
+void control_idle(struct control *c);
 /* A batch took every request queued so far: answer their waiting peers.
  * res NULL with error: the batch did not run or could not write the
  * tree. */

@@ -27,9 +27,9 @@
 
 static struct {
 	struct strlist paths;
-	bool wait, quiet;
+	bool wait, idle, quiet;
 	long timeout_s;
-} notify_options = { STRLIST_INIT, false, false, -1 };
+} notify_options = { STRLIST_INIT, false, false, false, -1 };
 
 static const struct opt notify_opts[] = {
 	{ "path", 0, OPT_LIST, &notify_options.paths, "PATH",
@@ -37,6 +37,10 @@ static const struct opt notify_opts[] = {
 	  0, 0 },
 	{ "wait", 0, OPT_BOOL, &notify_options.wait, NULL,
 	  "wait until the batch with these is published; print the files it wrote or removed on stdout", 0, 0 },
+	{ "idle", 0, OPT_BOOL, &notify_options.idle, NULL,
+	  "name nothing; wait until the watch has nothing pending: every change it has read so far rendered and "
+	  "published (a page held as its source was written, retried too)",
+	  0, 0 },
 	{ "timeout", 0, OPT_INT, &notify_options.timeout_s, "S",
 	  "give up after S seconds without the answer (default 300; 0: never)", 0, 86400 },
 	{ "quiet", 'q', OPT_BOOL, &notify_options.quiet, NULL, "print only errors", 0, 0 },
@@ -45,7 +49,8 @@ static const struct opt notify_opts[] = {
 
 static void print_help(const struct opt *const *tables)
 {
-	printf("usage: cgisnap notify [OPTIONS] DIR [URL...] [--path PATH...]\n\n"
+	printf("usage: cgisnap notify [OPTIONS] DIR [URL...] [--path PATH...]\n"
+	       "       cgisnap notify --idle DIR\n\n"
 	       "Tell the 'cgisnap watch' keeping DIR fresh that pages changed where it\n"
 	       "cannot see: a row of a database, content behind an HTTP origin. Each URL\n"
 	       "re-renders at once (with the normal debounce), with the --always pages and\n"
@@ -59,13 +64,17 @@ static void print_help(const struct opt *const *tables)
 	       "watch hears only its own user and root): lines 'url TARGET', 'path PATH',\n"
 	       "'wait', then an empty line; the answer 'ok ...' or 'error ...', and with\n"
 	       "'wait' lines 'changed KEY', 'failed TARGET<TAB>REASON', then 'done ...'.\n"
+	       "--idle sends 'idle' alone, answered 'ok nothing pending' once every change\n"
+	       "watch has read (the events queued when it asked included) is published:\n"
+	       "a script that changed files waits for them with it.\n"
 	       "watch reads requests between batches: the answer may wait for the one in\n"
 	       "progress.\n\n"
 	       "Examples:\n"
 	       "  cgisnap notify /srv/blog '/?p=42'                   # a CMS save hook\n"
 	       "  cgisnap notify --wait /srv/blog /2026/03/slug/ /    # wait for the files\n"
 	       "  cgisnap notify /srv/wiki --path /var/www/wiki/data/pages/start.txt\n"
-	       "  cgisnap notify /srv/site / /news/                   # a git post-receive hook\n\n"
+	       "  cgisnap notify /srv/site / /news/                   # a git post-receive hook\n"
+	       "  cgisnap notify --idle /srv/site                     # after a deploy: wait\n\n"
 	       "Options:\n");
 	opts_print_help(stdout, tables);
 	opts_print_common(stdout, tables, OPTS_CONFIG_FILE);
@@ -110,6 +119,8 @@ static int build_request(const struct strlist *urls, struct buf *rq, char *err)
 	}
 	if (notify_options.wait)
 		buf_adds(rq, "wait\n");
+	if (notify_options.idle)
+		buf_adds(rq, "idle\n");
 	buf_adds(rq, "\n");
 	return 0;
 }
@@ -257,7 +268,7 @@ static int take_answers(int fd, const char *dir)
 			queued = true;
 			if (!notify_options.wait) {
 				if (!notify_options.quiet)
-					log_info("notified: %s", line + 3);
+					log_info("%s: %s", notify_options.idle ? "idle" : "notified", line + 3);
 				status = 0;
 				free(line);
 				goto out;
@@ -307,8 +318,12 @@ int cmd_notify(int argc, char **argv)
 	}
 	for (size_t i = 1; i < args.n; i++)
 		strlist_add(&urls, args.items[i]);
-	if (!urls.n && !notify_options.paths.n) {
-		rc = usage_error("notify", "nothing to notify: give URLs, or files with --path");
+	if (notify_options.idle && (urls.n || notify_options.paths.n || notify_options.wait)) {
+		rc = usage_error("notify", "--idle goes alone: no URL, --path or --wait with it");
+		goto out;
+	}
+	if (!urls.n && !notify_options.paths.n && !notify_options.idle) {
+		rc = usage_error("notify", "nothing to notify: give URLs, or files with --path (or --idle)");
 		goto out;
 	}
 	if ((rc = build_request(&urls, &rq, err)) != 0) {

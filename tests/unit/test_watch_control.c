@@ -24,9 +24,12 @@ TEST(watch_control_parse_table)
 		{ "url /a\n\nurl /ignored\n", 0, 1, 0, 0, NULL },     /* the empty line ends it */
 		{ "path relative/x\n\n", -1, 0, 0, 0, "bad request line 'path relative/x'" },
 		{ "url \n\n", -1, 0, 0, 0, "bad request line 'url '" },
-		{ "URL /a\n\n", -1, 0, 0, 0, "expected 'url TARGET', 'path /ABSOLUTE/PATH' or 'wait'" },
+		{ "URL /a\n\n", -1, 0, 0, 0, "expected 'url TARGET', 'path /ABSOLUTE/PATH', 'wait' or 'idle'" },
 		{ "wait\n\n", -1, 0, 0, 0, "names no URL and no path" },
 		{ "\n", -1, 0, 0, 0, "names no URL and no path" },
+		{ "idle\n\n", 0, 0, 0, 0, NULL },                      /* names nothing: answered when idle */
+		{ "idle\nurl /a\n\n", -1, 0, 0, 0, "'idle' goes alone" },
+		{ "wait\nidle\n\n", -1, 0, 0, 0, "'idle' goes alone" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct control_request rq = CONTROL_REQUEST_INIT;
@@ -37,6 +40,7 @@ TEST(watch_control_parse_table)
 			CHECK_INT(cases[i].urls, rq.urls.n);
 			CHECK_INT(cases[i].paths, rq.paths.n);
 			CHECK_INT(cases[i].wait, rq.wait);
+			CHECK_INT(!strncmp(cases[i].text, "idle", 4), rq.idle);
 		} else {
 			CHECK(strstr(err, cases[i].err) != NULL);
 		}
