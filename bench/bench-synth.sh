@@ -12,7 +12,10 @@
 #     page's mtime in the tree minus the time of the write), next to the
 #     page's render time and the batch line's ms (its first change seen to
 #     its end: the pages published, the manifest saved);
-#   - one edit of the shared template: every page re-renders (pages/s);
+#   - one edit of the shared template: every page re-renders (pages/s;
+#     TEMPLATE=0 leaves it out, for a quick look at a big size);
+#   - watch's memory: its RSS at "watching" and its peak (VmHWM) before
+#     it stops, in MiB and per page above the first size's;
 #   - serve on the tree: start-up (until it accepts) and RSS after a request.
 # Then the ratio of each figure at each size to the first size's.
 # Figures and goals (issue 14), never pass/fail.
@@ -27,7 +30,7 @@ if [ -n "${BENCH_FULL:-}" ]; then
 else
 	SIZES=${SIZES:-1000 10000}
 fi
-bench_defaults EDITS=20 SPACING_MS=200 LIMIT_S=1800
+bench_defaults EDITS=20 SPACING_MS=200 LIMIT_S=1800 TEMPLATE=1
 bench_start synth
 
 bench_need_tools "${CC:-cc}" curl
@@ -58,6 +61,8 @@ wait_for() {
 		sleep 0.005
 	done
 }
+# proc_mib PID FIELD: /proc/PID/status's FIELD (VmRSS, VmHWM) in MiB.
+proc_mib() { awk -v f="$2:" '$1 == f { printf "%.1f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null; }
 more_batches() { [ "$(batches "$1")" -gt "$2" ]; }
 has_line() { grep -q "$2" "$1"; }
 # render_ms TREE TARGET: the page's render time as the manifest records it:
@@ -77,7 +82,8 @@ run_size() {
 	mkdir -p "$site"
 	cp "$PAGE_CGI" "$site/page.cgi"
 	"$PAGE_CGI" --generate "$site" "$n" || return 1
-	local common=(--root "$site" --seed '/page.cgi?id=0' -j "$CORES")
+	# --max-pages 0: the default (100,000) would cut the 100k site short
+	local common=(--root "$site" --seed '/page.cgi?id=0' -j "$CORES" --max-pages 0)
 
 	# snapshot
 	t0=$(now)
@@ -103,6 +109,7 @@ run_size() {
 	R[$n,watch_start]=$(calc "$t1 - $t0" 2)
 	R[$n,watch_recrawl]=$(grep -q '^cgisnap: initial snapshot' "$log" && echo yes || echo no)
 	R[$n,meta_watch]=$(calc "$(meta_bytes "$out") / $urls" 0)
+	R[$n,watch_rss]=$(proc_mib "$wpid" VmRSS)
 	# A catch-up batch (sources newer than the snapshot's save) runs
 	# after the "watching" line: the timed edits start once it ended,
 	# or the first would be timed against it.
@@ -138,9 +145,9 @@ run_size() {
 
 	# the shared template: every page re-renders
 	b=$(batches "$log")
-	printf '<!-- template edit -->\n' >>"$site/data/template.html"
 	R[$n,tmpl]="" R[$n,tmpl_rate]=""
-	if wait_for "$LIMIT_S" more_batches "$log" "$b"; then
+	[ "$TEMPLATE" = 0 ] || printf '<!-- template edit -->\n' >>"$site/data/template.html"
+	if [ "$TEMPLATE" != 0 ] && wait_for "$LIMIT_S" more_batches "$log" "$b"; then
 		line=$(grep '^cgisnap: batch: ' "$log" | tail -1)
 		local pages ms
 		pages=$(printf '%s\n' "$line" | sed -n 's/.*: \([0-9]*\) URLs\{0,1\} re-rendered.*/\1/p')
@@ -148,6 +155,7 @@ run_size() {
 		R[$n,tmpl]="$pages pages in $ms ms"
 		R[$n,tmpl_rate]=$(calc "$pages * 1000 / ($ms > 0 ? $ms : 1)" 0)
 	fi
+	R[$n,watch_hwm]=$(proc_mib "$wpid" VmHWM)
 	kill "$wpid" 2>/dev/null
 	wait "$wpid" 2>/dev/null
 
@@ -163,7 +171,7 @@ run_size() {
 		t1=$(now)
 		R[$n,serve_start]=$(calc "($t1 - $t0) * 1000" 0)
 		curl -s -o /dev/null "http://127.0.0.1:$port/page.cgi?id=1"
-		R[$n,serve_rss]=$(awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$spid/status")
+		R[$n,serve_rss]=$(proc_mib "$spid" VmRSS)
 	fi
 	kill "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
@@ -195,6 +203,8 @@ rows=(
 	"render|edit: the page's render p50, ms"
 	"batch|edit: the batch line's ms, p50"
 	"tmpl_rate|template edit: pages/s"
+	"watch_rss|watch: RSS at watching, MiB"
+	"watch_hwm|watch: peak RSS (VmHWM), MiB"
 	"serve_start|serve: start-up, ms"
 	"serve_rss|serve: RSS after a request, MiB"
 )
@@ -217,6 +227,13 @@ for row in "${rows[@]}"; do
 	echo
 done
 for n in "${sizes[@]}"; do echo "template edit at $n pages: ${R[$n,tmpl]:-not seen}"; done
+# watch's peak RSS per page: the slope from the first size to each other
+per_page=""
+for n in "${sizes[@]:1}"; do
+	[ -n "${R[$n,watch_hwm]}" ] && [ -n "${R[$first,watch_hwm]}" ] || continue
+	per_page=$(calc "(${R[$n,watch_hwm]} - ${R[$first,watch_hwm]}) * 1048576 / ($n - $first)" 0)
+	echo "watch's peak RSS per page, from $first to $n pages: $per_page bytes"
+done
 for n in "${sizes[@]}"; do
 	echo "at $n pages, write -> published, ms, sorted: $(sort -n "$WORK/lat-$n" | grep . | tr '\n' ' ')"
 	echo "at $n pages, the batch line's ms, sorted: $(sort -n "$WORK/batch-$n" | grep . | tr '\n' ' ')"
@@ -229,4 +246,6 @@ echo "  batch time within 1.5 x of $first pages (${R[$last,batch]} <= 1.5 x ${R[
 echo "  metadata <= 400 bytes per page (${R[$last,meta_watch]}): $(goal "${R[$last,meta_watch]} <= 400")"
 echo "  watch start-up <= 2 s (${R[$last,watch_start]} s): $(goal "${R[$last,watch_start]} <= 2")"
 echo "  serve start-up <= 1 s (${R[$last,serve_start]} ms): $(goal "${R[$last,serve_start]:-99999} <= 1000")"
+[ -z "$per_page" ] ||
+	echo "  watch's peak RSS at a million pages <= 256 MB (issue 25; linear from the sizes above: $(calc "(${R[$first,watch_hwm]} * 1048576 + $per_page * (1000000 - $first)) / 1000000" 0) MB): $(goal "${R[$first,watch_hwm]} * 1048576 + $per_page * (1000000 - $first) <= 256000000")"
 echo "  serve RSS <= 15 MiB + cache (${R[$last,serve_rss]} MiB): $(goal "${R[$last,serve_rss]:-99999} <= 15")"
