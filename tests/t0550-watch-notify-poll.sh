@@ -246,9 +246,15 @@ sql "UPDATE posts SET title = 'First post, held' WHERE id = 1"
 check_eq 0 $? "exit status"
 check_eq "cgisnap: notified: 1 URL and 0 paths queued (held until the missing source '$SITE/data' is back)" \
 	"$(cat "$TESTDIR/err")" "message"
+"$CGISNAP" notify --idle "$OUT" 2>"$TESTDIR/err"
+check_eq 1 $? "notify --idle meanwhile: exit status"
+check_eq "cgisnap: error: source '$SITE/data' is missing: changes wait until it is back" \
+	"$(cat "$TESTDIR/err")" "its message"
 mv "$SITE/data.away" "$SITE/data"
 wait_file_has "$(post_file 1)" "First post, held"
 check_eq 0 $? "published once the source is back"
+"$CGISNAP" notify --idle -q "$OUT"
+check_eq 0 $? "notify --idle once it is back and published"
 
 watch_stop_ok
 

@@ -256,20 +256,39 @@ static int batch_wait(const struct watcher *w)
 	return left < 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
 }
 
+/* The peers that asked for idle, with the events queued so far read: ok
+ * once no batch is pending (a held page's retry is one); an error when
+ * what watch read cannot all be published now. */
+static void answer_idle(struct watcher *w)
+{
+	char why[ERR_LEN];
+	if (w->missing.n) {
+		snprintf(why, sizeof why, "source '%s' is missing: changes wait until it is back",
+			 w->missing.items[0]);
+		control_idle(w->control, why);
+	} else if (batch_wait(w) >= 0) {
+		return; /* answered after that batch */
+	} else if (w->full_reason) {
+		snprintf(why, sizeof why, "not all published (%s): a full re-crawl runs with the next change",
+			 w->full_reason);
+		control_idle(w->control, why);
+	} else {
+		control_idle(w->control, NULL);
+	}
+}
+
 /* Wait for changes and signals, run batches when they are due; 0 when a
  * signal stopped it, -1 when watching failed (logged). */
 int watcher_loop(struct watcher *w)
 {
 	char err[ERR_LEN];
 	while (!w->stop) {
-		/* A peer that asked for idle is answered once the events
-		 * queued so far are read and no batch is pending (a held
-		 * page's retry is one); while a source is missing, none runs. */
 		if (control_idle_waiting(w->control)) {
 			if (watcher_take_events(w, err) < 0)
 				return log_error("%s", err), -1;
-			if (w->missing.n || batch_wait(w) < 0)
-				control_idle(w->control);
+			if (w->missing.n)
+				watcher_sources_present(w);
+			answer_idle(w);
 		}
 		struct pollfd pfd[2 + 1 + CONTROL_MAX_CLIENTS] = { { srcwatch_fd(w->fsw), POLLIN, 0 },
 								   { w->sigfd, POLLIN, 0 } };

@@ -422,10 +422,10 @@ static void answer_idle(struct control *c, const char *error)
 	reap(c);
 }
 
-void control_idle(struct control *c)
+void control_idle(struct control *c, const char *error)
 {
 	if (c)
-		answer_idle(c, NULL);
+		answer_idle(c, error);
 }
 
 /* The last lines for one waiting peer. */

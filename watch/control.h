@@ -13,9 +13,11 @@
  *     url TARGET     a page: "/post?id=3" or an absolute URL of the site
  *     path PATH      an absolute filesystem path that changed
  *     wait           answer again when the batch with these is published
- *     idle           alone: answer once nothing is pending (every change
- *                    read so far rendered and published, a held page's
- *                    retry included), queuing nothing
+ *     idle           alone: answer "ok nothing pending" once every change
+ *                    read so far is rendered and published (a held page's
+ *                    retry included), or "error MESSAGE" when it cannot be
+ *                    (a source missing, a batch that could not write the
+ *                    tree), queuing nothing
  *
  * The answer is "ok SUMMARY" (queued) or "error MESSAGE" (nothing was
  * queued), then, for "wait", "changed KEY" for each file the batch wrote
@@ -30,6 +32,7 @@
  *     n = control_pollfds(c, pfd, max);   ... poll ...
  *     control_handle(c, pfd, n, on_request, arg);
  *     ... after each batch: control_batch_done(c, &res, NULL);
+ *     ... when nothing is pending: control_idle(c, NULL) if control_idle_waiting(c);
  *     control_close(c);                   (answers waiters, removes the socket)
  */
 #ifndef CGISNAP_WATCH_CONTROL_H
@@ -93,8 +96,9 @@ void control_handle(struct control *c, const struct pollfd *pfd, size_t n, contr
 bool control_waiting(const struct control *c);
 /* Whether a peer waits for a loop with nothing pending ("idle"). */
 bool control_idle_waiting(const struct control *c);
-/* Nothing is pending: answer the "idle" peers "ok nothing pending". */
-void control_idle(struct control *c);
+/* Nothing is pending: answer the "idle" peers "ok nothing pending", or
+ * "error ERROR" when what watch read cannot all be published now. */
+void control_idle(struct control *c, const char *error);
 /* A batch took every request queued so far: answer their waiting peers.
  * res NULL with error: the batch did not run or could not write the
  * tree. */

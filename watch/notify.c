@@ -78,10 +78,12 @@ static void print_help(const struct opt *const *tables)
 	       "Options:\n");
 	opts_print_help(stdout, tables);
 	opts_print_common(stdout, tables, OPTS_CONFIG_FILE);
-	printf("\nExit status: 0 queued (with --wait: published); 1 not delivered or not\n"
-	       "published: no watch runs on DIR, watch refused the request (another user,\n"
-	       "a URL of another site), a notified URL failed, watch stopped, or the\n"
-	       "timeout passed; 2 usage error (a bad option or item, DIR not a tree).\n");
+	printf("\nExit status: 0 queued (with --wait: published; with --idle: all\n"
+	       "published); 1 not delivered or not published: no watch runs on DIR, watch\n"
+	       "refused the request (another user, a URL of another site), a notified URL\n"
+	       "failed, a source is missing or a batch could not write the tree (--idle),\n"
+	       "watch stopped, or the timeout passed; 2 usage error (a bad option or item,\n"
+	       "DIR not a tree).\n");
 }
 
 /* A URL item is a target or an absolute http(s) URL, one line of text. */
@@ -289,7 +291,9 @@ static int take_answers(int fd, const char *dir)
 		}
 		free(line);
 	}
-	if (timed_out)
+	if (timed_out && notify_options.idle)
+		log_error("the watch on '%s' still had changes pending after %ld s", dir, t);
+	else if (timed_out)
 		log_error("no answer from the watch on '%s' within %ld s%s", dir, t,
 			  queued ? " (the request is queued)" : "");
 	else
