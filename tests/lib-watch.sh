@@ -89,21 +89,6 @@ wait_log_since() {
 	wait_until "$WATCH_WAIT" _since_has "$1" "$2" "$3"
 }
 
-# batches_stopped LOG: return once LOG's batch lines stop coming (none
-# for 0.3 s, checked for 30 s at most): the batches of one change, as
-# many as they come (a save written in steps, a page held and retried).
-batches_stopped() {
-	local n m i
-	n=$(batches "$1")
-	for i in $(seq 1 100); do
-		nap 0.3
-		m=$(batches "$1")
-		[ "$m" != "$n" ] || return 0
-		n=$m
-	done
-	return 1
-}
-
 # check_edit_batches LOG FROM: the batches of LOG after its batch FROM
 # (an edit's) re-rendered at most the files they changed + 2, and changed
 # one at least. A page held (a source was being written as it rendered:

@@ -36,7 +36,7 @@ page_key() {
 published_then_quiet() {
 	wait_until "$WATCH_WAIT" grep -q "$2" "$OUT/$(page_key "$1")"
 	check_eq 0 $? "the edit published ($(grep '^cgisnap: batch: ' "$LOG" | tail -2 | cut -c1-200))"
-	batches_stopped "$LOG"
+	watch_idle "$OUT"
 	local n
 	n=$(batches "$LOG")
 	sleep 2 # a quiet period is what is tested

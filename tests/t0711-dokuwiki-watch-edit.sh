@@ -32,9 +32,9 @@ dw_save() {
 # check_save FROM: the batches after batch FROM (one save through DokuWiki
 # writes the page, its changelogs and its index entries: one batch or a few,
 # as they come) re-rendered at most the files they changed + 2 (and changed
-# one at least). Waits for the batches to stop first.
+# one at least). Waits for the batches to end first.
 check_save() {
-	batches_stopped "$log"
+	watch_idle "$OUT" || fail "watch never came to rest: $(grep '^cgisnap: batch: ' "$log" | tail -1)"
 	check_edit_batches "$log" "$1"
 }
 
