@@ -202,6 +202,8 @@ done
 try "under the same watch, an edit of the theme (a file of wp-content) re-renders the pages that read it"
 # The footer template part every page includes: what the traced renders
 # recorded of the theme, the profile's sources being where inotify sees it.
+# The post's batches end first: their lines are not the edit's.
+watch_idle "$OUT"
 n=$(batches "$TESTDIR/watch.log")
 printf '\n<!-- wp:paragraph -->\n<p>Footer edited under watch.</p>\n<!-- /wp:paragraph -->\n' \
 	>>"$WP_ROOT/wp-content/themes/twentytwentythree/parts/footer.html"
