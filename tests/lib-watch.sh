@@ -89,13 +89,16 @@ wait_log_since() {
 	wait_until "$WATCH_WAIT" _since_has "$1" "$2" "$3"
 }
 
-# check_edit_batches LOG FROM: the batches of LOG after its batch FROM
+# check_edit_batches DIR LOG FROM: once the watcher of the tree DIR has
+# nothing pending (watch_idle), the batches of LOG after its batch FROM
 # (an edit's) re-rendered at most the files they changed + 2, and changed
 # one at least. A page held (a source was being written as it rendered:
 # more likely on a busy machine) is rendered again by the next batch: its
-# first render is not counted. Call it once those batches are over.
+# first render is not counted.
 check_edit_batches() {
 	local rendered=0 changed=0 held=0 line r c h
+	watch_idle "$1" || fail "watch never came to rest: $(grep '^cgisnap: batch: ' "$2" | tail -1)"
+	shift
 	while read -r line; do
 		r=$(printf '%s\n' "$line" | grep -oE '[0-9]+ URLs? re-rendered' | grep -oE '^[0-9]+')
 		c=$(printf '%s\n' "$line" | grep -oE '[0-9]+ files? changed' | grep -oE '^[0-9]+')

@@ -32,10 +32,9 @@ dw_save() {
 # check_save FROM: the batches after batch FROM (one save through DokuWiki
 # writes the page, its changelogs and its index entries: one batch or a few,
 # as they come) re-rendered at most the files they changed + 2 (and changed
-# one at least). Waits for the batches to end first.
+# one at least), once they ended.
 check_save() {
-	watch_idle "$OUT" || fail "watch never came to rest: $(grep '^cgisnap: batch: ' "$log" | tail -1)"
-	check_edit_batches "$log" "$1"
+	check_edit_batches "$OUT" "$log" "$1"
 }
 
 try "a snapshot, then watch with nothing beyond --root, --cgi and --site-url"
