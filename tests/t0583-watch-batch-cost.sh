@@ -33,8 +33,10 @@ check_eq "$PAGES" "$(find "$OUT" -maxdepth 1 -name 'page.cgi@id=*.html' | wc -l)
 try "a tree of schema version 1 is upgraded on first open, its dependencies as they were"
 "$CGISNAP" ls --deps "$OUT" >"$TESTDIR/deps-v2.txt"
 # to_v1 TREE: TREE's database made as version 1 kept it: each set's
-# directory in its row, indexed with the names.
+# directory in its row, indexed with the names; no url.sets (version 3).
 to_v1() {
+	tree_sql "$1" "DROP INDEX url_by_key" >/dev/null
+	tree_sql "$1" "ALTER TABLE url DROP COLUMN sets" >/dev/null
 	tree_sql "$1" "CREATE TABLE depset_v1 (id INTEGER PRIMARY KEY, hash INTEGER NOT NULL, kind TEXT NOT NULL,
 		dir TEXT NOT NULL, names TEXT NOT NULL)" >/dev/null
 	tree_sql "$1" "INSERT INTO depset_v1 SELECT s.id, 0, s.kind, d.path, s.names FROM depset s
@@ -45,14 +47,43 @@ to_v1() {
 		tree_sql "$1" "$sql" >/dev/null
 	done
 }
+# rows_naming_their_sets TREE: how many url rows' sets (ascending ids,
+# each the difference from the one before, LEB128) are the set ids
+# url_dep gives the row, when every row's are.
+rows_naming_their_sets() {
+	python3 - "$1" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1] + "/.cgisnap/tree.db", timeout=10)
+refs = {}
+for url, s in db.execute("SELECT url_id, set_id FROM url_dep"):
+    refs.setdefault(url, set()).add(s)
+good = bad = 0
+for url, blob in db.execute("SELECT id, sets FROM url"):
+    ids, prev, d, shift = [], 0, 0, 0
+    for b in blob or b"":
+        d |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            prev += d
+            ids.append(prev)
+            d = shift = 0
+    if set(ids) == refs.get(url, set()) and ids == sorted(set(ids)):
+        good += 1
+    else:
+        bad += 1
+print(f"{good} rows name their sets as url_dep holds them" if not bad else f"{bad} rows do not")
+PY
+}
+check_eq "1200 rows name their sets as url_dep holds them" "$(rows_naming_their_sets "$OUT")" "written by the saves"
 cp -a "$OUT" "$TESTDIR/ro"
 to_v1 "$OUT"
 check_eq 1 "$(tree_sql "$OUT" "PRAGMA user_version")" "version 1 made"
 "$CGISNAP" ls --deps "$OUT" >"$TESTDIR/deps-up.txt" 2>"$TESTDIR/up.err"
 check_eq 0 $? "ls on it"
-check_eq "cgisnap: upgraded $OUT/.cgisnap/tree.db to schema version 2" "$(cat "$TESTDIR/up.err")" "said once"
+check_eq "cgisnap: upgraded $OUT/.cgisnap/tree.db to schema version 3" "$(cat "$TESTDIR/up.err")" "said once"
 check_cmp "$TESTDIR/deps-v2.txt" "$TESTDIR/deps-up.txt" "the same dependencies"
-check_eq 2 "$(tree_sql "$OUT" "PRAGMA user_version")" "version 2"
+check_eq 3 "$(tree_sql "$OUT" "PRAGMA user_version")" "version 3"
+check_eq "1200 rows name their sets as url_dep holds them" "$(rows_naming_their_sets "$OUT")" "url.sets filled"
 check_eq "ok" "$(tree_sql "$OUT" "PRAGMA integrity_check")" "intact"
 check_eq 0 "$(tree_sql "$OUT" "SELECT count(*) FROM sqlite_master WHERE name IN ('depset_v1', 'depset_by_hash')")" \
 	"nothing of version 1 left"
@@ -74,10 +105,10 @@ cp -p "$OUT/.cgisnap/tree.db" "$TESTDIR/tree.db.kept"
 tree_sql "$OUT" "PRAGMA user_version = 9" >/dev/null
 "$CGISNAP" ls "$OUT" >/dev/null 2>"$TESTDIR/new.err"
 check_eq 2 $? "ls exits 2"
-check_eq "cgisnap: error: '$OUT/.cgisnap/tree.db' has schema version 9, newer than this cgisnap's (2)" \
+check_eq "cgisnap: error: '$OUT/.cgisnap/tree.db' has schema version 9, newer than this cgisnap's (3)" \
 	"$(cat "$TESTDIR/new.err")" "one line"
 check_eq 9 "$(tree_sql "$OUT" "PRAGMA user_version")" "untouched"
-tree_sql "$OUT" "PRAGMA user_version = 2" >/dev/null
+tree_sql "$OUT" "PRAGMA user_version = 3" >/dev/null
 
 try "watch starts on the snapshot's tree without a re-crawl"
 watch_start "$LOG" --root "$SITE" --seed '/page.cgi?id=0' -j 2 --source "$SITE/data" -v "$OUT"
@@ -130,6 +161,7 @@ visited=$(grep '^cgisnap: debug: commit: ' "$LOG" | sed -n 's/.*commit: \([0-9]*
 check_le "$PAGES" "${visited:-0}" "entries visited"
 watch_stop
 check_eq 0 "$WATCH_STATUS" "watch exit"
+check_eq "1200 rows name their sets as url_dep holds them" "$(rows_naming_their_sets "$OUT")" "after the batches"
 
 try "a fresh watch loads what the batches saved: nothing to re-render"
 watch_start "$LOG" --root "$SITE" --seed '/page.cgi?id=0' -j 2 --source "$SITE/data" -v "$OUT"

@@ -129,6 +129,8 @@ void manifest_release(struct manifest *m)
 	while (hashmap_next(&m->entries, &it, &k, &val))
 		manifest_entry_free(val);
 	hashmap_release(&m->entries);
+	if (m->lazy)
+		manifest_set_lazy(m, NULL);
 }
 
 /* Split line at tabs into at most max fields; returns the count. */

@@ -93,11 +93,14 @@ struct manifest_entry {
 	struct strlist deps_wrote;    /* W */
 };
 
+struct manifest_lazy;
+
 struct manifest {
 	struct hashmap entries; /* target -> struct manifest_entry * */
+	struct manifest_lazy *lazy; /* NULL: entries is the whole manifest */
 };
 
-#define MANIFEST_INIT { HASHMAP_INIT }
+#define MANIFEST_INIT { HASHMAP_INIT, NULL }
 
 /* Read the tree's entries and dependencies in one read transaction
  * (migrating an old tree first); a tree without a database gives an empty
@@ -164,6 +167,15 @@ long long manifest_rows_compared(const struct tree *t);
  * with an untraced (U) render. A tree without a database has none. */
 int manifest_dependents(struct tree *t, char kind, const char *path, struct strlist *out, char *err);
 
+/* Each dependency set of a kind in kinds whose directory want(arg, dir)
+ * takes (dir its path, ending in '/'; asked once per directory): each(arg,
+ * dir, kind, names), names '\n' separated. Its cost grows with the
+ * directories and the sets of those taken, not with the pages (watch's
+ * catch-up: the recorded paths of the directories that changed). -1
+ * with err. */
+int manifest_each_set(struct tree *t, const char *kinds, bool (*want)(void *arg, const char *dir),
+		      void (*each)(void *arg, const char *dir, char kind, const char *names), void *arg, char *err);
+
 /* Commit e as pending: call before publishing e's file, and publish
  * only when this succeeded. Thread-safe (one transaction per entry). */
 int manifest_journal(struct tree *t, const struct manifest_entry *e, char *err);
@@ -177,10 +189,49 @@ int manifest_journal(struct tree *t, const struct manifest_entry *e, char *err);
  * target is added to new_targets (unless NULL), for the caller to render
  * again where it follows sources. */
 int manifest_recover(struct manifest *m, struct tree *t, long *recovered, struct strlist *new_targets, char *err);
+/* 1 when the database holds pending rows (manifest_recover has work),
+ * 0 when not (or there is no database), -1 with err. */
+int manifest_has_pending(struct tree *t, char *err);
 /* Delete the pending rows, once the manifest saved records all they held. */
 int manifest_journal_reset(struct tree *t, char *err);
 /* Close the tree's database (tree_close calls it). */
 void manifest_db_close(struct tree *t);
+
+/* A lazy manifest holds none of the tree's entries until asked for one:
+ * manifest_find reads it from the database (its row and dependencies)
+ * and keeps it until manifest_forget. A writer that must not hold every
+ * URL in memory (watch, between full crawls) keeps one: its memory and
+ * start-up then grow with what a batch touches, not with the tree. What
+ * it holds is the database's last committed state, and what the writer
+ * put since; the writer saves with manifest_save_delta. */
+/* Make m lazy on t's database (what m held is released; t NULL: m is an
+ * ordinary, empty manifest again). */
+void manifest_set_lazy(struct manifest *m, struct tree *t);
+bool manifest_is_lazy(const struct manifest *m);
+/* target's entry: manifest_get's, or, in a lazy manifest, read from the
+ * database on first ask and kept (NULL: none). Thread-safe on a lazy
+ * manifest, whose reads take its lock; a read that fails gives NULL and
+ * is kept for manifest_lazy_error. */
+struct manifest_entry *manifest_find(struct manifest *m, const char *target);
+/* Whether target has an entry, without reading its dependencies. */
+bool manifest_has(struct manifest *m, const char *target);
+/* An entry that records the file key (NULL: none): a lazy manifest asks
+ * the database's index of keys. Not for an ordinary one (NULL). */
+struct manifest_entry *manifest_find_by_key(struct manifest *m, const char *key);
+/* -1 with err when a read of the lazy manifest failed since the last
+ * manifest_forget: what the caller decided from it may be wrong. */
+int manifest_lazy_error(struct manifest *m, char *err);
+/* Every target (a lazy manifest's from the database), appended to out. */
+int manifest_targets(struct manifest *m, struct strlist *out, char *err);
+/* How many entries a lazy manifest read from the database so far (its
+ * whole life: manifest_forget leaves the count). */
+long long manifest_lazy_reads(const struct manifest *m);
+/* Whether the manifest has no entry (a lazy one asks the database). */
+bool manifest_empty(struct manifest *m);
+/* A lazy manifest drops what it read (the entries freed), and the tree's
+ * copy of the saved rows (what manifest_load kept for the next save's
+ * comparisons) goes with them: after a save, nothing per URL is held. */
+void manifest_forget(struct manifest *m);
 
 struct manifest_entry *manifest_get(const struct manifest *m, const char *target);
 /* Take ownership of e (allocated with manifest_entry_new), replacing and

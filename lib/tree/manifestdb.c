@@ -21,8 +21,8 @@
 #include "base/xalloc.h"
 
 /* PRAGMA user_version of the schema below; a newer one is refused, an
- * older one migrated (migrate_v1). */
-#define SCHEMA_VERSION 2
+ * older one migrated (migrate_v1, migrate_v2). */
+#define SCHEMA_VERSION 3
 /* For SQL text: the same constant as a string. */
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -45,6 +45,10 @@
 	"CREATE INDEX depset_by_dir ON depset(dir_id, kind, many, hash);" \
 	"CREATE INDEX depset_untraced ON depset(kind) WHERE kind = 'U';"
 
+/* Which entries record a file (new in version 3): a writer that keeps no
+ * manifest in memory asks it before replacing one. */
+#define URL_BY_KEY "CREATE INDEX url_by_key ON url(key) WHERE key IS NOT NULL;"
+
 static const char SCHEMA[] =
 	"CREATE TABLE url ("
 	" id INTEGER PRIMARY KEY,"
@@ -57,7 +61,9 @@ static const char SCHEMA[] =
 	" render_ms INTEGER NOT NULL,"
 	" changed INTEGER NOT NULL,"
 	" location TEXT,"
-	" fp INTEGER NOT NULL);" /* fingerprint of the row and its dependencies */
+	" fp INTEGER NOT NULL," /* fingerprint of the row and its dependencies */
+	" sets BLOB);"          /* the ids of its sets (mdb_sets_encode) */
+	URL_BY_KEY
 	DEPSET_SCHEMA
 	"CREATE TABLE url_dep ("
 	" set_id INTEGER NOT NULL,"
@@ -85,7 +91,7 @@ static const char MIGRATE_V1[] =
 	" SELECT s.id, d.id, s.kind, instr(s.names, char(10)) > 0, cgisnap_names_hash(s.names), s.names"
 	" FROM depset_v1 s JOIN dir d ON d.path = s.dir;"
 	"DROP TABLE depset_v1;"
-	"PRAGMA user_version = " STR(SCHEMA_VERSION) ";";
+	"PRAGMA user_version = 2;";
 
 uint32_t mdb_names_hash(const char *names, size_t len)
 {
@@ -115,6 +121,130 @@ static int migrate_v1(struct tree *t, char *err)
 	int rc = mdb_exec(t, MIGRATE_V1, err);
 	sqlite3_create_function(t->db->db, "cgisnap_names_hash", 1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
 	return rc;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return x < y ? -1 : x > y;
+}
+
+void mdb_sets_encode(const long long *ids, size_t n, struct buf *out)
+{
+	long long *v = xreallocarray(NULL, n ? n : 1, sizeof *v);
+	if (n)
+		memcpy(v, ids, n * sizeof *v);
+	qsort(v, n, sizeof *v, by_value);
+	buf_reset(out);
+	unsigned long long prev = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned long long d = (unsigned long long)v[i] - prev;
+		prev = (unsigned long long)v[i];
+		do {
+			unsigned char byte = d & 0x7f;
+			d >>= 7;
+			buf_addc(out, (char)(d ? byte | 0x80 : byte));
+		} while (d);
+	}
+	free(v);
+}
+
+int mdb_sets_decode(const void *blob, size_t len, long long **ids, size_t *n)
+{
+	const unsigned char *p = blob, *end = p + len;
+	*ids = NULL;
+	*n = 0;
+	size_t cap = 0;
+	unsigned long long prev = 0;
+	while (p < end) {
+		unsigned long long d = 0;
+		unsigned shift = 0;
+		for (;;) {
+			if (p == end || shift > 63)
+				goto bad;
+			d |= (unsigned long long)(*p & 0x7f) << shift;
+			shift += 7;
+			if (!(*p++ & 0x80))
+				break;
+		}
+		prev += d;
+		if (*n == cap)
+			*ids = xreallocarray(*ids, cap = cap ? 2 * cap : 8, sizeof **ids);
+		(*ids)[(*n)++] = (long long)prev;
+	}
+	return 0;
+bad:
+	free(*ids);
+	*ids = NULL;
+	*n = 0;
+	return -1;
+}
+
+int mdb_row_sets(sqlite3_stmt *st, int col, long long id, sqlite3_stmt *refs, long long **ids,
+		 size_t *n)
+{
+	if (sqlite3_column_type(st, col) != SQLITE_NULL)
+		return mdb_sets_decode(sqlite3_column_blob(st, col), (size_t)sqlite3_column_bytes(st, col), ids, n);
+	*ids = NULL;
+	*n = 0;
+	size_t cap = 0;
+	int rc;
+	sqlite3_bind_int64(refs, 1, id);
+	while ((rc = sqlite3_step(refs)) == SQLITE_ROW) {
+		if (*n == cap)
+			*ids = xreallocarray(*ids, cap = cap ? 2 * cap : 8, sizeof **ids);
+		(*ids)[(*n)++] = sqlite3_column_int64(refs, 0);
+	}
+	sqlite3_reset(refs);
+	sqlite3_clear_bindings(refs);
+	if (rc == SQLITE_DONE)
+		return 0;
+	free(*ids);
+	*ids = NULL;
+	*n = 0;
+	return -1;
+}
+
+/* Version 2 to 3: each url row names its sets (url.sets, what url_dep
+ * holds by set first), and url_by_key finds a file's entries. Inside the
+ * caller's transaction. */
+static int migrate_v2(struct tree *t, char *err)
+{
+	if (mdb_exec(t, "ALTER TABLE url ADD COLUMN sets BLOB;" URL_BY_KEY, err) < 0)
+		return -1;
+	sqlite3_stmt *refs = mdb_prepare(t, "SELECT url_id, set_id FROM url_dep ORDER BY url_id");
+	sqlite3_stmt *put = mdb_prepare(t, "UPDATE url SET sets = ?2 WHERE id = ?1");
+	struct buf blob = BUF_INIT;
+	long long *ids = NULL, url = -1;
+	size_t n = 0, cap = 0;
+	int rc = refs && put ? sqlite3_step(refs) : SQLITE_ERROR;
+	for (;;) {
+		bool more = rc == SQLITE_ROW;
+		if (n && (!more || sqlite3_column_int64(refs, 0) != url)) {
+			mdb_sets_encode(ids, n, &blob);
+			sqlite3_bind_int64(put, 1, url);
+			sqlite3_bind_blob(put, 2, blob.data, (int)blob.len, SQLITE_STATIC);
+			if (mdb_step(put) < 0) {
+				rc = SQLITE_ERROR;
+				break;
+			}
+			n = 0;
+		}
+		if (!more)
+			break;
+		url = sqlite3_column_int64(refs, 0);
+		if (n == cap)
+			ids = xreallocarray(ids, cap = cap ? 2 * cap : 64, sizeof *ids);
+		ids[n++] = sqlite3_column_int64(refs, 1);
+		rc = sqlite3_step(refs);
+	}
+	free(ids);
+	buf_release(&blob);
+	sqlite3_finalize(refs);
+	sqlite3_finalize(put);
+	if (rc != SQLITE_DONE)
+		return mdb_err(t, err, "update");
+	return mdb_exec(t, "PRAGMA user_version = 3", err);
 }
 
 void mdb_stored_free(struct stored *s)
@@ -378,8 +508,8 @@ static int open_db(struct tree *t, bool create, char *err)
 			err_newer_schema(err, t, version);
 		goto rollback;
 	}
-	bool upgraded = version == 1;
-	if (upgraded && migrate_v1(&tmp, err) < 0)
+	bool upgraded = version >= 1 && version < SCHEMA_VERSION;
+	if ((version == 1 && migrate_v1(&tmp, err) < 0) || (upgraded && migrate_v2(&tmp, err) < 0))
 		goto rollback;
 	/* Old files beside a database that holds URLs: a run killed between
 	 * the migration's commit and their removal left them. */
@@ -438,6 +568,11 @@ void manifest_db_close(struct tree *t)
 		return;
 	mdb_state_clear(d);
 	sqlite3_finalize(d->journal);
+	sqlite3_finalize(d->lazy_row);
+	sqlite3_finalize(d->lazy_set);
+	sqlite3_finalize(d->lazy_refs);
+	sqlite3_finalize(d->lazy_has);
+	sqlite3_finalize(d->lazy_by_key);
 	for (size_t i = 0; i < READERS_MAX; i++)
 		mdb_reader_close(atomic_load(&d->readers[i]));
 	sqlite3_close_v2(d->db);

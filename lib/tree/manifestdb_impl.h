@@ -67,6 +67,9 @@ struct manifest_db {
 	 * readers_mu), closed with the database. */
 	pthread_mutex_t readers_mu;
 	struct reader *_Atomic readers[READERS_MAX];
+	/* A lazy manifest's reads (manifestlazy.c), prepared on first use
+	 * (under mu): a batch reads a row, and its sets, per page. */
+	sqlite3_stmt *lazy_row, *lazy_set, *lazy_refs, *lazy_has, *lazy_by_key;
 };
 
 /* One dependency set: a kind, a directory and names in it. */
@@ -98,6 +101,17 @@ int mdb_step(sqlite3_stmt *st);
 long long mdb_query_int(struct tree *t, const char *sql);
 /* The hash of a set's names (depset.hash): 31 bits. */
 uint32_t mdb_names_hash(const char *names, size_t len);
+/* A url row's sets column: the ids in ascending order, each as its
+ * difference from the one before in LEB128 (DokuWiki's ~100 sets a page
+ * take a byte or two each). decode: -1 on a malformed blob. */
+void mdb_sets_encode(const long long *ids, size_t n, struct buf *out);
+int mdb_sets_decode(const void *blob, size_t len, long long **ids, size_t *n);
+/* The set ids of url row id, whose sets column is column col of st (on
+ * its row): decoded, or, where the row has none (NULL: written by an
+ * older cgisnap), read from url_dep with refs (SELECT set_id FROM url_dep
+ * WHERE url_id = ?1; reset here). -1 when malformed or on error. */
+int mdb_row_sets(sqlite3_stmt *st, int col, long long id, sqlite3_stmt *refs, long long **ids,
+		 size_t *n);
 /* The database's schema version: SCHEMA_VERSION, or an older one (1) on
  * a process that may not write it, read as it is, until a writer has
  * upgraded it. */
@@ -116,6 +130,9 @@ int mdb_open(struct tree *t, char *err);
 
 /* manifestread.c */
 int mdb_read_all(struct tree *t, struct manifest *m, char *err);
+/* target's row and dependencies, as a new entry (*out NULL: no row),
+ * on the locked connection: 0, or -1 (mdb_err says why). */
+int mdb_read_entry(struct tree *t, const char *target, struct manifest_entry **out);
 void mdb_reader_close(struct reader *r);
 
 /* manifestsave.c */

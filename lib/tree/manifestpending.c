@@ -135,6 +135,19 @@ int manifest_recover(struct manifest *m, struct tree *t, long *recovered, struct
 	return out;
 }
 
+int manifest_has_pending(struct tree *t, char *err)
+{
+	if (mdb_lock(t, false, err) < 0)
+		return -1;
+	if (!t->db)
+		return 0;
+	long long n = mdb_query_int(t, "SELECT EXISTS (SELECT 1 FROM pending)");
+	if (n < 0)
+		mdb_err(t, err, "read");
+	mdb_unlock(t);
+	return n < 0 ? -1 : n > 0;
+}
+
 int manifest_journal_reset(struct tree *t, char *err)
 {
 	if (mdb_lock(t, false, err) < 0)

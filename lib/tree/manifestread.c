@@ -41,6 +41,22 @@ static struct manifest_entry *row_entry(sqlite3_stmt *st, int col, const char *t
 	return e;
 }
 
+/* Append to e's list of kind the path of each name of a set (names
+ * '\n' separated, dir ending in '/'). */
+static void add_set_paths(struct manifest_entry *e, char kind, const char *dir, const char *names)
+{
+	struct strlist *l = manifest_deps(e, kind);
+	const char *p = names;
+	for (;;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		strlist_add_owned(l, xasprintf("%s%.*s", dir, (int)len, p));
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+}
+
 /* The rows read, by id: a url's stored state and entry, a set. SQLite's
  * scans give ascending ids, so the arrays are sorted as read (or sorted
  * once, when a plan gave another order) and found by bisection: a
@@ -139,16 +155,7 @@ int mdb_read_all(struct tree *t, struct manifest *m, char *err)
 		struct set_row *sr = u->e ? find_row(sets_v, nsets, sizeof *sets_v, set_id) : NULL;
 		if (!sr)
 			continue;
-		struct strlist *l = manifest_deps(u->e, sr->set.kind);
-		const char *p = buf_str(&sr->set.names);
-		for (;;) {
-			const char *nl = strchr(p, '\n');
-			size_t len = nl ? (size_t)(nl - p) : strlen(p);
-			strlist_add_owned(l, xasprintf("%s%.*s", sr->set.dir, (int)len, p));
-			if (!nl)
-				break;
-			p = nl + 1;
-		}
+		add_set_paths(u->e, sr->set.kind, sr->set.dir, buf_str(&sr->set.names));
 	}
 	if (src != SQLITE_DONE)
 		goto out;
@@ -169,6 +176,57 @@ out:
 	sqlite3_finalize(ds);
 	sqlite3_finalize(refs);
 	return rc;
+}
+
+/* stmt prepared once on the locked connection: NULL on error. */
+static sqlite3_stmt *prepared(struct tree *t, sqlite3_stmt **stmt, const char *sql)
+{
+	if (!*stmt)
+		*stmt = mdb_prepare(t, sql);
+	return *stmt;
+}
+
+int mdb_read_entry(struct tree *t, const char *target, struct manifest_entry **out)
+{
+	struct manifest_db *d = t->db;
+	*out = NULL;
+	sqlite3_stmt *row = prepared(t, &d->lazy_row, "SELECT id, sets, " ROW_COLUMNS " FROM url WHERE target = ?1");
+	sqlite3_stmt *set = prepared(t, &d->lazy_set, "SELECT s.kind, d.path, s.names FROM depset s"
+						     " JOIN dir d ON d.id = s.dir_id WHERE s.id = ?1");
+	sqlite3_stmt *refs = prepared(t, &d->lazy_refs, "SELECT set_id FROM url_dep WHERE url_id = ?1");
+	if (!row || !set || !refs)
+		return -1;
+	long long *ids = NULL;
+	size_t n = 0;
+	struct manifest_entry *e = NULL;
+	sqlite3_bind_text(row, 1, target, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(row);
+	if (rc == SQLITE_ROW) {
+		e = row_entry(row, 2, target);
+		if (mdb_row_sets(row, 1, sqlite3_column_int64(row, 0), refs, &ids, &n) < 0)
+			rc = SQLITE_CORRUPT;
+	}
+	sqlite3_reset(row);
+	sqlite3_clear_bindings(row);
+	for (size_t i = 0; rc == SQLITE_ROW && i < n; i++) {
+		sqlite3_bind_int64(set, 1, ids[i]);
+		int src = sqlite3_step(set);
+		const char *kind = mdb_column_text(set, 0), *dir = mdb_column_text(set, 1),
+			   *names = mdb_column_text(set, 2);
+		if (src == SQLITE_ROW && kind && dir && names)
+			add_set_paths(e, *kind, dir, names);
+		else if (src != SQLITE_ROW && src != SQLITE_DONE)
+			rc = src; /* a set gone (a tree edited by hand) is skipped, as a load does */
+		sqlite3_reset(set);
+		sqlite3_clear_bindings(set);
+	}
+	free(ids);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		manifest_entry_free(e);
+		return -1;
+	}
+	*out = e;
+	return 0;
 }
 
 void mdb_reader_close(struct reader *r)
@@ -274,6 +332,42 @@ int manifest_dependents(struct tree *t, char kind, const char *path, struct strl
 	}
 	int rc = st ? collect(t, st, out, err) : mdb_err(t, err, "read");
 	sqlite3_finalize(st);
+	mdb_unlock(t);
+	return rc;
+}
+
+int manifest_each_set(struct tree *t, const char *kinds, bool (*want)(void *arg, const char *dir),
+		      void (*each)(void *arg, const char *dir, char kind, const char *names), void *arg, char *err)
+{
+	if (mdb_lock(t, false, err) < 0)
+		return -1;
+	if (!t->db)
+		return 0;
+	int rc = mdb_need_schema(t, err);
+	if (rc < 0)
+		goto out;
+	sqlite3_stmt *dirs = mdb_prepare(t, "SELECT id, path FROM dir");
+	sqlite3_stmt *sets = mdb_prepare(t, "SELECT kind, names FROM depset WHERE dir_id = ?1");
+	int src = dirs && sets ? SQLITE_ROW : SQLITE_ERROR;
+	while (dirs && sets && (src = sqlite3_step(dirs)) == SQLITE_ROW) {
+		const char *dir = mdb_column_text(dirs, 1);
+		if (!dir || !want(arg, dir))
+			continue;
+		sqlite3_bind_int64(sets, 1, sqlite3_column_int64(dirs, 0));
+		while ((src = sqlite3_step(sets)) == SQLITE_ROW) {
+			const char *kind = mdb_column_text(sets, 0), *names = mdb_column_text(sets, 1);
+			if (kind && *kind && strchr(kinds, *kind) && names)
+				each(arg, dir, *kind, names);
+		}
+		sqlite3_reset(sets);
+		if (src != SQLITE_DONE)
+			break;
+	}
+	if (src != SQLITE_DONE)
+		rc = mdb_err(t, err, "read");
+	sqlite3_finalize(dirs);
+	sqlite3_finalize(sets);
+out:
 	mdb_unlock(t);
 	return rc;
 }

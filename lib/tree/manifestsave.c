@@ -134,7 +134,7 @@ struct saver {
 	sqlite3_stmt *find_dir, *add_dir, *find_set, *add_set, *insert_url, *update_url, *delete_url, *add_ref,
 		*drop_ref, *gc_set, *gc_dir;
 	/* Without the stored state (a delta save of a process that did not
-	 * load): a target's row and its references, read per target. */
+	 * load): a target's row and its sets, read per target. */
 	sqlite3_stmt *find_url, *find_refs;
 	/* The sets this save found or added: key_of_set -> id + 1. The pages
 	 * of a site share most sets (the code every page reads); each would
@@ -187,9 +187,9 @@ static int saver_init(struct saver *s, struct tree *t)
 				     " AND hash = ?4 AND names = ?5");
 	s->add_set = mdb_prepare(t, "INSERT INTO depset (dir_id, kind, many, hash, names) VALUES (?1, ?2, ?3, ?4, ?5)");
 	s->insert_url = mdb_prepare(t, "INSERT INTO url (target, key, status, type, bytes, sha256, render_ms, changed,"
-				       " location, fp) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+				       " location, fp, sets) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
 	s->update_url = mdb_prepare(t, "UPDATE url SET key = ?2, status = ?3, type = ?4, bytes = ?5, sha256 = ?6,"
-				       " render_ms = ?7, changed = ?8, location = ?9, fp = ?10 WHERE id = ?1");
+				       " render_ms = ?7, changed = ?8, location = ?9, fp = ?10, sets = ?11 WHERE id = ?1");
 	s->delete_url = mdb_prepare(t, "DELETE FROM url WHERE id = ?1");
 	s->add_ref = mdb_prepare(t, "INSERT OR IGNORE INTO url_dep (set_id, url_id) VALUES (?1, ?2)");
 	s->drop_ref = mdb_prepare(t, "DELETE FROM url_dep WHERE set_id = ?1 AND url_id = ?2");
@@ -201,10 +201,11 @@ static int saver_init(struct saver *s, struct tree *t)
 	    !s->delete_url || !s->add_ref || !s->drop_ref || !s->gc_set || !s->gc_dir)
 		return -1;
 	if (!t->db->have_state) {
-		s->find_url = mdb_prepare(t, "SELECT id, fp FROM url WHERE target = ?1");
-		/* url_dep's key is (set_id, url_id): by url_id this scans
-		 * the table. Only a target that has a row pays it, and an
-		 * index on url_id would add to every page's metadata. */
+		/* The row names its sets: url_dep's key is (set_id, url_id),
+		 * and an index by url_id would cost each page ~10 bytes a set.
+		 * A row without (an older cgisnap's writer, still running
+		 * after the upgrade, wrote it) has them read by a scan. */
+		s->find_url = mdb_prepare(t, "SELECT id, fp, sets FROM url WHERE target = ?1");
 		s->find_refs = mdb_prepare(t, "SELECT set_id FROM url_dep WHERE url_id = ?1");
 		if (!s->find_url || !s->find_refs)
 			return -1;
@@ -231,26 +232,15 @@ static int stored_for(struct saver *sv, const char *k, struct stored **out, bool
 		s = xcalloc(1, sizeof *s);
 		s->id = sqlite3_column_int64(sv->find_url, 0);
 		s->fp = (uint64_t)sqlite3_column_int64(sv->find_url, 1);
+		if (mdb_row_sets(sv->find_url, 2, s->id, sv->find_refs, &s->sets, &s->nsets) < 0) {
+			mdb_stored_free(s);
+			rc = SQLITE_ERROR;
+		}
 	}
 	sqlite3_reset(sv->find_url);
 	sqlite3_clear_bindings(sv->find_url);
 	if (rc != SQLITE_ROW)
 		return rc == SQLITE_DONE ? 0 : -1;
-	sqlite3_bind_int64(sv->find_refs, 1, s->id);
-	size_t cap = 0;
-	while ((rc = sqlite3_step(sv->find_refs)) == SQLITE_ROW) {
-		if (s->nsets == cap) {
-			cap = cap ? 2 * cap : 8;
-			s->sets = xrealloc(s->sets, cap * sizeof *s->sets);
-		}
-		s->sets[s->nsets++] = sqlite3_column_int64(sv->find_refs, 0);
-	}
-	sqlite3_reset(sv->find_refs);
-	sqlite3_clear_bindings(sv->find_refs);
-	if (rc != SQLITE_DONE) {
-		mdb_stored_free(s);
-		return -1;
-	}
 	*out = s;
 	*fresh = true;
 	return 0;
@@ -382,28 +372,33 @@ static int save_entry(struct saver *sv, const struct manifest_entry *e, uint64_t
 	struct stored *s = xcalloc(1, sizeof *s);
 	size_t nsets;
 	struct depset *sets = group_deps(e, &nsets);
+	struct buf blob = BUF_INIT;
 	int rc = -1;
 	s->fp = fp;
+	s->sets = xmalloc((nsets + 1) * sizeof *s->sets);
+	for (size_t i = 0; i < nsets; i++) {
+		long long id = intern_set(sv, &sets[i]);
+		if (id < 0)
+			goto out;
+		if (!has_id(s->sets, s->nsets, id))
+			s->sets[s->nsets++] = id;
+	}
+	/* The row first (a new one's id), naming its sets. */
 	sqlite3_stmt *st = old ? sv->update_url : sv->insert_url;
 	if (old)
 		sqlite3_bind_int64(st, 1, old->id);
 	else
 		sqlite3_bind_text(st, 1, e->target, -1, SQLITE_TRANSIENT);
 	bind_row(st, e, fp);
+	mdb_sets_encode(s->sets, s->nsets, &blob);
+	sqlite3_bind_blob(st, 11, blob.data ? blob.data : "", (int)blob.len, SQLITE_STATIC);
 	if (mdb_step(st) < 0)
 		goto out;
 	s->id = old ? old->id : sqlite3_last_insert_rowid(sv->t->db->db);
-	s->sets = xmalloc((nsets + 1) * sizeof *s->sets);
-	for (size_t i = 0; i < nsets; i++) {
-		long long id = intern_set(sv, &sets[i]);
-		if (id < 0)
-			goto out;
-		if (has_id(s->sets, s->nsets, id))
+	for (size_t i = 0; i < s->nsets; i++) {
+		if (old && has_id(old->sets, old->nsets, s->sets[i]))
 			continue;
-		s->sets[s->nsets++] = id;
-		if (old && has_id(old->sets, old->nsets, id))
-			continue;
-		sqlite3_bind_int64(sv->add_ref, 1, id);
+		sqlite3_bind_int64(sv->add_ref, 1, s->sets[i]);
 		sqlite3_bind_int64(sv->add_ref, 2, s->id);
 		if (mdb_step(sv->add_ref) < 0)
 			goto out;
@@ -417,6 +412,7 @@ out:
 		buf_release(&sets[i].names);
 	}
 	free(sets);
+	buf_release(&blob);
 	if (rc < 0) {
 		mdb_stored_free(s);
 		s = NULL;

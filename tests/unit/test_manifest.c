@@ -330,6 +330,55 @@ TEST(manifest_load_skips_references_to_missing_rows)
 	remove_scratch(path, treepath);
 }
 
+/* Version 2 (no url.sets, url_by_key) is upgraded by its first writer: a save that did not
+ * load drops a replaced row's old sets, read from the row (from url_dep when NULL). */
+TEST(manifest_version_2_is_upgraded_with_each_rows_sets)
+{
+	struct tree t;
+	char *path = unit_tree_open(&t, "man", "tree");
+	char *treepath = xasprintf("%s/tree", path);
+	char err[ERR_LEN];
+	struct manifest m = MANIFEST_INIT;
+	put_pages(&m, 3);
+	CHECK_INT(0, manifest_save(&m, &t, err));
+	manifest_release(&m);
+	tree_close(&t);
+	CHECK_INT(0, db_exec(treepath, "DROP INDEX url_by_key; ALTER TABLE url DROP COLUMN sets;"
+				       " PRAGMA user_version = 2;"));
+	CHECK_INT(0, tree_open(&t, treepath, false, err));
+	struct manifest delta = MANIFEST_INIT;
+	manifest_put(&delta, entry("/p2", 20)); /* its own file another */
+	CHECK_INT(0, manifest_save_delta(&delta, NULL, NULL, &t, err));
+	manifest_release(&delta);
+	CHECK_INT(3, db_count(treepath, "PRAGMA user_version"));
+	CHECK_INT(3, db_count(treepath, "SELECT count(*) FROM url WHERE length(sets) > 0"));
+	CHECK_INT(1, db_count(treepath, "SELECT count(*) FROM sqlite_master WHERE name = 'url_by_key'"));
+	struct strlist deps = STRLIST_INIT;
+	CHECK_INT(0, manifest_dependents(&t, 'R', "/site/data/p2.txt", &deps, err));
+	CHECK_INT(0, deps.n);
+	CHECK_INT(0, manifest_dependents(&t, 'R', "/site/data/p20.txt", &deps, err));
+	CHECK(deps.n == 1 && !strcmp(deps.items[0], "/p2"));
+	strlist_clear(&deps);
+	CHECK_INT(0, manifest_dependents(&t, 'R', "/site/lib/a.php", &deps, err));
+	CHECK_INT(3, deps.n);
+	strlist_clear(&deps);
+	CHECK_INT(0, db_count(treepath, "SELECT count(*) FROM depset WHERE names = 'p2.txt'"));
+	/* A row an older cgisnap's writer wrote after the upgrade names no
+	 * sets: they are read from url_dep. */
+	tree_close(&t);
+	CHECK_INT(0, db_exec(treepath, "UPDATE url SET sets = NULL WHERE target = '/p1'"));
+	CHECK_INT(0, tree_open(&t, treepath, false, err));
+	manifest_put(&delta, entry("/p1", 10));
+	CHECK_INT(0, manifest_save_delta(&delta, NULL, NULL, &t, err));
+	manifest_release(&delta);
+	CHECK_INT(0, manifest_dependents(&t, 'R', "/site/data/p1.txt", &deps, err));
+	CHECK_INT(0, deps.n);
+	CHECK_INT(0, db_count(treepath, "SELECT count(*) FROM depset WHERE names = 'p1.txt'"));
+	CHECK_INT(3, db_count(treepath, "SELECT count(*) FROM url WHERE length(sets) > 0"));
+	tree_close(&t);
+	remove_scratch(path, treepath);
+}
+
 /* A set of one name is found by its name's hash, one of many by a scan
  * of its directory's; a directory's pages below it; and a set, or a
  * directory, goes with the last page that refers to it. */
