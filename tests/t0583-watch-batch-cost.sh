@@ -7,8 +7,11 @@
 # compared: a handful, where a commit walking the whole manifest visits
 # them all. Counts, never times. The delta save leaves every other row as
 # it was, and an edit of the shared template visits every page (the
-# counters count). Also: a tree of schema version 1 is upgraded on first
-# open (the edits below then run on it), and one newer is refused.
+# counters count). watch keeps no entry in memory between batches: the
+# same line says how many it read from tree.db (a handful) and kept (none).
+# Also: a tree of schema version 1 is upgraded on first open, each row
+# naming its sets (the edits below then run on it), and one newer is
+# refused.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-watch.sh"
 
@@ -128,11 +131,18 @@ wait_batches "$LOG" $((n + 1))
 wait_commit_lines $((n + 1))
 check_match "$(grep '^cgisnap: batch: ' "$LOG" | tail -1)" ": 1 URL re-rendered, 1 file changed, 0 removed, [0-9]+ ms$" "batch line"
 line=$(grep '^cgisnap: debug: commit: ' "$LOG" | tail -1)
-check_match "$line" "^cgisnap: debug: commit: [0-9]+ entries visited, [0-9]+ manifest rows compared$" "commit line"
+check_match "$line" "^cgisnap: debug: commit: [0-9]+ entries visited, [0-9]+ manifest rows compared, [0-9]+ entries read, [0-9]+ kept$" "commit line"
 visited=$(printf '%s\n' "$line" | sed -n 's/.*commit: \([0-9]*\) entries visited.*/\1/p')
 compared=$(printf '%s\n' "$line" | sed -n 's/.* \([0-9]*\) manifest rows compared.*/\1/p')
+read=$(printf '%s\n' "$line" | sed -n 's/.* \([0-9]*\) entries read.*/\1/p')
+kept=$(printf '%s\n' "$line" | sed -n 's/.* \([0-9]*\) kept$/\1/p')
 check_le "${visited:-99999}" 10 "entries visited"
 check_le "${compared:-99999}" 10 "rows compared"
+# watch holds no entry between batches: since its start it read the
+# edited page's and a few more from tree.db, and kept none after.
+check_le 1 "${read:-0}" "entries read from tree.db, at least the page's"
+check_le "${read:-99999}" 10 "entries read from tree.db, since the start"
+check_eq 0 "${kept:-x}" "entries kept in memory after the batch"
 
 try "the manifest still holds every page, the edited one as published"
 check_eq "$PAGES" "$("$CGISNAP" ls "$OUT" | grep -c '^/page.cgi?id=')" "entries"

@@ -93,8 +93,9 @@ static bool log_batch(const struct watcher *w, const char *full_reason, const st
 	buf_addf(&b, ", %lld ms", ms);
 	log_info("%s", b.data);
 	/* What the commit cost: with the change, not the tree (tests/t0583). */
-	log_debug("commit: %ld entries visited, %lld manifest rows compared", res->commit_visited,
-		  res->rows_compared);
+	log_debug("commit: %ld entries visited, %lld manifest rows compared, %lld entries read, %zu kept",
+		  res->commit_visited, res->rows_compared, res->entries_read,
+		  manifest_count(crawl_manifest(w->crawl)));
 	buf_release(&b);
 	for (size_t i = 0; i < res->errors.n; i++)
 		log_warn("%s", res->errors.items[i]);
@@ -162,8 +163,9 @@ static void run_batch(struct watcher *w)
 		full = "no dependencies are known (no tracing, no --depends or --always)";
 	if (!full) {
 		struct strlist why = STRLIST_INIT;
-		deps_targets_why(&w->index, &w->rules, &w->s.site, &w->pending, &targets,
-				 log_verbose() ? &why : NULL);
+		if (deps_targets_why(&w->index, &w->rules, &w->s.site, &w->pending, &targets,
+				     log_verbose() ? &why : NULL) < 0)
+			full = "the tree's dependencies could not be read";
 		writers_targets(w, &targets, log_verbose() ? &why : NULL);
 		/* -v: why each page is re-rendered, before its render says what it gave. */
 		for (size_t i = 0; i < why.n; i++)
@@ -177,7 +179,7 @@ static void run_batch(struct watcher *w)
 					strlist_add(&targets, polled.items[i]);
 			strlist_clear(&polled);
 		}
-		if (!targets.n) {
+		if (!targets.n && !full) {
 			char *summary = changes_summary(&w->pending, SUMMARY_PATHS);
 			log_debug("no page depends on %s", summary);
 			free(summary);

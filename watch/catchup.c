@@ -101,37 +101,42 @@ static bool under_sources(const struct strlist *sources, const char *path)
 	return false;
 }
 
-/* dir_changed's answers (non-NULL: NULL is "not asked yet"). */
-static char dir_changed_mark, dir_unchanged_mark;
-#define DIR_CHANGED ((void *)&dir_changed_mark)
-#define DIR_UNCHANGED ((void *)&dir_unchanged_mark)
+/* A directory of recorded paths (its path ending in '/'), and the sets
+ * of it manifest_each_set gives: what the check for deleted dependencies
+ * goes through. */
+struct recorded {
+	struct walk *w;
+	const struct strlist *sources;
+	struct hashmap seen; /* the paths checked */
+};
 
-/* Whether directory dir changed since (or is gone): asked once per
- * directory, remembered in changed_dirs. */
-static bool dir_changed(struct walk *w, struct hashmap *changed_dirs, const char *dir)
+/* Whether a path of directory dir ("/d/") can be under a source: dir is
+ * below one, or one is in dir or below it (a file source). */
+static bool dir_near_sources(const struct strlist *sources, const char *dir)
 {
-	void *known = hashmap_get(changed_dirs, dir);
-	if (known)
-		return known == DIR_CHANGED;
-	struct stat sb;
-	bool changed = stat(dir, &sb) < 0 || changed_since(&sb, &w->after);
-	hashmap_put(changed_dirs, dir, changed ? DIR_CHANGED : DIR_UNCHANGED);
-	return changed;
+	size_t n = strlen(dir);
+	for (size_t i = 0; i < sources->n; i++) {
+		const char *src = sources->items[i];
+		if (!strncmp(src, dir, n) || path_under(dir, src))
+			return true;
+	}
+	return false;
 }
 
-/* Whether the directory holding path changed since (or is gone): one
- * whose times are older than since lost no entry, and most paths share a
- * few directories (a stat each, not one per path). */
-static bool parent_changed(struct walk *w, struct hashmap *changed_dirs, const char *path)
+/* Whether dir ("/d/") is near the sources and changed since (or is gone):
+ * one whose times are older than since lost no entry, and most paths
+ * share a few directories (a stat each, not one per path). */
+static bool recorded_dir_wanted(void *arg, const char *dir)
 {
-	const char *slash = strrchr(path, '/');
-	size_t len = slash && slash != path ? (size_t)(slash - path) : 0;
-	char parent[PATH_MAX];
-	if (len >= sizeof parent)
-		return true; /* cannot be asked: look at the path itself */
-	memcpy(parent, len ? path : "/", len ? len : 1);
-	parent[len ? len : 1] = '\0';
-	return dir_changed(w, changed_dirs, parent);
+	struct recorded *r = arg;
+	if (!dir_near_sources(r->sources, dir))
+		return false;
+	size_t n = strlen(dir);
+	char *path = xstrndup(dir, n > 1 && dir[n - 1] == '/' ? n - 1 : n);
+	struct stat sb;
+	bool changed = stat(path, &sb) < 0 || changed_since(&sb, &r->w->after);
+	free(path);
+	return changed;
 }
 
 /* A recorded path, in a directory that changed since, that is gone now:
@@ -144,8 +149,28 @@ static void check_gone(struct walk *w, const char *path, bool dir)
 	changes_add(w->out, path, FSW_CHANGED | FSW_REMOVED | (dir ? FSW_DIR : 0));
 }
 
-void catchup_changes(const struct strlist *sources, const struct manifest *m, const struct timespec *since,
-		     bool (*skip)(void *arg, const char *path), void *arg, struct changes *out)
+/* Each name of a set of a changed directory: checked once. */
+static void recorded_set(void *arg, const char *dir, char kind, const char *names)
+{
+	struct recorded *r = arg;
+	const char *p = names;
+	for (;;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char *path = xasprintf("%s%.*s", dir, (int)len, p);
+		if (under_sources(r->sources, path) && !hashmap_get(&r->seen, path)) {
+			hashmap_put(&r->seen, path, (void *)1);
+			check_gone(r->w, path, kind == 'L' || kind == 'C');
+		}
+		free(path);
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+}
+
+int catchup_changes(const struct strlist *sources, struct tree *t, const struct timespec *since,
+		    bool (*skip)(void *arg, const char *path), void *arg, struct changes *out, char *err)
 {
 	struct walk w = { *since, skip, arg, out };
 	long long ns = (long long)w.after.tv_nsec - CATCHUP_SLACK_MS * 1000000LL;
@@ -170,26 +195,12 @@ void catchup_changes(const struct strlist *sources, const struct manifest *m, co
 			walk_dir(&w, fd, src);
 	}
 
-	/* Each recorded path once, where its directory changed. Not the A
-	 * ones: looked for and not found then, their absence now is no
-	 * change (their creation since is a file the walk above finds). */
-	struct hashmap seen = HASHMAP_INIT, changed_dirs = HASHMAP_INIT;
-	size_t it = 0;
-	void *v;
-	while (hashmap_next(&m->entries, &it, NULL, &v)) {
-		struct manifest_entry *e = v;
-		for (const char *kind = "RELC"; *kind; kind++) {
-			const struct strlist *l = manifest_deps(e, *kind);
-			for (size_t i = 0; i < l->n; i++) {
-				const char *p = l->items[i];
-				if (!under_sources(sources, p) || !parent_changed(&w, &changed_dirs, p) ||
-				    hashmap_get(&seen, p))
-					continue;
-				hashmap_put(&seen, p, (void *)1);
-				check_gone(&w, p, *kind == 'L' || *kind == 'C');
-			}
-		}
-	}
-	hashmap_release(&seen);
-	hashmap_release(&changed_dirs);
+	/* Each recorded path once, where its directory changed: read from
+	 * the tree's sets, directory by directory, not page by page. Not
+	 * the A ones: looked for and not found then, their absence now is
+	 * no change (their creation since is a file the walk above finds). */
+	struct recorded r = { &w, sources, HASHMAP_INIT };
+	int rc = manifest_each_set(t, "RELC", recorded_dir_wanted, recorded_set, &r, err);
+	hashmap_release(&r.seen);
+	return rc;
 }

@@ -31,8 +31,11 @@
 
 /* Add to out the changes under sources (absolute, real paths) since
  * since; skip(arg, path) true drops a path (the renders' own writes,
- * --ignore). m is the tree's manifest (its recorded dependencies). */
-void catchup_changes(const struct strlist *sources, const struct manifest *m, const struct timespec *since,
-		     bool (*skip)(void *arg, const char *path), void *arg, struct changes *out);
+ * --ignore). The recorded dependencies are read from t's database, set
+ * by set of the directories that changed (manifest_each_set): the cost
+ * grows with the directories, not with the pages. -1 with err when the
+ * database cannot be read (what was found is in out). */
+int catchup_changes(const struct strlist *sources, struct tree *t, const struct timespec *since,
+		    bool (*skip)(void *arg, const char *path), void *arg, struct changes *out, char *err);
 
 #endif

@@ -109,7 +109,7 @@ void watch_rules_release(struct watch_rules *r)
 
 /* ---- the index ---- */
 
-void dep_index_open(struct dep_index *ix, struct tree *t, const struct manifest *m)
+void dep_index_open(struct dep_index *ix, struct tree *t, struct manifest *m)
 {
 	ix->tree = t;
 	ix->m = m;
@@ -143,7 +143,7 @@ struct picks {
 	size_t n, cap;
 	struct hashmap seen; /* target -> 1 */
 	bool failed;         /* a lookup failed: every page instead */
-	const struct manifest *m; /* the tree's pages as last rendered */
+	struct manifest *m; /* the tree's pages as last rendered */
 	bool want_why;
 };
 
@@ -191,7 +191,8 @@ static void pick_add(struct picks *p, const char *target, enum pick_rank rank, c
 		p->cap = p->cap ? p->cap * 2 : 16;
 		p->items = xrealloc(p->items, p->cap * sizeof *p->items);
 	}
-	const struct manifest_entry *e = p->m ? manifest_get(p->m, target) : NULL;
+	/* Read now from a lazy manifest: the batch renders it anyway. */
+	const struct manifest_entry *e = p->m ? manifest_find(p->m, target) : NULL;
 	size_t weight = rank == PICK_NOTIFIED ? 0 : rank == PICK_ALWAYS ? SIZE_MAX : weight_of(e);
 	p->items[p->n] = (struct pick){ xstrdup(target), rank, e ? e->render_ms : 0, weight,
 					p->want_why && r ? reason_text(r) : NULL };
@@ -300,9 +301,10 @@ void deps_targets(const struct dep_index *ix, const struct watch_rules *r, const
 	deps_targets_why(ix, r, site, ch, targets, NULL);
 }
 
-void deps_targets_why(const struct dep_index *ix, const struct watch_rules *r, const struct site *site,
-		      const struct changes *ch, struct strlist *targets, struct strlist *why)
+int deps_targets_why(const struct dep_index *ix, const struct watch_rules *r, const struct site *site,
+		     const struct changes *ch, struct strlist *targets, struct strlist *why)
 {
+	int rc = 0;
 	struct picks p;
 	memset(&p, 0, sizeof p);
 	p.want_why = why != NULL;
@@ -325,10 +327,13 @@ void deps_targets_why(const struct dep_index *ix, const struct watch_rules *r, c
 	}
 	/* A lookup failed: every page, as a change without rules would. */
 	if (p.failed && ix->m) {
-		size_t it = 0;
-		const char *k;
-		while (hashmap_next(&ix->m->entries, &it, &k, NULL))
-			pick_add(&p, k, PICK_CHANGED, &(struct reason){ NULL, 0, 0, "a dependency lookup failed" });
+		struct strlist all = STRLIST_INIT;
+		char err[ERR_LEN];
+		if (manifest_targets(ix->m, &all, err) < 0)
+			rc = log_error("%s", err);
+		for (size_t i = 0; i < all.n; i++)
+			pick_add(&p, all.items[i], PICK_CHANGED, &(struct reason){ NULL, 0, 0, "a dependency lookup failed" });
+		strlist_clear(&all);
 	}
 	for (size_t i = 0; i < ch->urls.n; i++)
 		pick_rules(&p, r, site, ch->urls.items[i], 0);
@@ -345,6 +350,7 @@ void deps_targets_why(const struct dep_index *ix, const struct watch_rules *r, c
 	}
 	free(p.items);
 	hashmap_release(&p.seen);
+	return rc;
 }
 
 /* ---- polling ---- */
@@ -384,8 +390,7 @@ static bool has_refs(const char *tmpl)
 }
 
 /* The targets of m a template with references can name. */
-static void poll_matches(const char *tmpl, const struct site *site, const struct manifest *m,
-			 struct strlist *out)
+static void poll_matches(const char *tmpl, const struct site *site, struct manifest *m, struct strlist *out)
 {
 	char *re_text = template_regex(tmpl);
 	regex_t re;
@@ -394,19 +399,23 @@ static void poll_matches(const char *tmpl, const struct site *site, const struct
 		free(re_text);
 		return; /* every special character is escaped: cannot happen */
 	}
-	size_t it = 0;
-	const char *k;
-	while (hashmap_next(&m->entries, &it, &k, NULL)) {
+	struct strlist all = STRLIST_INIT;
+	char err[ERR_LEN];
+	if (manifest_targets(m, &all, err) < 0)
+		log_error("%s", err);
+	for (size_t i = 0; i < all.n; i++) {
+		const char *k = all.items[i];
 		char *url = absolute ? site_url_for(site, k) : NULL;
 		if (!regexec(&re, url ? url : k, 0, NULL, 0))
 			strlist_add(out, k);
 		free(url);
 	}
+	strlist_clear(&all);
 	regfree(&re);
 	free(re_text);
 }
 
-void deps_poll_targets(const struct watch_rules *r, const struct site *site, const struct manifest *m,
+void deps_poll_targets(const struct watch_rules *r, const struct site *site, struct manifest *m,
 		       struct strlist *targets)
 {
 	struct strlist all = STRLIST_INIT;

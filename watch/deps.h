@@ -84,14 +84,14 @@ void watch_rules_release(struct watch_rules *r);
  * one. The manifest gives each page's sort weight. */
 struct dep_index {
 	struct tree *tree;           /* NULL: no recorded dependencies */
-	const struct manifest *m;    /* the pages as the tree holds them */
+	struct manifest *m;          /* the pages as the tree holds them (lazy, traced) */
 };
 
 #define DEP_INDEX_INIT { NULL, NULL }
 
 /* Look the dependencies up in t's database (saved: the state of the last
  * commit), the weights in m; both must outlive ix's use. */
-void dep_index_open(struct dep_index *ix, struct tree *t, const struct manifest *m);
+void dep_index_open(struct dep_index *ix, struct tree *t, struct manifest *m);
 
 /* The pages to re-render for ch: from ix (may be empty), the rules and
  * the --always pages, without repeats, most specific first. site turns
@@ -107,8 +107,10 @@ void deps_targets(const struct dep_index *ix, const struct watch_rules *r, const
  * (U: ...)", "PATH changed (--depends 'SPEC')", "notified", "notified
  * TARGET (--depends 'SPEC')", "--always"; the first reason found for a
  * page, changes taken in order. */
-void deps_targets_why(const struct dep_index *ix, const struct watch_rules *r, const struct site *site,
-		      const struct changes *ch, struct strlist *targets, struct strlist *why);
+/* -1 when a dependency lookup failed and the tree's pages could not be
+ * listed either (logged): the caller re-crawls everything. */
+int deps_targets_why(const struct dep_index *ix, const struct watch_rules *r, const struct site *site,
+		     const struct changes *ch, struct strlist *targets, struct strlist *why);
 
 /* What 'watch --poll' re-renders: the --always pages and every page a
  * --depends rule can name. A rule URL without $N references is one page;
@@ -116,7 +118,7 @@ void deps_targets_why(const struct dep_index *ix, const struct watch_rules *r, c
  * standing for any text), matched against the target, or against the
  * page's absolute URL when the rule's URL is absolute. Sorted, without
  * repeats; appended to targets. */
-void deps_poll_targets(const struct watch_rules *r, const struct site *site, const struct manifest *m,
+void deps_poll_targets(const struct watch_rules *r, const struct site *site, struct manifest *m,
 		       struct strlist *targets);
 
 #endif

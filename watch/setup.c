@@ -302,6 +302,9 @@ int watcher_open(struct watcher *w, const struct strlist *args)
 		goto fail;
 	set_dep_roots(w);
 	w->s.crawl.stop = &w->crawl_stop;
+	/* Traced, a batch asks tree.db for the pages a change touches and
+	 * reads only their entries: watch keeps none between batches. */
+	w->s.crawl.lazy_manifest = w->tracer != NULL;
 	if (!(w->crawl = crawl_new(&w->s.crawl, w->s.origin, &w->s.site, &w->s.tree, err)))
 		goto fail;
 	struct crawl_hooks hooks = dep_recorder_hooks(&w->recorder);

@@ -19,8 +19,7 @@
  * dependencies when tracing is on, and is newer than every source file). */
 static const char *initial_crawl_reason(struct watcher *w)
 {
-	const struct manifest *m = crawl_manifest(w->crawl);
-	if (manifest_count(m) == 0)
+	if (manifest_empty(crawl_manifest(w->crawl)))
 		return "the tree is empty";
 	if (w->tracer) {
 		/* A traced snapshot, or a watch, said its dependencies are
@@ -86,7 +85,12 @@ static bool catch_up_skip(void *arg, const char *path)
  * made since its last run, as the first batch. */
 static void catch_up(struct watcher *w)
 {
-	catchup_changes(&w->sources, crawl_manifest(w->crawl), &w->state.since, catch_up_skip, w, &w->pending);
+	char err[ERR_LEN];
+	if (catchup_changes(&w->sources, &w->s.tree, &w->state.since, catch_up_skip, w, &w->pending, err) < 0) {
+		/* Not knowing which dependency went, render every page. */
+		log_error("%s", err);
+		w->full_reason = "the tree's dependencies could not be read";
+	}
 	/* Published by a run killed before its save, new to the tree: what
 	 * they read is not known, so their sources would never be followed. */
 	const struct strlist *fresh = crawl_recovered_new(w->crawl);

@@ -57,8 +57,10 @@ void owned_del(struct crawl *c, const struct manifest_entry *e)
 }
 
 /* An entry of the manifest that records key's file, NULL when none. */
-const struct manifest_entry *owned_get(const struct crawl *c, const char *key)
+const struct manifest_entry *owned_get(struct crawl *c, const char *key)
 {
+	if (manifest_is_lazy(&c->manifest))
+		return manifest_find_by_key(&c->manifest, key);
 	const struct holders *h = hashmap_get(&c->owned, key);
 	return h ? h->e[0] : NULL;
 }

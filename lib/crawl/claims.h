@@ -37,11 +37,12 @@ struct claim_prior {
 };
 
 /* The index of c->manifest's files by key: what cgisnap may replace or
- * prune. Changed only between runs. */
+ * prune. Changed only between runs; empty with a lazy manifest, whose
+ * owned_get asks the database. */
 void owned_add(struct crawl *c, struct manifest_entry *e);
 void owned_del(struct crawl *c, const struct manifest_entry *e);
 /* An entry of the manifest that records key's file, NULL when none. */
-const struct manifest_entry *owned_get(const struct crawl *c, const char *key);
+const struct manifest_entry *owned_get(struct crawl *c, const char *key);
 void owned_release(struct crawl *c);
 void index_owned(struct crawl *c);
 

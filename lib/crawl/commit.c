@@ -110,6 +110,12 @@ static int save_and_drop(struct crawl *c, struct manifest *gone, struct strlist 
 {
 	if (c->hooks.on_commit)
 		c->hooks.on_commit(c->hooks.arg, &c->manifest, changed, c->tree);
+	/* A lazy manifest that could not read an entry (the run's, or the
+	 * hook's) may have taken a page for new, or a file for another's:
+	 * not saved as such. Its publishes stay pending, replayed by the
+	 * next run (crawl.c's load_whole). */
+	if (manifest_lazy_error(&c->manifest, err) < 0)
+		return -1;
 	test_pause("CGISNAP_TEST_PAUSE_BATCH");
 	long long written_before = manifest_rows_written(c->tree);
 	long long compared_before = manifest_rows_compared(c->tree);
@@ -224,7 +230,7 @@ static int commit_update(struct crawl *c, bool prune, char *err)
 	const char *k;
 	void *v;
 	while (hashmap_next(&c->next.entries, &it, &k, &v)) {
-		struct manifest_entry *now = v, *o = manifest_get(&c->manifest, k);
+		struct manifest_entry *now = v, *o = manifest_find(&c->manifest, k);
 		c->res->commit_visited++;
 		if (o) {
 			keep_same_line(now, o);

@@ -89,6 +89,43 @@ static void seed_targets(struct crawl *c)
 	}
 }
 
+/* The whole manifest into c->manifest (an ordinary one from now on),
+ * with the pending rows an interrupted run, or a failed save, left
+ * replayed: the entries of the files it published are put (keeping the
+ * dependencies their rows record) and saved at once, not at the end of
+ * the next run, so that a reader (serve) describes those files as they
+ * are. The time the sources were handled stays (manifest_set_handled). */
+static int load_whole(struct crawl *c, char *err)
+{
+	if (manifest_is_lazy(&c->manifest)) {
+		crawl_forget(c);
+		manifest_set_lazy(&c->manifest, NULL);
+	}
+	long recovered = 0;
+	if (manifest_load(&c->manifest, c->tree, err) < 0 ||
+	    manifest_recover(&c->manifest, c->tree, &recovered, &c->recovered_new, err) < 0)
+		return -1;
+	c->recovered += recovered;
+	if (recovered && (publish_sync_dirs(c->tree->fd, err) < 0 || manifest_save(&c->manifest, c->tree, err) < 0 ||
+			  manifest_journal_reset(c->tree, err) < 0))
+		return -1;
+	return 0;
+}
+
+/* A lazy manifest before a run: where pending rows wait (a run killed,
+ * or a save that failed, whose entries a lazy manifest forgot), the
+ * whole manifest is read once to replay them (load_whole), then let go;
+ * else nothing is read. */
+static int replay_pending(struct crawl *c, char *err)
+{
+	int pending = manifest_has_pending(c->tree, err);
+	if (pending > 0 && load_whole(c, err) < 0)
+		pending = -1;
+	if (pending != 0 || !manifest_is_lazy(&c->manifest))
+		crawl_forget(c);
+	return pending < 0 ? -1 : 0;
+}
+
 struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, const struct site *site,
 			struct tree *tree, char *err)
 {
@@ -105,20 +142,17 @@ struct crawl *crawl_new(const struct crawl_config *cfg, struct origin *origin, c
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&c->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	if (manifest_load(&c->manifest, tree, err) < 0 ||
-	    manifest_recover(&c->manifest, tree, &c->recovered, &c->recovered_new, err) < 0) {
+	int rc = cfg->lazy_manifest ? replay_pending(c, err) : load_whole(c, err);
+	if (rc < 0) {
 		crawl_free(c);
 		return NULL;
 	}
-	/* Saved at once, not at the end of the first run: a reader (serve)
-	 * then describes the interrupted run's files as they are. The
-	 * time the sources were handled stays (manifest_set_handled). */
-	if (c->recovered && (publish_sync_dirs(tree->fd, err) < 0 || manifest_save(&c->manifest, tree, err) < 0 ||
-			     manifest_journal_reset(tree, err) < 0)) {
-		crawl_free(c);
-		return NULL;
-	}
-	index_owned(c);
+	/* What a killed run left in .cgisnap/ (manifest_recover's job, when
+	 * it runs). */
+	if (cfg->lazy_manifest && tree->meta_fd >= 0)
+		publish_clean_temps(tree->meta_fd, MANIFEST_TEXT_FILE);
+	if (!cfg->lazy_manifest)
+		index_owned(c);
 	kept_load(c);
 	seed_targets(c);
 	return c;
@@ -141,9 +175,19 @@ const struct strlist *crawl_recovered_new(const struct crawl *c)
 	return &c->recovered_new;
 }
 
-const struct manifest *crawl_manifest(const struct crawl *c)
+struct manifest *crawl_manifest(struct crawl *c)
 {
 	return &c->manifest;
+}
+
+void crawl_forget(struct crawl *c)
+{
+	if (!manifest_is_lazy(&c->manifest)) {
+		manifest_set_lazy(&c->manifest, c->tree);
+		c->lazy_reads_seen = 0; /* a new count */
+	}
+	manifest_forget(&c->manifest);
+	owned_release(c);
 }
 
 void crawl_set_hooks(struct crawl *c, const struct crawl_hooks *h)
@@ -159,11 +203,11 @@ void on_render(struct crawl *c, struct manifest_entry *e, const struct origin_re
 		c->hooks.on_render(c->hooks.arg, e, rs);
 }
 
-const struct manifest_entry *entry_by_now_locked(const struct crawl *c, const char *target)
+const struct manifest_entry *entry_by_now_locked(struct crawl *c, const char *target)
 {
 	const struct manifest_entry *e = manifest_get(&c->next, target);
 	if (!e && c->update_mode)
-		e = manifest_get(&c->manifest, target); /* not rendered now: as it was */
+		e = manifest_find(&c->manifest, target); /* not rendered now: as it was */
 	return e;
 }
 
@@ -353,6 +397,16 @@ static void save_not_found_page(struct crawl *c)
 
 int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 {
+	/* A full crawl compares every page with its entry: the whole
+	 * manifest, for this run. */
+	if (manifest_is_lazy(&c->manifest)) {
+		if (load_whole(c, err) < 0) {
+			crawl_forget(c);
+			memset(res, 0, sizeof *res); /* what the caller reports: nothing ran */
+			return -1;
+		}
+		index_owned(c);
+	}
 	begin_run(c, res, false);
 	pthread_mutex_lock(&c->lock);
 	progress_show_locked(c, true);
@@ -410,11 +464,23 @@ int crawl_full(struct crawl *c, struct crawl_result *res, char *err)
 	}
 	finish_result(c, res);
 	kept_save(c, !res->interrupted);
-	return commit_run(c, c->cfg->prune && res->complete && removal_allowed(c), err);
+	int rc = commit_run(c, c->cfg->prune && res->complete && removal_allowed(c), err);
+	if (c->cfg->lazy_manifest)
+		crawl_forget(c);
+	return rc;
 }
 
 int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_result *res, char *err)
 {
+	if (manifest_is_lazy(&c->manifest)) {
+		/* A read that failed before the run (watch's picks, which only
+		 * order the pages) is read again by the run, if asked. */
+		manifest_lazy_error_clear(&c->manifest);
+		if (replay_pending(c, err) < 0) {
+			memset(res, 0, sizeof *res); /* what the caller reports: nothing ran */
+			return -1;
+		}
+	}
 	begin_run(c, res, true);
 	pthread_mutex_lock(&c->lock);
 	/* In the order given (watch's: the edited page first), but a
@@ -431,7 +497,13 @@ int crawl_update(struct crawl *c, const struct strlist *targets, struct crawl_re
 
 	/* Pages not rendered now stay as they are (commit_update). Pages
 	 * that now answer 404 go at once: watch has no later prune. */
-	return commit_run(c, removal_allowed(c), err);
+	int rc = commit_run(c, removal_allowed(c), err);
+	/* Read for this run: by the caller before it too (watch's picks). */
+	res->entries_read = manifest_lazy_reads(&c->manifest) - c->lazy_reads_seen;
+	c->lazy_reads_seen += res->entries_read;
+	if (c->cfg->lazy_manifest)
+		crawl_forget(c);
+	return rc;
 }
 
 void crawl_free(struct crawl *c)

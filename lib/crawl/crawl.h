@@ -92,6 +92,11 @@ struct crawl_config {
 	long long max_parse;         /* bodies over this many bytes are stored as they
 				      * are: no links followed, no --strip */
 	long jobs;
+	/* Between full crawls, hold no entry of the manifest in memory: an
+	 * update reads the entries it touches from the tree's database
+	 * (manifest_set_lazy), and forgets them once saved. watch, traced:
+	 * its memory and start-up then do not grow with the tree. */
+	bool lazy_manifest;
 	bool follow_nofollow;
 	bool no_canonical_links;     /* a page's <link rel=canonical> elsewhere is no redirect */
 	enum robots_meta robots_meta; /* what <meta name=robots> decides */
@@ -211,6 +216,9 @@ struct crawl_result {
 	 * database's. An update's grow with the change, not the tree. */
 	long commit_visited;
 	long long rows_compared;
+	/* Entries a lazy manifest read from the database during the run
+	 * (cfg.lazy_manifest): those the run touched, not the tree. */
+	long long entries_read;
 	/* Full crawls only (families.h): the lines naming query parameters
 	 * and URL families that multiplied URLs, with the options that
 	 * remove them (none: nothing fired), and one line per parameter. */
@@ -286,8 +294,9 @@ void crawl_set_hooks(struct crawl *c, const struct crawl_hooks *h);
  * pending rows without dependencies (manifest_recover): to be rendered
  * again by a caller that follows their sources. */
 const struct strlist *crawl_recovered_new(const struct crawl *c);
-/* The crawl's manifest (owned by the crawl; valid until the next run). */
-const struct manifest *crawl_manifest(const struct crawl *c);
+/* The crawl's manifest (owned by the crawl; valid until the next run):
+ * lazy with cfg.lazy_manifest, but during a full crawl. */
+struct manifest *crawl_manifest(struct crawl *c);
 void crawl_result_release(struct crawl_result *res);
 void crawl_free(struct crawl *c);
 

@@ -65,9 +65,13 @@ struct crawl {
 	const struct site *site;
 	struct tree *tree;
 	/* The tree as published, and its files by key: changed only between
-	 * runs (crawl_new, commit), so the render threads read them unlocked. */
+	 * runs (crawl_new, commit), so the render threads read them unlocked.
+	 * A lazy manifest (cfg.lazy_manifest) reads its entries as they are
+	 * asked for (manifest_find, under its own lock), and owned is then
+	 * empty: owned_get asks the database. */
 	struct manifest manifest;
 	struct hashmap owned;     /* key -> struct holders: the files cgisnap wrote */
+	long long lazy_reads_seen; /* manifest_lazy_reads at the last run's end */
 	long recovered;           /* journal entries manifest_recover put, for the next result */
 	struct strlist recovered_new; /* the targets among them new to the manifest, without dependencies */
 
@@ -159,7 +163,11 @@ struct job *requeue_locked(struct crawl *c, const char *target);
 /* target's entry as this run leaves it so far: rendered now or, in an
  * update run (which renders some pages only), as the last run left it;
  * NULL for none. Locked. */
-const struct manifest_entry *entry_by_now_locked(const struct crawl *c, const char *target);
+const struct manifest_entry *entry_by_now_locked(struct crawl *c, const char *target);
+/* A lazy manifest (cfg.lazy_manifest) drops what a run read, and the
+ * index of files by key: the next run reads them again. An ordinary one
+ * becomes lazy. */
+void crawl_forget(struct crawl *c);
 /* Whether cfg.stop asks the run to stop. */
 bool stopped(const struct crawl *c);
 /* Tell the on_render hook about a render (e NULL: it failed, or records

@@ -375,8 +375,9 @@ static void settle_volatile(struct crawl *c, struct page *p)
 	const char *type = p->rs.content_type;
 	if (p->body.fd >= 0 || p->static_file || !is_text_type(type))
 		return;
-	/* The manifest is not changed while pages render: no lock needed. */
-	const struct manifest_entry *old = manifest_get(&c->manifest, e->target);
+	/* The manifest is not changed while pages render: no lock needed
+	 * (a lazy one locks its reads). */
+	const struct manifest_entry *old = manifest_find(&c->manifest, e->target);
 	if (!old || !old->key || !*old->sha256 || !strcmp(old->sha256, e->sha256) || !old->content_type ||
 	    strcmp(old->content_type, type))
 		return;

@@ -90,7 +90,7 @@ struct job *enqueue_locked(struct crawl *c, const char *target, long depth, unsi
 			return NULL;
 		if (relist_match(cfg->exclude_re, cfg->nexclude, target))
 			return NULL;
-		if (c->update_mode && (manifest_get(&c->manifest, target) || views_noindex_known(&c->views, target)))
+		if (c->update_mode && (manifest_has(&c->manifest, target) || views_noindex_known(&c->views, target)))
 			return NULL; /* known page: only its dependencies re-render it */
 		if (cfg->max_depth >= 0 && depth > cfg->max_depth) {
 			c->dropped_depth++;

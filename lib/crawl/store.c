@@ -97,8 +97,9 @@ int page_publish(struct crawl *c, struct page *p)
 	if (pr < 0)
 		return -1;
 
-	/* The manifest is not changed while pages render: no lock needed. */
-	const struct manifest_entry *old = manifest_get(&c->manifest, e->target);
+	/* The manifest is not changed while pages render: no lock needed
+	 * (a lazy one locks its reads). */
+	const struct manifest_entry *old = manifest_find(&c->manifest, e->target);
 	if (pr == PUBLISH_UNCHANGED) {
 		p->stored = OUTCOME_UNCHANGED;
 		e->changed = old && old->key && !strcmp(old->key, key) ? old->changed : time(NULL);

@@ -86,7 +86,7 @@ void fail_locked(struct crawl *c, const char *target, const char *reason,
 			const struct origin_response *rs)
 {
 	add_failure_locked(c, target, reason, rs);
-	const struct manifest_entry *old = manifest_get(&c->manifest, target);
+	const struct manifest_entry *old = manifest_find(&c->manifest, target);
 	if (old)
 		manifest_put(&c->next, manifest_entry_dup(old));
 }
@@ -98,7 +98,7 @@ void hold_locked(struct crawl *c, const char *target, const struct origin_respon
 	tally_locked(c, target, OUTCOME_HELD, rs->status, rs->render_ms, 0);
 	if (!strlist_contains(&c->res->held_targets, target))
 		strlist_add(&c->res->held_targets, target);
-	const struct manifest_entry *old = manifest_get(&c->manifest, target);
+	const struct manifest_entry *old = manifest_find(&c->manifest, target);
 	if (old)
 		manifest_put(&c->next, manifest_entry_dup(old));
 }

@@ -380,7 +380,7 @@ static int first_written_dependents(struct dep_recorder *r, struct manifest *m, 
 		for (const char *kind = "REA"; rc == 0 && *kind; kind++)
 			rc = manifest_dependents(t, *kind, r->fresh.items[i], &deps, err);
 	for (size_t i = 0; rc == 0 && i < deps.n; i++) {
-		struct manifest_entry *e = manifest_get(m, deps.items[i]);
+		struct manifest_entry *e = manifest_find(m, deps.items[i]);
 		if (!e || hashmap_get(&seen, e->target))
 			continue;
 		hashmap_put(&seen, e->target, (void *)1);

@@ -168,8 +168,9 @@ long long manifest_rows_compared(const struct tree *t);
 int manifest_dependents(struct tree *t, char kind, const char *path, struct strlist *out, char *err);
 
 /* Each dependency set of a kind in kinds whose directory want(arg, dir)
- * takes (dir its path, ending in '/'; asked once per directory): each(arg,
- * dir, kind, names), names '\n' separated. Its cost grows with the
+ * takes (dir its path, ending in '/'; asked once per directory, the
+ * database locked): each(arg, dir, kind, names), names '\n' separated,
+ * once the database is unlocked (each may take other locks). Its cost grows with the
  * directories and the sets of those taken, not with the pages (watch's
  * catch-up: the recorded paths of the directories that changed). -1
  * with err. */
@@ -221,6 +222,9 @@ struct manifest_entry *manifest_find_by_key(struct manifest *m, const char *key)
 /* -1 with err when a read of the lazy manifest failed since the last
  * manifest_forget: what the caller decided from it may be wrong. */
 int manifest_lazy_error(struct manifest *m, char *err);
+/* Forget a failed read (a failed read is never kept as an answer: the
+ * entry is read again when asked for). */
+void manifest_lazy_error_clear(struct manifest *m);
 /* Every target (a lazy manifest's from the database), appended to out. */
 int manifest_targets(struct manifest *m, struct strlist *out, char *err);
 /* How many entries a lazy manifest read from the database so far (its

@@ -184,7 +184,9 @@ int mdb_row_sets(sqlite3_stmt *st, int col, long long id, sqlite3_stmt *refs, lo
 		 size_t *n)
 {
 	if (sqlite3_column_type(st, col) != SQLITE_NULL)
-		return mdb_sets_decode(sqlite3_column_blob(st, col), (size_t)sqlite3_column_bytes(st, col), ids, n);
+		return mdb_sets_decode(sqlite3_column_blob(st, col), (size_t)sqlite3_column_bytes(st, col), ids, n) < 0
+			       ? -2
+			       : 0;
 	*ids = NULL;
 	*n = 0;
 	size_t cap = 0;
@@ -244,7 +246,9 @@ static int migrate_v2(struct tree *t, char *err)
 	sqlite3_finalize(put);
 	if (rc != SQLITE_DONE)
 		return mdb_err(t, err, "update");
-	return mdb_exec(t, "PRAGMA user_version = 3", err);
+	/* Pages with no sets: an empty list, not NULL (what rows of an
+	 * older writer have, read from url_dep). */
+	return mdb_exec(t, "UPDATE url SET sets = x'' WHERE sets IS NULL; PRAGMA user_version = 3", err);
 }
 
 void mdb_stored_free(struct stored *s)

@@ -109,7 +109,7 @@ int mdb_sets_decode(const void *blob, size_t len, long long **ids, size_t *n);
 /* The set ids of url row id, whose sets column is column col of st (on
  * its row): decoded, or, where the row has none (NULL: written by an
  * older cgisnap), read from url_dep with refs (SELECT set_id FROM url_dep
- * WHERE url_id = ?1; reset here). -1 when malformed or on error. */
+ * WHERE url_id = ?1; reset here). -2 when malformed, -1 on error. */
 int mdb_row_sets(sqlite3_stmt *st, int col, long long id, sqlite3_stmt *refs, long long **ids,
 		 size_t *n);
 /* The database's schema version: SCHEMA_VERSION, or an older one (1) on
@@ -131,8 +131,8 @@ int mdb_open(struct tree *t, char *err);
 /* manifestread.c */
 int mdb_read_all(struct tree *t, struct manifest *m, char *err);
 /* target's row and dependencies, as a new entry (*out NULL: no row),
- * on the locked connection: 0, or -1 (mdb_err says why). */
-int mdb_read_entry(struct tree *t, const char *target, struct manifest_entry **out);
+ * on the locked connection: 0, or -1 with err. */
+int mdb_read_entry(struct tree *t, const char *target, struct manifest_entry **out, char *err);
 void mdb_reader_close(struct reader *r);
 
 /* manifestsave.c */

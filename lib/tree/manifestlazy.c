@@ -78,9 +78,7 @@ static struct manifest_entry *find_locked(struct manifest *m, const char *target
 		note_error(l, err);
 		return NULL;
 	}
-	int rc = l->t->db ? mdb_read_entry(l->t, target, &e) : 0;
-	if (rc < 0)
-		mdb_err(l->t, err, "read");
+	int rc = l->t->db ? mdb_read_entry(l->t, target, &e, err) : 0;
 	mdb_unlock(l->t);
 	if (rc < 0) {
 		note_error(l, err);
@@ -174,6 +172,17 @@ struct manifest_entry *manifest_find_by_key(struct manifest *m, const char *key)
 	pthread_mutex_unlock(&l->mu);
 	strlist_clear(&targets);
 	return e;
+}
+
+void manifest_lazy_error_clear(struct manifest *m)
+{
+	struct manifest_lazy *l = m->lazy;
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->mu);
+	free(l->error);
+	l->error = NULL;
+	pthread_mutex_unlock(&l->mu);
 }
 
 long long manifest_lazy_reads(const struct manifest *m)

@@ -186,7 +186,7 @@ static sqlite3_stmt *prepared(struct tree *t, sqlite3_stmt **stmt, const char *s
 	return *stmt;
 }
 
-int mdb_read_entry(struct tree *t, const char *target, struct manifest_entry **out)
+int mdb_read_entry(struct tree *t, const char *target, struct manifest_entry **out, char *err)
 {
 	struct manifest_db *d = t->db;
 	*out = NULL;
@@ -195,16 +195,19 @@ int mdb_read_entry(struct tree *t, const char *target, struct manifest_entry **o
 						     " JOIN dir d ON d.id = s.dir_id WHERE s.id = ?1");
 	sqlite3_stmt *refs = prepared(t, &d->lazy_refs, "SELECT set_id FROM url_dep WHERE url_id = ?1");
 	if (!row || !set || !refs)
-		return -1;
+		return mdb_err(t, err, "read");
 	long long *ids = NULL;
 	size_t n = 0;
 	struct manifest_entry *e = NULL;
 	sqlite3_bind_text(row, 1, target, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(row);
+	bool malformed = false;
 	if (rc == SQLITE_ROW) {
 		e = row_entry(row, 2, target);
-		if (mdb_row_sets(row, 1, sqlite3_column_int64(row, 0), refs, &ids, &n) < 0)
-			rc = SQLITE_CORRUPT;
+		int srs = mdb_row_sets(row, 1, sqlite3_column_int64(row, 0), refs, &ids, &n);
+		malformed = srs == -2;
+		if (srs < 0)
+			rc = SQLITE_ERROR;
 	}
 	sqlite3_reset(row);
 	sqlite3_clear_bindings(row);
@@ -223,7 +226,10 @@ int mdb_read_entry(struct tree *t, const char *target, struct manifest_entry **o
 	free(ids);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
 		manifest_entry_free(e);
-		return -1;
+		if (malformed)
+			return err_set(err, "cannot read '%s/%s/%s': the sets of '%s' are malformed", t->path,
+				       TREE_META_DIR, MANIFEST_DB_FILE, target);
+		return mdb_err(t, err, "read");
 	}
 	*out = e;
 	return 0;
@@ -336,6 +342,13 @@ int manifest_dependents(struct tree *t, char kind, const char *path, struct strl
 	return rc;
 }
 
+/* A set manifest_each_set found, given to its caller once the database
+ * is unlocked (each may take locks of its own). */
+struct found_set {
+	char kind;
+	char *dir, *names;
+};
+
 int manifest_each_set(struct tree *t, const char *kinds, bool (*want)(void *arg, const char *dir),
 		      void (*each)(void *arg, const char *dir, char kind, const char *names), void *arg, char *err)
 {
@@ -343,6 +356,8 @@ int manifest_each_set(struct tree *t, const char *kinds, bool (*want)(void *arg,
 		return -1;
 	if (!t->db)
 		return 0;
+	struct found_set *found = NULL;
+	size_t nfound = 0, cap = 0;
 	int rc = mdb_need_schema(t, err);
 	if (rc < 0)
 		goto out;
@@ -356,8 +371,11 @@ int manifest_each_set(struct tree *t, const char *kinds, bool (*want)(void *arg,
 		sqlite3_bind_int64(sets, 1, sqlite3_column_int64(dirs, 0));
 		while ((src = sqlite3_step(sets)) == SQLITE_ROW) {
 			const char *kind = mdb_column_text(sets, 0), *names = mdb_column_text(sets, 1);
-			if (kind && *kind && strchr(kinds, *kind) && names)
-				each(arg, dir, *kind, names);
+			if (!kind || !*kind || !strchr(kinds, *kind) || !names)
+				continue;
+			if (nfound == cap)
+				found = xreallocarray(found, cap = cap ? 2 * cap : 64, sizeof *found);
+			found[nfound++] = (struct found_set){ *kind, xstrdup(dir), xstrdup(names) };
 		}
 		sqlite3_reset(sets);
 		if (src != SQLITE_DONE)
@@ -369,6 +387,13 @@ int manifest_each_set(struct tree *t, const char *kinds, bool (*want)(void *arg,
 	sqlite3_finalize(sets);
 out:
 	mdb_unlock(t);
+	for (size_t i = 0; i < nfound; i++) {
+		if (rc == 0)
+			each(arg, found[i].dir, found[i].kind, found[i].names);
+		free(found[i].dir);
+		free(found[i].names);
+	}
+	free(found);
 	return rc;
 }
 

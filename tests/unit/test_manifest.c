@@ -13,15 +13,9 @@
 #include "base/sha256.h"
 #include "tree/tree.h"
 #include "helpers.h"
+#include "manifestfix.h"
 #include "unit.h"
 #include "base/xalloc.h"
-
-/* Remove the scratch directory of unit_tree_open and free its names. */
-static void remove_scratch(char *path, char *treepath)
-{
-	unit_drop_dir(path);
-	free(treepath);
-}
 
 /* A copy owns its strings: freeing the original leaves it whole. */
 TEST(manifest_entry_dup_is_deep)
@@ -124,32 +118,7 @@ TEST(manifest_round_trip)
 	tree_close(&o);
 	free(oldpath);
 	tree_close(&t);
-	remove_scratch(path, treepath);
-}
-
-static struct manifest_entry *entry(const char *target, int i)
-{
-	struct manifest_entry *e = manifest_entry_new(target);
-	e->key = xasprintf("p%d.html", i);
-	e->status = 200;
-	e->bytes = i;
-	sha256_hex(target, strlen(target), e->sha256);
-	/* Shared sets (the same names in /site/lib/) and one of its own. */
-	strlist_add(&e->deps_read, "/site/lib/b.php");
-	strlist_add(&e->deps_read, "/site/lib/a.php");
-	strlist_add_owned(&e->deps_read, xasprintf("/site/data/p%d.txt", i));
-	strlist_add(&e->deps_listed, "/site/data");
-	return e;
-}
-
-/* The entries /p0 .. /p<n-1> of entry(), put in m. */
-static void put_pages(struct manifest *m, int n)
-{
-	char target[32];
-	for (int i = 0; i < n; i++) {
-		snprintf(target, sizeof target, "/p%d", i);
-		manifest_put(m, entry(target, i));
-	}
+	mfix_remove_scratch(path, treepath);
 }
 
 /* A delta save writes the changed entries and deletes the dropped
@@ -162,16 +131,16 @@ TEST(manifest_save_delta_touches_only_what_it_is_given)
 	char *treepath = xasprintf("%s/tree", path);
 	char err[ERR_LEN];
 	struct manifest m = MANIFEST_INIT;
-	put_pages(&m, 50);
+	mfix_put_pages(&m, 50);
 	CHECK_INT(0, manifest_save(&m, &t, err));
 	manifest_release(&m);
 	CHECK_INT(50, manifest_rows_written(&t));
 
 	struct manifest delta = MANIFEST_INIT;
 	struct strlist dropped = STRLIST_INIT;
-	manifest_put(&delta, entry("/p4", 40)); /* other bytes */
-	manifest_put(&delta, entry("/p5", 5));  /* the same: no write */
-	manifest_put(&delta, entry("/new", 7));
+	manifest_put(&delta, mfix_entry("/p4", 40)); /* other bytes */
+	manifest_put(&delta, mfix_entry("/p5", 5));  /* the same: no write */
+	manifest_put(&delta, mfix_entry("/new", 7));
 	strlist_add(&dropped, "/p6");
 	strlist_add(&dropped, "/p6");
 	strlist_add(&dropped, "/never");
@@ -182,7 +151,7 @@ TEST(manifest_save_delta_touches_only_what_it_is_given)
 
 	/* Another process, without a load. */
 	CHECK_INT(0, tree_open(&t, treepath, false, err));
-	manifest_put(&delta, entry("/p7", 70));
+	manifest_put(&delta, mfix_entry("/p7", 70));
 	CHECK_INT(0, manifest_save_delta(&delta, NULL, NULL, &t, err));
 	CHECK_INT(1, manifest_rows_written(&t));
 	manifest_release(&delta);
@@ -196,7 +165,7 @@ TEST(manifest_save_delta_touches_only_what_it_is_given)
 	CHECK(manifest_get(&r, "/new") != NULL);
 	CHECK(manifest_get(&r, "/p0") != NULL && manifest_get(&r, "/p49") != NULL);
 	struct manifest_entry *e = manifest_get(&r, "/p4");
-	struct manifest_entry *want = entry("/p4", 40);
+	struct manifest_entry *want = mfix_entry("/p4", 40);
 	CHECK(e && e->bytes == 40 && !strcmp(e->key, want->key));
 	manifest_entry_free(want);
 	e = manifest_get(&r, "/p7");
@@ -204,7 +173,7 @@ TEST(manifest_save_delta_touches_only_what_it_is_given)
 	manifest_release(&r);
 	strlist_clear(&dropped);
 	tree_close(&t);
-	remove_scratch(path, treepath);
+	mfix_remove_scratch(path, treepath);
 }
 
 /* A delta save of a process that did not load (serve --fill) compares
@@ -218,23 +187,23 @@ TEST(manifest_save_delta_without_a_load_reads_each_row_now)
 	char *treepath = xasprintf("%s/tree", path);
 	char err[ERR_LEN];
 	struct manifest m = MANIFEST_INIT;
-	manifest_put(&m, entry("/p1", 1));
-	manifest_put(&m, entry("/p2", 2));
-	manifest_put(&m, entry("/p3", 3));
+	manifest_put(&m, mfix_entry("/p1", 1));
+	manifest_put(&m, mfix_entry("/p2", 2));
+	manifest_put(&m, mfix_entry("/p3", 3));
 	CHECK_INT(0, manifest_save(&m, &b, err));
 	manifest_release(&m);
 
 	CHECK_INT(0, tree_open(&a, treepath, false, err));
 	struct manifest delta = MANIFEST_INIT;
-	manifest_put(&delta, entry("/p4", 4));
+	manifest_put(&delta, mfix_entry("/p4", 4));
 	CHECK_INT(0, manifest_save_delta(&delta, NULL, NULL, &a, err));
 	manifest_release(&delta);
 	/* The other writer changes /p1; a's save of /p1 as it was is a change. */
-	manifest_put(&delta, entry("/p1", 10));
+	manifest_put(&delta, mfix_entry("/p1", 10));
 	CHECK_INT(0, manifest_save_delta(&delta, NULL, NULL, &b, err));
 	manifest_release(&delta);
-	manifest_put(&delta, entry("/p1", 1));
-	manifest_put(&delta, entry("/p2", 20)); /* another set of its own */
+	manifest_put(&delta, mfix_entry("/p1", 1));
+	manifest_put(&delta, mfix_entry("/p2", 20)); /* another set of its own */
 	struct strlist dropped = STRLIST_INIT;
 	strlist_add(&dropped, "/p3");
 	CHECK_INT(0, manifest_save_delta(&delta, &dropped, NULL, &a, err));
@@ -266,38 +235,7 @@ TEST(manifest_save_delta_without_a_load_reads_each_row_now)
 	strlist_clear(&deps);
 	manifest_release(&r);
 	tree_close(&a);
-	remove_scratch(path, treepath);
-}
-
-/* The count sql gives on tree.db at treepath, read on a connection of its own. */
-static long long db_count(const char *treepath, const char *sql)
-{
-	char *db_path = xasprintf("%s/.cgisnap/tree.db", treepath);
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	long long n = -1;
-	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	free(db_path);
-	return n;
-}
-
-/* Run sql on tree.db at treepath, on a connection of its own (no foreign
- * keys enforced: it damages the database as a hand could). */
-static int db_exec(const char *treepath, const char *sql)
-{
-	char *db_path = xasprintf("%s/.cgisnap/tree.db", treepath);
-	sqlite3 *db = NULL;
-	int rc = sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
-			 sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK
-		     ? 0
-		     : -1;
-	sqlite3_close(db);
-	free(db_path);
-	return rc;
+	mfix_remove_scratch(path, treepath);
 }
 
 /* References left without their page or their set (a tree.db edited by
@@ -309,74 +247,25 @@ TEST(manifest_load_skips_references_to_missing_rows)
 	char *treepath = xasprintf("%s/tree", path);
 	char err[ERR_LEN];
 	struct manifest m = MANIFEST_INIT;
-	put_pages(&m, 3);
+	mfix_put_pages(&m, 3);
 	CHECK_INT(0, manifest_save(&m, &t, err));
 	manifest_release(&m);
 	tree_close(&t);
-	CHECK_INT(0, db_exec(treepath, "PRAGMA foreign_keys = OFF; DELETE FROM depset;"));
-	CHECK(db_count(treepath, "SELECT count(*) FROM url_dep") > 0);
+	CHECK_INT(0, mfix_db_exec(treepath, "PRAGMA foreign_keys = OFF; DELETE FROM depset;"));
+	CHECK(mfix_db_count(treepath, "SELECT count(*) FROM url_dep") > 0);
 	CHECK_INT(0, tree_open(&t, treepath, false, err));
 	CHECK_INT(0, manifest_load(&m, &t, err));
 	CHECK_INT(3, manifest_count(&m));
 	CHECK_INT(0, manifest_get(&m, "/p1")->deps_read.n); /* its sets are gone */
 	manifest_release(&m);
 	tree_close(&t);
-	CHECK_INT(0, db_exec(treepath, "PRAGMA foreign_keys = OFF; DELETE FROM url;"));
+	CHECK_INT(0, mfix_db_exec(treepath, "PRAGMA foreign_keys = OFF; DELETE FROM url;"));
 	CHECK_INT(0, tree_open(&t, treepath, false, err));
 	CHECK_INT(0, manifest_load(&m, &t, err));
 	CHECK_INT(0, manifest_count(&m));
 	manifest_release(&m);
 	tree_close(&t);
-	remove_scratch(path, treepath);
-}
-
-/* Version 2 (no url.sets, url_by_key) is upgraded by its first writer: a save that did not
- * load drops a replaced row's old sets, read from the row (from url_dep when NULL). */
-TEST(manifest_version_2_is_upgraded_with_each_rows_sets)
-{
-	struct tree t;
-	char *path = unit_tree_open(&t, "man", "tree");
-	char *treepath = xasprintf("%s/tree", path);
-	char err[ERR_LEN];
-	struct manifest m = MANIFEST_INIT;
-	put_pages(&m, 3);
-	CHECK_INT(0, manifest_save(&m, &t, err));
-	manifest_release(&m);
-	tree_close(&t);
-	CHECK_INT(0, db_exec(treepath, "DROP INDEX url_by_key; ALTER TABLE url DROP COLUMN sets;"
-				       " PRAGMA user_version = 2;"));
-	CHECK_INT(0, tree_open(&t, treepath, false, err));
-	struct manifest delta = MANIFEST_INIT;
-	manifest_put(&delta, entry("/p2", 20)); /* its own file another */
-	CHECK_INT(0, manifest_save_delta(&delta, NULL, NULL, &t, err));
-	manifest_release(&delta);
-	CHECK_INT(3, db_count(treepath, "PRAGMA user_version"));
-	CHECK_INT(3, db_count(treepath, "SELECT count(*) FROM url WHERE length(sets) > 0"));
-	CHECK_INT(1, db_count(treepath, "SELECT count(*) FROM sqlite_master WHERE name = 'url_by_key'"));
-	struct strlist deps = STRLIST_INIT;
-	CHECK_INT(0, manifest_dependents(&t, 'R', "/site/data/p2.txt", &deps, err));
-	CHECK_INT(0, deps.n);
-	CHECK_INT(0, manifest_dependents(&t, 'R', "/site/data/p20.txt", &deps, err));
-	CHECK(deps.n == 1 && !strcmp(deps.items[0], "/p2"));
-	strlist_clear(&deps);
-	CHECK_INT(0, manifest_dependents(&t, 'R', "/site/lib/a.php", &deps, err));
-	CHECK_INT(3, deps.n);
-	strlist_clear(&deps);
-	CHECK_INT(0, db_count(treepath, "SELECT count(*) FROM depset WHERE names = 'p2.txt'"));
-	/* A row an older cgisnap's writer wrote after the upgrade names no
-	 * sets: they are read from url_dep. */
-	tree_close(&t);
-	CHECK_INT(0, db_exec(treepath, "UPDATE url SET sets = NULL WHERE target = '/p1'"));
-	CHECK_INT(0, tree_open(&t, treepath, false, err));
-	manifest_put(&delta, entry("/p1", 10));
-	CHECK_INT(0, manifest_save_delta(&delta, NULL, NULL, &t, err));
-	manifest_release(&delta);
-	CHECK_INT(0, manifest_dependents(&t, 'R', "/site/data/p1.txt", &deps, err));
-	CHECK_INT(0, deps.n);
-	CHECK_INT(0, db_count(treepath, "SELECT count(*) FROM depset WHERE names = 'p1.txt'"));
-	CHECK_INT(3, db_count(treepath, "SELECT count(*) FROM url WHERE length(sets) > 0"));
-	tree_close(&t);
-	remove_scratch(path, treepath);
+	mfix_remove_scratch(path, treepath);
 }
 
 /* A set of one name is found by its name's hash, one of many by a scan
@@ -389,11 +278,11 @@ TEST(manifest_dependents_by_name_and_below_and_the_sets_collected)
 	char *treepath = xasprintf("%s/tree", path);
 	char err[ERR_LEN];
 	struct manifest m = MANIFEST_INIT;
-	put_pages(&m, 3);
+	mfix_put_pages(&m, 3);
 	CHECK_INT(0, manifest_save(&m, &t, err));
 	/* /site/lib/, /site/data/ and /site/ (the listing of /site/data) */
-	CHECK_INT(3, db_count(treepath, "SELECT count(*) FROM dir"));
-	CHECK_INT(5, db_count(treepath, "SELECT count(*) FROM depset"));
+	CHECK_INT(3, mfix_db_count(treepath, "SELECT count(*) FROM dir"));
+	CHECK_INT(5, mfix_db_count(treepath, "SELECT count(*) FROM depset"));
 	struct strlist deps = STRLIST_INIT;
 	CHECK_INT(0, manifest_dependents(&t, 'R', "/site/data/p1.txt", &deps, err));
 	CHECK(deps.n == 1 && !strcmp(deps.items[0], "/p1"));
@@ -425,15 +314,15 @@ TEST(manifest_dependents_by_name_and_below_and_the_sets_collected)
 	CHECK_INT(0, manifest_dependents(&t, 'R', "/site/lib/a.php", &deps, err));
 	CHECK_INT(3, deps.n); /* /p1 by a set of one name now */
 	strlist_clear(&deps);
-	CHECK_INT(5, db_count(treepath, "SELECT count(*) FROM depset")); /* p1.txt's gone, {a.php} new */
+	CHECK_INT(5, mfix_db_count(treepath, "SELECT count(*) FROM depset")); /* p1.txt's gone, {a.php} new */
 
 	manifest_release(&m);
 	CHECK_INT(0, manifest_save(&m, &t, err));
-	CHECK_INT(0, db_count(treepath, "SELECT count(*) FROM url"));
-	CHECK_INT(0, db_count(treepath, "SELECT count(*) FROM depset"));
-	CHECK_INT(0, db_count(treepath, "SELECT count(*) FROM dir"));
+	CHECK_INT(0, mfix_db_count(treepath, "SELECT count(*) FROM url"));
+	CHECK_INT(0, mfix_db_count(treepath, "SELECT count(*) FROM depset"));
+	CHECK_INT(0, mfix_db_count(treepath, "SELECT count(*) FROM dir"));
 	tree_close(&t);
-	remove_scratch(path, treepath);
+	mfix_remove_scratch(path, treepath);
 }
 
 /* A save writes only the rows of entries that changed: a save of the same
@@ -447,15 +336,15 @@ TEST(manifest_save_writes_only_changed_rows)
 	char *treepath = xasprintf("%s/tree", path);
 	char err[ERR_LEN];
 	struct manifest m = MANIFEST_INIT;
-	put_pages(&m, 100);
+	mfix_put_pages(&m, 100);
 	CHECK_INT(0, manifest_save(&m, &t, err));
 	CHECK_INT(100, manifest_rows_written(&t));
 	CHECK_INT(0, manifest_save(&m, &t, err));
 	CHECK_INT(100, manifest_rows_written(&t));
 	manifest_get(&m, "/p3")->render_ms = 12;
-	manifest_put(&m, entry("/p50", 51)); /* a new render, other bytes */
+	manifest_put(&m, mfix_entry("/p50", 51)); /* a new render, other bytes */
 	strlist_add(&manifest_get(&m, "/p7")->deps_exist, "/site/new.txt");
-	manifest_put(&m, entry("/p8", 8)); /* a new render, the same */
+	manifest_put(&m, mfix_entry("/p8", 8)); /* a new render, the same */
 	CHECK_INT(0, manifest_save(&m, &t, err));
 	CHECK_INT(103, manifest_rows_written(&t));
 	manifest_remove(&m, "/p9");
@@ -478,14 +367,14 @@ TEST(manifest_save_writes_only_changed_rows)
 	for (int i = 0; i < 100; i++) {
 		snprintf(target, sizeof target, "/p%d", i);
 		if (i != 3 && i != 7 && i != 9 && i != 50)
-			manifest_put(&r, entry(target, i));
+			manifest_put(&r, mfix_entry(target, i));
 	}
 	CHECK_INT(0, manifest_save(&r, &t, err));
 	CHECK_INT(0, manifest_rows_written(&t));
 	manifest_release(&r);
 	manifest_release(&m);
 	tree_close(&t);
-	remove_scratch(path, treepath);
+	mfix_remove_scratch(path, treepath);
 }
 
 /* An old tree's three files are read by one line loop: each is named when
@@ -626,8 +515,8 @@ TEST(manifest_recover_keeps_a_failed_removal_only_for_a_target_without_a_row)
 	CHECK_INT(0, mkdir(elsewhere, 0755));
 	CHECK_INT(0, symlinkat(elsewhere, t.fd, "l"));
 	struct manifest m = MANIFEST_INIT, gone = MANIFEST_INIT;
-	manifest_put(&m, entry("/moved", 1));
-	struct manifest_entry *was = entry("/moved", 2), *lost = entry("/lost", 3);
+	manifest_put(&m, mfix_entry("/moved", 1));
+	struct manifest_entry *was = mfix_entry("/moved", 2), *lost = mfix_entry("/lost", 3);
 	free(was->key);
 	was->key = xstrdup("l/moved.html");
 	free(lost->key);
