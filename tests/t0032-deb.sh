@@ -33,9 +33,13 @@ for f in ./usr/bin/cgisnap ./usr/lib/cgisnap/cgisnap-trace.so ./usr/share/man/ma
 done
 check_contains "$(dpkg-deb -f "$PKG" Depends)" "libmicrohttpd" "the libraries it links, as dependencies"
 
+# Another dpkg run of this machine's (a trigger's, an upgrade's) may hold
+# dpkg's lock for a while: apt-get waits for it, dpkg alone would fail.
+APT=(apt-get -y -o DPkg::Lock::Timeout=300)
+
 try "apt-get install ./cgisnap_*.deb, then the installed cgisnap snapshots a site"
-at_exit 'dpkg -P cgisnap >/dev/null 2>&1'
-apt-get install -y "$PKG" >"$TESTDIR/apt.out" 2>&1
+at_exit "${APT[*]} purge cgisnap >/dev/null 2>&1"
+"${APT[@]}" install "$PKG" >"$TESTDIR/apt.out" 2>&1
 check_eq 0 $? "apt-get install ($(tail -3 "$TESTDIR/apt.out"))"
 check_eq "cgisnap $VERSION" "$(/usr/bin/cgisnap --version 2>&1 | head -1)" "the installed binary"
 for u in cgisnap-watch@ cgisnap-serve@; do
@@ -51,8 +55,8 @@ check_contains "$(cat "$TESTDIR/prof.err")" "no profile 'nosuch' in '/usr/share/
 	"the profiles' directory"
 
 try "a purge takes every file away"
-dpkg -P cgisnap >"$TESTDIR/purge.out" 2>&1
-check_eq 0 $? "dpkg -P ($(tail -3 "$TESTDIR/purge.out"))"
+"${APT[@]}" purge cgisnap >"$TESTDIR/purge.out" 2>&1
+check_eq 0 $? "apt-get purge ($(tail -3 "$TESTDIR/purge.out"))"
 for f in /usr/bin/cgisnap /usr/lib/cgisnap /usr/share/cgisnap /usr/share/doc/cgisnap /lib/systemd/system/cgisnap-watch@.service; do
 	check_no_file "$f" "$f gone"
 done
