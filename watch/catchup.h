@@ -30,8 +30,9 @@
 #define CATCHUP_SLACK_MS 10
 
 /* Add to out the changes under sources (absolute, real paths) since
- * since; skip(arg, path) true drops a path (the renders' own writes,
- * --ignore). The recorded dependencies are read from t's database, set
+ * since, in path order; skip(arg, path) true drops a path (the renders'
+ * own writes, --ignore): it is called from several threads at once (the
+ * sources' directories are scanned side by side). The recorded dependencies are read from t's database, set
  * by set of the directories that changed (manifest_each_set): the cost
  * grows with the directories, not with the pages. -1 with err when the
  * database cannot be read (what was found is in out). */

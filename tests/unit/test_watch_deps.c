@@ -4,8 +4,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -469,6 +471,69 @@ TEST(watch_catchup_counts_a_removal_not_an_absence)
 	rmdir(dir);
 	free(read);
 	free(never);
+}
+
+/* skip for the walk below: what a render wrote ("cache/" files). */
+static bool skip_cache(void *arg, const char *path)
+{
+	(void)arg;
+	return strstr(path, "/cache/") != NULL;
+}
+
+/* The catch-up's walk of the sources, on several threads: every file
+ * changed since, in every directory, in path order; a directory made
+ * since is said created unless a render wrote in it. */
+TEST(watch_catchup_walks_every_directory_in_path_order)
+{
+	char dir[] = "/tmp/cgisnap-catchup-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *path = xasprintf("%s/old.txt", dir);
+	FILE *f = fopen(path, "w");
+	if (f)
+		fclose(f);
+	free(path);
+	struct timespec since, pause = { 0, 20 * 1000 * 1000 }; /* past the slack, either side */
+	nanosleep(&pause, NULL);
+	clock_gettime(CLOCK_REALTIME, &since);
+	nanosleep(&pause, NULL);
+	for (int i = 0; i < 40; i++) {
+		path = xasprintf("%s/d%02d", dir, i);
+		CHECK_INT(0, mkdir(path, 0755));
+		free(path);
+		path = xasprintf("%s/d%02d/p.txt", dir, i);
+		if ((f = fopen(path, "w")))
+			fclose(f);
+		free(path);
+	}
+	path = xasprintf("%s/cache", dir);
+	CHECK_INT(0, mkdir(path, 0755));
+	free(path);
+	path = xasprintf("%s/cache/x", dir);
+	if ((f = fopen(path, "w")))
+		fclose(f);
+	free(path);
+
+	struct manifest m = MANIFEST_INIT;
+	struct ix_tree it = { .open = false };
+	struct dep_index ix;
+	ix_build(&ix, &it, &m);
+	struct strlist sources = STRLIST_INIT;
+	strlist_add(&sources, dir);
+	struct changes c = CHANGES_INIT;
+	char err[ERR_LEN];
+	CHECK_INT(0, catchup_changes(&sources, &it.t, &since, skip_cache, NULL, &c, err));
+	CHECK_INT(80, changes_count(&c)); /* d00 .. d39 and their p.txt; not cache/, not old.txt */
+	for (size_t i = 1; i < c.order.n; i++)
+		CHECK(strcmp(c.order.items[i - 1], c.order.items[i]) < 0);
+	char *d07 = xasprintf("%s/d07", dir), *p07 = xasprintf("%s/d07/p.txt", dir);
+	CHECK(changes_flags(&c, d07) & FSW_DIR);
+	CHECK(changes_flags(&c, p07) & FSW_CREATED);
+	free(d07);
+	free(p07);
+	changes_clear(&c);
+	strlist_clear(&sources);
+	ix_close(&it);
+	unit_remove_tree(dir);
 }
 
 TEST(watch_deps_empty_batch_has_no_targets)
