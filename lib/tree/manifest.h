@@ -141,7 +141,8 @@ int manifest_set_handled(struct tree *t, char *err);
  * that the log does not grow with every batch. whole: wait for readers
  * and empty the log, so that a copy of tree.db alone (a mirror, watch
  * --exec) holds the whole manifest; otherwise copy only what no reader
- * holds, waiting for none. Best effort while readers read. */
+ * holds, waiting for none, and empty the log file when all of it was
+ * copied and no reader is in it. Best effort while readers read. */
 int manifest_checkpoint(struct tree *t, bool whole, char *err);
 /* The entry of target as the database holds it now (one indexed row, no
  * dependencies; the last committed state): *out NULL when none (the

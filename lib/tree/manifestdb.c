@@ -656,10 +656,21 @@ int manifest_checkpoint(struct tree *t, bool whole, char *err)
 	 * write restarts it). A reader in the middle of a read makes either
 	 * busy, which is no error (the next batch checkpoints again). */
 	int mode = whole ? SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_PASSIVE;
-	if (t->db && sqlite3_wal_checkpoint_v2(t->db->db, NULL, mode, NULL, NULL) != SQLITE_OK &&
-	    sqlite3_errcode(t->db->db) != SQLITE_BUSY)
+	int logged = -1, copied = -1;
+	int src = t->db ? sqlite3_wal_checkpoint_v2(t->db->db, NULL, mode, &logged, &copied) : SQLITE_OK;
+	if (src != SQLITE_OK && sqlite3_errcode(t->db->db) != SQLITE_BUSY)
 		rc = err_set(err, "cannot checkpoint '%s/%s/%s': %s", t->path, TREE_META_DIR, MANIFEST_DB_FILE,
 			     mdb_reason(t->db->db, (char[MDB_REASON_LEN]){ 0 }));
+	/* All of the log copied and no reader in it: empty the log file too
+	 * (else it keeps the size of the largest batch since it was last
+	 * restarted: most of the tree's metadata on a small site). Tried
+	 * without waiting: a reader that holds it keeps it for the next
+	 * batch. */
+	if (t->db && !whole && src == SQLITE_OK && logged > 0 && logged == copied) {
+		sqlite3_busy_timeout(t->db->db, 0);
+		sqlite3_wal_checkpoint_v2(t->db->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+		sqlite3_busy_timeout(t->db->db, BUSY_TIMEOUT_MS);
+	}
 	mdb_unlock(t);
 	return rc;
 }
