@@ -144,6 +144,16 @@ synth_site() {
 		"$1/page.cgi" --generate "$1" "$2"
 }
 
+# synth_snapshot SITE OUT PAGES: synth_site SITE PAGES, its data made older
+# than the snapshot by more than any clock's granularity (watch has no
+# catch-up batch to run), snapshotted (traced, -j 2) into OUT; the
+# snapshot's stderr in $TESTDIR/snap.err. Non-zero when a step failed.
+synth_snapshot() {
+	synth_site "$1" "$3" || return 1
+	find "$1/data" -exec touch -d '-1 min' {} +
+	"$CGISNAP" snapshot -q --root "$1" --seed '/page.cgi?id=0' -j 2 "$2" 2>"$TESTDIR/snap.err"
+}
+
 _file_has() {
 	grep -qF -- "$2" "$1"
 }

@@ -121,14 +121,18 @@ struct manifest_entry **manifest_sorted(const struct manifest *m, size_t *n)
 	return v;
 }
 
-void manifest_release(struct manifest *m)
+void manifest_clear(struct manifest *m)
 {
 	size_t it = 0;
-	const char *k;
 	void *val;
-	while (hashmap_next(&m->entries, &it, &k, &val))
+	while (hashmap_next(&m->entries, &it, NULL, &val))
 		manifest_entry_free(val);
 	hashmap_release(&m->entries);
+}
+
+void manifest_release(struct manifest *m)
+{
+	manifest_clear(m);
 	if (m->lazy)
 		manifest_set_lazy(m, NULL);
 }

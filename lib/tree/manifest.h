@@ -259,6 +259,8 @@ struct manifest_entry *manifest_entry_dup(const struct manifest_entry *e);
 /* Entries sorted by target (an array of borrowed pointers the caller frees). */
 struct manifest_entry **manifest_sorted(const struct manifest *m, size_t *n);
 
+/* Free every entry held; a lazy manifest stays lazy. */
+void manifest_clear(struct manifest *m);
 void manifest_release(struct manifest *m);
 
 /* The text form. One line of an entry, without its newline. */

@@ -149,6 +149,14 @@ void mdb_sets_encode(const long long *ids, size_t n, struct buf *out)
 	free(v);
 }
 
+/* Append id to the array *ids of *n, grown by doubling (*cap). */
+static void push_id(long long **ids, size_t *n, size_t *cap, long long id)
+{
+	if (*n == *cap)
+		*ids = xreallocarray(*ids, *cap = *cap ? 2 * *cap : 8, sizeof **ids);
+	(*ids)[(*n)++] = id;
+}
+
 int mdb_sets_decode(const void *blob, size_t len, long long **ids, size_t *n)
 {
 	const unsigned char *p = blob, *end = p + len;
@@ -168,9 +176,7 @@ int mdb_sets_decode(const void *blob, size_t len, long long **ids, size_t *n)
 				break;
 		}
 		prev += d;
-		if (*n == cap)
-			*ids = xreallocarray(*ids, cap = cap ? 2 * cap : 8, sizeof **ids);
-		(*ids)[(*n)++] = (long long)prev;
+		push_id(ids, n, &cap, (long long)prev);
 	}
 	return 0;
 bad:
@@ -192,11 +198,8 @@ int mdb_row_sets(sqlite3_stmt *st, int col, long long id, sqlite3_stmt *refs, lo
 	size_t cap = 0;
 	int rc;
 	sqlite3_bind_int64(refs, 1, id);
-	while ((rc = sqlite3_step(refs)) == SQLITE_ROW) {
-		if (*n == cap)
-			*ids = xreallocarray(*ids, cap = cap ? 2 * cap : 8, sizeof **ids);
-		(*ids)[(*n)++] = sqlite3_column_int64(refs, 0);
-	}
+	while ((rc = sqlite3_step(refs)) == SQLITE_ROW)
+		push_id(ids, n, &cap, sqlite3_column_int64(refs, 0));
 	sqlite3_reset(refs);
 	sqlite3_clear_bindings(refs);
 	if (rc == SQLITE_DONE)
@@ -235,9 +238,7 @@ static int migrate_v2(struct tree *t, char *err)
 		if (!more)
 			break;
 		url = sqlite3_column_int64(refs, 0);
-		if (n == cap)
-			ids = xreallocarray(ids, cap = cap ? 2 * cap : 64, sizeof *ids);
-		ids[n++] = sqlite3_column_int64(refs, 1);
+		push_id(&ids, &n, &cap, sqlite3_column_int64(refs, 1));
 		rc = sqlite3_step(refs);
 	}
 	free(ids);
@@ -645,6 +646,16 @@ int manifest_set_handled(struct tree *t, char *err)
 	return rc;
 }
 
+/* A checkpoint that did not succeed: busy is no error (a reader holds
+ * the log; the next batch checkpoints again), anything else is: -1. */
+static int checkpoint_failed(struct tree *t, char *err)
+{
+	if (sqlite3_errcode(t->db->db) == SQLITE_BUSY)
+		return 0;
+	return err_set(err, "cannot checkpoint '%s/%s/%s': %s", t->path, TREE_META_DIR, MANIFEST_DB_FILE,
+		       mdb_reason(t->db->db, (char[MDB_REASON_LEN]){ 0 }));
+}
+
 int manifest_checkpoint(struct tree *t, bool whole, char *err)
 {
 	if (mdb_lock(t, false, err) < 0)
@@ -658,9 +669,8 @@ int manifest_checkpoint(struct tree *t, bool whole, char *err)
 	int mode = whole ? SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_PASSIVE;
 	int logged = -1, copied = -1;
 	int src = t->db ? sqlite3_wal_checkpoint_v2(t->db->db, NULL, mode, &logged, &copied) : SQLITE_OK;
-	if (src != SQLITE_OK && sqlite3_errcode(t->db->db) != SQLITE_BUSY)
-		rc = err_set(err, "cannot checkpoint '%s/%s/%s': %s", t->path, TREE_META_DIR, MANIFEST_DB_FILE,
-			     mdb_reason(t->db->db, (char[MDB_REASON_LEN]){ 0 }));
+	if (src != SQLITE_OK)
+		rc = checkpoint_failed(t, err);
 	/* All of the log copied and no reader in it: empty the log file too
 	 * (else it keeps the size of the largest batch since it was last
 	 * restarted: most of the tree's metadata on a small site). Tried
@@ -668,7 +678,8 @@ int manifest_checkpoint(struct tree *t, bool whole, char *err)
 	 * batch. */
 	if (t->db && !whole && src == SQLITE_OK && logged > 0 && logged == copied) {
 		sqlite3_busy_timeout(t->db->db, 0);
-		sqlite3_wal_checkpoint_v2(t->db->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+		if (sqlite3_wal_checkpoint_v2(t->db->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL) != SQLITE_OK)
+			rc = checkpoint_failed(t, err);
 		sqlite3_busy_timeout(t->db->db, BUSY_TIMEOUT_MS);
 	}
 	mdb_unlock(t);

@@ -93,11 +93,16 @@ void mdb_state_clear(struct manifest_db *d);
 const char *mdb_reason(sqlite3 *db, char *buf);
 /* err says "cannot WHAT 'DIR/.cgisnap/tree.db'" and SQLite's reason: -1. */
 int mdb_err(struct tree *t, char *err, const char *what);
+/* err says the sets of target's row (url.sets) cannot be decoded: -1. */
+int mdb_err_malformed(struct tree *t, char *err, const char *target);
 int mdb_exec(struct tree *t, const char *sql, char *err);
 /* A statement on t's connection, NULL on error (the caller finalizes it). */
 sqlite3_stmt *mdb_prepare(struct tree *t, const char *sql);
 const char *mdb_column_text(sqlite3_stmt *st, int i);
 int mdb_step(sqlite3_stmt *st);
+/* Step st to its end, appending column 0 of each row (NULLs skipped) to
+ * out: 0, or -1 with err. The caller resets or finalizes st. */
+int mdb_collect(struct tree *t, sqlite3_stmt *st, struct strlist *out, char *err);
 long long mdb_query_int(struct tree *t, const char *sql);
 /* The hash of a set's names (depset.hash): 31 bits. */
 uint32_t mdb_names_hash(const char *names, size_t len);

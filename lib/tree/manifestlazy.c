@@ -27,18 +27,9 @@ static void forget_marks(struct manifest_lazy *l)
 	l->error = NULL;
 }
 
-static void release_entries(struct manifest *m)
-{
-	size_t it = 0;
-	void *v;
-	while (hashmap_next(&m->entries, &it, NULL, &v))
-		manifest_entry_free(v);
-	hashmap_release(&m->entries);
-}
-
 void manifest_set_lazy(struct manifest *m, struct tree *t)
 {
-	release_entries(m);
+	manifest_clear(m);
 	if (m->lazy) {
 		forget_marks(m->lazy);
 		pthread_mutex_destroy(&m->lazy->mu);
@@ -112,14 +103,10 @@ static int query_texts(struct tree *t, sqlite3_stmt **stmt, const char *sql, con
 	if (!*stmt && !(*stmt = mdb_prepare(t, sql)))
 		return mdb_err(t, err, "read");
 	sqlite3_bind_text(*stmt, 1, text, -1, SQLITE_STATIC);
-	int rc;
-	while ((rc = sqlite3_step(*stmt)) == SQLITE_ROW)
-		strlist_add(out, mdb_column_text(*stmt, 0) ? mdb_column_text(*stmt, 0) : "");
-	if (rc != SQLITE_DONE)
-		mdb_err(t, err, "read");
+	int rc = mdb_collect(t, *stmt, out, err);
 	sqlite3_reset(*stmt);
 	sqlite3_clear_bindings(*stmt);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return rc;
 }
 
 bool manifest_has(struct manifest *m, const char *target)
@@ -221,13 +208,8 @@ int manifest_targets(struct manifest *m, struct strlist *out, char *err)
 	int rc = 0;
 	if (t->db) {
 		sqlite3_stmt *st = mdb_prepare(t, "SELECT target FROM url");
-		int src = st ? SQLITE_ROW : SQLITE_ERROR;
-		while (st && (src = sqlite3_step(st)) == SQLITE_ROW)
-			if (mdb_column_text(st, 0))
-				strlist_add(out, mdb_column_text(st, 0));
+		rc = st ? mdb_collect(t, st, out, err) : mdb_err(t, err, "read");
 		sqlite3_finalize(st);
-		if (src != SQLITE_DONE)
-			rc = mdb_err(t, err, "read");
 	}
 	mdb_unlock(t);
 	return rc;
@@ -251,7 +233,7 @@ void manifest_forget(struct manifest *m)
 	if (!l)
 		return;
 	pthread_mutex_lock(&l->mu);
-	release_entries(m);
+	manifest_clear(m);
 	forget_marks(l);
 	pthread_mutex_unlock(&l->mu);
 	char err[ERR_LEN];

@@ -227,8 +227,7 @@ int mdb_read_entry(struct tree *t, const char *target, struct manifest_entry **o
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
 		manifest_entry_free(e);
 		if (malformed)
-			return err_set(err, "cannot read '%s/%s/%s': the sets of '%s' are malformed", t->path,
-				       TREE_META_DIR, MANIFEST_DB_FILE, target);
+			return mdb_err_malformed(t, err, target);
 		return mdb_err(t, err, "read");
 	}
 	*out = e;
@@ -283,8 +282,13 @@ int manifest_load(struct manifest *m, struct tree *t, char *err)
 	return rc;
 }
 
-/* Append the targets st yields (column 0) to out: 0, or -1 with err. */
-static int collect(struct tree *t, sqlite3_stmt *st, struct strlist *out, char *err)
+int mdb_err_malformed(struct tree *t, char *err, const char *target)
+{
+	return err_set(err, "cannot read '%s/%s/%s': the sets of '%s' are malformed", t->path, TREE_META_DIR,
+		       MANIFEST_DB_FILE, target);
+}
+
+int mdb_collect(struct tree *t, sqlite3_stmt *st, struct strlist *out, char *err)
 {
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
@@ -336,7 +340,7 @@ int manifest_dependents(struct tree *t, char kind, const char *path, struct strl
 			sqlite3_bind_int64(st, 4, mdb_names_hash(name, strlen(name)));
 		}
 	}
-	int rc = st ? collect(t, st, out, err) : mdb_err(t, err, "read");
+	int rc = st ? mdb_collect(t, st, out, err) : mdb_err(t, err, "read");
 	sqlite3_finalize(st);
 	mdb_unlock(t);
 	return rc;

@@ -140,6 +140,8 @@ struct saver {
 	 * of a site share most sets (the code every page reads); each would
 	 * cost two queries. */
 	struct hashmap set_ids;
+	/* The target whose row's sets could not be decoded, for the error. */
+	const char *malformed;
 };
 
 /* Past this many, set_ids starts again: a site's shared sets come back
@@ -232,9 +234,12 @@ static int stored_for(struct saver *sv, const char *k, struct stored **out, bool
 		s = xcalloc(1, sizeof *s);
 		s->id = sqlite3_column_int64(sv->find_url, 0);
 		s->fp = (uint64_t)sqlite3_column_int64(sv->find_url, 1);
-		if (mdb_row_sets(sv->find_url, 2, s->id, sv->find_refs, &s->sets, &s->nsets) < 0) {
+		int got = mdb_row_sets(sv->find_url, 2, s->id, sv->find_refs, &s->sets, &s->nsets);
+		if (got < 0) {
 			mdb_stored_free(s);
 			rc = SQLITE_ERROR;
+			if (got == -2)
+				sv->malformed = k;
 		}
 	}
 	sqlite3_reset(sv->find_url);
@@ -501,7 +506,9 @@ int mdb_write_changes(struct tree *t, const struct manifest *m, const struct str
 	d->rows_written += written;
 	rc = 0;
 out:
-	if (rc < 0)
+	if (rc < 0 && sv.malformed)
+		mdb_err_malformed(t, err, sv.malformed);
+	else if (rc < 0)
 		mdb_err(t, err, "update");
 	saver_release(&sv);
 	/* Applied to the state only once the caller commits: here, as a

@@ -11,6 +11,13 @@
 #include "base/xalloc.h"
 #include "helpers.h"
 
+char *mfix_open_scratch(struct tree *t, char **treepath)
+{
+	char *path = unit_tree_open(t, "man", "tree");
+	*treepath = xasprintf("%s/tree", path);
+	return path;
+}
+
 /* Remove the scratch directory of unit_tree_open and free its names. */
 void mfix_remove_scratch(char *path, char *treepath)
 {
@@ -41,6 +48,15 @@ void mfix_put_pages(struct manifest *m, int n)
 		snprintf(target, sizeof target, "/p%d", i);
 		manifest_put(m, mfix_entry(target, i));
 	}
+}
+
+int mfix_save_pages(struct tree *t, int n, char *err)
+{
+	struct manifest m = MANIFEST_INIT;
+	mfix_put_pages(&m, n);
+	int rc = manifest_save(&m, t, err);
+	manifest_release(&m);
+	return rc;
 }
 
 /* The count sql gives on tree.db at treepath, read on a connection of its own. */

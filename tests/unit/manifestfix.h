@@ -12,7 +12,11 @@
 #define CGISNAP_UNIT_MANIFESTFIX_H
 
 #include "tree/manifest.h"
+#include "tree/tree.h"
 
+/* A scratch tree opened in t at *treepath (freed by mfix_remove_scratch)
+ * below the directory returned. */
+char *mfix_open_scratch(struct tree *t, char **treepath);
 /* Remove the scratch directory of unit_tree_open and free treepath. */
 void mfix_remove_scratch(char *path, char *treepath);
 /* The page target, numbered i: its file p<i>.html of i bytes; it reads
@@ -21,6 +25,8 @@ void mfix_remove_scratch(char *path, char *treepath);
 struct manifest_entry *mfix_entry(const char *target, int i);
 /* The entries /p0 .. /p<n-1> of mfix_entry(), put in m. */
 void mfix_put_pages(struct manifest *m, int n);
+/* mfix_put_pages(n) saved as t's whole manifest: 0, or -1 with err. */
+int mfix_save_pages(struct tree *t, int n, char *err);
 /* The count sql gives on tree.db at treepath, read on a connection of
  * its own (-1 on error). */
 long long mfix_db_count(const char *treepath, const char *sql);

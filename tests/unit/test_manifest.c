@@ -47,8 +47,8 @@ TEST(manifest_entry_dup_is_deep)
 TEST(manifest_round_trip)
 {
 	struct tree t;
-	char *path = unit_tree_open(&t, "man", "tree");
-	char *treepath = xasprintf("%s/tree", path);
+	char *treepath;
+	char *path = mfix_open_scratch(&t, &treepath);
 	char err[ERR_LEN];
 
 	struct manifest m = MANIFEST_INIT;
@@ -127,8 +127,8 @@ TEST(manifest_round_trip)
 TEST(manifest_save_delta_touches_only_what_it_is_given)
 {
 	struct tree t;
-	char *path = unit_tree_open(&t, "man", "tree");
-	char *treepath = xasprintf("%s/tree", path);
+	char *treepath;
+	char *path = mfix_open_scratch(&t, &treepath);
 	char err[ERR_LEN];
 	struct manifest m = MANIFEST_INIT;
 	mfix_put_pages(&m, 50);
@@ -243,8 +243,8 @@ TEST(manifest_save_delta_without_a_load_reads_each_row_now)
 TEST(manifest_load_skips_references_to_missing_rows)
 {
 	struct tree t;
-	char *path = unit_tree_open(&t, "man", "tree");
-	char *treepath = xasprintf("%s/tree", path);
+	char *treepath;
+	char *path = mfix_open_scratch(&t, &treepath);
 	char err[ERR_LEN];
 	struct manifest m = MANIFEST_INIT;
 	mfix_put_pages(&m, 3);
@@ -274,8 +274,8 @@ TEST(manifest_load_skips_references_to_missing_rows)
 TEST(manifest_dependents_by_name_and_below_and_the_sets_collected)
 {
 	struct tree t;
-	char *path = unit_tree_open(&t, "man", "tree");
-	char *treepath = xasprintf("%s/tree", path);
+	char *treepath;
+	char *path = mfix_open_scratch(&t, &treepath);
 	char err[ERR_LEN];
 	struct manifest m = MANIFEST_INIT;
 	mfix_put_pages(&m, 3);
@@ -332,8 +332,8 @@ TEST(manifest_dependents_by_name_and_below_and_the_sets_collected)
 TEST(manifest_save_writes_only_changed_rows)
 {
 	struct tree t;
-	char *path = unit_tree_open(&t, "man", "tree");
-	char *treepath = xasprintf("%s/tree", path);
+	char *treepath;
+	char *path = mfix_open_scratch(&t, &treepath);
 	char err[ERR_LEN];
 	struct manifest m = MANIFEST_INIT;
 	mfix_put_pages(&m, 100);

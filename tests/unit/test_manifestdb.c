@@ -19,8 +19,8 @@
 TEST(manifest_version_2_is_upgraded_with_each_rows_sets)
 {
 	struct tree t;
-	char *path = unit_tree_open(&t, "man", "tree");
-	char *treepath = xasprintf("%s/tree", path);
+	char *treepath;
+	char *path = mfix_open_scratch(&t, &treepath);
 	char err[ERR_LEN];
 	struct manifest m = MANIFEST_INIT;
 	mfix_put_pages(&m, 3);
@@ -69,18 +69,15 @@ TEST(manifest_version_2_is_upgraded_with_each_rows_sets)
 TEST(manifest_lazy_reads_what_is_asked_and_forgets_it)
 {
 	struct tree t;
-	char *path = unit_tree_open(&t, "man", "tree");
-	char *treepath = xasprintf("%s/tree", path);
+	char *treepath;
+	char *path = mfix_open_scratch(&t, &treepath);
 	char err[ERR_LEN];
 	struct manifest m = MANIFEST_INIT;
 	manifest_set_lazy(&m, &t);
 	CHECK(manifest_is_lazy(&m));
 	CHECK(manifest_empty(&m)); /* no database yet */
 	CHECK(manifest_find(&m, "/p1") == NULL);
-	struct manifest all = MANIFEST_INIT;
-	mfix_put_pages(&all, 40);
-	CHECK_INT(0, manifest_save(&all, &t, err));
-	manifest_release(&all);
+	CHECK_INT(0, mfix_save_pages(&t, 40, err));
 	manifest_forget(&m); /* "/p1: none" was read before the save */
 	CHECK(!manifest_empty(&m));
 	CHECK_INT(0, manifest_count(&m));
@@ -122,13 +119,10 @@ TEST(manifest_lazy_reads_what_is_asked_and_forgets_it)
 TEST(manifest_lazy_keeps_a_failed_read)
 {
 	struct tree t;
-	char *path = unit_tree_open(&t, "man", "tree");
-	char *treepath = xasprintf("%s/tree", path);
+	char *treepath;
+	char *path = mfix_open_scratch(&t, &treepath);
 	char err[ERR_LEN];
-	struct manifest all = MANIFEST_INIT;
-	mfix_put_pages(&all, 3);
-	CHECK_INT(0, manifest_save(&all, &t, err));
-	manifest_release(&all);
+	CHECK_INT(0, mfix_save_pages(&t, 3, err));
 	tree_close(&t);
 	CHECK_INT(0, mfix_db_exec(treepath, "UPDATE url SET sets = x'80' WHERE target = '/p1'")); /* cut short */
 	CHECK_INT(0, tree_open(&t, treepath, false, err));
@@ -143,6 +137,13 @@ TEST(manifest_lazy_keeps_a_failed_read)
 	manifest_forget(&m);
 	CHECK_INT(0, manifest_lazy_error(&m, err));
 	manifest_release(&m);
+	/* A save that reads the row to compare it (no state loaded) names it too. */
+	struct manifest delta = MANIFEST_INIT;
+	manifest_put(&delta, mfix_entry("/p1", 11));
+	err[0] = '\0';
+	CHECK_INT(-1, manifest_save_delta(&delta, NULL, NULL, &t, err));
+	CHECK(strstr(err, "the sets of '/p1' are malformed") != NULL);
+	manifest_release(&delta);
 	tree_close(&t);
 	mfix_remove_scratch(path, treepath);
 }
