@@ -15,6 +15,7 @@
 #include "accesslog.h"
 #include "cache.h"
 #include "base/clock.h"
+#include "base/cpus.h"
 #include "commands.h"
 #include "daemons.h"
 #include "fallback.h"
@@ -51,7 +52,7 @@ static const struct opt serve_opts[] = {
 	{ "listen", 'l', OPT_STR, &listen_spec, "ADDR:PORT",
 	  "address to listen on (default " DEFAULT_LISTEN "; [::1]:8080, *:8080; port 0: a free port, "
 	  "named in the log's 'serving ... on http://ADDR:PORT/' line)", 0, 0 },
-	{ "threads", 't', OPT_INT, &threads, "N", "worker threads (default: one per CPU core)", 1,
+	{ "threads", 't', OPT_INT, &threads, "N", "worker threads (default: one per CPU it may run on)", 1,
 	  1024 },
 	{ "jobs", 'j', OPT_INT, &jobs, "N",
 	  "renders at once (--fallback, --dynamic): render threads and php-cgi or --cgi-spawn"
@@ -514,7 +515,7 @@ int cmd_serve(int argc, char **argv)
 	opts_default(&cache_control, DEFAULT_CACHE_CONTROL);
 
 	s.cfg.dir = args.n ? args.items[0] : NULL;
-	s.cfg.threads = threads > 0 ? threads : sysconf(_SC_NPROCESSORS_ONLN);
+	s.cfg.threads = threads > 0 ? threads : cpus_usable();
 	if (s.cfg.threads < 1)
 		s.cfg.threads = 1;
 	s.cfg.jobs = jobs > 0 ? jobs : s.cfg.threads;

@@ -24,13 +24,8 @@ _commit_lines_at_least() { [ "$(grep -c '^cgisnap: debug: commit: ' "$LOG")" -ge
 wait_commit_lines() { wait_until "$WATCH_WAIT" _commit_lines_at_least "$1"; }
 
 try "the synthetic site is built and snapshotted"
-synth_site "$SITE" "$PAGES"
-check_eq 0 $? "page.cgi built and the pages generated"
-# Older than the snapshot by more than any clock's granularity: watch has
-# no catch-up batch to run before the edits.
-find "$SITE/data" -exec touch -d '-1 min' {} +
-"$CGISNAP" snapshot -q --root "$SITE" --seed '/page.cgi?id=0' -j 2 "$OUT" 2>"$TESTDIR/snap.err"
-check_eq 0 $? "snapshot ($(tail -1 "$TESTDIR/snap.err"))"
+synth_snapshot "$SITE" "$OUT" "$PAGES"
+check_eq 0 $? "site built and snapshotted ($(tail -1 "$TESTDIR/snap.err" 2>/dev/null))"
 check_eq "$PAGES" "$(find "$OUT" -maxdepth 1 -name 'page.cgi@id=*.html' | wc -l)" "pages stored"
 
 try "a tree of schema version 1 is upgraded on first open, its dependencies as they were"
@@ -118,6 +113,11 @@ watch_start "$LOG" --root "$SITE" --seed '/page.cgi?id=0' -j 2 --source "$SITE/d
 check_eq 0 $? "watching ($(tail -1 "$LOG"))"
 check_contains "$(cat "$LOG")" "no source changed since its last run: no initial snapshot" "no re-crawl"
 check_not_contains "$(cat "$LOG")" "catching up" "nothing to catch up with"
+# The look at the sources runs on as many threads as the CPUs watch may
+# run on (nproc: its affinity), 4 at most.
+cpus=$(nproc)
+[ "$cpus" -le 4 ] || cpus=4
+check_contains "$(grep '^cgisnap: debug: catch-up: ' "$LOG")" "ms on $cpus thread" "the walk's threads"
 
 try "one page's edit: the commit visits a handful of entries, not the tree"
 # other_rows: the manifest's lines but those of the pages edited below.
@@ -173,9 +173,15 @@ watch_stop
 check_eq 0 "$WATCH_STATUS" "watch exit"
 check_eq "1200 rows name their sets as url_dep holds them" "$(rows_naming_their_sets "$OUT")" "after the batches"
 
-try "a fresh watch loads what the batches saved: nothing to re-render"
+try "a fresh watch, pinned to one CPU, loads what the batches saved: nothing to re-render"
+# Pinned as taskset or a container's cpuset pins it: one walking thread.
+# The test's shell pins itself for the start (its children inherit it).
+cpu_list=$(taskset -pc $$ | sed 's/.*: //')
+taskset -pc "$(cut -d, -f1 <<<"${cpu_list%%-*}")" $$ >/dev/null
 watch_start "$LOG" --root "$SITE" --seed '/page.cgi?id=0' -j 2 --source "$SITE/data" -v "$OUT"
 check_eq 0 $? "watching again"
+taskset -pc "$cpu_list" $$ >/dev/null
+check_contains "$(grep '^cgisnap: debug: catch-up: ' "$LOG")" "ms on 1 thread;" "one walking thread"
 check_eq "$PAGES" "$("$CGISNAP" ls "$OUT" | grep -c '^/page.cgi?id=')" "entries"
 watch_stop
 finish

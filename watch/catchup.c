@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/cpus.h"
 #include "base/fswatch.h"
 #include "base/log.h"
 #include "base/hashmap.h"
@@ -195,17 +196,18 @@ static int by_found_path(const void *a, const void *b)
 }
 
 /* Walk the directories of dirs (their contents: a source itself is never
- * said created) on up to WALK_THREADS_MAX threads; the changes found go
- * to w->out in path order, the same whatever the threads' timing. */
-static void walk_dirs(struct walk *w, const struct strlist *dirs)
+ * said created) on up to WALK_THREADS_MAX threads, no more than the CPUs
+ * it may run on; the changes found go to w->out in path order, the same
+ * whatever the threads' timing. Returns the threads that walked. */
+static size_t walk_dirs(struct walk *w, const struct strlist *dirs)
 {
 	struct pwalk p = { .w = w };
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.cond, NULL);
 	for (size_t i = dirs->n; i-- > 0;)
 		queue_dir_locked(&p, xstrdup(dirs->items[i]), false);
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nthreads = cpus > 1 ? (size_t)(cpus < WALK_THREADS_MAX ? cpus : WALK_THREADS_MAX) : 1;
+	int cpus = cpus_usable();
+	size_t nthreads = (size_t)(cpus < WALK_THREADS_MAX ? cpus : WALK_THREADS_MAX);
 	pthread_t threads[WALK_THREADS_MAX];
 	size_t started = 0;
 	for (; started + 1 < nthreads; started++)
@@ -223,6 +225,7 @@ static void walk_dirs(struct walk *w, const struct strlist *dirs)
 	free(p.found);
 	pthread_mutex_destroy(&p.mu);
 	pthread_cond_destroy(&p.cond);
+	return started + 1;
 }
 
 /* path is dir or below it. */
@@ -336,7 +339,7 @@ int catchup_changes(const struct strlist *sources, struct tree *t, const struct 
 		}
 		strlist_add(&dirs, src);
 	}
-	walk_dirs(&w, &dirs);
+	size_t threads = walk_dirs(&w, &dirs);
 	strlist_clear(&dirs);
 
 	/* Each recorded path once, where its directory changed: read from
@@ -346,9 +349,10 @@ int catchup_changes(const struct strlist *sources, struct tree *t, const struct 
 	long long walked = now_ms();
 	struct recorded r = { &w, sources, HASHMAP_INIT, 0, 0 };
 	int rc = manifest_each_set(t, "RELC", recorded_dir_wanted, recorded_set, &r, err);
-	log_debug("catch-up: %ld entries under the sources looked at in %lld ms; %ld of %ld recorded directories "
-		  "changed, %zu recorded paths in them checked in %lld ms",
-		  w.entries, walked - start, r.changed_dirs, r.dirs, r.seen.count, now_ms() - walked);
+	log_debug("catch-up: %ld entries under the sources looked at in %lld ms on %zu thread%s; %ld of %ld recorded "
+		  "directories changed, %zu recorded paths in them checked in %lld ms",
+		  w.entries, walked - start, threads, threads == 1 ? "" : "s", r.changed_dirs, r.dirs, r.seen.count,
+		  now_ms() - walked);
 	hashmap_release(&r.seen);
 	return rc;
 }

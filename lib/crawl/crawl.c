@@ -22,6 +22,7 @@
 #include "crawl/progress.h"
 #include "crawl/tally.h"
 #include "tree/publish.h"
+#include "base/cpus.h"
 #include "base/log.h"
 #include "base/relist.h"
 #include "base/xalloc.h"
@@ -34,7 +35,7 @@ void crawl_config_init(struct crawl_config *cfg)
 	cfg->loop_warn = CRAWL_LOOP_WARN;
 	cfg->noindex_sample = CRAWL_NOINDEX_SAMPLE;
 	cfg->max_parse = CRAWL_MAX_PARSE;
-	cfg->jobs = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+	cfg->jobs = cpus_usable();
 	cfg->gzip = true;
 	cfg->prune = true;
 }

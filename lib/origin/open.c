@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/cpus.h"
 #include "base/log.h"
 #include "base/rmtree.h"
 #include "base/xalloc.h"
@@ -380,8 +381,7 @@ static int open_workers(struct origin *o, const struct origin_config *cfg, char 
 {
 	if (cfg->cgi_mode && strcmp(cfg->cgi_mode, "fork") && strcmp(cfg->cgi_mode, "workers"))
 		return err_set(err, "bad --cgi-mode '%s' (expected fork or workers)", cfg->cgi_mode);
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t n = (size_t)(cfg->jobs > 0 ? cfg->jobs : cores > 0 ? cores : 1);
+	size_t n = (size_t)(cfg->jobs > 0 ? cfg->jobs : cpus_usable());
 	if (open_spawned(o, cfg, n, err) < 0)
 		return -1;
 	if (cfg->cgi_mode && !strcmp(cfg->cgi_mode, "fork"))
