@@ -6,9 +6,10 @@
  * program), or one whose program took the descriptor away, is untraced.
  *
  * Many renders run at once from several threads, so the program is started
- * with posix_spawn (never fork in a threaded program) and every pipe is
- * made close-on-exec: a write end inherited by another render's child
- * would keep this render's pipe from ever reaching end-of-file.
+ * with posix_spawn (never fork in a threaded program; vmfork to run it as
+ * another user) and every pipe is made close-on-exec: a write end
+ * inherited by another render's child would keep this render's pipe from
+ * ever reaching end-of-file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +25,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/vmfork.h"
 #include "origin/origin_impl.h"
 #include "origin/stderrlog.h"
 #include "trace/protocol.h"
@@ -140,42 +142,57 @@ void origin_child_signals(void)
 		sigaction(default_signals[i], &dfl, NULL);
 }
 
+/* What the child of spawn_as_user needs, prepared before it starts. */
+struct as_user {
+	const struct origin *o;
+	const struct origin_script *s;
+	char **argv, **envp;
+	int (*pipes)[2];
+	int report; /* written the errno of a step that failed */
+};
+
+/* spawn_as_user's child: system calls only (it borrows cgisnap's memory,
+ * base/vmfork.h). */
+static int exec_as_user(void *arg)
+{
+	const struct as_user *a = arg;
+	const struct origin *o = a->o;
+	setpgid(0, 0);
+	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(a->pipes[OUT][1], 1) < 0 || dup2(a->pipes[ERR][1], 2) < 0 ||
+	    (o->trace_lib && dup2(a->pipes[TRACE][1], TRACE_FD) < 0))
+		goto failed;
+	int keep = o->trace_lib ? TRACE_FD + 1 : TRACE_FD;
+	close_range((unsigned)keep, (unsigned)a->report - 1, 0);
+	close_range((unsigned)a->report + 1, ~0U, 0);
+	origin_child_signals();
+	if (runas_enter(o->runas) < 0 || chdir(a->s->dir) < 0)
+		goto failed;
+	execve(a->argv[0], a->argv, a->envp);
+failed:;
+	int e = errno;
+	while (write(a->report, &e, sizeof e) < 0 && errno == EINTR)
+		;
+	return 127;
+}
+
 /* spawn's way when the program runs as another user (base/runas.h):
- * posix_spawn cannot switch users, so fork, and have the child make
- * posix_spawn's changes itself, with system calls only (the parent is
- * threaded), the user's switch before entering its directory as Apache
- * does. An exec that fails is told through a close-on-exec pipe, as
- * posix_spawn tells it. */
+ * posix_spawn cannot switch users, so the child makes posix_spawn's
+ * changes itself, the user's switch before entering its directory as
+ * Apache does. An exec that fails is told through a close-on-exec pipe,
+ * as posix_spawn tells it. */
 static int spawn_as_user(const struct origin *o, const struct origin_script *s, char **argv, char **envp,
 			 int pipes[NSTREAMS][2], pid_t *pid, char *err)
 {
 	int report[2], e = 0;
 	if (make_pipe(report) < 0)
 		return err_sys(err, "cannot run '%s'", argv[0]);
-	*pid = fork();
+	struct as_user a = { o, s, argv, envp, pipes, report[1] };
+	*pid = vmfork(exec_as_user, &a);
 	if (*pid < 0) {
 		close(report[0]);
 		close(report[1]);
 		return err_sys(err, "cannot run '%s'", argv[0]);
-	}
-	if (*pid == 0) {
-		setpgid(0, 0);
-		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(pipes[OUT][1], 1) < 0 ||
-		    dup2(pipes[ERR][1], 2) < 0 || (o->trace_lib && dup2(pipes[TRACE][1], TRACE_FD) < 0))
-			goto failed;
-		int keep = o->trace_lib ? TRACE_FD + 1 : TRACE_FD;
-		close_range((unsigned)keep, (unsigned)report[1] - 1, 0);
-		close_range((unsigned)report[1] + 1, ~0U, 0);
-		origin_child_signals();
-		if (runas_enter(o->runas) < 0 || chdir(s->dir) < 0)
-			goto failed;
-		execve(argv[0], argv, envp);
-failed:
-		e = errno;
-		while (write(report[1], &e, sizeof e) < 0 && errno == EINTR)
-			;
-		_exit(127);
 	}
 	close(report[1]);
 	ssize_t r;

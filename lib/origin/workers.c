@@ -1,9 +1,9 @@
 /* workers.c - the pool of persistent FastCGI workers (workers.h).
  *
- * Workers are started with fork, not posix_spawn: PR_SET_PDEATHSIG must
- * be set in the child before exec. cgisnap is threaded, so between fork
- * and exec the child makes system calls only, on arguments prepared
- * before the fork. The death signal comes when the thread that forked
+ * Workers are started with vmfork, not posix_spawn: PR_SET_PDEATHSIG
+ * must be set in the child before exec. The child borrows cgisnap's
+ * memory until it execs (base/vmfork.h), so it makes system calls only,
+ * on arguments prepared before it starts. The death signal comes when the thread that forked
  * ends, not only the process, and render threads come and go (a crawl's
  * end, watch's batches): every worker is forked by one thread of the
  * pool's own, the spawner, which lives until workers_close. A worker
@@ -32,6 +32,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/vmfork.h"
 #include "origin/origin_impl.h"
 #include "trace/protocol.h"
 #include "trace/traceread.h"
@@ -199,14 +200,24 @@ static void stop(struct worker *w, bool kill_it, int *status)
 	origin_response_release(&w->boot);
 }
 
-/* The child's side of the fork: system calls only (see the top). */
-__attribute__((noreturn)) static void exec_worker(struct workers *ws, pid_t parent, const struct spawn_req *r)
+/* What exec_worker needs, prepared before it starts. */
+struct worker_child {
+	struct workers *ws;
+	pid_t parent;
+	const struct spawn_req *r;
+};
+
+/* The child's side of vmfork: system calls only (see the top). */
+static int exec_worker(void *arg)
 {
+	const struct worker_child *c = arg;
+	struct workers *ws = c->ws;
+	const struct spawn_req *r = c->r;
 	int lfd = r->lfd, devnull = r->devnull, tracefd = r->tracefd;
 	/* System calls only from here on (see the top). */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(127); /* cgisnap died before the line above */
+	if (getppid() != c->parent)
+		return 127; /* cgisnap died before the line above */
 	setpgid(0, 0);
 	dup2(lfd, 0);
 	dup2(devnull, 1);
@@ -225,9 +236,9 @@ __attribute__((noreturn)) static void exec_worker(struct workers *ws, pid_t pare
 	if (runas_enter(ws->runas) < 0)
 		runas_enter_failed(ws->runas, ws->argv[0]);
 	if (chdir(ws->cwd) < 0)
-		_exit(127);
+		return 127;
 	execve(ws->argv[0], ws->argv, r->envp);
-	_exit(127);
+	return 127;
 }
 
 static void *spawner(void *arg)
@@ -241,9 +252,8 @@ static void *spawner(void *arg)
 		if (ws->quit)
 			break;
 		struct spawn_req *r = ws->req;
-		r->pid = fork();
-		if (r->pid == 0)
-			exec_worker(ws, parent, r);
+		struct worker_child c = { ws, parent, r };
+		r->pid = vmfork(exec_worker, &c);
 		r->errno_ = errno;
 		r->done = true;
 		pthread_cond_broadcast(&ws->scond);
