@@ -3,7 +3,10 @@
 # synthetic site of our own (bench/synth/page.c, a C CGI built here: N
 # pages linked as a tree, each reading its own data file and one shared
 # template, about 1 ms a render) at several sizes. For each size:
-#   - snapshot: crawl pages/s, metadata bytes per page (DIR/.cgisnap/*);
+#   - snapshot: crawl pages/s, metadata bytes per page (DIR/.cgisnap/*),
+#     its peak RSS (a first crawl holds every page it found); when root,
+#     the crawl again with each render as nobody, as root's snapshot
+#     renders by default (the bench's own rows render as root);
 #   - watch on that tree: start-up to the "watching" line (the snapshot
 #     traces its renders, so watch starts without a re-crawl; the
 #     "re-crawled the tree first" row says whether it did), metadata
@@ -33,7 +36,9 @@ fi
 bench_defaults EDITS=20 SPACING_MS=200 LIMIT_S=1800 TEMPLATE=1
 bench_start synth
 
-bench_need_tools "${CC:-cc}" curl
+bench_need_tools "${CC:-cc}" curl /usr/bin/time
+# Open to the user the renders run as in the "as nobody" row.
+chmod 755 "$WORK"
 if [ ! -x "$CGISNAP" ] || [ ! -f "$(dirname "$CGISNAP")/build/cgisnap-trace.so" ]; then
 	echo "synth: build first (make): no $CGISNAP or build/cgisnap-trace.so beside it"
 	exit 1
@@ -85,14 +90,30 @@ run_size() {
 	# --max-pages 0: the default (100,000) would cut the 100k site short
 	local common=(--root "$site" --seed '/page.cgi?id=0' -j "$CORES" --max-pages 0)
 
-	# snapshot
+	# snapshot, its peak RSS: what a first crawl holds
 	t0=$(now)
-	"$CGISNAP" snapshot -q "${common[@]}" "$out" 2>"$WORK/snap-$n.err" || { tail -3 "$WORK/snap-$n.err"; return 1; }
+	/usr/bin/time -f %M -o "$WORK/snap-rss-$n" "$CGISNAP" snapshot -q "${common[@]}" "$out" 2>"$WORK/snap-$n.err" ||
+		{ tail -3 "$WORK/snap-$n.err"; return 1; }
 	t1=$(now)
 	local urls
 	urls=$(find "$out" -maxdepth 1 -name 'page.cgi@id=*.html' | wc -l)
 	R[$n,urls]=$urls
 	R[$n,crawl]=$(calc "$urls / ($t1 - $t0)" 0)
+	R[$n,snap_rss]=$(calc "$(tail -1 "$WORK/snap-rss-$n") / 1024")
+
+	# the same as root runs it by default: each render as another user
+	# (the bench's own render as root, lib-bench.sh)
+	R[$n,crawl_user]=""
+	if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+		t0=$(now)
+		if "$CGISNAP" snapshot -q "${common[@]}" --user nobody "$WORK/out-user" 2>"$WORK/snap-user-$n.err"; then
+			t1=$(now)
+			R[$n,crawl_user]=$(calc "$(find "$WORK/out-user" -maxdepth 1 -name 'page.cgi@id=*.html' | wc -l) / ($t1 - $t0)" 0)
+		else
+			echo "size $n: snapshot --user nobody failed: $(tail -1 "$WORK/snap-user-$n.err")"
+		fi
+		rm -rf "$WORK/out-user"
+	fi
 	R[$n,meta_snap]=$(calc "$(meta_bytes "$out") / $urls" 0)
 
 	# watch: start-up on the snapshot's tree
@@ -194,6 +215,8 @@ first=${sizes[0]}
 # size's figure to the first's.
 rows=(
 	"crawl|snapshot: crawl pages/s"
+	"crawl_user|snapshot: pages/s, renders as nobody"
+	"snap_rss|snapshot: peak RSS, MiB"
 	"meta_snap|snapshot: metadata bytes/page"
 	"watch_start|watch: start-up to watching, s"
 	"watch_recrawl|watch: re-crawled the tree first"
