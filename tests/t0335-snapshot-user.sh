@@ -142,6 +142,21 @@ check_eq 0 $? "the batch's render: $(cat "$OUT/index.html")"
 watch_stop
 check_eq 0 "$WATCH_STATUS" "watch stopped cleanly"
 
+try "no worker running as www-data outlives cgisnap killed with SIGKILL"
+# The death signal the workers ask for before they exec: the switch to
+# www-data must not clear it (the kernel does, on any change of user).
+for i in 1 2; do printf '<?php sleep(30); echo "<p>slow</p>";\n' >"$SITE/slow$i.php"; done
+www_workers() { pgrep -u www-data -f -- "$TMPDIR/cgisnap-php-" || true; }
+some_www_workers() { [ -n "$(www_workers)" ]; }
+no_www_workers() { [ -z "$(www_workers)" ]; }
+bg_start "$CGISNAP" snapshot -q --root "$SITE" --cgi php=php-cgi -j 2 --seed /slow1.php --seed /slow2.php \
+	"$TESTDIR/killed"
+wait_until 20 some_www_workers || fail "no worker started as www-data"
+bg_stop "$BG_PID" KILL
+wait_until 10 no_www_workers
+check_eq 0 $? "workers left: $(www_workers)"
+rm -f "$SITE"/slow?.php
+
 try "serve --fill renders a missing page as www-data"
 T=$TESTDIR/filled
 make_tree "$T"

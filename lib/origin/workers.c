@@ -215,9 +215,6 @@ static int exec_worker(void *arg)
 	const struct spawn_req *r = c->r;
 	int lfd = r->lfd, devnull = r->devnull, tracefd = r->tracefd;
 	/* System calls only from here on (see the top). */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != c->parent)
-		return 127; /* cgisnap died before the line above */
 	setpgid(0, 0);
 	dup2(lfd, 0);
 	dup2(devnull, 1);
@@ -235,6 +232,10 @@ static int exec_worker(void *arg)
 	/* The site's user before its directory, as Apache's children. */
 	if (runas_enter(ws->runas) < 0)
 		runas_enter_failed(ws->runas, ws->argv[0]);
+	/* After the switch of user, which clears a death signal set before. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != c->parent)
+		return 127; /* cgisnap died before the line above */
 	if (chdir(ws->cwd) < 0)
 		return 127;
 	execve(ws->argv[0], ws->argv, r->envp);
