@@ -115,7 +115,7 @@ check_contains "$(cat "$LOG")" "no source changed since its last run: no initial
 check_not_contains "$(cat "$LOG")" "catching up" "nothing to catch up with"
 # The look at the sources runs on as many threads as the CPUs watch may
 # run on (nproc: its affinity), 4 at most.
-cpus=$(nproc)
+cpus=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc) # nproc alone obeys those
 [ "$cpus" -le 4 ] || cpus=4
 check_contains "$(grep '^cgisnap: debug: catch-up: ' "$LOG")" "ms on $cpus thread" "the walk's threads"
 

@@ -22,7 +22,19 @@
  * the parent's memory) and ignored ones still ignored. child makes system
  * calls only, writes nothing the parent reads but through a descriptor,
  * and may not call anything that takes a lock (malloc, stdio). The
- * child's pid, or -1 with errno. */
+ * child's pid, or -1 with errno (on success errno may have changed: the
+ * child shares this thread's). */
 pid_t vmfork(int (*child)(void *), void *arg);
+
+/* vmfork for a child that switches to another user before it execs.
+ * The kernel marks the memory non-dumpable at the switch, so that no
+ * process of that user may trace the child or reach the memory it shares
+ * with cgisnap through /proc until it execs (a side effect: root's
+ * cgisnap writes no core dump after). fs.suid_dumpable = 1, a debugging
+ * setting, would leave it dumpable: then this forks, as before. */
+pid_t vmfork_switching_user(int (*child)(void *), void *arg);
+
+/* The number in file (fs.suid_dumpable's form), -1 when unreadable. */
+int vmfork_read_setting(const char *file);
 
 #endif

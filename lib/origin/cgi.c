@@ -188,7 +188,7 @@ static int spawn_as_user(const struct origin *o, const struct origin_script *s, 
 	if (make_pipe(report) < 0)
 		return err_sys(err, "cannot run '%s'", argv[0]);
 	struct as_user a = { o, s, argv, envp, pipes, report[1] };
-	*pid = vmfork(exec_as_user, &a);
+	*pid = vmfork_switching_user(exec_as_user, &a);
 	if (*pid < 0) {
 		close(report[0]);
 		close(report[1]);

@@ -254,7 +254,7 @@ static void *spawner(void *arg)
 			break;
 		struct spawn_req *r = ws->req;
 		struct worker_child c = { ws, parent, r };
-		r->pid = vmfork(exec_worker, &c);
+		r->pid = vmfork_switching_user(exec_worker, &c);
 		r->errno_ = errno;
 		r->done = true;
 		pthread_cond_broadcast(&ws->scond);
