@@ -15,10 +15,10 @@
  * purpose. Started by anyone else, programs run as that caller, and a
  * --user naming somebody else is refused.
  *
- * The switch happens in the child, between fork and exec (runas_enter):
+ * The switch happens in the child, before its exec (runas_enter):
  * supplementary groups, group, then user, all three ids of each, with
- * raw system calls, so that it is safe in the child of a threaded
- * process. The directories cgisnap makes for the programs (workers'
+ * raw system calls, so that it is safe in a child of a threaded process
+ * and in one that borrows its memory (base/vmfork.h). The directories cgisnap makes for the programs (workers'
  * sockets, PHP's sessions) are given to the user (runas_give).
  */
 #ifndef CGISNAP_RUNAS_H
