@@ -1,6 +1,7 @@
 /* start.c - watch's start: the initial snapshot a stale or empty tree
  * needs, or the catch-up of one whose dependencies are complete, and the
  * record that they are complete up to now (depstate.h). */
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -157,6 +158,9 @@ int watcher_start(struct watcher *w)
 				 rc < 0 || res.failed || res.errors.n ? EXIT_PARTIAL : 0);
 		watcher_take_early(w, &res);
 		crawl_result_release(&res);
+		/* The first crawl held every page it found (batch.c's
+		 * malloc_trim, for the same reason). */
+		malloc_trim(0);
 		if (!whole)
 			return rc; /* stopped: the next start crawls again */
 	}
