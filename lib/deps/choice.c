@@ -70,15 +70,21 @@ static void forget_choice(void *v)
 
 /* path's choice, worked out now and kept for the run (unless another
  * render kept one meanwhile: that one). Values are freed only between
- * runs (record_commit), never beside a render. */
-static void *choose_now(struct dep_recorder *r, const char *path)
+ * runs (record_commit), never beside a render. Past DEP_CHOICES_MAX paths
+ * a choice is not kept: *owned says the caller frees it (forget_choice)
+ * once used. The paths many pages share (the application's code) are met
+ * first and kept; a page's own data file is met once a run, and keeping
+ * it would cost memory that grows with the site. */
+static void *choose_now(struct dep_recorder *r, const char *path, bool *owned)
 {
 	void *v = choose(r, path);
 	pthread_mutex_lock(&r->chosen_lock);
 	void *had = hashmap_get(&r->chosen, path);
-	if (!had)
+	bool keep = !had && r->chosen.count < DEP_CHOICES_MAX;
+	if (keep)
 		hashmap_put(&r->chosen, path, v);
 	pthread_mutex_unlock(&r->chosen_lock);
+	*owned = !had && !keep;
 	if (!had)
 		return v;
 	forget_choice(v);
@@ -94,14 +100,16 @@ void dep_choice_filter(struct dep_recorder *r, const struct strlist *in, struct 
 	for (size_t i = 0; i < in->n; i++)
 		chosen[i] = hashmap_get(&r->chosen, in->items[i]);
 	pthread_mutex_unlock(&r->chosen_lock);
-	for (size_t i = 0; i < in->n; i++)
-		if (!chosen[i])
-			chosen[i] = choose_now(r, in->items[i]);
-	for (size_t i = 0; i < in->n; i++)
-		if (chosen[i] == &as_traced)
+	for (size_t i = 0; i < in->n; i++) {
+		bool owned = false;
+		void *v = chosen[i] ? chosen[i] : choose_now(r, in->items[i], &owned);
+		if (v == &as_traced)
 			strlist_add(out, in->items[i]);
-		else if (chosen[i] != &not_recorded)
-			strlist_add(out, chosen[i]);
+		else if (v != &not_recorded)
+			strlist_add(out, v);
+		if (owned)
+			forget_choice(v);
+	}
 	free(chosen);
 	strlist_sort(out);
 	strlist_uniq(out);
@@ -113,7 +121,21 @@ bool dep_recorder_keeps(void *arg, const char *path)
 	pthread_mutex_lock(&r->chosen_lock);
 	void *v = hashmap_get(&r->chosen, path);
 	pthread_mutex_unlock(&r->chosen_lock);
-	return (v ? v : choose_now(r, path)) != &not_recorded;
+	bool owned = false;
+	if (!v)
+		v = choose_now(r, path, &owned);
+	bool keeps = v != &not_recorded;
+	if (owned)
+		forget_choice(v);
+	return keeps;
+}
+
+size_t dep_choices_kept(struct dep_recorder *r)
+{
+	pthread_mutex_lock(&r->chosen_lock);
+	size_t n = r->chosen.count;
+	pthread_mutex_unlock(&r->chosen_lock);
+	return n;
 }
 
 void dep_choices_forget(struct dep_recorder *r)

@@ -4,10 +4,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "base/log.h"
+#include "deps/choice.h"
 #include "origin/origin.h"
 #include "../../watch/catchup.h"
 #include "../../watch/deps.h"
@@ -232,6 +234,68 @@ TEST(watch_dep_recorder_resolves_links)
 	free(want_new);
 	free(want_cache);
 	free(script);
+}
+
+/* A run keeps the choices of its first DEP_CHOICES_MAX paths only: past
+ * them (a big site's pages each read a data file of their own) a path is
+ * worked out each time, with the same answer: a path through a link by
+ * its real path, one outside the roots not at all. */
+TEST(watch_dep_choices_stop_growing_past_their_bound)
+{
+	char *root = unit_temp_dir("rec-root"), *data = unit_temp_dir("rec-data");
+	unit_put(data, "page.txt", "text");
+	char *link = xasprintf("%s/data", root);
+	CHECK_INT(0, symlink(data, link));
+	char *real_data = realpath(data, NULL);
+	char *via_link = xasprintf("%s/page.txt", link), *want_page = xasprintf("%s/page.txt", real_data);
+
+	struct dep_recorder r;
+	dep_recorder_init(&r);
+	strlist_add(&r.roots, root);
+	strlist_add(&r.roots, real_data);
+	struct strlist in = STRLIST_INIT, out = STRLIST_INIT;
+	for (long i = 0; i < DEP_CHOICES_MAX; i++)
+		strlist_add_owned(&in, xasprintf("%s/pages/%ld.txt", root, i));
+	dep_choice_filter(&r, &in, &out);
+	CHECK_INT(DEP_CHOICES_MAX, out.n);
+	CHECK_INT(DEP_CHOICES_MAX, dep_choices_kept(&r));
+	strlist_clear(&in);
+	strlist_clear(&out);
+
+	/* Past the bound: the same answers, nothing more kept. */
+	for (int round = 0; round < 2; round++) {
+		strlist_add(&in, "/etc/hosts");
+		strlist_add(&in, via_link);
+		strlist_add_owned(&in, xasprintf("%s/pages/new.txt", root));
+		dep_choice_filter(&r, &in, &out);
+		CHECK_INT(2, out.n);
+		CHECK(strlist_contains(&out, want_page));
+		CHECK(!strlist_contains(&out, via_link));
+		CHECK(!strlist_contains(&out, "/etc/hosts"));
+		CHECK(dep_recorder_keeps(&r, via_link));
+		CHECK(!dep_recorder_keeps(&r, "/etc/hosts"));
+		CHECK_INT(DEP_CHOICES_MAX, dep_choices_kept(&r));
+		strlist_clear(&in);
+		strlist_clear(&out);
+	}
+	/* A path kept before the bound is still answered from the map. */
+	strlist_add_owned(&in, xasprintf("%s/pages/7.txt", root));
+	dep_choice_filter(&r, &in, &out);
+	CHECK(out.n == 1 && !strcmp(out.items[0], in.items[0]));
+	strlist_clear(&in);
+	strlist_clear(&out);
+	dep_choices_forget(&r);
+	CHECK_INT(0, dep_choices_kept(&r));
+	dep_recorder_release(&r);
+	unlink(link);
+	unit_remove_tree(root);
+	unit_remove_tree(data);
+	free(root);
+	free(data);
+	free(link);
+	free(real_data);
+	free(via_link);
+	free(want_page);
 }
 
 /* A written list's line for path as sx describes it, but 5 s older
