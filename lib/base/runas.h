@@ -18,8 +18,9 @@
  * The switch happens in the child, before its exec (runas_enter):
  * supplementary groups, group, then user, all three ids of each, with
  * raw system calls, so that it is safe in a child of a threaded process
- * and in one that borrows its memory (base/vmfork.h). The directories cgisnap makes for the programs (workers'
- * sockets, PHP's sessions) are given to the user (runas_give).
+ * and in one that borrows its memory (base/vmfork.h). The directories
+ * cgisnap makes for the programs (workers' sockets, PHP's sessions) are
+ * given to the user (runas_give).
  */
 #ifndef CGISNAP_RUNAS_H
 #define CGISNAP_RUNAS_H

@@ -3,11 +3,12 @@
  * Workers are started with vmfork, not posix_spawn: PR_SET_PDEATHSIG
  * must be set in the child before exec. The child borrows cgisnap's
  * memory until it execs (base/vmfork.h), so it makes system calls only,
- * on arguments prepared before it starts. The death signal comes when the thread that forked
- * ends, not only the process, and render threads come and go (a crawl's
- * end, watch's batches): every worker is forked by one thread of the
- * pool's own, the spawner, which lives until workers_close. A worker
- * found dead when taken all the same is simply started again.
+ * on arguments prepared before it starts. The death signal comes when
+ * the thread that forked ends, not only the process, and render threads
+ * come and go (a crawl's end, watch's batches): every worker is forked
+ * by one thread of the pool's own, the spawner, which lives until
+ * workers_close. A worker found dead when taken all the same is simply
+ * started again.
  *
  * Tracing (cfg->traced) is workertrace.c's: each worker's trace pipe,
  * its start-up's dependencies, each request's share of the stream.
