@@ -230,12 +230,72 @@ static void *get_or_new(struct hashmap *m, const char *key, size_t size, bool *f
 	return v;
 }
 
+/* Whether piece j of p makes a family of its own: not a repeat of an
+ * earlier piece of the URL, nor a timestamp (a family of one timestamp
+ * value says nothing). */
+static bool piece_family(const struct purl *p, size_t j)
+{
+	const struct piece *pc = &p->p[j];
+	for (size_t k = 0; k < j; k++)
+		if (pc->len == p->p[k].len && !memcmp(pc->s, p->p[k].s, pc->len))
+			return false;
+	return pc->nonce == NONCE_NO;
+}
+
+static uint64_t piece_hash(const struct purl *p, const struct piece *pc)
+{
+	uint64_t h = fnv1a64(FNV1A64_START, p->u->target, p->plen);
+	h = fnv1a64(h, "\t", 1);
+	h = fnv1a64(h, pc->s, pc->len);
+	return h ? h : 1; /* 0 marks a free slot */
+}
+
+/* How many URLs carry each piece on its path, by the pair's 64-bit hash:
+ * a piece family of fewer than FAMILIES_MIN_URLS URLs can be no
+ * duplicate, and a site's "?id=N" pieces are mostly families of one,
+ * each some 200 bytes of the report's tables when made. Two pairs of one
+ * hash are counted together: a family is then made that need not be,
+ * never left out that should be. */
+struct piece_counts {
+	struct piece_count { uint64_t hash; long n; } *slot;
+	size_t mask;
+};
+
+static struct piece_count *piece_slot(struct piece_counts *pc, uint64_t h)
+{
+	size_t i = (size_t)h & pc->mask;
+	while (pc->slot[i].hash && pc->slot[i].hash != h)
+		i = (i + 1) & pc->mask;
+	return &pc->slot[i];
+}
+
+static void count_pieces(const struct analysis *a, struct piece_counts *pc)
+{
+	size_t total = 0, cap = 16;
+	for (size_t i = 0; i < a->n; i++)
+		total += a->p[i].query ? a->p[i].np : 0;
+	while (cap < 2 * total)
+		cap *= 2;
+	pc->slot = xcalloc(cap, sizeof *pc->slot);
+	pc->mask = cap - 1;
+	for (size_t i = 0; i < a->n; i++)
+		for (size_t j = 0; a->p[i].query && j < a->p[i].np; j++)
+			if (piece_family(&a->p[i], j)) {
+				uint64_t h = piece_hash(&a->p[i], &a->p[i].p[j]);
+				struct piece_count *s = piece_slot(pc, h);
+				s->hash = h;
+				s->n++;
+			}
+}
+
 /* Every URL into its parameters' groups, its sibling groups and its
  * families. */
 void fam_fill(struct analysis *a)
 {
 	struct buf key = BUF_INIT;
 	bool fresh;
+	struct piece_counts counts;
+	count_pieces(a, &counts);
 	for (size_t i = 0; i < a->n; i++) {
 		const struct purl *p = &a->p[i];
 		const char *t = p->u->target;
@@ -253,11 +313,7 @@ void fam_fill(struct analysis *a)
 		family_add(fam, body, i);
 		for (size_t j = 0; j < p->np; j++) {
 			const struct piece *pc = &p->p[j];
-			bool repeat = false;
-			for (size_t k = 0; k < j && !repeat; k++)
-				repeat = pc->len == p->p[k].len && !memcmp(pc->s, p->p[k].s, pc->len);
-			/* A family of one timestamp value says nothing. */
-			if (repeat || pc->nonce != NONCE_NO)
+			if (!piece_family(p, j) || piece_slot(&counts, piece_hash(p, pc))->n < FAMILIES_MIN_URLS)
 				continue;
 			buf_truncate(&key, p->plen + 1);
 			buf_add(&key, pc->s, pc->len);
@@ -314,6 +370,7 @@ void fam_fill(struct analysis *a)
 			sibling_add(s, body);
 		}
 	}
+	free(counts.slot);
 	buf_release(&key);
 }
 
