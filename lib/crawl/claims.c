@@ -26,8 +26,8 @@ struct holders {
 
 void owned_add(struct crawl *c, struct manifest_entry *e)
 {
-	if (!e->key)
-		return;
+	if (!e->key || c->owned_stale)
+		return; /* the index made again takes it from the manifest */
 	struct holders *h = hashmap_get(&c->owned, e->key);
 	if (!h) {
 		h = xcalloc(1, sizeof *h);
@@ -42,7 +42,7 @@ void owned_add(struct crawl *c, struct manifest_entry *e)
 
 void owned_del(struct crawl *c, const struct manifest_entry *e)
 {
-	struct holders *h = e->key ? hashmap_get(&c->owned, e->key) : NULL;
+	struct holders *h = e->key && !c->owned_stale ? hashmap_get(&c->owned, e->key) : NULL;
 	for (size_t i = 0; h && i < h->n; i++) {
 		if (h->e[i] != e)
 			continue;
@@ -67,6 +67,7 @@ const struct manifest_entry *owned_get(struct crawl *c, const char *key)
 
 void owned_release(struct crawl *c)
 {
+	c->owned_stale = false;
 	size_t it = 0;
 	void *v;
 	while (hashmap_next(&c->owned, &it, NULL, &v)) {
@@ -81,6 +82,7 @@ void owned_release(struct crawl *c)
 void index_owned(struct crawl *c)
 {
 	owned_release(c);
+	c->owned_stale = false;
 	size_t it = 0;
 	void *v;
 	while (hashmap_next(&c->manifest.entries, &it, NULL, &v))

@@ -4,10 +4,11 @@
  * spellings of one file ("?n=a/b" and "?n=a%2Fb": the preferred one keeps
  * it, the other becomes a redirect to it).
  *
- * crawl_new indexes the manifest (index_owned); during a run each
- * publish claims its key (store.c) and "/a" pages are demoted; after
- * the queue, settle_slash_forms turns them into redirects or queues
- * them again; the commit frees the claims.
+ * crawl_new indexes the manifest (index_owned; a full crawl's commit
+ * leaves the index to be made again before the next run); during a run
+ * each publish claims its key (store.c) and "/a" pages are demoted;
+ * after the queue, settle_slash_forms turns them into redirects or
+ * queues them again; the commit frees the claims.
  */
 #ifndef CGISNAP_CRAWL_CLAIMS_H
 #define CGISNAP_CRAWL_CLAIMS_H

@@ -209,11 +209,15 @@ static int commit_full(struct crawl *c, bool prune, char *err)
 	manifest_release(&c->manifest);
 	c->manifest = c->next;
 	memset(&c->next, 0, sizeof c->next);
-	index_owned(c);
+	/* The index of files by key is for the next run (begin_run makes
+	 * it), if any: a snapshot ends here, watch's lazy manifest asks the
+	 * database. Made now, it would add to the crawl's peak. */
+	owned_release(c);
+	c->owned_stale = true;
+	free_claims(c); /* want_drop's: gone before the save, the crawl's peak */
 	if (rc == 0)
 		rc = save_and_drop(c, &gone, NULL, err);
 	manifest_release(&gone);
-	free_claims(c);
 	return rc;
 }
 
@@ -253,11 +257,11 @@ static int commit_update(struct crawl *c, bool prune, char *err)
 		owned_add(c, now);
 	}
 	manifest_release(&c->next); /* what was not taken: old pages kept */
+	free_claims(c);
 	if (rc == 0)
 		rc = save_and_drop(c, &gone, &changed, err);
 	manifest_release(&gone);
 	strlist_clear(&changed);
-	free_claims(c);
 	return rc;
 }
 

@@ -290,6 +290,8 @@ static void run_queue(struct crawl *c)
 
 static void begin_run(struct crawl *c, struct crawl_result *res, bool update)
 {
+	if (c->owned_stale)
+		index_owned(c);
 	memset(res, 0, sizeof *res);
 	c->res = res;
 	c->update_mode = update;

@@ -71,6 +71,8 @@ struct crawl {
 	 * empty: owned_get asks the database. */
 	struct manifest manifest;
 	struct hashmap owned;     /* key -> struct holders: the files cgisnap wrote */
+	bool owned_stale;         /* owned lags the manifest (a full crawl's commit): made
+				   * again before the next run, not when a snapshot ends */
 	long long lazy_reads_seen; /* manifest_lazy_reads at the last run's end */
 	long recovered;           /* journal entries manifest_recover put, for the next result */
 	struct strlist recovered_new; /* the targets among them new to the manifest, without dependencies */
