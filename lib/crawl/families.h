@@ -50,9 +50,10 @@
  *
  * Memory: one record per URL (its target, 8 bytes of its hash), at most
  * FAMILIES_MAX_URLS; later URLs are counted and said, not analysed. The
- * report's tables (some 600 bytes per URL while it runs: its parameters,
- * groups and families) are freed before it returns. Not thread-safe: the crawl
- * calls it under its lock.
+ * report's tables (some 250 bytes per URL while it runs: its parameters,
+ * groups and families; a piece on fewer than FAMILIES_MIN_URLS URLs of
+ * its path, as each "id=N", makes no family, being none) are freed
+ * before it returns. Not thread-safe: the crawl calls it under its lock.
  */
 #ifndef CGISNAP_FAMILIES_H
 #define CGISNAP_FAMILIES_H

@@ -172,14 +172,39 @@ TEST(watch_dep_recorder_absent_as_the_run_left_it)
 /* A page reading through a link under the document root depends on the
  * real path, where inotify reports the change, when a root (a --source)
  * holds it; writes through the link are known at the real path too. */
+/* A document root whose "data" is a link to a directory elsewhere
+ * holding page.txt (a site's data kept apart, /var/lib/...). */
+struct linked_root {
+	char *root, *data, *link, *real_data;
+};
+
+static void linked_root_make(struct linked_root *l)
+{
+	l->root = unit_temp_dir("rec-root");
+	l->data = unit_temp_dir("rec-data");
+	unit_put(l->data, "page.txt", "text");
+	l->link = xasprintf("%s/data", l->root);
+	CHECK_INT(0, symlink(l->data, l->link));
+	l->real_data = realpath(l->data, NULL);
+}
+
+static void linked_root_remove(struct linked_root *l)
+{
+	unlink(l->link);
+	unit_remove_tree(l->root);
+	unit_remove_tree(l->data);
+	free(l->root);
+	free(l->data);
+	free(l->link);
+	free(l->real_data);
+}
+
 TEST(watch_dep_recorder_resolves_links)
 {
-	char *root = unit_temp_dir("rec-root"), *data = unit_temp_dir("rec-data");
-	unit_put(data, "page.txt", "text");
+	struct linked_root lr;
+	linked_root_make(&lr);
+	char *root = lr.root, *link = lr.link, *real_data = lr.real_data;
 	unit_put(root, "index.php", "<?php");
-	char *link = xasprintf("%s/data", root);
-	CHECK_INT(0, symlink(data, link));
-	char *real_data = realpath(data, NULL);
 	char *via_link = xasprintf("%s/page.txt", link), *missing = xasprintf("%s/new.txt", link);
 	char *cache = xasprintf("%s/cache.tmp", link);
 	char *want_page = xasprintf("%s/page.txt", real_data), *want_new = xasprintf("%s/new.txt", real_data);
@@ -220,13 +245,7 @@ TEST(watch_dep_recorder_resolves_links)
 		origin_response_release(&rs);
 		dep_recorder_release(&r);
 	}
-	unlink(link);
-	unit_remove_tree(root);
-	unit_remove_tree(data);
-	free(root);
-	free(data);
-	free(link);
-	free(real_data);
+	linked_root_remove(&lr);
 	free(via_link);
 	free(missing);
 	free(cache);
@@ -242,17 +261,15 @@ TEST(watch_dep_recorder_resolves_links)
  * its real path, one outside the roots not at all. */
 TEST(watch_dep_choices_stop_growing_past_their_bound)
 {
-	char *root = unit_temp_dir("rec-root"), *data = unit_temp_dir("rec-data");
-	unit_put(data, "page.txt", "text");
-	char *link = xasprintf("%s/data", root);
-	CHECK_INT(0, symlink(data, link));
-	char *real_data = realpath(data, NULL);
-	char *via_link = xasprintf("%s/page.txt", link), *want_page = xasprintf("%s/page.txt", real_data);
+	struct linked_root lr;
+	linked_root_make(&lr);
+	char *root = lr.root;
+	char *via_link = xasprintf("%s/page.txt", lr.link), *want_page = xasprintf("%s/page.txt", lr.real_data);
 
 	struct dep_recorder r;
 	dep_recorder_init(&r);
 	strlist_add(&r.roots, root);
-	strlist_add(&r.roots, real_data);
+	strlist_add(&r.roots, lr.real_data);
 	struct strlist in = STRLIST_INIT, out = STRLIST_INIT;
 	for (long i = 0; i < DEP_CHOICES_MAX; i++)
 		strlist_add_owned(&in, xasprintf("%s/pages/%ld.txt", root, i));
@@ -287,13 +304,7 @@ TEST(watch_dep_choices_stop_growing_past_their_bound)
 	dep_choices_forget(&r);
 	CHECK_INT(0, dep_choices_kept(&r));
 	dep_recorder_release(&r);
-	unlink(link);
-	unit_remove_tree(root);
-	unit_remove_tree(data);
-	free(root);
-	free(data);
-	free(link);
-	free(real_data);
+	linked_root_remove(&lr);
 	free(via_link);
 	free(want_page);
 }
