@@ -72,6 +72,8 @@ wait_for() {
 proc_mib() { awk -v f="$2:" '$1 == f { printf "%.1f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null; }
 more_batches() { [ "$(batches "$1")" -gt "$2" ]; }
 has_line() { grep -q "$2" "$1"; }
+# watching_or_gone LOG PID: watch said it watches, or it is gone.
+watching_or_gone() { has_line "$1" '^cgisnap: watching ' || ! kill -0 "$2" 2>/dev/null; }
 # render_ms TREE TARGET: the page's render time as the manifest records it:
 # the TSV file, else what 'cgisnap ls' prints in its columns (issue 14's
 # plain-text view of a manifest kept elsewhere); empty when neither.
@@ -122,10 +124,11 @@ run_size() {
 	# finds; what it keeps once it watches is what it gave back
 	R[$n,first_rss]="" R[$n,first_hwm]=""
 	if [ "$FIRST_CRAWL" != 0 ]; then
+		local first_start=$SECONDS
 		"$CGISNAP" watch "${common[@]}" --source "$site/data" "$WORK/out-first" 2>"$WORK/first-$n.log" &
 		local fpid=$!
 		pids="$pids $fpid"
-		if wait_for "$LIMIT_S" has_line "$WORK/first-$n.log" '^cgisnap: watching '; then
+		if wait_for "$LIMIT_S" watching_or_gone "$WORK/first-$n.log" "$fpid" && kill -0 "$fpid" 2>/dev/null; then
 			R[$n,first_rss]=$(proc_mib "$fpid" VmRSS)
 			R[$n,first_hwm]=$(proc_mib "$fpid" VmHWM)
 		else
@@ -134,6 +137,8 @@ run_size() {
 		kill "$fpid" 2>/dev/null
 		wait "$fpid" 2>/dev/null
 		rm -rf "$WORK/out-first"
+		# not the size's LIMIT_S: the timed edits below keep their time
+		start=$((start + SECONDS - first_start))
 	fi
 
 	# watch: start-up on the snapshot's tree

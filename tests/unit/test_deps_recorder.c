@@ -295,7 +295,7 @@ TEST(watch_dep_choices_stop_growing_past_their_bound)
 		strlist_clear(&in);
 		strlist_clear(&out);
 	}
-	/* A path kept before the bound is still answered from the map. */
+	/* A path kept before the bound: the same answer. */
 	strlist_add_owned(&in, xasprintf("%s/pages/7.txt", root));
 	dep_choice_filter(&r, &in, &out);
 	CHECK(out.n == 1 && !strcmp(out.items[0], in.items[0]));
