@@ -423,10 +423,9 @@ static bool slot_read_until(struct worker *w, read_done_fn *done, long long dead
 	return ok;
 }
 
-/* Whether pid is a child of master (/proc/PID/stat's fourth field): a
- * pid read from a pipe the site's code can write to is killed only
- * then. */
-static bool child_of(long pid, pid_t master)
+/* pid's state and parent (/proc/PID/stat's third and fourth fields):
+ * false when it is gone. */
+static bool proc_stat(long pid, char *state, long *ppid)
 {
 	char path[64], text[512];
 	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
@@ -439,9 +438,24 @@ static bool child_of(long pid, pid_t master)
 		return false;
 	text[n] = '\0';
 	char *end = strrchr(text, ')'); /* after the command's name, which may hold anything */
+	return end && sscanf(end + 1, " %c %ld", state, ppid) == 2;
+}
+
+/* Whether pid is a child of master: a pid read from a pipe the site's
+ * code can write to is killed only then. */
+static bool child_of(long pid, pid_t master)
+{
 	char state;
 	long ppid;
-	return end && sscanf(end + 1, " %c %ld", &state, &ppid) == 2 && ppid == (long)master;
+	return proc_stat(pid, &state, &ppid) && ppid == (long)master;
+}
+
+/* Whether pid runs: neither gone nor a zombie. */
+static bool pid_runs(long pid)
+{
+	char state;
+	long ppid;
+	return proc_stat(pid, &state, &ppid) && state != 'Z' && state != 'X';
 }
 
 /* Kill w's child with the programs it started (its process group). */
@@ -459,9 +473,17 @@ void kids_prepare(struct workers *ws, struct worker *w)
 	(void)ws;
 	/* A child that ended while idle left its D line, and the next one's
 	 * lines after it (each one's, when several ended): this request is
-	 * the last one's. */
-	while (slot_peek(w, TRACE_DIED, now_ms()) && slot_read_until(w, has_died, now_ms()))
+	 * the last one's. The master writes the D line once it has reaped
+	 * the child: a child known to be gone already (a recycle, a kill)
+	 * is waited for, or its line would come in this request's trace
+	 * and end it. */
+	for (;;) {
+		bool gone = w->trace.pid > 1 && w->trace.died < 0 && !pid_runs(w->trace.pid);
+		long long deadline = now_ms() + (gone ? KIDS_END_MS : 0);
+		if (!slot_peek(w, TRACE_DIED, deadline) || !slot_read_until(w, has_died, deadline))
+			break;
 		slot_fresh(w);
+	}
 }
 
 void kids_stop(struct workers *ws, struct worker *w)
