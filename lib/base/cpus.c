@@ -3,6 +3,7 @@
 
 #include <limits.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,8 +92,7 @@ int cpus_quota(const char *cgroup_root, const char *proc_cgroup)
 		controllers++;
 		int n = 0;
 		if (!*controllers) {
-			snprintf(mount, sizeof mount, "%s", cgroup_root);
-			n = walk_up(mount, path);
+			n = walk_up(cgroup_root, path);
 		} else {
 			bool cpu = false;
 			for (char *save = NULL, *c = strtok_r(controllers, ",", &save); c; c = strtok_r(NULL, ",", &save))

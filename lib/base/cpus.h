@@ -3,8 +3,6 @@
 #ifndef CGISNAP_CPUS_H
 #define CGISNAP_CPUS_H
 
-#include <stdbool.h>
-
 /* The CPUs of this process's affinity mask (taskset, a container's
  * cpuset), else those online, and no more than its cgroup's quota of CPU
  * time allows (cpus_quota); at least 1. */

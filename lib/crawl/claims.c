@@ -82,7 +82,6 @@ void owned_release(struct crawl *c)
 void index_owned(struct crawl *c)
 {
 	owned_release(c);
-	c->owned_stale = false;
 	size_t it = 0;
 	void *v;
 	while (hashmap_next(&c->manifest.entries, &it, NULL, &v))

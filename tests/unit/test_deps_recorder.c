@@ -169,9 +169,6 @@ TEST(watch_dep_recorder_absent_as_the_run_left_it)
 	free(never);
 }
 
-/* A page reading through a link under the document root depends on the
- * real path, where inotify reports the change, when a root (a --source)
- * holds it; writes through the link are known at the real path too. */
 /* A document root whose "data" is a link to a directory elsewhere
  * holding page.txt (a site's data kept apart, /var/lib/...). */
 struct linked_root {
@@ -199,6 +196,9 @@ static void linked_root_remove(struct linked_root *l)
 	free(l->real_data);
 }
 
+/* A page reading through a link under the document root depends on the
+ * real path, where inotify reports the change, when a root (a --source)
+ * holds it; writes through the link are known at the real path too. */
 TEST(watch_dep_recorder_resolves_links)
 {
 	struct linked_root lr;

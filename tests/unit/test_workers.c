@@ -332,10 +332,11 @@ TEST(workers_a_php_cgi_child_that_ends_while_idle_leaves_each_request_its_own_tr
 	 * slot's pipe) or not yet: the child's end is not taken for the
 	 * request's. */
 	CHECK_INT(0, kill((pid_t)first, SIGKILL));
-	for (int i = 0; i < 500 && !dead(first); i++)
+	for (int i = 0; i < 5000 && !dead(first); i++)
 		usleep(1000);
 	long next = render_pid(ws, dir, "c.php", &rs);
 	CHECK(next > 0 && next != first);
+	CHECK(!rs.untraced);
 	CHECK_STR(NULL, rs.untraced_why);
 	CHECK(read_script(&rs, dir, "c.php"));
 	CHECK(!read_script(&rs, dir, "b.php"));
